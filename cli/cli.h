@@ -1,0 +1,60 @@
+/*
+ * cli/cli.h - subcommands, exit status bits and the shared pieces of the command line.
+ */
+#ifndef MEDIASCAN_CLI_H
+#define MEDIASCAN_CLI_H
+
+#include <stdio.h>
+
+#include "damage.h"
+#include "scan.h"
+#include "target.h"
+
+/* Exit status, a bitmask as in xfs_scrub. */
+enum cli_exit {
+	CLI_EXIT_CLEAN = 0,
+	CLI_EXIT_MEDIA = 1,		/* media errors: data or metadata damaged */
+	CLI_EXIT_INTEGRITY = 2,		/* protection information mismatches */
+	CLI_EXIT_OPERATIONAL = 4,	/* the scan could not do all it should */
+	CLI_EXIT_USAGE = 8,		/* bad command line */
+};
+
+/* Everything a report is made of. */
+struct cli_report {
+	struct map_target *t;
+	const char *method;
+	struct scan_result *r;
+	struct map_damage dmg;
+	size_t *own_first;		/* per scan error: its owners in dmg.owners */
+	size_t *own_count;
+	unsigned exit_bits;
+	unsigned nr_damage_errors;	/* media/PI/timeout errors outside bridged gaps */
+	unsigned nr_gap_errors;
+	unsigned nr_op_errors;
+};
+
+/* Return the exit status of `mediascan scan ARGS`. */
+int cli_scan_main(int argc, char **argv);
+/* Print a one-line error "mediascan: ..." to stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
+int cli_report_build(struct cli_report *rep);
+/* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
+int cli_report_write_json(const struct cli_report *rep, const char *path);
+/* Print the human summary of the report. */
+void cli_report_print(const struct cli_report *rep, FILE *f);
+/* Return 0; free what cli_report_build allocated. */
+int cli_report_free(struct cli_report *rep);
+
+/* Progress display on stderr: a one-line bar on a terminal. */
+struct cli_progress {
+	int enabled;
+	int drawn;
+};
+/* scan_opts.progress callback: arg is a struct cli_progress. */
+void cli_progress_cb(const struct scan_progress *p, void *arg);
+/* Clear the bar line when one was drawn. */
+void cli_progress_done(struct cli_progress *pr);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * cli/main.c - the mediascan command: subcommand dispatch and top-level usage.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mediascan COMMAND [options]\n"
+		"commands:\n"
+		"  scan TARGET   read every written block of a filesystem (mount point) or a\n"
+		"                whole block device; report damaged files and metadata\n"
+		"  help          this text; `mediascan scan --help` for the scan options\n"
+		"  version       print the version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "scan") == 0)
+		return cli_scan_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("mediascan %s\n", MEDIASCAN_VERSION);
+		return 0;
+	}
+	cli_err("unknown command '%s' (commands: scan, help, version)", argv[1]);
+	return CLI_EXIT_USAGE;
+}

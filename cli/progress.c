@@ -1,0 +1,47 @@
+/*
+ * cli/progress.c - the progress bar: percent, bytes, current rate, ETA, errors so far,
+ * redrawn in place on a terminal.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "units.h"
+
+#define BAR_WIDTH 28
+
+void cli_progress_cb(const struct scan_progress *p, void *arg)
+{
+	struct cli_progress *pr = arg;
+	char done[32], total[32], rate[32], eta[32], bar[BAR_WIDTH + 1];
+	double frac = p->planned_bytes ? (double)p->scanned_bytes / (double)p->planned_bytes : 0;
+	int fill;
+
+	if (!pr->enabled)
+		return;
+	if (frac > 1)
+		frac = 1;
+	fill = (int)(frac * BAR_WIDTH + 0.5);
+	for (int i = 0; i < BAR_WIDTH; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[BAR_WIDTH] = '\0';
+	cli_fmt_bytes(p->scanned_bytes, done, sizeof(done));
+	cli_fmt_bytes(p->planned_bytes, total, sizeof(total));
+	cli_fmt_bytes((uint64_t)p->rate_bps, rate, sizeof(rate));
+	cli_fmt_duration(p->rate_bps > 0 ?
+			 (double)(p->planned_bytes - (p->scanned_bytes < p->planned_bytes ?
+						      p->scanned_bytes : p->planned_bytes)) /
+			 p->rate_bps : -1, eta, sizeof(eta));
+	fprintf(stderr, "\r\033[K %5.1f%% [%s] %s / %s  %s/s  ETA %s%s", frac * 100, bar, done,
+		total, rate, eta, p->nr_errors ? "  errors found" : "");
+	fflush(stderr);
+	pr->drawn = 1;
+}
+
+void cli_progress_done(struct cli_progress *pr)
+{
+	if (pr->drawn) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+	pr->drawn = 0;
+}

@@ -1,0 +1,387 @@
+/*
+ * cli/report.c - the damage report: owners and paths of every error, the JSON report
+ * (schema mediascan-report/1, built with json-c) and the human summary.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "config.h"
+#include "cli.h"
+#include "escape.h"
+#include "units.h"
+
+int cli_report_build(struct cli_report *rep)
+{
+	struct scan_result *r = rep->r;
+	int ret;
+
+	rep->own_first = calloc(r->nr_errors + 1, sizeof(size_t));
+	rep->own_count = calloc(r->nr_errors + 1, sizeof(size_t));
+	if (!rep->own_first || !rep->own_count)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+
+		if (e->cls == SCAN_ERR_OPERATIONAL) {
+			rep->nr_op_errors++;
+			rep->exit_bits |= CLI_EXIT_OPERATIONAL;
+			continue;
+		}
+		if (e->in_gap) {
+			rep->nr_gap_errors++;
+			continue;
+		}
+		rep->nr_damage_errors++;
+		rep->exit_bits |= e->cls == SCAN_ERR_PI ? CLI_EXIT_INTEGRITY : CLI_EXIT_MEDIA;
+		ret = map_damage_add(&rep->dmg, rep->t, e->dev_idx, e->offset, e->length,
+				     &rep->own_first[i], &rep->own_count[i]);
+		if (ret < 0)
+			return ret;
+	}
+	ret = map_damage_resolve(&rep->dmg, rep->t);
+	if (ret < 0)
+		return ret;
+	if (r->fatal || !r->complete)
+		rep->exit_bits |= CLI_EXIT_OPERATIONAL;
+	return 0;
+}
+
+int cli_report_free(struct cli_report *rep)
+{
+	map_damage_free(&rep->dmg);
+	free(rep->own_first);
+	free(rep->own_count);
+	rep->own_first = rep->own_count = NULL;
+	return 0;
+}
+
+static const char *owner_type(const struct map_owner *o)
+{
+	switch (o->kind) {
+	case MAP_OWN_FILE:
+		return "file";
+	case MAP_OWN_METADATA:
+		return "metadata";
+	case MAP_OWN_LOG:
+		return "log";
+	case MAP_OWN_FREE:
+		return "free";
+	case MAP_OWN_UNKNOWN:
+		return "unknown";
+	case MAP_OWN_DEVICE:
+		return "device";
+	}
+	return "unknown";
+}
+
+static json_object *json_paths(const struct map_inode_paths *p)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; p && i < p->nr_paths; i++)
+		json_object_array_add(a, json_object_new_string(p->paths[i]));
+	return a;
+}
+
+static json_object *json_owner(const struct cli_report *rep, const struct map_owner *o)
+{
+	json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "type", json_object_new_string(owner_type(o)));
+	json_object_object_add(j, "device_offset", json_object_new_uint64(o->dev_offset));
+	json_object_object_add(j, "length", json_object_new_uint64(o->length));
+	if (o->kind == MAP_OWN_FILE) {
+		json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
+		json_object_object_add(j, "file_offset", json_object_new_uint64(o->file_offset));
+		json_object_object_add(j, "fork", json_object_new_string(
+			o->flags & MAP_OWNF_ATTR_FORK ? "attr" : "data"));
+		json_object_object_add(j, "unwritten",
+				       json_object_new_boolean(!!(o->flags & MAP_OWNF_UNWRITTEN)));
+		json_object_object_add(j, "shared",
+				       json_object_new_boolean(!!(o->flags & MAP_OWNF_SHARED)));
+		json_object_object_add(j, "paths",
+				       json_paths(map_damage_paths(&rep->dmg, o->inode)));
+	} else {
+		json_object_object_add(j, "metadata", json_object_new_string(
+			o->meta_type ? o->meta_type : "unknown"));
+		if (o->ag >= 0)
+			json_object_object_add(j, "ag", json_object_new_int64(o->ag));
+		if (o->flags & MAP_OWNF_BMBT) {
+			json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
+			json_object_object_add(j, "paths",
+					       json_paths(map_damage_paths(&rep->dmg, o->inode)));
+		}
+	}
+	return j;
+}
+
+static json_object *json_error(const struct cli_report *rep, size_t i)
+{
+	const struct scan_error *e = &rep->r->errors[i];
+	json_object *j = json_object_new_object(), *owners = json_object_new_array();
+
+	json_object_object_add(j, "device",
+			       json_object_new_string(rep->t->devices[e->dev_idx].path));
+	json_object_object_add(j, "role", json_object_new_string(
+		map_role_name(rep->t->devices[e->dev_idx].role)));
+	json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
+	json_object_object_add(j, "length", json_object_new_uint64(e->length));
+	json_object_object_add(j, "error", json_object_new_string(scan_error_name(e)));
+	json_object_object_add(j, "reads", json_object_new_int((int)e->reads));
+	json_object_object_add(j, "reproducible", json_object_new_boolean(e->reproducible));
+	for (size_t k = 0; k < rep->own_count[i]; k++)
+		json_object_array_add(owners,
+				      json_owner(rep, &rep->dmg.owners[rep->own_first[i] + k]));
+	json_object_object_add(j, "owners", owners);
+	return j;
+}
+
+static json_object *json_report(const struct cli_report *rep)
+{
+	const struct map_target *t = rep->t;
+	const struct scan_result *r = rep->r;
+	json_object *root = json_object_new_object();
+	json_object *devs = json_object_new_array(), *errs = json_object_new_array();
+	json_object *files = json_object_new_array(), *meta = json_object_new_array();
+	json_object *gaps = json_object_new_array(), *ops = json_object_new_array();
+
+	json_object_object_add(root, "schema", json_object_new_string("mediascan-report/1"));
+	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
+	json_object_object_add(root, "target", json_object_new_string(
+		t->mount_point[0] ? t->mount_point : t->arg));
+	json_object_object_add(root, "fs_type", json_object_new_string(t->fs_type));
+	if (t->uuid[0])
+		json_object_object_add(root, "fs_uuid", json_object_new_string(t->uuid));
+	json_object_object_add(root, "method", json_object_new_string(rep->method));
+	json_object_object_add(root, "engine", json_object_new_string(r->engine));
+	if (r->engine_note[0])
+		json_object_object_add(root, "engine_refused",
+				       json_object_new_string(r->engine_note));
+	for (unsigned i = 0; i < t->nr_devices; i++) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "path", json_object_new_string(t->devices[i].path));
+		json_object_object_add(d, "role", json_object_new_string(
+			map_role_name(t->devices[i].role)));
+		json_object_object_add(d, "logical_block_size",
+				       json_object_new_int((int)t->devices[i].info.logical_block_size));
+		json_object_object_add(d, "size",
+				       json_object_new_uint64(t->devices[i].info.size_bytes));
+		json_object_array_add(devs, d);
+	}
+	json_object_object_add(root, "devices", devs);
+	json_object_object_add(root, "planned_bytes", json_object_new_uint64(r->planned_bytes));
+	json_object_object_add(root, "scanned_bytes", json_object_new_uint64(r->scanned_bytes));
+	json_object_object_add(root, "read_bytes", json_object_new_uint64(r->read_bytes));
+	json_object_object_add(root, "isolation_reads",
+			       json_object_new_uint64(r->isolation_reads));
+	json_object_object_add(root, "elapsed_s", json_object_new_double(r->elapsed_s));
+	json_object_object_add(root, "complete", json_object_new_boolean(r->complete));
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+
+		if (e->cls == SCAN_ERR_OPERATIONAL) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "device", json_object_new_string(
+				t->devices[e->dev_idx].path));
+			json_object_object_add(o, "offset", json_object_new_uint64(e->offset));
+			json_object_object_add(o, "length", json_object_new_uint64(e->length));
+			json_object_object_add(o, "error",
+					       json_object_new_string(scan_error_name(e)));
+			json_object_array_add(ops, o);
+		} else if (e->in_gap) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "device", json_object_new_string(
+				t->devices[e->dev_idx].path));
+			json_object_object_add(o, "offset", json_object_new_uint64(e->offset));
+			json_object_object_add(o, "length", json_object_new_uint64(e->length));
+			json_object_object_add(o, "error",
+					       json_object_new_string(scan_error_name(e)));
+			json_object_array_add(gaps, o);
+		} else {
+			json_object_array_add(errs, json_error(rep, i));
+		}
+	}
+	json_object_object_add(root, "media_errors", errs);
+	for (size_t i = 0; i < rep->dmg.nr_files; i++) {
+		const struct map_damage_file *f = &rep->dmg.files[i];
+		json_object *jf = json_object_new_object(), *rg = json_object_new_array();
+
+		json_object_object_add(jf, "inode", json_object_new_uint64(f->inode));
+		json_object_object_add(jf, "paths", json_paths(f->paths));
+		if (f->paths && f->paths->is_dir)
+			json_object_object_add(jf, "directory", json_object_new_boolean(1));
+		for (size_t k = 0; k < f->nr_ranges; k++) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "offset",
+					       json_object_new_uint64(f->ranges[k].offset));
+			json_object_object_add(o, "length",
+					       json_object_new_uint64(f->ranges[k].length));
+			json_object_object_add(o, "fork", json_object_new_string(
+				f->ranges[k].attr_fork ? "attr" : "data"));
+			json_object_object_add(o, "lost",
+					       json_object_new_boolean(f->ranges[k].lost));
+			json_object_array_add(rg, o);
+		}
+		json_object_object_add(jf, "ranges", rg);
+		json_object_object_add(jf, "lost", json_object_new_boolean(f->lost));
+		json_object_object_add(jf, "shared", json_object_new_boolean(f->shared));
+		json_object_array_add(files, jf);
+	}
+	json_object_object_add(root, "damaged_files", files);
+	for (size_t i = 0; i < rep->dmg.nr_meta; i++) {
+		const struct map_damage_meta *m = &rep->dmg.meta[i];
+		json_object *jm = json_object_new_object();
+
+		json_object_object_add(jm, "type", json_object_new_string(m->type));
+		json_object_object_add(jm, "device",
+				       json_object_new_string(t->devices[m->dev_idx].path));
+		json_object_object_add(jm, "offset", json_object_new_uint64(m->offset));
+		json_object_object_add(jm, "length", json_object_new_uint64(m->length));
+		if (m->ag >= 0)
+			json_object_object_add(jm, "ag", json_object_new_int64(m->ag));
+		if (m->inode)
+			json_object_object_add(jm, "inode", json_object_new_uint64(m->inode));
+		json_object_array_add(meta, jm);
+	}
+	json_object_object_add(root, "damaged_metadata", meta);
+	json_object_object_add(root, "bridged_gap_errors", gaps);
+	json_object_object_add(root, "operational_errors", ops);
+	if (r->fatal_msg[0])
+		json_object_object_add(root, "failure", json_object_new_string(r->fatal_msg));
+	json_object_object_add(root, "exit_status", json_object_new_int((int)rep->exit_bits));
+	return root;
+}
+
+int cli_report_write_json(const struct cli_report *rep, const char *path)
+{
+	json_object *root = json_report(rep);
+	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		goto out_put;
+	}
+	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+		ret = -EIO;
+	if (f != stdout) {
+		if (fclose(f) != 0 && !ret)
+			ret = -errno;
+	} else if (fflush(f) != 0) {
+		ret = -errno;
+	}
+out_put:
+	json_object_put(root);
+	return ret;
+}
+
+/* Print the paths of an inode, escaped; "(inode N, not reached by any directory)" if none. */
+static void print_paths(FILE *f, const struct map_inode_paths *p, uint64_t inode,
+			const char *indent)
+{
+	char esc[8192];
+
+	if (!p || p->nr_paths == 0) {
+		fprintf(f, "%s(inode %" PRIu64 ", no directory entry reaches it)\n", indent, inode);
+		return;
+	}
+	for (unsigned i = 0; i < p->nr_paths; i++)
+		fprintf(f, "%s%s%s\n", indent, cli_escape(p->paths[i], esc, sizeof(esc)),
+			p->is_dir ? "/  (directory)" : "");
+}
+
+void cli_report_print(const struct cli_report *rep, FILE *f)
+{
+	const struct scan_result *r = rep->r;
+	const struct map_target *t = rep->t;
+	char a[32], b[32], c[32];
+	double rate = r->elapsed_s > 0 ? (double)r->read_bytes / r->elapsed_s : 0;
+
+	if (rep->nr_damage_errors) {
+		fprintf(f, "\nMedia errors (%u):\n", rep->nr_damage_errors);
+		for (size_t i = 0; i < r->nr_errors; i++) {
+			const struct scan_error *e = &r->errors[i];
+
+			if (e->cls == SCAN_ERR_OPERATIONAL || e->in_gap)
+				continue;
+			fprintf(f, "  %s  offset %" PRIu64 "  length %" PRIu64 "  %s, read %u time%s%s\n",
+				t->devices[e->dev_idx].path, e->offset, e->length,
+				scan_error_name(e), e->reads, e->reads == 1 ? "" : "s",
+				e->reproducible ? "" : " (did not fail again when re-read)");
+			for (size_t k = 0; k < rep->own_count[i]; k++) {
+				const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
+
+				if (o->kind == MAP_OWN_FILE)
+					fprintf(f, "      file inode %" PRIu64 ", %s offset %" PRIu64
+						" length %" PRIu64 "%s\n", o->inode,
+						o->flags & MAP_OWNF_ATTR_FORK ? "xattr" : "file",
+						o->file_offset, o->length,
+						o->flags & MAP_OWNF_UNWRITTEN ? " (unwritten)" : "");
+				else if (o->ag >= 0)
+					fprintf(f, "      %s %s (AG %" PRId64 ")\n", owner_type(o),
+						o->meta_type, o->ag);
+				else
+					fprintf(f, "      %s %s\n", owner_type(o), o->meta_type);
+			}
+		}
+	}
+	if (rep->dmg.nr_files) {
+		fprintf(f, "\nDamaged files (%zu) - restore these from backup:\n",
+			rep->dmg.nr_files);
+		for (size_t i = 0; i < rep->dmg.nr_files; i++) {
+			const struct map_damage_file *df = &rep->dmg.files[i];
+
+			print_paths(f, df->paths, df->inode, "  ");
+			for (size_t k = 0; k < df->nr_ranges; k++)
+				fprintf(f, "      %s offset %" PRIu64 ", length %" PRIu64 "%s\n",
+					df->ranges[k].attr_fork ? "xattr" : "bytes at",
+					df->ranges[k].offset, df->ranges[k].length,
+					df->ranges[k].lost ? "" : "  (unwritten: nothing lost)");
+		}
+	}
+	if (rep->dmg.nr_meta) {
+		fprintf(f, "\nDamaged filesystem metadata (%zu) - run xfs_repair -n to assess:\n",
+			rep->dmg.nr_meta);
+		for (size_t i = 0; i < rep->dmg.nr_meta; i++) {
+			const struct map_damage_meta *m = &rep->dmg.meta[i];
+
+			fprintf(f, "  %-12s", m->type);
+			if (m->ag >= 0)
+				fprintf(f, " AG %-3" PRId64, m->ag);
+			fprintf(f, "  %s offset %" PRIu64 " length %" PRIu64,
+				t->devices[m->dev_idx].path, m->offset, m->length);
+			if (m->inode)
+				fprintf(f, "  (block map of inode %" PRIu64 ")", m->inode);
+			fputc('\n', f);
+		}
+	}
+	if (rep->nr_gap_errors)
+		fprintf(f, "\n%u bad range(s) found in free space read only to bridge a gap "
+			"(not damage; see bridged_gap_errors in --json).\n", rep->nr_gap_errors);
+	if (rep->nr_op_errors)
+		fprintf(f, "\n%u read(s) failed with a non-media error; see operational_errors "
+			"in --json.\n", rep->nr_op_errors);
+	if (rep->dmg.paths_err)
+		fprintf(f, "\nwarning: the directory walk stopped early: %s\n",
+			strerror(-rep->dmg.paths_err));
+	fprintf(f, "\n%s %s of %s planned on %s in %.1f s (%s/s, engine %s)%s\n",
+		r->complete ? "Scanned" : "Scan INCOMPLETE:",
+		cli_fmt_bytes(r->scanned_bytes, a, sizeof(a)),
+		cli_fmt_bytes(r->planned_bytes, b, sizeof(b)),
+		t->mount_point[0] ? t->mount_point : t->arg, r->elapsed_s,
+		cli_fmt_bytes((uint64_t)rate, c, sizeof(c)), r->engine,
+		rep->nr_damage_errors ? "" : ": no media errors");
+	if (r->fatal_msg[0])
+		fprintf(f, "error: %s\n", r->fatal_msg);
+}

@@ -1,0 +1,135 @@
+/*
+ * cli/units.c - sizes (binary multiples) and durations as users type them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "units.h"
+
+int cli_parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "kmgtpe";
+	char *end;
+	double v, mult = 1;
+	const char *u;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	if (*end) {
+		u = strchr(units, tolower((unsigned char)*end));
+		if (!u)
+			return -EINVAL;
+		mult = pow(1024.0, (double)(u - units + 1));
+		end++;
+		/* Accept k, K, KiB, kB, KB: all binary, as dd and fio take them. */
+		if (*end == 'i' || *end == 'I')
+			end++;
+		if (*end == 'b' || *end == 'B')
+			end++;
+	} else if (v != floor(v)) {
+		return -EINVAL;			/* fractional bytes */
+	}
+	if (*end)
+		return -EINVAL;
+	v *= mult;
+	if (v >= 18446744073709551615.0)
+		return -ERANGE;
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
+int cli_parse_duration(const char *s, double *seconds)
+{
+	double total = 0;
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (*p) {
+		char *end;
+		double v, mult;
+
+		if (*p == '-' || isspace((unsigned char)*p))
+			return -EINVAL;
+		errno = 0;
+		v = strtod(p, &end);
+		if (errno || end == p || !isfinite(v) || v < 0)
+			return -EINVAL;
+		switch (*end) {
+		case '\0':
+			mult = 1;
+			break;
+		case 's':
+			mult = 1;
+			end++;
+			break;
+		case 'm':
+			mult = 60;
+			end++;
+			break;
+		case 'h':
+			mult = 3600;
+			end++;
+			break;
+		case 'd':
+			mult = 86400;
+			end++;
+			break;
+		case 'w':
+			mult = 7 * 86400;
+			end++;
+			break;
+		default:
+			return -EINVAL;
+		}
+		total += v * mult;
+		p = end;
+	}
+	*seconds = total;
+	return 0;
+}
+
+char *cli_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int i = 0;
+
+	while (v >= 1024 && i < 6) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, u[i]);
+	return buf;
+}
+
+char *cli_fmt_duration(double seconds, char *buf, size_t len)
+{
+	unsigned long long s;
+
+	if (!isfinite(seconds) || seconds < 0) {
+		snprintf(buf, len, "--:--");
+		return buf;
+	}
+	s = (unsigned long long)(seconds + 0.5);
+	if (s >= 86400)
+		snprintf(buf, len, "%llud%02llu:%02llu:%02llu", s / 86400, s / 3600 % 24,
+			 s / 60 % 60, s % 60);
+	else if (s >= 3600)
+		snprintf(buf, len, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%llu:%02llu", s / 60, s % 60);
+	return buf;
+}

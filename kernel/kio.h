@@ -1,0 +1,74 @@
+/*
+ * kernel/kio.h - the only layer that talks to the kernel directly: ioctl() wrappers,
+ * sysfs and procfs readers, device opens and positioned reads. Every function returns
+ * 0 or a count on success and -errno on failure; there is no policy here.
+ */
+#ifndef MEDIASCAN_KIO_H
+#define MEDIASCAN_KIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/fsmap.h>
+
+/* Facts about one block device, from ioctls and /sys/dev/block/MAJ:MIN. */
+struct kio_bdev_info {
+	dev_t devt;
+	uint64_t size_bytes;
+	uint32_t logical_block_size;	/* bytes */
+	uint32_t physical_block_size;	/* bytes */
+	uint32_t max_sectors_kb;	/* queue/max_sectors_kb, KiB */
+	uint32_t max_hw_sectors_kb;	/* queue/max_hw_sectors_kb, KiB */
+	uint32_t optimal_io_bytes;	/* queue/optimal_io_size, 0 if unknown */
+	int rotational;			/* 1 spinning, 0 solid state, -1 unknown */
+	int is_partition;
+	uint64_t part_start_bytes;	/* partition start within the whole disk */
+	char name[64];			/* kernel name: loop3, sda1, nvme0n1 */
+	char disk_name[64];		/* the whole disk's name (same as name for a disk) */
+	char model[128];		/* device/model when sysfs has it */
+};
+
+/* One line of /proc/self/mountinfo that matters to us. */
+struct kio_mount {
+	dev_t devt;			/* st_dev of the filesystem */
+	char mount_point[4096];
+	char fs_type[64];
+	char source[4096];		/* mount source, e.g. /dev/loop3 */
+	char super_opts[4096];		/* super options, e.g. rw,logdev=/dev/loop4 */
+};
+
+/* Return an fd opened O_RDONLY|O_CLOEXEC, or -errno. */
+int kio_open_ro(const char *path);
+/* Return an fd opened O_RDONLY|O_DIRECT|O_CLOEXEC for reading a block device, or -errno. */
+int kio_open_direct(const char *path);
+/* Return 0 after closing fd (errors ignored: read-only fds). */
+int kio_close(int fd);
+/* Return bytes read (short only at end of device) or -errno. */
+ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t offset);
+
+/* Return 0 and fill bi for the block device open on fd, or -errno (-ENOTBLK if not one). */
+int kio_bdev_info(int fd, struct kio_bdev_info *bi);
+/* Return 0 and write "/dev/NAME" for devt (from sysfs uevent DEVNAME), or -errno. */
+int kio_devpath_from_devt(dev_t devt, char *out, size_t len);
+/* Return 0 and set *devt for a block device path, or -errno (-ENOTBLK if not a block device). */
+int kio_devt_of_path(const char *path, dev_t *devt);
+/* Return bytes read into buf (NUL-terminated, trailing newline removed) from a sysfs file. */
+int kio_sysfs_read(const char *path, char *buf, size_t len);
+/* Return 0 and set *val from a sysfs file holding one unsigned number, or -errno. */
+int kio_sysfs_u64(const char *path, uint64_t *val);
+
+/* Return 0 and fill m for the mount whose mount point is exactly path, -ENOENT if none. */
+int kio_mount_find(const char *path, struct kio_mount *m);
+/* Return 0 and fill m for the first mount of block device devt, -ENOENT if none. */
+int kio_mount_find_dev(dev_t devt, struct kio_mount *m);
+/* Return 0 and set *devt to st_dev of path, or -errno. */
+int kio_stat_dev(const char *path, dev_t *devt, int *is_dir);
+
+/*
+ * Return the number of records placed in head->fmh_recs (0 at the end) or -errno.
+ * head must have fmh_count and both keys set; on return fmh_keys[0] is advanced past the
+ * last record so the next call continues (the GETFSMAP iteration protocol).
+ */
+int kio_getfsmap(int fd, struct fsmap_head *head);
+
+#endif

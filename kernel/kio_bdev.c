@@ -1,0 +1,179 @@
+/*
+ * kernel/kio_bdev.c - block device facts: size, block sizes, queue limits, rotational,
+ * partition start, from BLK* ioctls and /sys/dev/block/MAJ:MIN.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libgen.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <linux/fs.h>
+
+#include "kio.h"
+
+int kio_sysfs_read(const char *path, char *buf, size_t len)
+{
+	int fd, n;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = (int)read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+int kio_sysfs_u64(const char *path, uint64_t *val)
+{
+	char buf[64], *end;
+	int ret = kio_sysfs_read(path, buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	errno = 0;
+	*val = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+/* Read /sys/dev/block/M:m/<attr> as a number; 0 on success. */
+static int sysdev_u64(dev_t devt, const char *attr, uint64_t *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(devt), minor(devt), attr);
+	return kio_sysfs_u64(path, val);
+}
+
+int kio_devpath_from_devt(dev_t devt, char *out, size_t len)
+{
+	char path[PATH_MAX], buf[4096], *p;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(devt), minor(devt));
+	ret = kio_sysfs_read(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	p = strstr(buf, "DEVNAME=");
+	if (!p)
+		return -ENOENT;
+	p += strlen("DEVNAME=");
+	p[strcspn(p, "\n")] = '\0';
+	if ((size_t)snprintf(out, len, "/dev/%s", p) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int kio_devt_of_path(const char *path, dev_t *devt)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	*devt = st.st_rdev;
+	return 0;
+}
+
+int kio_stat_dev(const char *path, dev_t *devt, int *is_dir)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	*devt = st.st_dev;
+	if (is_dir)
+		*is_dir = S_ISDIR(st.st_mode);
+	return 0;
+}
+
+/* Fill the kernel names of the device and its whole disk from the sysfs link. */
+static void bdev_names(dev_t devt, struct kio_bdev_info *bi)
+{
+	char link[PATH_MAX], target[PATH_MAX], parent[PATH_MAX], *name;
+	ssize_t n;
+	uint64_t v;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(devt), minor(devt));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = '\0';
+	name = strrchr(target, '/');
+	snprintf(bi->name, sizeof(bi->name), "%.63s", name ? name + 1 : target);
+	snprintf(bi->disk_name, sizeof(bi->disk_name), "%s", bi->name);
+	if (sysdev_u64(devt, "partition", &v) == 0 && v > 0) {
+		bi->is_partition = 1;
+		if (sysdev_u64(devt, "start", &v) == 0)
+			bi->part_start_bytes = v * 512;
+		if (name) {
+			*name = '\0';
+			snprintf(parent, sizeof(parent), "%s", target);
+			name = strrchr(parent, '/');
+			snprintf(bi->disk_name, sizeof(bi->disk_name), "%.63s",
+				 name ? name + 1 : parent);
+		}
+	}
+}
+
+int kio_bdev_info(int fd, struct kio_bdev_info *bi)
+{
+	struct stat st;
+	uint64_t v;
+	int ssz = 0;
+	unsigned int pbsz = 0;
+	char path[PATH_MAX];
+
+	memset(bi, 0, sizeof(*bi));
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	bi->devt = st.st_rdev;
+	if (ioctl(fd, BLKGETSIZE64, &bi->size_bytes) < 0)
+		return -errno;
+	if (ioctl(fd, BLKSSZGET, &ssz) < 0)
+		return -errno;
+	bi->logical_block_size = (uint32_t)ssz;
+	if (ioctl(fd, BLKPBSZGET, &pbsz) == 0)
+		bi->physical_block_size = pbsz;
+	else
+		bi->physical_block_size = bi->logical_block_size;
+	bi->rotational = -1;
+	bdev_names(bi->devt, bi);
+
+	/* Queue limits live on the whole disk; partitions have a queue link on newer kernels. */
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/max_sectors_kb", bi->disk_name);
+	if (kio_sysfs_u64(path, &v) == 0)
+		bi->max_sectors_kb = (uint32_t)v;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/max_hw_sectors_kb", bi->disk_name);
+	if (kio_sysfs_u64(path, &v) == 0)
+		bi->max_hw_sectors_kb = (uint32_t)v;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/optimal_io_size", bi->disk_name);
+	if (kio_sysfs_u64(path, &v) == 0)
+		bi->optimal_io_bytes = (uint32_t)v;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/rotational", bi->disk_name);
+	if (kio_sysfs_u64(path, &v) == 0)
+		bi->rotational = (int)v;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/device/model", bi->disk_name);
+	kio_sysfs_read(path, bi->model, sizeof(bi->model));
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * mediascan/engine.h - scan engines: one ops table per I/O interface (io_uring, libaio,
+ * sync pread), in fio's ioengine_ops shape, probed in order; the first that works wins.
+ */
+#ifndef MEDIASCAN_ENGINE_H
+#define MEDIASCAN_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One read in flight. */
+struct scan_io {
+	uint64_t offset;		/* bytes on the device */
+	uint32_t length;		/* bytes */
+	uint32_t dev_idx;		/* index into the engine's fds */
+	void *buf;
+	int res;			/* bytes read, or -errno */
+	uint64_t issue_ns;		/* CLOCK_MONOTONIC at submission */
+	uint64_t planned_bytes;		/* bytes of this read that are planned (not gap) */
+	uint32_t range_slot;		/* executor's bookkeeping */
+	struct scan_io *next;		/* engine-private list link */
+};
+
+struct scan_engine;
+
+struct scan_engine_ops {
+	const char *name;
+	/* Return 0 when usable here, or -errno with a reason in why. */
+	int (*probe)(char *why, size_t len);
+	/* Return 0 after setting up e (fds, depth, buffer already in e), or -errno. */
+	int (*init)(struct scan_engine *e);
+	/* Return 0 when io is queued, -EBUSY when the queue is full. */
+	int (*queue)(struct scan_engine *e, struct scan_io *io);
+	/* Return the number of I/Os handed to the kernel, or -errno. */
+	int (*commit)(struct scan_engine *e);
+	/* Return the number of completed I/Os placed in done (waiting for at least min), or -errno. */
+	int (*getevents)(struct scan_engine *e, unsigned min, struct scan_io **done, unsigned max);
+	/* Free what init set up. */
+	void (*cleanup)(struct scan_engine *e);
+};
+
+struct scan_engine {
+	const struct scan_engine_ops *ops;
+	void *priv;
+	const int *fds;			/* one O_DIRECT fd per device */
+	unsigned nr_fds;
+	unsigned depth;			/* I/Os in flight at most */
+	void *buf;			/* shared discard buffer, buf_len bytes, page aligned */
+	size_t buf_len;
+};
+
+extern const struct scan_engine_ops scan_engine_uring;
+extern const struct scan_engine_ops scan_engine_aio;
+extern const struct scan_engine_ops scan_engine_sync;
+
+/*
+ * Return the engine named name ("uring", "aio", "sync"), or with name NULL the first whose
+ * probe succeeds; NULL with a reason in why when none can be used. refused gets a note on
+ * each engine probed and refused before the winner ("uring: ...; ").
+ */
+const struct scan_engine_ops *scan_engine_pick(const char *name, char *why, size_t len,
+					       char *refused, size_t refused_len);
+/* Return the names of the engines built in, for usage messages. */
+const char *scan_engine_names(void);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * mediascan/engine_uring.c - the io_uring engine: registered file table and registered
+ * discard buffer, READ_FIXED, batched submission (one io_uring_enter per batch).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <liburing.h>
+
+#include "engine.h"
+#include "kio.h"
+
+struct uring_priv {
+	struct io_uring ring;
+	unsigned queued;		/* SQEs prepared but not yet submitted */
+};
+
+static int uring_probe(char *why, size_t len)
+{
+	struct io_uring ring;
+	uint64_t disabled = 0;
+	int ret = io_uring_queue_init(4, &ring, 0);
+
+	if (ret == 0) {
+		io_uring_queue_exit(&ring);
+		return 0;
+	}
+	if (kio_sysfs_u64("/proc/sys/kernel/io_uring_disabled", &disabled) == 0 && disabled)
+		snprintf(why, len, "io_uring disabled by kernel.io_uring_disabled=%llu (%s)",
+			 (unsigned long long)disabled, strerror(-ret));
+	else if (ret == -ENOSYS || ret == -EPERM)
+		snprintf(why, len, "io_uring_setup refused (%s): kernel without io_uring or "
+			 "blocked by seccomp", strerror(-ret));
+	else
+		snprintf(why, len, "io_uring_setup failed: %s", strerror(-ret));
+	return ret;
+}
+
+static int uring_init(struct scan_engine *e)
+{
+	struct uring_priv *u = calloc(1, sizeof(*u));
+	struct io_uring_params p;
+	struct iovec iov = { .iov_base = e->buf, .iov_len = e->buf_len };
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	memset(&p, 0, sizeof(p));
+	/* Completions are reaped by this thread only: let the kernel skip IPIs. */
+	p.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
+	ret = io_uring_queue_init_params(e->depth, &u->ring, &p);
+	if (ret == -EINVAL) {
+		memset(&p, 0, sizeof(p));
+		ret = io_uring_queue_init_params(e->depth, &u->ring, &p);
+	}
+	if (ret < 0)
+		goto out_free;
+	ret = io_uring_register_files(&u->ring, e->fds, e->nr_fds);
+	if (ret < 0)
+		goto out_exit;
+	ret = io_uring_register_buffers(&u->ring, &iov, 1);
+	if (ret < 0)
+		goto out_exit;
+	e->priv = u;
+	return 0;
+out_exit:
+	io_uring_queue_exit(&u->ring);
+out_free:
+	free(u);
+	return ret;
+}
+
+static int uring_queue(struct scan_engine *e, struct scan_io *io)
+{
+	struct uring_priv *u = e->priv;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_read_fixed(sqe, (int)io->dev_idx, io->buf, io->length, io->offset, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, io);
+	u->queued++;
+	return 0;
+}
+
+static int uring_commit(struct scan_engine *e)
+{
+	struct uring_priv *u = e->priv;
+	int ret;
+
+	if (!u->queued)
+		return 0;
+	ret = io_uring_submit(&u->ring);
+	if (ret < 0)
+		return ret;
+	u->queued -= (unsigned)ret < u->queued ? (unsigned)ret : u->queued;
+	return ret;
+}
+
+static int uring_getevents(struct scan_engine *e, unsigned min, struct scan_io **done,
+			   unsigned max)
+{
+	struct uring_priv *u = e->priv;
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+	int ret;
+
+	if (min) {
+		ret = io_uring_wait_cqe_nr(&u->ring, &cqe, min);
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+	}
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		struct scan_io *io = io_uring_cqe_get_data(cqe);
+
+		if (n == max)
+			break;
+		io->res = cqe->res;
+		done[n++] = io;
+	}
+	io_uring_cq_advance(&u->ring, n);
+	return (int)n;
+}
+
+static void uring_cleanup(struct scan_engine *e)
+{
+	struct uring_priv *u = e->priv;
+
+	if (!u)
+		return;
+	io_uring_queue_exit(&u->ring);
+	free(u);
+	e->priv = NULL;
+}
+
+const struct scan_engine_ops scan_engine_uring = {
+	.name = "uring",
+	.probe = uring_probe,
+	.init = uring_init,
+	.queue = uring_queue,
+	.commit = uring_commit,
+	.getevents = uring_getevents,
+	.cleanup = uring_cleanup,
+};

@@ -1,0 +1,116 @@
+/*
+ * mediascan/scan.h - the scan itself: reads a stream of planned ranges through an engine,
+ * narrows every failed read to the exact failing logical blocks, and accounts progress.
+ */
+#ifndef MEDIASCAN_SCAN_H
+#define MEDIASCAN_SCAN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "plan.h"
+
+#define SCAN_MAX_DEVICES 4
+
+enum scan_err_class {
+	SCAN_ERR_MEDIA,			/* -EIO (I/O error) or -ENODATA (medium error) */
+	SCAN_ERR_PI,			/* -EILSEQ: protection information mismatch */
+	SCAN_ERR_TIMEOUT,		/* the read did not complete within the I/O timeout */
+	SCAN_ERR_OPERATIONAL,		/* any other errno: not media damage */
+};
+
+/* A run of failing logical blocks (or an operational failure of a read). */
+struct scan_error {
+	uint32_t dev_idx;
+	uint64_t offset;		/* bytes on the device */
+	uint64_t length;		/* bytes: exactly the failing logical blocks */
+	int err;			/* -errno as the read returned it */
+	enum scan_err_class cls;
+	unsigned reads;			/* reads that touched these blocks, the first included */
+	int in_gap;			/* only in bytes read to bridge planned ranges: no damage */
+	int reproducible;		/* 0: the read failed once, then every piece read fine */
+};
+
+/* Where a stream of planned ranges comes from (mapping's plan, through the caller). */
+struct scan_source {
+	/* Return ranges written to out (at most max), 0 at the end, or -errno. */
+	int (*next)(void *arg, struct map_range *out, unsigned max);
+	void *arg;
+};
+
+struct scan_progress {
+	uint64_t planned_bytes;		/* total, when known (0 otherwise) */
+	uint64_t scanned_bytes;		/* planned bytes read so far */
+	double elapsed_s;
+	double rate_bps;		/* recent rate, bytes per second */
+	unsigned nr_errors;
+};
+
+/* Read function used by isolation (kio_pread; replaced by unit tests). */
+typedef ssize_t (*scan_read_fn)(int fd, void *buf, size_t len, uint64_t offset);
+
+struct scan_opts {
+	uint32_t io_size;		/* bytes per read */
+	unsigned depth;			/* reads in flight */
+	const char *engine;		/* NULL: probe */
+	uint32_t isolate_step_bytes;	/* bisect down to this, then step block by block */
+	uint64_t planned_total;		/* bytes, for progress */
+	void (*progress)(const struct scan_progress *p, void *arg);
+	void *progress_arg;
+	volatile sig_atomic_t *stop;	/* set by a signal handler: finish in-flight reads, stop */
+};
+
+struct scan_device {
+	int fd;				/* O_RDONLY|O_DIRECT */
+	uint32_t logical_block_size;	/* bytes */
+};
+
+struct scan_result {
+	uint64_t planned_bytes;		/* planned bytes handed to the scan */
+	uint64_t scanned_bytes;		/* planned bytes read (or found bad) */
+	uint64_t read_bytes;		/* bytes read including bridged gaps and re-reads */
+	uint64_t isolation_reads;	/* reads issued to narrow failures */
+	double elapsed_s;
+	int complete;			/* every planned range was read */
+	char engine[16];		/* engine that ran */
+	char engine_note[512];		/* why earlier engines were refused */
+	struct scan_error *errors;
+	size_t nr_errors;
+	int fatal;			/* -errno when the scan stopped on an operational error */
+	char fatal_msg[256];
+};
+
+/* Return 0 when the scan ran (errors are in r), or -errno when it could not run. */
+int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_source *src,
+	     const struct scan_opts *o, struct scan_result *r);
+/* Return 0; free what scan_run allocated in r. */
+int scan_result_free(struct scan_result *r);
+/* Return the error class of a failed read's -errno. */
+enum scan_err_class scan_classify(int err);
+/* Return a short name for an error: "EIO", "ENODATA", "EILSEQ", "timeout", or strerrorname. */
+const char *scan_error_name(const struct scan_error *e);
+
+/* Isolation of one failed read. */
+struct scan_isolate {
+	int fd;
+	uint32_t dev_idx;
+	uint32_t lbs;			/* logical block size, bytes */
+	uint32_t step_bytes;		/* spans this small are read block by block */
+	void *buf;			/* aligned, at least io_size/2 bytes (and >= lbs) */
+	scan_read_fn read;
+	const struct map_range *range;	/* for gap checks; may be NULL */
+	uint64_t reads;			/* isolation reads issued */
+	struct scan_result *r;		/* errors are appended here */
+};
+
+/*
+ * Return 0 after narrowing the failed read [offset, offset+length) (which failed with err)
+ * to its failing logical blocks, appended to si->r; -ENOMEM on allocation failure.
+ */
+int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length, int err);
+/* Return 0 after appending one error to r (coalescing with an adjacent last one), or -ENOMEM. */
+int scan_result_add(struct scan_result *r, const struct scan_error *e);
+
+#endif
