@@ -29,7 +29,9 @@
  * EINVAL, "del" of a range that does not exist with ENOENT.
  */
 #define FUSE_USE_VERSION 35
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
