@@ -160,7 +160,7 @@ static int open_mounted(struct map_target *t, const struct kio_mount *m, char *e
 		*err_class = MAP_TERR_USAGE;
 		return -EOPNOTSUPP;
 	} else {
-		snprintf(err, errlen, "%s holds a %s filesystem, which mediascan cannot map yet; "
+		snprintf(err, errlen, "%s holds %s, which mediascan cannot map yet; "
 			 "supported: xfs (or name a block device to read it whole)",
 			 m->mount_point, m->fs_type);
 		*err_class = MAP_TERR_USAGE;

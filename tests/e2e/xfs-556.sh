@@ -18,6 +18,7 @@ done
 sync
 e2e_umount
 e2e_readonly on
+e2e_reset_counters
 h=$(e2e_hash)
 e2e_mount -o ro,norecovery || e2e_hard_error "ro mount failed"
 phys=$(ms_first_phys "$E2E_MNT/dir/victim")
