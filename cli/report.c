@@ -255,6 +255,8 @@ static json_object *json_report(const struct cli_report *rep)
 	json_object_object_add(root, "damaged_metadata", meta);
 	json_object_object_add(root, "bridged_gap_errors", gaps);
 	json_object_object_add(root, "operational_errors", ops);
+	json_object_object_add(root, "unreadable_directories",
+			       json_object_new_int((int)rep->dmg.unreadable_dirs));
 	if (r->fatal_msg[0])
 		json_object_object_add(root, "failure", json_object_new_string(r->fatal_msg));
 	json_object_object_add(root, "exit_status", json_object_new_int((int)rep->exit_bits));
@@ -288,12 +290,14 @@ out_put:
 
 /* Print the paths of an inode, escaped; "(inode N, not reached by any directory)" if none. */
 static void print_paths(FILE *f, const struct map_inode_paths *p, uint64_t inode,
-			const char *indent)
+			const char *indent, unsigned unreadable)
 {
 	char esc[8192];
 
 	if (!p || p->nr_paths == 0) {
-		fprintf(f, "%s(inode %" PRIu64 ", no directory entry reaches it)\n", indent, inode);
+		fprintf(f, "%s(inode %" PRIu64 ": no path found%s)\n", indent, inode,
+			unreadable ? "; a damaged directory may hide it" :
+				     "; no directory entry reaches it");
 		return;
 	}
 	for (unsigned i = 0; i < p->nr_paths; i++)
@@ -342,7 +346,7 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 		for (size_t i = 0; i < rep->dmg.nr_files; i++) {
 			const struct map_damage_file *df = &rep->dmg.files[i];
 
-			print_paths(f, df->paths, df->inode, "  ");
+			print_paths(f, df->paths, df->inode, "  ", rep->dmg.unreadable_dirs);
 			for (size_t k = 0; k < df->nr_ranges; k++)
 				fprintf(f, "      %s offset %" PRIu64 ", length %" PRIu64 "%s\n",
 					df->ranges[k].attr_fork ? "xattr" : "bytes at",
@@ -372,6 +376,10 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 	if (rep->nr_op_errors)
 		fprintf(f, "\n%u read(s) failed with a non-media error; see operational_errors "
 			"in --json.\n", rep->nr_op_errors);
+	if (rep->dmg.unreadable_dirs)
+		fprintf(f, "\nwarning: %u director%s could not be read while naming files; "
+			"paths below them may be missing\n", rep->dmg.unreadable_dirs,
+			rep->dmg.unreadable_dirs == 1 ? "y" : "ies");
 	if (rep->dmg.paths_err)
 		fprintf(f, "\nwarning: the directory walk stopped early: %s\n",
 			strerror(-rep->dmg.paths_err));

@@ -89,7 +89,8 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
 			d->inodes[d->nr_inodes++].inode = ids[i];
 	free(ids);
 	if (d->nr_inodes && t->mount_point[0])
-		d->paths_err = map_paths_resolve(t->mount_point, d->inodes, d->nr_inodes);
+		d->paths_err = map_paths_resolve(t->mount_point, d->inodes, d->nr_inodes,
+						  &d->unreadable_dirs);
 	return 0;
 }
 

@@ -45,6 +45,7 @@ struct map_damage {
 	struct map_damage_meta *meta;
 	size_t nr_meta;
 	int paths_err;			/* -errno if the directory walk failed */
+	unsigned unreadable_dirs;	/* directories the walk could not read */
 };
 
 /*

@@ -145,6 +145,7 @@ struct walk {
 	size_t nr;
 	size_t remaining;		/* inodes not yet fully named */
 	dev_t dev;
+	unsigned unreadable_dirs;	/* directories that could not be opened or read */
 };
 
 static struct map_inode_paths *walk_find(struct walk *w, uint64_t ino)
@@ -163,13 +164,19 @@ static int walk_hit(struct walk *w, struct map_inode_paths *p, const char *path,
 
 	if (p->nlink && p->nr_paths >= p->nlink)
 		return 0;
-	if (p->nlink == 0) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return -errno;
-		p->nlink = S_ISDIR(st.st_mode) ? 1 : (unsigned)st.st_nlink;
-		p->is_dir = S_ISDIR(st.st_mode);
-		if (p->nlink == 0)
-			p->nlink = 1;
+	if (p->nlink == 0 && !p->stat_failed) {
+		/*
+		 * The inode itself may sit in a damaged block: then the link count is
+		 * unknown and the walk goes on to the end to find every link.
+		 */
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			p->stat_failed = errno;
+		} else {
+			p->nlink = S_ISDIR(st.st_mode) ? 1 : (unsigned)st.st_nlink;
+			p->is_dir = S_ISDIR(st.st_mode);
+			if (p->nlink == 0)
+				p->nlink = 1;
+		}
 	}
 	n = realloc(p->paths, sizeof(*n) * (p->nr_paths + 1));
 	if (!n)
@@ -179,7 +186,7 @@ static int walk_hit(struct walk *w, struct map_inode_paths *p, const char *path,
 	if (!p->paths[p->nr_paths])
 		return -ENOMEM;
 	p->nr_paths++;
-	if (p->nr_paths == p->nlink)
+	if (p->nlink && p->nr_paths == p->nlink)
 		w->remaining--;
 	return 0;
 }
@@ -193,9 +200,19 @@ static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap)
 
 	if (!dir) {
 		close(fd);
+		w->unreadable_dirs++;
 		return 0;			/* unreadable directory: skip, do not fail the walk */
 	}
-	while (w->remaining && (de = readdir(dir))) {
+	for (;;) {
+		if (!w->remaining)
+			break;
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			if (errno)		/* a damaged directory block: note it, go on */
+				w->unreadable_dirs++;
+			break;
+		}
 		struct map_inode_paths *p;
 		size_t nlen = strlen(de->d_name);
 
@@ -217,8 +234,11 @@ static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap)
 			int cfd = openat(dirfd(dir), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			if (cfd < 0)
+			if (cfd < 0) {
+				if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+					w->unreadable_dirs++;
 				continue;
+			}
 			if (fstat(cfd, &st) < 0 || st.st_dev != w->dev || !S_ISDIR(st.st_mode)) {
 				close(cfd);	/* another filesystem mounted here */
 				continue;
@@ -233,7 +253,8 @@ static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap)
 	return ret;
 }
 
-int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr)
+int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr,
+		      unsigned *unreadable_dirs)
 {
 	struct walk w = { .want = want, .nr = nr, .remaining = nr };
 	struct stat st;
@@ -274,6 +295,8 @@ int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, siz
 	}
 	ret = walk_dir(&w, fd, path, strlen(path), PATH_MAX);
 	free(path);
+	if (unreadable_dirs)
+		*unreadable_dirs = w.unreadable_dirs;
 	return ret;
 }
 

@@ -49,6 +49,7 @@ struct map_inode_paths {
 	uint64_t inode;
 	unsigned nlink;			/* links to find, from stat */
 	int is_dir;
+	int stat_failed;		/* errno of a failed stat: link count unknown */
 	unsigned nr_paths;
 	char **paths;			/* absolute paths under the mount point */
 };
@@ -56,9 +57,11 @@ struct map_inode_paths {
 /*
  * Return 0 after one directory walk of the mount point that names every inode of want[]
  * with all its hard links (stopping once all are found), or -errno. Inodes no directory
- * reaches keep nr_paths == 0.
+ * reaches keep nr_paths == 0; *unreadable_dirs (may be NULL) counts directories that
+ * could not be opened or read (damaged), under which paths may be missing.
  */
-int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr);
+int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr,
+		      unsigned *unreadable_dirs);
 /* Return 0; free the paths of want[]. */
 int map_paths_free(struct map_inode_paths *want, size_t nr);
 
