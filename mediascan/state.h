@@ -1,0 +1,107 @@
+/*
+ * mediascan/state.h - the state store: one SQLite database (state_dir/mediascan.db) holding
+ * scan targets, passes, per-device checkpoint cursors and every media error ever seen, so an
+ * interrupted scan resumes where it stopped and later passes can report what is new or cleared.
+ *
+ * A pass goes running -> complete | interrupted | failed. scan_state_finish() ends it; an
+ * interrupted (or crashed, still "running") pass is the latest pass of its target and is found
+ * again by scan_state_find_resumable(), then reopened by scan_state_resume(). Errors belong to
+ * the target (unique by device, offset, length); error_passes records which passes saw them.
+ * One struct scan_state is used by one thread at a time.
+ */
+#ifndef MEDIASCAN_STATE_H
+#define MEDIASCAN_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scan.h"
+
+#define SCAN_STATE_DB_NAME "mediascan.db"
+#define SCAN_STATE_SCHEMA_VERSION 1
+#define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
+
+struct scan_state;
+
+enum scan_pass_result {
+	SCAN_PASS_RUNNING,		/* in progress, or its process died */
+	SCAN_PASS_COMPLETE,		/* every planned range was read */
+	SCAN_PASS_INTERRUPTED,		/* stopped on request (signal, window end): resumable */
+	SCAN_PASS_FAILED,		/* stopped on an operational error */
+};
+
+/* One row of passes, as scan_state_get_pass() returns it. */
+struct scan_state_pass {
+	int64_t id;
+	int64_t target_id;
+	int64_t started;		/* unix seconds */
+	int64_t ended;			/* unix seconds, 0 while running */
+	uint64_t planned_bytes;
+	uint64_t scanned_bytes;
+	double bytes_per_s;
+	enum scan_pass_result result;
+	char method[32];
+	char engine[16];
+};
+
+/* Called by scan_state_load_errors() for each error; a negative return stops the walk. */
+typedef int (*scan_state_error_fn)(const struct scan_error *e, const char *device, void *arg);
+
+/*
+ * Return 0 and set *out to the store in state_dir (created 0700 if missing), or -errno with
+ * the reason in warn. A corrupt or foreign mediascan.db is renamed to mediascan.db.bad-DATE,
+ * a fresh one created and warn says so; warn is "" when there is nothing to say.
+ */
+int scan_state_open(const char *state_dir, struct scan_state **out, char *warn, size_t warnlen);
+/* Return 0 after finalizing statements and closing the database (st may be NULL). */
+int scan_state_close(struct scan_state *st);
+/* Return the message of the last SQLite failure on st ("" if none): for warnings and logs. */
+const char *scan_state_errmsg(const struct scan_state *st);
+/* Return the name stored for a pass result: "running", "complete", "interrupted", "failed". */
+const char *scan_pass_result_name(enum scan_pass_result r);
+
+/*
+ * Return 0 and set *pass_id to a new running pass of target key (created or updated with path
+ * and fs_type), or -errno. Earlier unfinished passes of the target stop being resumable.
+ */
+int scan_state_begin_pass(struct scan_state *st, const char *key, const char *path,
+			  const char *fs_type, uint64_t planned_bytes, const char *method,
+			  const char *engine, int64_t *pass_id);
+/*
+ * Return 1 and set *pass_id and cursor[0..nr_devs) (device offsets in bytes, 0 for a device
+ * without a cursor) when the latest pass of key is running or interrupted, 0 if none, -errno.
+ */
+int scan_state_find_resumable(struct scan_state *st, const char *key, int64_t *pass_id,
+			      uint64_t *cursor, unsigned nr_devs);
+/* Return 0 after marking an interrupted (or crashed running) pass running again, or -errno. */
+int scan_state_resume(struct scan_state *st, int64_t pass_id);
+/*
+ * Return 0 after one transaction storing cursor[0..nr_devs) (bytes: everything below was read),
+ * scanned_bytes and new_errors[0..n) (upserted; device name from device_paths[e->dev_idx]),
+ * or -errno with nothing stored (-ESTALE if the pass is not running).
+ */
+int scan_state_checkpoint(struct scan_state *st, int64_t pass_id, const uint64_t *cursor,
+			  unsigned nr_devs, uint64_t scanned_bytes,
+			  const struct scan_error *new_errors, size_t n,
+			  const char *const *device_paths);
+/* Return 0 after ending a running pass with result, or -errno (-ESTALE if not running). */
+int scan_state_finish(struct scan_state *st, int64_t pass_id, enum scan_pass_result result,
+		      uint64_t scanned_bytes, double bytes_per_s);
+/* Return 0 and fill p for pass_id, -ENOENT if there is no such pass, or -errno. */
+int scan_state_get_pass(struct scan_state *st, int64_t pass_id, struct scan_state_pass *p);
+/*
+ * Return the number of errors seen in pass_id handed to fn (ordered by dev_idx, offset), a
+ * negative value fn returned, or -errno.
+ */
+int scan_state_load_errors(struct scan_state *st, int64_t pass_id, scan_state_error_fn fn,
+			   void *arg);
+/* Return 1 after storing owners_json (a JSON array) for an error of pass_id's target, 0 if none. */
+int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *device,
+			  uint64_t offset, uint64_t length, const char *owners_json);
+/*
+ * Return the number of open errors of target key that the complete pass pass_id did not see,
+ * now marked cleared, or -errno (-EINVAL if the pass is not complete or not of that key).
+ */
+int scan_state_clear_missing(struct scan_state *st, const char *key, int64_t pass_id);
+
+#endif

@@ -1,0 +1,620 @@
+/*
+ * tests/unit/test_state.c - mediascan/state.c: the SQLite state store in a fresh mkdtemp
+ * directory per test: checkpoint and resume, error upserts, moving bad databases aside,
+ * atomic checkpoints, and what 1000 checkpoints cost.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <glob.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+
+#include "state.h"
+
+#define KEY "xfs:0b6f4c2e-1d1e-4f5a-9d43-6a3b1f1c2d3e:/dev/loop3,/dev/loop4"
+#define KEY2 "ext4:7e1d2c3b-aaaa-bbbb-cccc-0123456789ab:/dev/loop5"
+
+static const char *const devs[] = {"/dev/loop3", "/dev/loop4"};
+
+struct fixture {
+	char base[64];		/* mkdtemp directory, removed afterwards */
+	char dir[128];		/* state directory inside it */
+	char db[160];		/* dir/mediascan.db */
+};
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const char *tmp = getenv("TMPDIR");
+
+	if (!f)
+		return -1;
+	snprintf(f->base, sizeof(f->base), "%s/mediascan-state-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->base)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->dir, sizeof(f->dir), "%s/var/lib/mediascan", f->base);
+	snprintf(f->db, sizeof(f->db), "%s/mediascan.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	nftw(f->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+static struct scan_state *open_ok(struct fixture *f)
+{
+	struct scan_state *st = NULL;
+	char warn[1024];
+
+	assert_int_equal(scan_state_open(f->dir, &st, warn, sizeof(warn)), 0);
+	assert_non_null(st);
+	assert_string_equal(warn, "");
+	return st;
+}
+
+/* Return the integer a query gives on a second, independent connection to the database. */
+static int64_t query_int(struct fixture *f, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+	sqlite3_close(db);
+}
+
+static struct scan_error mk_err(uint32_t dev, uint64_t off, uint64_t len, int err)
+{
+	struct scan_error e = {
+		.dev_idx = dev,
+		.offset = off,
+		.length = len,
+		.err = err,
+		.cls = scan_classify(err),
+		.reads = 3,
+		.reproducible = 1,
+	};
+	return e;
+}
+
+static int64_t begin(struct scan_state *st, const char *key)
+{
+	int64_t id = -1;
+
+	assert_int_equal(scan_state_begin_pass(st, key, "/srv", "xfs", 1 << 30, "read", "io_uring",
+					       &id),
+			 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/* Count (and check) the glob matches of mediascan.db.bad-* in the state directory. */
+static int count_bad(struct fixture *f)
+{
+	char pat[256];
+	glob_t g;
+	int n;
+
+	snprintf(pat, sizeof(pat), "%s/mediascan.db.bad-*", f->dir);
+	if (glob(pat, 0, NULL, &g))
+		return 0;
+	n = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		if (!strstr(g.gl_pathv[i], "-wal") && !strstr(g.gl_pathv[i], "-shm"))
+			n++;
+	globfree(&g);
+	return n;
+}
+
+static void test_dir_created_0700(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st;
+	struct stat sb;
+	mode_t old = umask(022);
+
+	st = open_ok(f);
+	umask(old);
+	assert_int_equal(stat(f->dir, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	assert_int_equal(stat(f->db, &sb), 0);
+	assert_int_equal(scan_state_close(st), 0);
+
+	/* Reopening an existing store is quiet and keeps the schema. */
+	st = open_ok(f);
+	assert_int_equal(query_int(f, "PRAGMA application_id"), SCAN_STATE_APPLICATION_ID);
+	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			 SCAN_STATE_SCHEMA_VERSION);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+static void test_not_a_directory(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = (void *)1;
+	char path[160], warn[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/file", f->base);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(scan_state_open(path, &st, warn, sizeof(warn)), -ENOTDIR);
+	assert_null(st);
+	assert_non_null(strstr(warn, path));
+}
+
+static void test_roundtrip_resume(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	struct scan_state_pass p;
+	uint64_t cur[2] = {4096, 8192}, got[3] = {1, 1, 1};
+	struct scan_error e = mk_err(1, 65536, 4096, -EIO);
+	int64_t id = begin(st, KEY), rid = 0;
+
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 12288, &e, 1, devs), 0);
+	cur[0] = 1 << 20;
+	cur[1] = 2 << 20;
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 3 << 20, NULL, 0, devs), 0);
+	/* The process dies here: no finish. */
+	assert_int_equal(scan_state_close(st), 0);
+
+	st = open_ok(f);
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, got, 3), 1);
+	assert_int_equal(rid, id);
+	assert_int_equal(got[0], 1 << 20);
+	assert_int_equal(got[1], 2 << 20);
+	assert_int_equal(got[2], 0);	/* a device without a cursor starts at 0 */
+	assert_int_equal(scan_state_get_pass(st, id, &p), 0);
+	assert_int_equal(p.result, SCAN_PASS_RUNNING);
+	assert_int_equal(p.scanned_bytes, 3 << 20);
+	assert_int_equal(p.planned_bytes, 1 << 30);
+	assert_string_equal(p.method, "read");
+	assert_string_equal(p.engine, "io_uring");
+	assert_int_equal(p.ended, 0);
+
+	/* Interrupted on request, then resumed. */
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_INTERRUPTED, 3 << 20, 1e8), 0);
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 3 << 20, NULL, 0, devs), -ESTALE);
+	rid = 0;
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, got, 2), 1);
+	assert_int_equal(rid, id);
+	assert_int_equal(got[1], 2 << 20);
+	assert_int_equal(scan_state_resume(st, id), 0);
+	assert_int_equal(scan_state_get_pass(st, id, &p), 0);
+	assert_int_equal(p.result, SCAN_PASS_RUNNING);
+	assert_int_equal(p.ended, 0);
+	/* UINT64_MAX: the device is done; it survives the trip through SQLite's int64. */
+	cur[0] = UINT64_MAX;
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 4 << 20, NULL, 0, devs), 0);
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, got, 2), 1);
+	assert_true(got[0] == UINT64_MAX);
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_COMPLETE, 1 << 30, 2e8), 0);
+	assert_int_equal(scan_state_get_pass(st, id, &p), 0);
+	assert_int_equal(p.result, SCAN_PASS_COMPLETE);
+	assert_true(p.ended >= p.started && p.ended > 0);
+	assert_true(p.bytes_per_s == 2e8);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+static void test_finished_not_resumable(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {1, 2};
+	int64_t id = begin(st, KEY), rid = -7;
+
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 3, NULL, 0, devs), 0);
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_COMPLETE, 3, 1.0), 0);
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, cur, 2), 0);
+	assert_int_equal(rid, -7);
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_COMPLETE, 3, 1.0), -ESTALE);
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 3, NULL, 0, devs), -ESTALE);
+	assert_int_equal(scan_state_resume(st, id), -ESTALE);
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_RUNNING, 3, 1.0), -EINVAL);
+
+	/* A failed pass is not resumable either. */
+	id = begin(st, KEY);
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_FAILED, 0, 0), 0);
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, cur, 2), 0);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+static void test_resumable_by_key(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {100, 200};
+	int64_t a, b, rid = 0;
+
+	a = begin(st, KEY);
+	assert_int_equal(scan_state_checkpoint(st, a, cur, 2, 300, NULL, 0, devs), 0);
+	assert_int_equal(scan_state_find_resumable(st, KEY2, &rid, cur, 2), 0);
+	assert_int_equal(scan_state_find_resumable(st, "xfs:other", &rid, cur, 2), 0);
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, cur, 2), 1);
+	assert_int_equal(rid, a);
+
+	/* A new pass of the key supersedes the unfinished one. */
+	b = begin(st, KEY);
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, cur, 2), 1);
+	assert_int_equal(rid, b);
+	assert_int_equal(cur[0], 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM passes WHERE result = 'running'"), 1);
+	assert_int_equal(scan_state_checkpoint(st, a, cur, 2, 1, NULL, 0, devs), -ESTALE);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM targets"), 1);
+
+	/* Another key has its own pass. */
+	b = begin(st, KEY2);
+	assert_int_equal(scan_state_find_resumable(st, KEY2, &rid, cur, 1), 1);
+	assert_int_equal(rid, b);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM targets"), 2);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+struct collected {
+	struct scan_error e[8];
+	char dev[8][32];
+	int n;
+};
+
+static int collect(const struct scan_error *e, const char *device, void *arg)
+{
+	struct collected *c = arg;
+
+	if (c->n >= 8)
+		return -E2BIG;
+	c->e[c->n] = *e;
+	snprintf(c->dev[c->n], sizeof(c->dev[0]), "%s", device);
+	c->n++;
+	return 0;
+}
+
+static int stop_at_first(const struct scan_error *e, const char *device, void *arg)
+{
+	(void)e;
+	(void)device;
+	(void)arg;
+	return -ECANCELED;
+}
+
+static void test_errors_upserted(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct scan_error e[3] = {
+		mk_err(0, 8192, 512, -EIO),
+		mk_err(1, 4096, 4096, -ENODATA),
+		mk_err(1, 1 << 20, 512, -EILSEQ),
+	};
+	struct collected c = {0};
+	int64_t p1 = begin(st, KEY), p2;
+
+	e[2].in_gap = 1;
+	e[2].reproducible = 0;
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, e, 2, devs), 0);
+	cur[0] = 16384;
+	/* e[1] is reported again in the same pass (re-read after resume), e[2] is new. */
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 1, &e[1], 2, devs), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors"), 3);
+	assert_int_equal(query_int(f, "SELECT max(times_seen) FROM errors"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM error_passes"), 3);
+
+	assert_int_equal(scan_state_load_errors(st, p1, collect, &c), 3);
+	assert_int_equal(c.e[0].dev_idx, 0);
+	assert_int_equal(c.e[0].offset, 8192);
+	assert_int_equal(c.e[0].length, 512);
+	assert_int_equal(c.e[0].err, -EIO);
+	assert_int_equal(c.e[0].cls, SCAN_ERR_MEDIA);
+	assert_int_equal(c.e[0].reads, 3);
+	assert_string_equal(c.dev[0], "/dev/loop3");
+	assert_int_equal(c.e[1].err, -ENODATA);
+	assert_string_equal(c.dev[1], "/dev/loop4");
+	assert_int_equal(c.e[2].err, -EILSEQ);
+	assert_int_equal(c.e[2].cls, SCAN_ERR_PI);
+	assert_int_equal(c.e[2].in_gap, 1);
+	assert_int_equal(c.e[2].reproducible, 0);
+	assert_int_equal(scan_state_load_errors(st, p1, stop_at_first, NULL), -ECANCELED);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE error = 'ENODATA'"), 1);
+
+	assert_int_equal(scan_state_set_owners(st, p1, "/dev/loop4", 4096, 4096,
+					       "[{\"inode\":131,\"paths\":[\"/srv/a\"]}]"),
+			 1);
+	assert_int_equal(scan_state_set_owners(st, p1, "/dev/loop4", 4096, 512, "[]"), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE owners_json IS NOT NULL"),
+			 1);
+	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 2, 1), 0);
+
+	/* Pass 2 sees e[1] again only: same row, times_seen 2; the others are cleared. */
+	p2 = begin(st, KEY);
+	assert_int_equal(scan_state_checkpoint(st, p2, cur, 2, 1, &e[1], 1, devs), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors"), 3);
+	assert_int_equal(query_int(f, "SELECT times_seen FROM errors WHERE offset = 4096"), 2);
+	assert_int_equal(query_int(f, "SELECT pass_id FROM errors WHERE offset = 4096"), p1);
+	c.n = 0;
+	assert_int_equal(scan_state_load_errors(st, p2, collect, &c), 1);
+	assert_int_equal(c.e[0].offset, 4096);
+	assert_int_equal(scan_state_clear_missing(st, KEY, p2), -EINVAL);	/* not complete */
+	assert_int_equal(scan_state_finish(st, p2, SCAN_PASS_COMPLETE, 2, 1), 0);
+	assert_int_equal(scan_state_clear_missing(st, KEY2, p2), -EINVAL);	/* other key */
+	assert_int_equal(scan_state_clear_missing(st, KEY, p2), 2);
+	assert_int_equal(scan_state_clear_missing(st, KEY, p2), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE state = 'open'"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE state = 'cleared' AND "
+				      "cleared_pass_id = (SELECT max(id) FROM passes)"),
+			 2);
+
+	/* A cleared error seen again is open again. */
+	p2 = begin(st, KEY);
+	assert_int_equal(scan_state_checkpoint(st, p2, cur, 2, 1, &e[0], 1, devs), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE state = 'open'"), 2);
+	assert_int_equal(query_int(f, "SELECT times_seen FROM errors WHERE offset = 8192"), 2);
+
+	/* Bad arguments store nothing. */
+	e[0].dev_idx = 2;
+	assert_int_equal(scan_state_checkpoint(st, p2, cur, 2, 1, &e[0], 1, devs), -EINVAL);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+static void test_checkpoint_atomic(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	struct scan_state_pass p;
+	uint64_t cur[2] = {1000, 2000}, got[2];
+	struct scan_error e[2] = {mk_err(0, 4096, 512, -EIO), mk_err(0, 666 * 512, 512, -EIO)};
+	int64_t id = begin(st, KEY), rid;
+	int ret;
+
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 3000, NULL, 0, devs), 0);
+	/* Make the second error's insert fail inside the transaction. */
+	exec_sql(f->db, "CREATE TRIGGER fail_666 BEFORE INSERT ON errors WHEN NEW.offset = 340992 "
+			"BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+	cur[0] = 5000;
+	cur[1] = 6000;
+	ret = scan_state_checkpoint(st, id, cur, 2, 11000, e, 2, devs);
+	assert_true(ret < 0);
+	print_message("failed checkpoint: %d (%s): %s\n", ret, strerror(-ret),
+		      scan_state_errmsg(st));
+	assert_non_null(strstr(scan_state_errmsg(st), "injected failure"));
+
+	/* Nothing of it is stored: cursors, progress and the first error are as before. */
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, got, 2), 1);
+	assert_int_equal(got[0], 1000);
+	assert_int_equal(got[1], 2000);
+	assert_int_equal(scan_state_get_pass(st, id, &p), 0);
+	assert_int_equal(p.scanned_bytes, 3000);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors"), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM error_passes"), 0);
+
+	/* The store still works after the failed transaction. */
+	exec_sql(f->db, "DROP TRIGGER fail_666;");
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 11000, e, 2, devs), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors"), 2);
+	assert_int_equal(query_int(f, "SELECT offset FROM cursors WHERE dev_idx = 1"), 6000);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+static void write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	fclose(fp);
+}
+
+/* Open a store over a bad mediascan.db: moved aside with a warning, and a working fresh one. */
+static void open_moves_aside(struct fixture *f, const char *why)
+{
+	struct scan_state *st = NULL;
+	char warn[1024];
+	uint64_t cur[2] = {0, 0};
+	int64_t rid;
+
+	assert_int_equal(scan_state_open(f->dir, &st, warn, sizeof(warn)), 0);
+	print_message("warn: %s\n", warn);
+	assert_non_null(strstr(warn, "moved to"));
+	assert_non_null(strstr(warn, "mediascan.db.bad-"));
+	assert_non_null(strstr(warn, why));
+	assert_int_equal(scan_state_find_resumable(st, KEY, &rid, cur, 2), 0);
+	begin(st, KEY);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM passes"), 1);
+	assert_int_equal(query_int(f, "PRAGMA application_id"), SCAN_STATE_APPLICATION_ID);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+static void test_garbage_moved_aside(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	char garbage[8192], back[sizeof(garbage)], path[256];
+	glob_t g;
+	FILE *fp;
+
+	assert_int_equal(scan_state_close(st), 0);
+	for (size_t i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (char)(i * 7 + 3);
+	write_file(f->db, garbage, sizeof(garbage));
+	snprintf(path, sizeof(path), "%s-wal", f->db);
+	write_file(path, garbage, 100);		/* a stale log must go with it */
+	open_moves_aside(f, "not a database");
+	assert_int_equal(count_bad(f), 1);
+
+	/* The bad file is kept, byte for byte, with its log. */
+	snprintf(path, sizeof(path), "%s/mediascan.db.bad-*-wal", f->dir);
+	assert_int_equal(glob(path, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	globfree(&g);
+	snprintf(path, sizeof(path), "%s/mediascan.db.bad-[0-9]*[0-9]", f->dir);
+	assert_int_equal(glob(path, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	fp = fopen(g.gl_pathv[0], "r");
+	globfree(&g);
+	assert_non_null(fp);
+	assert_int_equal(fread(back, 1, sizeof(back), fp), sizeof(back));
+	fclose(fp);
+	assert_memory_equal(back, garbage, sizeof(garbage));
+
+	/* Twice in the same second: a second, distinct name. */
+	write_file(f->db, "definitely not sqlite", 21);
+	open_moves_aside(f, "not a database");
+	assert_int_equal(count_bad(f), 2);
+}
+
+static void test_corrupt_pages_moved_aside(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	char junk[4096];
+	int64_t id = begin(st, KEY);
+	FILE *fp;
+
+	for (unsigned i = 0; i < 400; i++) {
+		struct scan_error e = mk_err(i & 1, (uint64_t)i << 16, 512, -EIO);
+
+		assert_int_equal(scan_state_checkpoint(st, id, cur, 2, i, &e, 1, devs), 0);
+	}
+	assert_int_equal(scan_state_close(st), 0);
+
+	/* A valid header over damaged pages: quick_check finds it. */
+	memset(junk, 0xa5, sizeof(junk));
+	fp = fopen(f->db, "r+");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 4 * 4096, SEEK_SET), 0);
+	assert_int_equal(fwrite(junk, 1, sizeof(junk), fp), sizeof(junk));
+	assert_int_equal(fseek(fp, 9 * 4096, SEEK_SET), 0);
+	assert_int_equal(fwrite(junk, 1, sizeof(junk), fp), sizeof(junk));
+	fclose(fp);
+	open_moves_aside(f, "corrupt");
+	assert_int_equal(count_bad(f), 1);
+
+	/* An empty file is simply a new database. */
+	assert_int_equal(unlink(f->db), 0);
+	write_file(f->db, "", 0);
+	st = open_ok(f);
+	begin(st, KEY);
+	assert_int_equal(scan_state_close(st), 0);
+	assert_int_equal(count_bad(f), 1);
+}
+
+static void test_foreign_moved_aside(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st;
+
+	st = open_ok(f);		/* creates the directory */
+	assert_int_equal(scan_state_close(st), 0);
+	assert_int_equal(unlink(f->db), 0);
+
+	/* Another application's SQLite file. */
+	exec_sql(f->db, "PRAGMA application_id = 1234; CREATE TABLE t (x); "
+			"INSERT INTO t VALUES (1);");
+	open_moves_aside(f, "another application");
+	assert_int_equal(count_bad(f), 1);
+
+	/* A SQLite file without application_id but with tables is foreign too. */
+	assert_int_equal(unlink(f->db), 0);
+	exec_sql(f->db, "CREATE TABLE targets (id INTEGER PRIMARY KEY);");
+	open_moves_aside(f, "another application");
+	assert_int_equal(count_bad(f), 2);
+
+	/* Ours, from a newer mediascan. */
+	exec_sql(f->db, "UPDATE meta SET value = '99' WHERE key = 'schema_version';");
+	open_moves_aside(f, "schema version 99");
+	assert_int_equal(count_bad(f), 3);
+}
+
+static void test_checkpoint_cost(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct timespec t0, t1;
+	int64_t id = begin(st, KEY);
+	double s;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = 0; i < 1000; i++) {
+		struct scan_error e = mk_err(i & 1, (uint64_t)i << 20, 4096, -EIO);
+
+		cur[0] += 1 << 20;
+		cur[1] += 1 << 20;
+		/* One new error every tenth checkpoint, as a damaged disk might give. */
+		assert_int_equal(scan_state_checkpoint(st, id, cur, 2, cur[0] + cur[1], &e,
+						       i % 10 == 0, devs),
+				 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	print_message("1000 checkpoints (2 cursors, 100 errors): %.3f s, %.1f us each\n", s,
+		      s * 1e3);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors"), 100);
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_COMPLETE, cur[0] + cur[1], 1), 0);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dir_created_0700, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_roundtrip_resume, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finished_not_resumable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resumable_by_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_upserted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_atomic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_moved_aside, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_pages_moved_aside, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_moved_aside, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_cost, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
