@@ -71,4 +71,41 @@ int kio_stat_dev(const char *path, dev_t *devt, int *is_dir);
  */
 int kio_getfsmap(int fd, struct fsmap_head *head);
 
+/* disk statistics (kio_diskstat.c) */
+
+/*
+ * One snapshot of /sys/class/block/NAME/stat (Documentation/block/stat.rst). Sectors are
+ * 512-byte units whatever the logical block size; ticks are milliseconds. Counters are
+ * cumulative since the device appeared; fields the kernel does not report stay 0.
+ */
+struct kio_diskstat {
+	uint64_t read_ios;		/* read requests completed */
+	uint64_t read_merges;
+	uint64_t read_sectors;		/* 512B sectors */
+	uint64_t read_ticks_ms;
+	uint64_t write_ios;
+	uint64_t write_merges;
+	uint64_t write_sectors;		/* 512B sectors */
+	uint64_t write_ticks_ms;
+	uint64_t in_flight;		/* requests in flight now (not cumulative) */
+	uint64_t io_ticks_ms;		/* time with at least one request in flight */
+	uint64_t time_in_queue_ms;
+	uint64_t discard_ios;		/* Linux 4.18+ */
+	uint64_t discard_merges;
+	uint64_t discard_sectors;	/* 512B sectors */
+	uint64_t discard_ticks_ms;
+	uint64_t flush_ios;		/* Linux 5.5+ */
+	uint64_t flush_ticks_ms;
+	unsigned nr_fields;		/* fields present: 11, 15 or 17 */
+};
+
+/* Return the number of fields parsed (11..17) from one stat line, or -EINVAL. */
+int kio_diskstat_parse(const char *line, struct kio_diskstat *st);
+/* Return 0 and fill st from /sys/class/block/NAME/stat (NAME as sda1, nvme0n1), or -errno. */
+int kio_diskstat_read(const char *disk_name, struct kio_diskstat *st);
+/* Return 0 after putting the calling thread in the idle I/O class, or -errno. */
+int kio_ioprio_set_idle(void);
+/* Return 0 after putting the calling thread in best-effort class at level (0..7), or -errno. */
+int kio_ioprio_set_be(int level);
+
 #endif

@@ -1,0 +1,95 @@
+/*
+ * mediascan/governor.h - the scan's rate governor: fio's deadline model (an I/O may be
+ * issued once start + bytes issued / rate has passed), a rate derived from a capacity
+ * window (remaining bytes / remaining time), and a backoff to a floor while other I/O
+ * hits the disk (seen in /sys/class/block/NAME/stat, minus mediascan's own reads).
+ *
+ * The governor never sleeps and never reads a clock: every call takes now_ns
+ * (CLOCK_MONOTONIC), so the caller owns time and unit tests can simulate it.
+ */
+#ifndef MEDIASCAN_GOVERNOR_H
+#define MEDIASCAN_GOVERNOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kio.h"
+
+#define SCAN_GOV_MAX_VIEWS 8			/* stat views per scan_gov_sample() */
+#define SCAN_GOV_QUIET_S_DEFAULT 3		/* quiet_s when 0 */
+#define SCAN_GOV_FLOOR_BPS_DEFAULT (1ull << 20)	/* backoff rate when rate_min_bps is 0 */
+#define SCAN_GOV_CREDIT_NS 100000000ull		/* most a late caller may catch up: 100 ms */
+#define SCAN_GOV_WINDOW_RECALC_NS 1000000000ull	/* window rate recomputed at most this often */
+
+struct scan_gov_opts {
+	uint64_t rate_bps;		/* fixed pace in bytes/s; 0 = unlimited (must be 0 with
+					   window_s: bound a window with rate_max_bps) */
+	uint64_t window_s;		/* finish planned_total_bytes within this; 0 = no window */
+	uint64_t rate_min_bps;		/* floor of the window rate; the rate while backing off
+					   (0: SCAN_GOV_FLOOR_BPS_DEFAULT) */
+	uint64_t rate_max_bps;		/* ceiling of every rate; 0 = none */
+	bool backoff;			/* drop to the floor while other I/O hits the disk */
+	unsigned quiet_s;		/* seconds without other I/O before returning to pace
+					   (0: SCAN_GOV_QUIET_S_DEFAULT) */
+	uint64_t planned_total_bytes;	/* bytes this pass will account; needed by window_s */
+	uint64_t slack_bytes;		/* own reads the kernel may have completed but the caller
+					   not yet counted (at most depth * io_size); read
+					   sectors not ours below this are not seen as load */
+	uint64_t fg_threshold_bps;	/* other I/O lighter than this is ignored (journald,
+					   our own state store); 0 = any other I/O counts */
+};
+
+/* Counters of one stat view at the previous sample. */
+struct scan_gov_view {
+	struct kio_diskstat last;
+	uint64_t last_own_sectors;	/* 512B sectors */
+	uint64_t debt_sectors;		/* read sectors not explained by ours (decaying) */
+};
+
+struct scan_gov {
+	struct scan_gov_opts o;
+	uint64_t start_ns;
+	uint64_t window_end_ns;		/* 0 without a window */
+	uint64_t next_window_ns;	/* next window recomputation */
+	uint64_t pace_bps;		/* rate when not backing off; 0 = unlimited */
+	uint64_t rate_bps;		/* rate in force; 0 = unlimited */
+	uint64_t anchor_ns;		/* deadline: next issue at anchor_ns + anchor_bytes/rate */
+	uint64_t anchor_bytes;
+	uint64_t issued_bytes;		/* everything accounted since init */
+	bool backing_off;
+	uint64_t backoff_start_ns;	/* when the current backoff began */
+	uint64_t last_fg_ns;		/* sample that last saw other I/O */
+	uint64_t last_sample_ns;
+	unsigned nr_views;		/* 0 until the first sample */
+	struct scan_gov_view views[SCAN_GOV_MAX_VIEWS];
+	/* For progress and reports; read only. */
+	unsigned nr_backoffs;		/* times the rate dropped to the floor */
+	uint64_t backoff_ns;		/* time spent backing off, finished periods only */
+	uint64_t fg_sectors;		/* other I/O seen (busiest view): 512B sectors read,
+					   written, discarded */
+	uint64_t fg_ios;		/* other writes, discards and flushes seen (busiest view) */
+};
+
+/* Return 0 after setting g up from o at now_ns, or -EINVAL for inconsistent options. */
+int scan_gov_init(struct scan_gov *g, const struct scan_gov_opts *o, uint64_t now_ns);
+/* Return the ns to wait before issuing an I/O of next_io_bytes (0: issue it now). */
+uint64_t scan_gov_wait_ns(struct scan_gov *g, uint64_t now_ns, uint32_t next_io_bytes);
+/* Return 0 after recording bytes issued at now_ns. */
+int scan_gov_account(struct scan_gov *g, uint64_t bytes, uint64_t now_ns);
+/*
+ * Return 1 if other I/O was seen since the previous sample, 0 if not (always 0 on the first
+ * call, which sets the baseline), or -EINVAL. st[i] is a fresh /sys/class/block/NAME/stat
+ * of one view and own_sectors_read[i] the 512B sectors mediascan has read through it since
+ * the start (count completed reads). Pass every view that carries the scan's reads: the
+ * partition and its whole disk (other partitions' load shows only there), each device of
+ * a multi-device filesystem. Keep the views in the same order; a change of nr_st starts a
+ * new baseline. Call it every 200-500 ms, right after reaping completions.
+ */
+int scan_gov_sample(struct scan_gov *g, uint64_t now_ns, const struct kio_diskstat *st,
+		    const uint64_t *own_sectors_read, unsigned nr_st);
+/* Return the rate in force in bytes/s (0: unlimited). */
+uint64_t scan_gov_rate_bps(const struct scan_gov *g);
+/* Return true while the rate is held at the floor because of other I/O. */
+bool scan_gov_backing_off(const struct scan_gov *g);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * tests/unit/test_units.c - cli/units.c: sizes and durations as users type them, and how
+ * they are printed back.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "units.h"
+
+/* Parse s as a size and check it gives exactly want. */
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t got = 0xdeadbeef;
+
+	print_message("size '%s'\n", s);
+	assert_int_equal(cli_parse_size(s, &got), 0);
+	assert_int_equal(got, want);
+}
+
+/* Parse s as a size and check it is refused without touching the output. */
+static void size_bad(const char *s)
+{
+	uint64_t got = 0xdeadbeef;
+
+	print_message("bad size '%s'\n", s);
+	assert_int_equal(cli_parse_size(s, &got), -EINVAL);
+	assert_int_equal(got, 0xdeadbeef);
+}
+
+static void dur_ok(const char *s, double want)
+{
+	double got = -42;
+
+	print_message("duration '%s'\n", s);
+	assert_int_equal(cli_parse_duration(s, &got), 0);
+	assert_true(got == want);
+}
+
+static void dur_bad(const char *s)
+{
+	double got = -42;
+
+	print_message("bad duration '%s'\n", s);
+	assert_int_equal(cli_parse_duration(s, &got), -EINVAL);
+	assert_true(got == -42);
+}
+
+static void test_size_plain(void **state)
+{
+	(void)state;
+	size_ok("0", 0);
+	size_ok("1", 1);
+	size_ok("4096", 4096);
+	size_ok("18446744073709549568", 18446744073709549568ull);	/* 2^64 - 2048: exact double */
+}
+
+static void test_size_units(void **state)
+{
+	(void)state;
+	size_ok("64k", 65536);
+	size_ok("64K", 65536);
+	size_ok("64KiB", 65536);
+	size_ok("64kB", 65536);
+	size_ok("1M", 1048576);
+	size_ok("1m", 1048576);
+	size_ok("1MiB", 1048576);
+	size_ok("1MB", 1048576);
+	size_ok("2G", 2147483648ull);
+	size_ok("1.5G", 1610612736ull);
+	size_ok("1.5k", 1536);
+	size_ok("0.5M", 524288);
+	size_ok("3T", 3298534883328ull);
+	size_ok("1P", 1125899906842624ull);
+	size_ok("1E", 1152921504606846976ull);
+	size_ok("15E", 17293822569102704640ull);
+}
+
+static void test_size_bad(void **state)
+{
+	uint64_t got = 7;
+
+	(void)state;
+	size_bad("");
+	size_bad("-1");
+	size_bad("-1k");
+	size_bad("1x");
+	size_bad("1.5");		/* fractional bytes */
+	size_bad("0.5");
+	size_bad("M");
+	size_bad("k");
+	size_bad(" 1");
+	size_bad("1 ");
+	size_bad("1 k");
+	size_bad("1kk");
+	size_bad("1MiBB");
+	size_bad("1Mx");
+	size_bad("1iB");
+	size_bad("nan");
+	size_bad("inf");
+	size_bad("infG");
+	assert_int_equal(cli_parse_size(NULL, &got), -EINVAL);
+	/* 16 EiB does not fit in 64 bits: refused (the code says -ERANGE). */
+	assert_true(cli_parse_size("16E", &got) < 0);
+	assert_true(cli_parse_size("100000P", &got) < 0);
+	assert_int_equal(got, 7);
+}
+
+static void test_duration_ok(void **state)
+{
+	(void)state;
+	dur_ok("0", 0);
+	dur_ok("30", 30);
+	dur_ok("30s", 30);
+	dur_ok("5m", 300);
+	dur_ok("12h", 43200);
+	dur_ok("1h30m", 5400);
+	dur_ok("1h30m15s", 5415);
+	dur_ok("1.5h", 5400);
+	dur_ok("7d", 604800);
+	dur_ok("1w", 604800);
+	dur_ok("2w3d", 1468800);
+	dur_ok("0.5s", 0.5);
+}
+
+static void test_duration_bad(void **state)
+{
+	double got = -42;
+
+	(void)state;
+	dur_bad("");
+	dur_bad("-5");
+	dur_bad("-5m");
+	dur_bad("1h-30m");
+	dur_bad("5x");
+	dur_bad("5M");			/* units are lower case: M is not minutes */
+	dur_bad("m");
+	dur_bad("h30m");
+	dur_bad("5 m");
+	dur_bad(" 5m");
+	dur_bad("5m ");
+	dur_bad("5ms");
+	dur_bad("1hh");
+	dur_bad("nan");
+	dur_bad("inf");
+	dur_bad("infh");
+	assert_int_equal(cli_parse_duration(NULL, &got), -EINVAL);
+}
+
+static void bytes_is(uint64_t v, const char *want)
+{
+	char buf[32];
+
+	assert_string_equal(cli_fmt_bytes(v, buf, sizeof(buf)), want);
+}
+
+static void test_fmt_bytes(void **state)
+{
+	char small[6];
+
+	(void)state;
+	bytes_is(0, "0 B");
+	bytes_is(1, "1 B");
+	bytes_is(1023, "1023 B");
+	bytes_is(1024, "1.0 KiB");
+	bytes_is(1536, "1.5 KiB");
+	bytes_is(65536, "64.0 KiB");
+	bytes_is(1048576, "1.0 MiB");
+	bytes_is(1572864, "1.5 MiB");
+	bytes_is(1610612736ull, "1.5 GiB");
+	bytes_is(1099511627776ull, "1.0 TiB");
+	bytes_is(1125899906842624ull, "1.0 PiB");
+	bytes_is(1152921504606846976ull, "1.0 EiB");
+	bytes_is(UINT64_MAX, "16.0 EiB");
+	/* Truncated, never overflowing: snprintf semantics. */
+	memset(small, 'x', sizeof(small));
+	assert_string_equal(cli_fmt_bytes(1572864, small, sizeof(small)), "1.5 M");
+}
+
+static void dur_is(double s, const char *want)
+{
+	char buf[32];
+
+	assert_string_equal(cli_fmt_duration(s, buf, sizeof(buf)), want);
+}
+
+static void test_fmt_duration(void **state)
+{
+	(void)state;
+	dur_is(0, "0:00");
+	dur_is(0.4, "0:00");
+	dur_is(59.4, "0:59");
+	dur_is(59.6, "1:00");
+	dur_is(123, "2:03");
+	dur_is(3599, "59:59");
+	dur_is(3600, "1:00:00");
+	dur_is(3723, "1:02:03");
+	dur_is(86399, "23:59:59");
+	dur_is(86400, "1d00:00:00");
+	dur_is(90061, "1d01:01:01");
+	dur_is(8 * 86400 + 5, "8d00:00:05");
+	dur_is(-1, "--:--");
+	dur_is(NAN, "--:--");
+	dur_is(INFINITY, "--:--");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_plain),
+		cmocka_unit_test(test_size_units),
+		cmocka_unit_test(test_size_bad),
+		cmocka_unit_test(test_duration_ok),
+		cmocka_unit_test(test_duration_bad),
+		cmocka_unit_test(test_fmt_bytes),
+		cmocka_unit_test(test_fmt_duration),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
