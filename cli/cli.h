@@ -27,6 +27,7 @@ struct cli_report {
 	struct map_damage dmg;
 	size_t *own_first;		/* per scan error: its owners in dmg.owners */
 	size_t *own_count;
+	int resumed;			/* the pass continued an interrupted one */
 	unsigned exit_bits;
 	unsigned nr_damage_errors;	/* media/PI/timeout errors outside bridged gaps */
 	unsigned nr_gap_errors;

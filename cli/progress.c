@@ -31,8 +31,9 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 			 (double)(p->planned_bytes - (p->scanned_bytes < p->planned_bytes ?
 						      p->scanned_bytes : p->planned_bytes)) /
 			 p->rate_bps : -1, eta, sizeof(eta));
-	fprintf(stderr, "\r\033[K %5.1f%% [%s] %s / %s  %s/s  ETA %s%s", frac * 100, bar, done,
-		total, rate, eta, p->nr_errors ? "  errors found" : "");
+	fprintf(stderr, "\r\033[K %5.1f%% [%s] %s / %s  %s/s  ETA %s%s%s", frac * 100, bar, done,
+		total, rate, eta, p->backing_off ? "  (backing off: disk busy)" : "",
+		p->nr_errors ? "  errors found" : "");
 	fflush(stderr);
 	pr->drawn = 1;
 }

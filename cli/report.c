@@ -182,6 +182,13 @@ static json_object *json_report(const struct cli_report *rep)
 			       json_object_new_uint64(r->isolation_reads));
 	json_object_object_add(root, "elapsed_s", json_object_new_double(r->elapsed_s));
 	json_object_object_add(root, "complete", json_object_new_boolean(r->complete));
+	json_object_object_add(root, "resumed", json_object_new_boolean(rep->resumed));
+	if (r->stopped)
+		json_object_object_add(root, "stopped", json_object_new_string(
+			r->stopped == 2 ? "max-duration" : "signal"));
+	json_object_object_add(root, "timeouts", json_object_new_int((int)r->nr_timeouts));
+	json_object_object_add(root, "backoffs", json_object_new_int((int)r->nr_backoffs));
+	json_object_object_add(root, "backoff_s", json_object_new_double(r->backoff_s));
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
@@ -383,6 +390,11 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 	if (rep->dmg.paths_err)
 		fprintf(f, "\nwarning: the directory walk stopped early: %s\n",
 			strerror(-rep->dmg.paths_err));
+	if (r->stopped == 2)
+		fprintf(f, "\nStopped after --max-duration; continue with --resume.\n");
+	if (r->nr_backoffs)
+		fprintf(f, "\nBacked off %u time%s for other I/O on the disk (%.1f s at the floor "
+			"rate).\n", r->nr_backoffs, r->nr_backoffs == 1 ? "" : "s", r->backoff_s);
 	fprintf(f, "\n%s %s of %s planned on %s in %.1f s (%s/s, engine %s)%s\n",
 		r->complete ? "Scanned" : "Scan INCOMPLETE:",
 		cli_fmt_bytes(r->scanned_bytes, a, sizeof(a)),

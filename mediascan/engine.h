@@ -33,8 +33,12 @@ struct scan_engine_ops {
 	int (*queue)(struct scan_engine *e, struct scan_io *io);
 	/* Return the number of I/Os handed to the kernel, or -errno. */
 	int (*commit)(struct scan_engine *e);
-	/* Return the number of completed I/Os placed in done (waiting for at least min), or -errno. */
-	int (*getevents)(struct scan_engine *e, unsigned min, struct scan_io **done, unsigned max);
+	/*
+	 * Return the number of completed I/Os placed in done, waiting for at least min but no
+	 * longer than timeout_ns (UINT64_MAX: no limit; 0 returned on timeout), or -errno.
+	 */
+	int (*getevents)(struct scan_engine *e, unsigned min, struct scan_io **done, unsigned max,
+			 uint64_t timeout_ns);
 	/* Free what init set up. */
 	void (*cleanup)(struct scan_engine *e);
 };
@@ -47,6 +51,7 @@ struct scan_engine {
 	unsigned depth;			/* I/Os in flight at most */
 	void *buf;			/* shared discard buffer, buf_len bytes, page aligned */
 	size_t buf_len;
+	uint64_t io_timeout_ns;		/* per-I/O limit where the engine can cancel; 0 none */
 };
 
 extern const struct scan_engine_ops scan_engine_uring;

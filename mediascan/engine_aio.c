@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <libaio.h>
 
 #include "engine.h"
@@ -98,16 +99,21 @@ static int aio_commit(struct scan_engine *e)
 }
 
 static int aio_getevents(struct scan_engine *e, unsigned min, struct scan_io **done,
-			 unsigned max)
+			 unsigned max, uint64_t timeout_ns)
 {
 	struct aio_priv *a = e->priv;
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+		.tv_nsec = (long)(timeout_ns % 1000000000ull),
+	};
 	int ret;
 
 	if (max > e->depth)
 		max = e->depth;
-	do {
-		ret = io_getevents(a->ctx, (long)min, (long)max, a->events, NULL);
-	} while (ret == -EINTR);
+	ret = io_getevents(a->ctx, (long)min, (long)max, a->events,
+			   timeout_ns == UINT64_MAX ? NULL : &ts);
+	if (ret == -EINTR)
+		return 0;
 	if (ret < 0)
 		return ret;
 	for (int i = 0; i < ret; i++) {

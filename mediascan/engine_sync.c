@@ -63,12 +63,13 @@ static int sync_commit(struct scan_engine *e)
 }
 
 static int sync_getevents(struct scan_engine *e, unsigned min, struct scan_io **done,
-			  unsigned max)
+			  unsigned max, uint64_t timeout_ns)
 {
 	struct sync_priv *s = e->priv;
 	unsigned n = 0;
 
-	(void)min;
+	(void)min;			/* reads completed in commit: nothing to wait for */
+	(void)timeout_ns;
 	while (s->done && n < max) {
 		done[n++] = s->done;
 		s->done = s->done->next;

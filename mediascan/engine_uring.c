@@ -15,6 +15,7 @@
 struct uring_priv {
 	struct io_uring ring;
 	unsigned queued;		/* SQEs prepared but not yet submitted */
+	struct __kernel_timespec timeout;	/* linked to every read when set */
 };
 
 static int uring_probe(char *why, size_t len)
@@ -50,10 +51,11 @@ static int uring_init(struct scan_engine *e)
 	memset(&p, 0, sizeof(p));
 	/* Completions are reaped by this thread only: let the kernel skip IPIs. */
 	p.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
-	ret = io_uring_queue_init_params(e->depth, &u->ring, &p);
+	/* Two SQEs per read when each carries a linked timeout. */
+	ret = io_uring_queue_init_params(e->depth * 2, &u->ring, &p);
 	if (ret == -EINVAL) {
 		memset(&p, 0, sizeof(p));
-		ret = io_uring_queue_init_params(e->depth, &u->ring, &p);
+		ret = io_uring_queue_init_params(e->depth * 2, &u->ring, &p);
 	}
 	if (ret < 0)
 		goto out_free;
@@ -63,6 +65,8 @@ static int uring_init(struct scan_engine *e)
 	ret = io_uring_register_buffers(&u->ring, &iov, 1);
 	if (ret < 0)
 		goto out_exit;
+	u->timeout.tv_sec = (long long)(e->io_timeout_ns / 1000000000ull);
+	u->timeout.tv_nsec = (long long)(e->io_timeout_ns % 1000000000ull);
 	e->priv = u;
 	return 0;
 out_exit:
@@ -75,14 +79,27 @@ out_free:
 static int uring_queue(struct scan_engine *e, struct scan_io *io)
 {
 	struct uring_priv *u = e->priv;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	struct io_uring_sqe *sqe, *tsqe;
 
-	if (!sqe)
+	if (io_uring_sq_space_left(&u->ring) < 2)
 		return -EBUSY;
+	sqe = io_uring_get_sqe(&u->ring);
 	io_uring_prep_read_fixed(sqe, (int)io->dev_idx, io->buf, io->length, io->offset, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data(sqe, io);
 	u->queued++;
+	if (e->io_timeout_ns) {
+		/*
+		 * A linked timeout cancels the read where the kernel can (it answers
+		 * -ECANCELED); a read already inside a driver runs on, and the executor's
+		 * own watchdog reports it instead.
+		 */
+		sqe->flags |= IOSQE_IO_LINK;
+		tsqe = io_uring_get_sqe(&u->ring);
+		io_uring_prep_link_timeout(tsqe, &u->timeout, 0);
+		io_uring_sqe_set_data(tsqe, NULL);
+		u->queued++;
+	}
 	return 0;
 }
 
@@ -101,27 +118,35 @@ static int uring_commit(struct scan_engine *e)
 }
 
 static int uring_getevents(struct scan_engine *e, unsigned min, struct scan_io **done,
-			   unsigned max)
+			   unsigned max, uint64_t timeout_ns)
 {
 	struct uring_priv *u = e->priv;
 	struct io_uring_cqe *cqe;
-	unsigned head, n = 0;
+	struct __kernel_timespec ts = {
+		.tv_sec = (long long)(timeout_ns / 1000000000ull),
+		.tv_nsec = (long long)(timeout_ns % 1000000000ull),
+	};
+	unsigned head, seen = 0, n = 0;
 	int ret;
 
 	if (min) {
-		ret = io_uring_wait_cqe_nr(&u->ring, &cqe, min);
-		if (ret < 0 && ret != -EINTR)
+		ret = io_uring_wait_cqes(&u->ring, &cqe, min,
+					 timeout_ns == UINT64_MAX ? NULL : &ts, NULL);
+		if (ret < 0 && ret != -EINTR && ret != -ETIME)
 			return ret;
 	}
 	io_uring_for_each_cqe(&u->ring, head, cqe) {
 		struct scan_io *io = io_uring_cqe_get_data(cqe);
 
-		if (n == max)
+		if (io && n == max)
 			break;
+		seen++;
+		if (!io)
+			continue;		/* completion of a linked timeout */
 		io->res = cqe->res;
 		done[n++] = io;
 	}
-	io_uring_cq_advance(&u->ring, n);
+	io_uring_cq_advance(&u->ring, seen);
 	return (int)n;
 }
 

@@ -1,6 +1,7 @@
 /*
  * mediascan/executor.c - drive the plan through an engine: split ranges at the I/O size,
- * keep the queue full, account planned bytes, hand failed reads to isolation.
+ * keep the queue full within the governor's pace, account planned bytes, hand failed
+ * reads to isolation, report hung reads as timeouts, and checkpoint a cursor per device.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,12 +14,16 @@
 #include "scan.h"
 
 #define EXEC_BATCH 256
+#define EXEC_PROGRESS_NS 500000000ull		/* redraw about twice a second */
+#define EXEC_SAMPLE_NS 250000000ull		/* foreground-load sampling period */
+#define EXEC_IDLE_WAIT_NS 100000000ull		/* longest blind wait for completions */
 
 /* One queue slot: the read and a copy of the range it belongs to (for gap checks). */
 struct exec_slot {
 	struct scan_io io;
 	struct map_range range;
 	int busy;
+	int timed_out;			/* reported as a timeout; its completion is ignored */
 };
 
 struct exec {
@@ -38,6 +43,13 @@ struct exec {
 	void *iso_buf;
 	uint64_t start_ns, last_progress_ns, rate_mark_ns, rate_mark_bytes;
 	double rate_bps;
+	struct scan_gov gov;
+	int have_gov;
+	uint64_t next_sample_ns;
+	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
+	uint64_t next_checkpoint_ns;
+	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
+	uint64_t cursor[SCAN_MAX_DEVICES];
 };
 
 static uint64_t now_ns(void)
@@ -48,11 +60,24 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Return 1 when a next read was prepared in slot, 0 at the end of the plan, or -errno. */
-static int exec_next_read(struct exec *x, struct exec_slot *slot)
+static void sleep_ns(uint64_t ns)
 {
-	struct map_range *rg;
-	uint64_t end, len;
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+
+	nanosleep(&ts, NULL);		/* EINTR: the loop looks at the stop flag */
+}
+
+static int exec_stopping(const struct exec *x)
+{
+	return x->o->stop && *x->o->stop;
+}
+
+/* Return 1 when the current batch has a range to read, 0 at the end, or -errno. */
+static int exec_have_work(struct exec *x)
+{
 	int ret;
 
 	while (x->batch_pos >= x->batch_len) {
@@ -73,25 +98,40 @@ static int exec_next_read(struct exec *x, struct exec_slot *slot)
 								       x->batch[i].offset,
 								       x->batch[i].length);
 	}
-	rg = &x->batch[x->batch_pos];
-	end = rg->offset + rg->length;
-	len = end - x->range_pos;
-	if (len > x->o->io_size)
-		len = x->o->io_size;
+	return 1;
+}
+
+/* Length of the next read of the current range. */
+static uint32_t exec_next_len(const struct exec *x)
+{
+	const struct map_range *rg = &x->batch[x->batch_pos];
+	uint64_t len = rg->offset + rg->length - x->range_pos;
+
+	return (uint32_t)(len > x->o->io_size ? x->o->io_size : len);
+}
+
+/* Prepare the next read of the current range in slot (exec_have_work() said 1). */
+static void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now)
+{
+	struct map_range *rg = &x->batch[x->batch_pos];
+	uint64_t end = rg->offset + rg->length;
+	uint32_t len = exec_next_len(x);
+
 	memset(&slot->io, 0, sizeof(slot->io));
 	slot->io.offset = x->range_pos;
-	slot->io.length = (uint32_t)len;
+	slot->io.length = len;
 	slot->io.dev_idx = rg->dev_idx;
 	slot->io.buf = x->eng.buf;
+	slot->io.issue_ns = now;
 	slot->io.planned_bytes = map_range_planned_bytes(rg, x->range_pos, len);
 	slot->range = *rg;
+	slot->timed_out = 0;
 	x->range_pos += len;
 	if (x->range_pos >= end) {
 		x->batch_pos++;
 		if (x->batch_pos < x->batch_len)
 			x->range_pos = x->batch[x->batch_pos].offset;
 	}
-	return 1;
 }
 
 static void exec_progress(struct exec *x, int force)
@@ -101,7 +141,7 @@ static void exec_progress(struct exec *x, int force)
 
 	if (!x->o->progress)
 		return;
-	if (!force && now - x->last_progress_ns < 250000000ull)
+	if (!force && now - x->last_progress_ns < EXEC_PROGRESS_NS)
 		return;
 	if (now - x->rate_mark_ns >= 1000000000ull) {
 		double dt = (double)(now - x->rate_mark_ns) / 1e9;
@@ -112,13 +152,69 @@ static void exec_progress(struct exec *x, int force)
 		x->rate_mark_bytes = x->r->scanned_bytes;
 	}
 	x->last_progress_ns = now;
+	memset(&p, 0, sizeof(p));
 	p.planned_bytes = x->o->planned_total;
-	p.scanned_bytes = x->r->scanned_bytes;
+	p.scanned_bytes = x->o->scanned_base + x->r->scanned_bytes;
 	p.elapsed_s = (double)(now - x->start_ns) / 1e9;
 	p.rate_bps = x->rate_bps ? x->rate_bps :
-		(p.elapsed_s > 0 ? (double)p.scanned_bytes / p.elapsed_s : 0);
+		(p.elapsed_s > 0 ? (double)x->r->scanned_bytes / p.elapsed_s : 0);
+	if (x->have_gov) {
+		p.target_bps = (double)scan_gov_rate_bps(&x->gov);
+		p.backing_off = scan_gov_backing_off(&x->gov);
+	}
 	p.nr_errors = (unsigned)x->r->nr_errors;
 	x->o->progress(&p, x->o->progress_arg);
+}
+
+/* Everything before the returned offset on device d has been read (UINT64_MAX: all). */
+static uint64_t exec_cursor(const struct exec *x, unsigned d)
+{
+	uint64_t cur = UINT64_MAX;
+	unsigned next_dev;
+
+	for (unsigned i = 0; i < x->o->depth; i++) {
+		const struct exec_slot *s = &x->slots[i];
+
+		if (s->busy && !s->timed_out && s->io.dev_idx == d && s->io.offset < cur)
+			cur = s->io.offset;
+	}
+	if (x->batch_pos < x->batch_len) {
+		next_dev = x->batch[x->batch_pos].dev_idx;
+		if (next_dev == d && x->range_pos < cur)
+			cur = x->range_pos;
+		else if (next_dev < d)
+			cur = cur < x->cursor[d] ? cur : x->cursor[d];	/* not started yet */
+	} else if (!x->src_done) {
+		cur = cur < x->cursor[d] ? cur : x->cursor[d];	/* between batches */
+	}
+	return cur;
+}
+
+/* Hand the cursors and the errors found since the last call to the caller. */
+static int exec_checkpoint(struct exec *x, int final)
+{
+	struct scan_checkpoint c;
+	int ret;
+
+	if (!x->o->checkpoint)
+		return 0;
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		uint64_t cur = exec_cursor(x, d);
+
+		if (cur > x->cursor[d])		/* the cursor only ever advances */
+			x->cursor[d] = cur;
+	}
+	memset(&c, 0, sizeof(c));
+	c.cursor = x->cursor;
+	c.nr_devs = x->nr_devs;
+	c.scanned_bytes = x->o->scanned_base + x->r->scanned_bytes;
+	c.new_errors = x->r->errors + x->errors_checkpointed;
+	c.nr_new_errors = x->r->nr_errors - x->errors_checkpointed;
+	c.final = final;
+	ret = x->o->checkpoint(&c, x->o->checkpoint_arg);
+	if (ret == 0)
+		x->errors_checkpointed = x->r->nr_errors;
+	return ret;
 }
 
 /* A read came back: account it, or isolate its failing blocks. */
@@ -131,12 +227,34 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 
 	slot->busy = 0;
 	x->inflight--;
-	x->r->read_bytes += io->res > 0 ? (uint64_t)io->res : 0;
+	if (io->res > 0) {
+		x->r->read_bytes += (uint64_t)io->res;
+		x->dev_read_bytes[io->dev_idx] += (uint64_t)io->res;
+	}
+	if (slot->timed_out)
+		return 0;			/* already reported and accounted */
 	x->r->scanned_bytes += io->planned_bytes;
 	if (io->res == (int)io->length)
 		return 0;
 	if (err >= 0)
 		err = -EIO;			/* short read inside the device: treat as failed */
+	if (err == -ECANCELED && x->o->io_timeout_ns) {
+		/* The linked timeout fired and the kernel cancelled the read. */
+		struct scan_error e = {
+			.dev_idx = io->dev_idx, .offset = io->offset, .length = io->length,
+			.err = -ETIME, .cls = SCAN_ERR_TIMEOUT, .reads = 1, .reproducible = 1,
+			.in_gap = io->planned_bytes == 0,
+		};
+		x->r->nr_timeouts++;
+		return scan_result_add(x->r, &e);
+	}
+	if (scan_classify(err) == SCAN_ERR_OPERATIONAL) {
+		struct scan_error e = {
+			.dev_idx = io->dev_idx, .offset = io->offset, .length = io->length,
+			.err = err, .cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
+		};
+		return scan_result_add(x->r, &e);
+	}
 	memset(&si, 0, sizeof(si));
 	si.fd = d->fd;
 	si.dev_idx = io->dev_idx;
@@ -146,67 +264,171 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 	si.read = kio_pread;
 	si.range = &slot->range;
 	si.r = x->r;
-	if (scan_classify(err) == SCAN_ERR_OPERATIONAL) {
-		struct scan_error e = {
-			.dev_idx = io->dev_idx, .offset = io->offset, .length = io->length,
-			.err = err, .cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
-		};
-		return scan_result_add(x->r, &e);
-	}
 	ret = scan_isolate_range(&si, io->offset, io->length, err);
 	x->r->isolation_reads += si.reads;
 	return ret;
 }
 
-/* Fill the queue; return the number queued or -errno. */
-static int exec_fill(struct exec *x)
+/* Report reads in flight longer than the I/O timeout; return ns until the next may expire. */
+static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 {
-	int queued = 0, ret;
+	uint64_t next = UINT64_MAX;
+	int ret;
 
+	if (!x->o->io_timeout_ns)
+		return next;
+	for (unsigned i = 0; i < x->o->depth; i++) {
+		struct exec_slot *s = &x->slots[i];
+		uint64_t age;
+
+		if (!s->busy || s->timed_out)
+			continue;
+		age = now - s->io.issue_ns;
+		if (age >= x->o->io_timeout_ns) {
+			struct scan_error e = {
+				.dev_idx = s->io.dev_idx, .offset = s->io.offset,
+				.length = s->io.length, .err = -ETIME, .cls = SCAN_ERR_TIMEOUT,
+				.reads = 1, .reproducible = 1,
+				.in_gap = s->io.planned_bytes == 0,
+			};
+
+			/*
+			 * The read is stuck in the device or driver: report it and go on. Its
+			 * slot stays taken until the kernel gives it back; the buffer is the
+			 * shared discard buffer, so nothing else waits on it.
+			 */
+			s->timed_out = 1;
+			x->r->nr_timeouts++;
+			x->r->scanned_bytes += s->io.planned_bytes;
+			ret = scan_result_add(x->r, &e);
+			if (ret < 0)
+				return 0;
+			continue;
+		}
+		if (x->o->io_timeout_ns - age < next)
+			next = x->o->io_timeout_ns - age;
+	}
+	return next;
+}
+
+/* Feed the governor fresh disk statistics. */
+static void exec_sample(struct exec *x, uint64_t now)
+{
+	struct kio_diskstat st[SCAN_GOV_MAX_VIEWS];
+	uint64_t own[SCAN_GOV_MAX_VIEWS];
+	unsigned n = 0;
+
+	if (!x->have_gov || now < x->next_sample_ns || !x->o->nr_views)
+		return;
+	x->next_sample_ns = now + EXEC_SAMPLE_NS;
+	for (unsigned v = 0; v < x->o->nr_views; v++) {
+		if (kio_diskstat_read(x->o->views[v].name, &st[n]) < 0)
+			return;			/* a view vanished: skip this sample */
+		own[n] = 0;
+		for (unsigned d = 0; d < x->nr_devs; d++)
+			if (x->o->views[v].dev_mask & (1u << d))
+				own[n] += x->dev_read_bytes[d] / 512;
+		n++;
+	}
+	scan_gov_sample(&x->gov, now, st, own, n);
+}
+
+/* Fill the queue within the governor's pace; return ns to wait before the next try. */
+static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
+{
+	int ret;
+
+	*wait_ns = UINT64_MAX;
 	for (unsigned i = 0; i < x->o->depth && x->inflight < x->o->depth; i++) {
 		struct exec_slot *slot = &x->slots[i];
 
 		if (slot->busy)
 			continue;
-		if (x->o->stop && *x->o->stop)
+		if (exec_stopping(x))
 			break;
-		ret = exec_next_read(x, slot);
+		ret = exec_have_work(x);
 		if (ret <= 0)
-			return ret < 0 ? ret : queued;
-		ret = x->eng.ops->queue(&x->eng, &slot->io);
-		if (ret < 0)
 			return ret;
+		if (x->have_gov) {
+			uint64_t w = scan_gov_wait_ns(&x->gov, now, exec_next_len(x));
+
+			if (w) {
+				*wait_ns = w;
+				return 0;
+			}
+		}
+		exec_take_read(x, slot, now);
+		ret = x->eng.ops->queue(&x->eng, &slot->io);
+		if (ret < 0) {
+			/* Cannot happen with depth slots; do not lose the read if it does. */
+			return ret;
+		}
+		if (x->have_gov)
+			scan_gov_account(&x->gov, slot->io.length, now);
 		slot->busy = 1;
 		x->inflight++;
-		queued++;
 	}
-	return queued;
+	return 0;
 }
 
 static int exec_loop(struct exec *x)
 {
-	int ret;
+	uint64_t now, wait, dog, timeout;
+	int ret, n;
 
 	for (;;) {
-		ret = exec_fill(x);
+		now = now_ns();
+		if (x->o->max_duration_ns && now - x->start_ns >= x->o->max_duration_ns &&
+		    !x->r->stopped) {
+			x->r->stopped = 2;
+			*x->o->stop = 1;
+		}
+		ret = exec_fill(x, now, &wait);
 		if (ret < 0)
 			return ret;
 		ret = x->eng.ops->commit(&x->eng);
 		if (ret < 0)
 			return ret;
-		if (x->inflight == 0)
-			return 0;
-		ret = x->eng.ops->getevents(&x->eng, 1, x->done, x->o->depth);
-		if (ret < 0)
-			return ret;
-		for (int i = 0; i < ret; i++) {
-			struct exec_slot *slot = (struct exec_slot *)x->done[i];
-			int r2 = exec_complete(x, slot);
-
-			if (r2 < 0)
-				return r2;
+		dog = exec_watchdog(x, now);
+		if (x->inflight == 0) {
+			if (exec_stopping(x) || (x->src_done && x->batch_pos >= x->batch_len))
+				return 0;
 		}
+		/* Only timed-out reads left and nothing else to do: stop waiting for them. */
+		if (x->inflight && (exec_stopping(x) || (x->src_done &&
+							  x->batch_pos >= x->batch_len))) {
+			unsigned live = 0;
+
+			for (unsigned i = 0; i < x->o->depth; i++)
+				live += x->slots[i].busy && !x->slots[i].timed_out;
+			if (!live)
+				return 0;
+		}
+		timeout = wait < dog ? wait : dog;
+		if (timeout > EXEC_IDLE_WAIT_NS)
+			timeout = EXEC_IDLE_WAIT_NS;
+		if (x->inflight == 0) {
+			sleep_ns(timeout);
+			n = 0;
+		} else {
+			n = x->eng.ops->getevents(&x->eng, 1, x->done, x->o->depth, timeout);
+			if (n < 0)
+				return n;
+		}
+		for (int i = 0; i < n; i++) {
+			ret = exec_complete(x, (struct exec_slot *)x->done[i]);
+			if (ret < 0)
+				return ret;
+		}
+		now = now_ns();
+		exec_sample(x, now);
 		exec_progress(x, 0);
+		if (x->o->checkpoint_interval_ns && now >= x->next_checkpoint_ns) {
+			x->next_checkpoint_ns = now + x->o->checkpoint_interval_ns;
+			ret = exec_checkpoint(x, 0);
+			if (ret < 0)
+				return ret;
+		}
 	}
 }
 
@@ -214,82 +436,126 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	     const struct scan_opts *o, struct scan_result *r)
 {
 	const struct scan_engine_ops *ops;
-	struct exec x;
+	struct exec *x;
 	int fds[SCAN_MAX_DEVICES];
 	size_t iso_len;
 	int ret;
 
-	memset(&x, 0, sizeof(x));
-	if (nr_devs == 0 || nr_devs > SCAN_MAX_DEVICES || o->depth == 0 || o->io_size == 0)
+	if (nr_devs == 0 || nr_devs > SCAN_MAX_DEVICES || o->depth == 0 || o->io_size == 0 ||
+	    (o->max_duration_ns && !o->stop))
 		return -EINVAL;
-	x.devs = devs;
-	x.nr_devs = nr_devs;
-	x.o = o;
-	x.r = r;
-	x.src = src;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->devs = devs;
+	x->nr_devs = nr_devs;
+	x->o = o;
+	x->r = r;
+	x->src = src;
 	ops = scan_engine_pick(o->engine, r->fatal_msg, sizeof(r->fatal_msg), r->engine_note,
 			       sizeof(r->engine_note));
-	if (!ops)
-		return -EOPNOTSUPP;
+	if (!ops) {
+		ret = -EOPNOTSUPP;
+		goto out_x;
+	}
 	snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
 	for (unsigned i = 0; i < nr_devs; i++)
 		fds[i] = devs[i].fd;
-	x.eng.ops = ops;
-	x.eng.fds = fds;
-	x.eng.nr_fds = nr_devs;
-	x.eng.depth = o->depth;
-	x.eng.buf_len = o->io_size;
+	x->eng.ops = ops;
+	x->eng.fds = fds;
+	x->eng.nr_fds = nr_devs;
+	x->eng.depth = o->depth;
+	x->eng.buf_len = o->io_size;
+	x->eng.io_timeout_ns = o->io_timeout_ns;
 	/* The read method keeps no data: every read lands in one shared discard buffer. */
-	ret = posix_memalign(&x.eng.buf, 4096, o->io_size);
-	if (ret)
-		return -ret;
-	iso_len = o->io_size > 4096 ? o->io_size : 4096;	/* halves may exceed io_size/2 by a block */
-	ret = posix_memalign(&x.iso_buf, 4096, iso_len);
+	ret = posix_memalign(&x->eng.buf, 4096, o->io_size);
+	if (ret) {
+		ret = -ret;
+		goto out_x;
+	}
+	iso_len = o->io_size > 4096 ? o->io_size : 4096;	/* halves may exceed io_size/2 */
+	ret = posix_memalign(&x->iso_buf, 4096, iso_len);
 	if (ret) {
 		ret = -ret;
 		goto out_buf;
 	}
-	x.slots = calloc(o->depth, sizeof(*x.slots));
-	x.done = calloc(o->depth, sizeof(*x.done));
-	x.batch = calloc(EXEC_BATCH, sizeof(*x.batch));
-	if (!x.slots || !x.done || !x.batch) {
+	x->slots = calloc(o->depth, sizeof(*x->slots));
+	x->done = calloc(o->depth, sizeof(*x->done));
+	x->batch = calloc(EXEC_BATCH, sizeof(*x->batch));
+	if (!x->slots || !x->done || !x->batch) {
 		ret = -ENOMEM;
 		goto out_mem;
 	}
-	ret = ops->init(&x.eng);
+	ret = ops->init(&x->eng);
 	if (ret < 0) {
 		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "engine %s failed to start: %s",
 			 ops->name, strerror(-ret));
 		goto out_mem;
 	}
-	x.start_ns = x.last_progress_ns = x.rate_mark_ns = now_ns();
-	ret = exec_loop(&x);
+	for (unsigned d = 0; d < nr_devs; d++)
+		x->cursor[d] = o->start_cursor[d];
+	x->start_ns = x->last_progress_ns = x->rate_mark_ns = now_ns();
+	x->next_checkpoint_ns = x->start_ns + o->checkpoint_interval_ns;
+	if (o->gov) {
+		ret = scan_gov_init(&x->gov, o->gov, x->start_ns);
+		if (ret < 0) {
+			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "bad rate settings");
+			goto out_eng;
+		}
+		x->have_gov = 1;
+	}
+	ret = exec_loop(x);
 	if (ret < 0) {
 		r->fatal = ret;
 		if (!r->fatal_msg[0])
 			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "scan stopped: %s",
 				 strerror(-ret));
-		/* Let reads in flight finish before their buffer goes away. */
-		while (x.inflight) {
-			int n = ops->getevents(&x.eng, 1, x.done, o->depth);
-
-			if (n <= 0)
-				break;
-			x.inflight -= (unsigned)n;
-		}
 		ret = 0;
 	}
-	r->elapsed_s = (double)(now_ns() - x.start_ns) / 1e9;
-	r->complete = x.src_done && !r->fatal && !(o->stop && *o->stop);
-	exec_progress(&x, 1);
-	ops->cleanup(&x.eng);
+	/* Let live reads finish before their buffer goes away (timed-out ones may not). */
+	for (unsigned tries = 0; x->inflight && tries < 50; tries++) {
+		int n = ops->getevents(&x->eng, 1, x->done, o->depth, EXEC_IDLE_WAIT_NS);
+
+		for (int i = 0; i < n; i++)
+			exec_complete(x, (struct exec_slot *)x->done[i]);
+		if (n < 0)
+			break;
+	}
+	if (o->stop && *o->stop && !r->stopped)
+		r->stopped = 1;
+	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
+	r->complete = x->src_done && x->batch_pos >= x->batch_len && !r->fatal && !r->stopped;
+	if (x->have_gov) {
+		r->nr_backoffs = x->gov.nr_backoffs;
+		r->backoff_s = (double)x->gov.backoff_ns / 1e9;
+	}
+	if (!r->fatal) {
+		int cret = exec_checkpoint(x, 1);
+
+		if (cret < 0 && !r->fatal_msg[0]) {
+			r->fatal = cret;
+			snprintf(r->fatal_msg, sizeof(r->fatal_msg),
+				 "the final checkpoint could not be saved: %s", strerror(-cret));
+		}
+	}
+	exec_progress(x, 1);
+out_eng:
+	if (x->inflight == 0 || ops != &scan_engine_uring)
+		ops->cleanup(&x->eng);
+	/*
+	 * else: a hung read still owns the ring; tearing it down would block until the
+	 * device answers. The process exits soon and the kernel reaps it then.
+	 */
 out_mem:
-	free(x.slots);
-	free(x.done);
-	free(x.batch);
-	free(x.iso_buf);
+	free(x->slots);
+	free(x->done);
+	free(x->batch);
+	free(x->iso_buf);
 out_buf:
-	free(x.eng.buf);
+	if (x->inflight == 0)
+		free(x->eng.buf);
+out_x:
+	free(x);
 	return ret;
 }
 

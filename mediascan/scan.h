@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "plan.h"
+#include "governor.h"
 
 #define SCAN_MAX_DEVICES 4
 
@@ -45,20 +46,49 @@ struct scan_progress {
 	uint64_t scanned_bytes;		/* planned bytes read so far */
 	double elapsed_s;
 	double rate_bps;		/* recent rate, bytes per second */
+	double target_bps;		/* governor's rate in force, 0 unthrottled */
+	int backing_off;		/* the governor holds the floor: other I/O seen */
 	unsigned nr_errors;
 };
 
 /* Read function used by isolation (kio_pread; replaced by unit tests). */
 typedef ssize_t (*scan_read_fn)(int fd, void *buf, size_t len, uint64_t offset);
 
+/* Where the scan stands, for a checkpoint: everything before cursor[d] has been read. */
+struct scan_checkpoint {
+	const uint64_t *cursor;		/* per device, bytes; UINT64_MAX when the device is done */
+	unsigned nr_devs;
+	uint64_t scanned_bytes;		/* planned bytes read, the resumed base included */
+	const struct scan_error *new_errors;	/* errors found since the last checkpoint */
+	size_t nr_new_errors;
+	int final;			/* the last checkpoint of this run */
+};
+
+/* A /sys/class/block/NAME/stat view watched for foreground load. */
+struct scan_stat_view {
+	char name[64];			/* sda1, sda, nvme0n1 */
+	uint32_t dev_mask;		/* bit d: reads of device d show in this view */
+};
+
 struct scan_opts {
 	uint32_t io_size;		/* bytes per read */
 	unsigned depth;			/* reads in flight */
 	const char *engine;		/* NULL: probe */
 	uint32_t isolate_step_bytes;	/* bisect down to this, then step block by block */
-	uint64_t planned_total;		/* bytes, for progress */
+	uint64_t planned_total;		/* bytes of the whole pass, for progress and the window */
+	uint64_t scanned_base;		/* planned bytes already read before a resume */
+	uint64_t start_cursor[SCAN_MAX_DEVICES];	/* where a resumed plan starts, per device */
+	uint64_t io_timeout_ns;		/* a read slower than this is a "timeout" error; 0 none */
+	uint64_t max_duration_ns;	/* stop cleanly after this long; 0 none */
+	const struct scan_gov_opts *gov;	/* NULL: as fast as the device goes */
+	struct scan_stat_view views[SCAN_GOV_MAX_VIEWS];	/* for backoff */
+	unsigned nr_views;
 	void (*progress)(const struct scan_progress *p, void *arg);
 	void *progress_arg;
+	uint64_t checkpoint_interval_ns;	/* 0: no periodic checkpoints */
+	/* Return 0, or -errno to stop the scan (the state store failed). */
+	int (*checkpoint)(const struct scan_checkpoint *c, void *arg);
+	void *checkpoint_arg;
 	volatile sig_atomic_t *stop;	/* set by a signal handler: finish in-flight reads, stop */
 };
 
@@ -74,6 +104,10 @@ struct scan_result {
 	uint64_t isolation_reads;	/* reads issued to narrow failures */
 	double elapsed_s;
 	int complete;			/* every planned range was read */
+	int stopped;			/* 1 signal, 2 --max-duration */
+	unsigned nr_timeouts;		/* reads that exceeded the I/O timeout */
+	unsigned nr_backoffs;		/* times the governor backed off for other I/O */
+	double backoff_s;		/* time spent backed off */
 	char engine[16];		/* engine that ran */
 	char engine_note[512];		/* why earlier engines were refused */
 	struct scan_error *errors;

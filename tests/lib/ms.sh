@@ -34,7 +34,8 @@ ms_scan()
 	local json=$1
 	shift
 	MS_RC=0
-	"$MEDIASCAN" scan "$@" --json "$json" --progress none -q || MS_RC=$?
+	"$MEDIASCAN" scan "$@" --json "$json" --progress none -q \
+		--state-dir "${MS_STATE_DIR:-$E2E_DIR/state}" || MS_RC=$?
 	e2e_log "mediascan scan $* -> exit $MS_RC"
 }
 
