@@ -1,0 +1,398 @@
+/*
+ * tests/unit/test_executor.c - mediascan/executor.c: scan_run over a real temporary file
+ * (opened without O_DIRECT) with a scan_source yielding a few ranges. Failures are
+ * injected at chosen 512-byte blocks by wrapping kio_pread (the sync engine's reads and
+ * every isolation read) and, for the io_uring engine, by steering the submitted reads
+ * that cover a bad block past the end of the file (a short read, which the executor takes
+ * as -EIO) through a wrapped io_uring_submit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "engine.h"
+#include "kio.h"
+#include "plan.h"
+#include "scan.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+#define LBS 512u
+#define FILE_BYTES (4 * MiB)
+#define NR_BLOCKS (FILE_BYTES / LBS)
+#define PAST_EOF (64 * MiB)
+
+ssize_t __real_kio_pread(int fd, void *buf, size_t len, uint64_t offset);
+ssize_t __wrap_kio_pread(int fd, void *buf, size_t len, uint64_t offset);
+int __real_io_uring_submit(struct io_uring *ring);
+int __wrap_io_uring_submit(struct io_uring *ring);
+
+static struct {
+	int fd;				/* the test file; other fds pass through */
+	int err[NR_BLOCKS];		/* -errno per block, 0 good */
+	unsigned preads;		/* kio_pread calls on fd */
+	unsigned steered;		/* io_uring reads sent past EOF */
+} fk = { .fd = -1 };
+
+/* Return the first injected error in [offset, offset+len), or 0. */
+static int injected(uint64_t offset, uint64_t len)
+{
+	for (uint64_t b = offset / LBS; b < (offset + len + LBS - 1) / LBS && b < NR_BLOCKS; b++)
+		if (fk.err[b])
+			return fk.err[b];
+	return 0;
+}
+
+ssize_t __wrap_kio_pread(int fd, void *buf, size_t len, uint64_t offset)
+{
+	int err;
+
+	if (fd != fk.fd)
+		return __real_kio_pread(fd, buf, len, offset);
+	fk.preads++;
+	err = injected(offset, len);
+	if (err)
+		return err;
+	return __real_kio_pread(fd, buf, len, offset);
+}
+
+int __wrap_io_uring_submit(struct io_uring *ring)
+{
+	for (unsigned i = ring->sq.sqe_head; i != ring->sq.sqe_tail; i++) {
+		struct io_uring_sqe *sqe = &ring->sq.sqes[i & ring->sq.ring_mask];
+
+		if ((sqe->opcode == IORING_OP_READ_FIXED || sqe->opcode == IORING_OP_READ) &&
+		    injected(sqe->off, sqe->len)) {
+			sqe->off = PAST_EOF;	/* 0 bytes come back: a short read */
+			fk.steered++;
+		}
+	}
+	return __real_io_uring_submit(ring);
+}
+
+/* A scan_source handing out a fixed list of ranges, a few per call. */
+struct src {
+	const struct map_range *ranges;
+	unsigned nr, pos, per_call;
+	unsigned calls;
+	int fail_at;			/* call number that answers -EIO (0: never) */
+};
+
+static int src_next(void *arg, struct map_range *out, unsigned max)
+{
+	struct src *s = arg;
+	unsigned n = 0;
+
+	s->calls++;
+	if (s->fail_at && s->calls == (unsigned)s->fail_at)
+		return -EIO;
+	while (n < max && n < s->per_call && s->pos < s->nr)
+		out[n++] = s->ranges[s->pos++];
+	return (int)n;
+}
+
+static struct map_range R[3];
+static char tmp_path[4096];
+
+static int setup(void **state)
+{
+	int wfd;
+
+	(void)state;
+	memset(fk.err, 0, sizeof(fk.err));
+	fk.preads = 0;
+	fk.steered = 0;
+	/* Write through one fd, then open the file read-only as a device would be. */
+	snprintf(tmp_path, sizeof(tmp_path), "%s/mediascan-test-executor.XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	wfd = mkstemp(tmp_path);
+	assert_true(wfd >= 0);
+	{
+		char *buf = malloc(FILE_BYTES);
+
+		assert_non_null(buf);
+		for (size_t i = 0; i < FILE_BYTES; i++)
+			buf[i] = (char)(i * 7 + 3);
+		assert_int_equal(pwrite(wfd, buf, FILE_BYTES, 0), FILE_BYTES);
+		free(buf);
+	}
+	fk.fd = open(tmp_path, O_RDONLY | O_CLOEXEC);
+	assert_true(fk.fd >= 0);
+	close(wfd);
+	unlink(tmp_path);
+
+	/* Three ranges: a plain 1M, a 1M with a bridged 128K gap, a 100K tail. */
+	memset(R, 0, sizeof(R));
+	R[0].offset = 0;
+	R[0].length = 1 * MiB;
+	R[0].tags = MAP_TAG_DATA;
+	R[1].offset = 1 * MiB + 512 * KiB;
+	R[1].length = 1 * MiB;
+	R[1].tags = MAP_TAG_DATA | MAP_TAG_METADATA;
+	R[1].nr_gaps = 1;
+	R[1].gaps[0] = (struct map_gap){ 2 * MiB, 128 * KiB };
+	R[2].offset = 3 * MiB;
+	R[2].length = 100 * KiB;
+	R[2].tags = MAP_TAG_LOG;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (fk.fd >= 0)
+		close(fk.fd);
+	fk.fd = -1;
+	return 0;
+}
+
+static int cmp_err(const void *a, const void *b)
+{
+	const struct scan_error *x = a, *y = b;
+
+	if (x->dev_idx != y->dev_idx)
+		return x->dev_idx < y->dev_idx ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void error_is(const struct scan_error *e, uint64_t off, uint64_t len, int err,
+		     enum scan_err_class cls, int in_gap)
+{
+	assert_int_equal(e->dev_idx, 0);
+	assert_int_equal(e->offset, off);
+	assert_int_equal(e->length, len);
+	assert_int_equal(e->err, err);
+	assert_int_equal(e->cls, cls);
+	assert_int_equal(e->in_gap, in_gap);
+	assert_int_equal(e->reproducible, 1);
+}
+
+static void opts_init(struct scan_opts *o, const char *engine)
+{
+	memset(o, 0, sizeof(*o));
+	o->io_size = 128 * KiB;
+	o->depth = 4;
+	o->engine = engine;
+	o->isolate_step_bytes = 4096;
+}
+
+#define PLANNED (1 * MiB + (1 * MiB - 128 * KiB) + 100 * KiB)
+
+/* Bad blocks: one in R0, a run of 4 in R1, one in R1's gap, the last block of R2. */
+static void inject_four(void)
+{
+	fk.err[(100 * KiB) / LBS] = -EIO;
+	for (unsigned i = 0; i < 4; i++)
+		fk.err[(1 * MiB + 600 * KiB) / LBS + i] = -ENODATA;
+	fk.err[(2 * MiB + 64 * KiB) / LBS] = -EIO;
+	fk.err[(3 * MiB + 100 * KiB) / LBS - 1] = -EILSEQ;
+}
+
+static void check_four(struct scan_result *r)
+{
+	assert_int_equal(r->fatal, 0);
+	assert_int_equal(r->complete, 1);
+	assert_int_equal(r->planned_bytes, PLANNED);
+	assert_int_equal(r->scanned_bytes, r->planned_bytes);
+	assert_int_equal(r->nr_errors, 4);
+	qsort(r->errors, r->nr_errors, sizeof(*r->errors), cmp_err);
+	error_is(&r->errors[0], 100 * KiB, LBS, -EIO, SCAN_ERR_MEDIA, 0);
+	error_is(&r->errors[1], 1 * MiB + 600 * KiB, 4 * LBS, -ENODATA, SCAN_ERR_MEDIA, 0);
+	error_is(&r->errors[2], 2 * MiB + 64 * KiB, LBS, -EIO, SCAN_ERR_MEDIA, 1);
+	error_is(&r->errors[3], 3 * MiB + 100 * KiB - LBS, LBS, -EILSEQ, SCAN_ERR_PI, 0);
+	/* A 128K read bisected to 4K (5 levels) then stepped: read 1 + 5 + 1 times. */
+	assert_int_equal(r->errors[0].reads, 7);
+	assert_int_equal(r->errors[1].reads, 7);
+	assert_int_equal(r->errors[2].reads, 7);
+	/* 17 reads of which 4 failed: 13 whole 128K reads came back. */
+	assert_int_equal(r->read_bytes, 13 * 128 * KiB);
+}
+
+static void test_sync_clean(void **state)
+{
+	struct scan_device dev;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, "sync");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_string_equal(r.engine, "sync");
+	assert_int_equal(r.fatal, 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.planned_bytes, PLANNED);
+	assert_int_equal(r.scanned_bytes, PLANNED);
+	/* Everything read, gap included: 1M + 1M + 100K, in 8 + 8 + 1 reads. */
+	assert_int_equal(r.read_bytes, 2 * MiB + 100 * KiB);
+	assert_int_equal(fk.preads, 17);
+	assert_int_equal(r.nr_errors, 0);
+	assert_int_equal(r.isolation_reads, 0);
+	assert_int_equal(s.pos, 3);
+	scan_result_free(&r);
+}
+
+static void test_sync_errors(void **state)
+{
+	struct scan_device dev;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	inject_four();
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, "sync");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_string_equal(r.engine, "sync");
+	check_four(&r);
+	/* Every kio_pread beyond the 17 scan reads was an isolation read. */
+	assert_int_equal(r.isolation_reads, fk.preads - 17);
+	/* Three 128K reads with one bad 4K each: 2 * 5 + 8 = 18 reads apiece. */
+	assert_true(r.isolation_reads >= 3 * 18);
+	scan_result_free(&r);
+}
+
+static void test_sync_operational(void **state)
+{
+	struct scan_device dev;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 1, .per_call = 1 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	/* A read that fails with an errno that is not media damage is not isolated. */
+	fk.err[(300 * KiB) / LBS] = -EINVAL;
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, "sync");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.nr_errors, 1);
+	error_is(&r.errors[0], 256 * KiB, 128 * KiB, -EINVAL, SCAN_ERR_OPERATIONAL, 0);
+	assert_int_equal(r.errors[0].reads, 1);
+	assert_int_equal(r.isolation_reads, 0);
+	assert_int_equal(fk.preads, 8);
+	scan_result_free(&r);
+}
+
+static void test_source_error(void **state)
+{
+	struct scan_device dev;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 1, .fail_at = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	/* The plan fails after the first range: the scan stops, says why, is incomplete. */
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, "sync");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.fatal, -EIO);
+	assert_true(r.fatal_msg[0] != '\0');
+	assert_int_equal(r.complete, 0);
+	assert_int_equal(r.planned_bytes, 1 * MiB);
+	assert_int_equal(r.scanned_bytes, 1 * MiB);
+	scan_result_free(&r);
+}
+
+static void test_bad_args(void **state)
+{
+	struct scan_device dev = { .fd = fk.fd, .logical_block_size = LBS };
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 1 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	opts_init(&o, "sync");
+	assert_int_equal(scan_run(&dev, 0, &src, &o, &r), -EINVAL);
+	o.depth = 0;
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), -EINVAL);
+	opts_init(&o, "sync");
+	o.io_size = 0;
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), -EINVAL);
+	opts_init(&o, "no-such-engine");
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), -EOPNOTSUPP);
+	assert_true(strstr(r.fatal_msg, "no-such-engine") != NULL);
+	assert_int_equal(fk.preads, 0);
+	scan_result_free(&r);
+}
+
+static void test_uring_errors(void **state)
+{
+	struct scan_device dev;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+	char why[256] = "", refused[256];
+
+	(void)state;
+	if (!scan_engine_pick("uring", why, sizeof(why), refused, sizeof(refused))) {
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	inject_four();
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, "uring");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_string_equal(r.engine, "uring");
+	check_four(&r);
+	/* Four scan reads were steered into failure; only isolation used kio_pread. */
+	assert_int_equal(fk.steered, 4);
+	assert_int_equal(r.isolation_reads, fk.preads);
+	scan_result_free(&r);
+
+	/* And a clean pass reads everything through the ring. */
+	memset(fk.err, 0, sizeof(fk.err));
+	fk.preads = 0;
+	fk.steered = 0;
+	s.pos = 0;
+	s.calls = 0;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.nr_errors, 0);
+	assert_int_equal(r.scanned_bytes, PLANNED);
+	assert_int_equal(r.read_bytes, 2 * MiB + 100 * KiB);
+	assert_int_equal(fk.preads, 0);
+	scan_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sync_clean, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_operational, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_source_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uring_errors, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
