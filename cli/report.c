@@ -15,11 +15,45 @@
 #include "escape.h"
 #include "units.h"
 
+static int cmp_error(const void *a, const void *b)
+{
+	const struct scan_error *x = a, *y = b;
+
+	if (x->dev_idx != y->dev_idx)
+		return x->dev_idx < y->dev_idx ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
 int cli_report_build(struct cli_report *rep)
 {
 	struct scan_result *r = rep->r;
 	int ret;
 
+	/*
+	 * Errors split by checkpoints (or loaded from an interrupted run) are shown as the
+	 * runs they form: merge neighbours of the same kind.
+	 */
+	if (r->nr_errors > 1) {
+		size_t w = 0;
+
+		/* Reads complete out of order: sort by device and offset first. */
+		qsort(r->errors, r->nr_errors, sizeof(*r->errors), cmp_error);
+
+		for (size_t i = 0; i < r->nr_errors; i++) {
+			struct scan_error *p = w ? &r->errors[w - 1] : NULL, *e = &r->errors[i];
+
+			if (p && p->dev_idx == e->dev_idx && p->offset + p->length == e->offset &&
+			    p->err == e->err && p->cls == e->cls && p->in_gap == e->in_gap &&
+			    p->reproducible == e->reproducible) {
+				p->length += e->length;
+				if (e->reads > p->reads)
+					p->reads = e->reads;
+				continue;
+			}
+			r->errors[w++] = *e;
+		}
+		r->nr_errors = w;
+	}
 	rep->own_first = calloc(r->nr_errors + 1, sizeof(size_t));
 	rep->own_count = calloc(r->nr_errors + 1, sizeof(size_t));
 	if (!rep->own_first || !rep->own_count)

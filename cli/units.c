@@ -42,7 +42,7 @@ int cli_parse_size(const char *s, uint64_t *bytes)
 		return -EINVAL;
 	v *= mult;
 	if (v >= 18446744073709551615.0)
-		return -ERANGE;
+		return -EINVAL;
 	*bytes = (uint64_t)v;
 	return 0;
 }
@@ -104,7 +104,7 @@ char *cli_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 	double v = (double)bytes;
 	int i = 0;
 
-	while (v >= 1024 && i < 6) {
+	while (v >= 1023.95 && i < 6) {	/* so 1048575 prints as 1.0 MiB */
 		v /= 1024;
 		i++;
 	}
@@ -119,7 +119,7 @@ char *cli_fmt_duration(double seconds, char *buf, size_t len)
 {
 	unsigned long long s;
 
-	if (!isfinite(seconds) || seconds < 0) {
+	if (!isfinite(seconds) || seconds < 0 || seconds > 1e15) {
 		snprintf(buf, len, "--:--");
 		return buf;
 	}

@@ -212,8 +212,10 @@ static int exec_checkpoint(struct exec *x, int final)
 	c.nr_new_errors = x->r->nr_errors - x->errors_checkpointed;
 	c.final = final;
 	ret = x->o->checkpoint(&c, x->o->checkpoint_arg);
-	if (ret == 0)
+	if (ret == 0) {
 		x->errors_checkpointed = x->r->nr_errors;
+		x->r->sealed = x->r->nr_errors;
+	}
 	return ret;
 }
 

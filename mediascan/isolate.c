@@ -41,7 +41,8 @@ const char *scan_error_name(const struct scan_error *e)
 
 int scan_result_add(struct scan_result *r, const struct scan_error *e)
 {
-	struct scan_error *last = r->nr_errors ? &r->errors[r->nr_errors - 1] : NULL;
+	/* An error already handed to a checkpoint is stored by its range: do not grow it. */
+	struct scan_error *last = r->nr_errors > r->sealed ? &r->errors[r->nr_errors - 1] : NULL;
 
 	if (last && last->dev_idx == e->dev_idx && last->offset + last->length == e->offset &&
 	    last->err == e->err && last->in_gap == e->in_gap &&

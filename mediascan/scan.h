@@ -112,6 +112,7 @@ struct scan_result {
 	char engine_note[512];		/* why earlier engines were refused */
 	struct scan_error *errors;
 	size_t nr_errors;
+	size_t sealed;			/* errors[0..sealed) were checkpointed: never grown */
 	int fatal;			/* -errno when the scan stopped on an operational error */
 	char fatal_msg[256];
 };
