@@ -50,8 +50,9 @@ int cli_report_free(struct cli_report *rep);
 
 /* Progress display on stderr: a one-line bar on a terminal. */
 struct cli_progress {
-	int enabled;
+	int enabled;			/* 1 bar on a terminal, 2 one log line a second */
 	int drawn;
+	double last_log_s;		/* elapsed_s of the last log line */
 };
 /* scan_opts.progress callback: arg is a struct cli_progress. */
 void cli_progress_cb(const struct scan_progress *p, void *arg);

@@ -18,6 +18,17 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 
 	if (!pr->enabled)
 		return;
+	if (pr->enabled == 2) {
+		/* Machine-readable, for logs and benchmarks: one line a second. */
+		if (p->elapsed_s - pr->last_log_s < 1.0 && p->scanned_bytes < p->planned_bytes)
+			return;
+		pr->last_log_s = p->elapsed_s;
+		fprintf(stderr, "progress t=%.2f scanned=%llu planned=%llu rate=%.0f target=%.0f "
+			"backoff=%d errors=%u\n", p->elapsed_s,
+			(unsigned long long)p->scanned_bytes, (unsigned long long)p->planned_bytes,
+			p->rate_bps, p->target_bps, p->backing_off, p->nr_errors);
+		return;
+	}
 	if (frac > 1)
 		frac = 1;
 	fill = (int)(frac * BAR_WIDTH + 0.5);
@@ -40,7 +51,7 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 
 void cli_progress_done(struct cli_progress *pr)
 {
-	if (pr->drawn) {
+	if (pr->drawn && pr->enabled == 1) {
 		fprintf(stderr, "\r\033[K");
 		fflush(stderr);
 	}

@@ -51,7 +51,8 @@ static void scan_usage(FILE *f)
 		"                         (a device without a mounted filesystem is read whole)\n"
 		"output:\n"
 		"  --json FILE|-          write the JSON report (schema mediascan-report/1)\n"
-		"  --progress auto|bar|none  progress bar on stderr (auto: when it is a terminal)\n"
+		"  --progress auto|bar|log|none  progress on stderr: a bar (auto: on a terminal)\n"
+		"                         or one machine-readable line a second (log)\n"
 		"  -q, --quiet            no human summary\n"
 		"I/O:\n"
 		"  --io-size SIZE         bytes per read (default: 1M, capped by the queue limits)\n"
@@ -197,8 +198,8 @@ static int parse_args(int argc, char **argv, struct scan_args *a)
 			break;
 		case O_PROGRESS:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "bar") &&
-			    strcmp(optarg, "none")) {
-				cli_err("bad --progress '%s': choose auto, bar or none", optarg);
+			    strcmp(optarg, "log") && strcmp(optarg, "none")) {
+				cli_err("bad --progress '%s': choose auto, bar, log or none", optarg);
 				return CLI_EXIT_USAGE;
 			}
 			a->progress = optarg;
@@ -548,8 +549,9 @@ int cli_scan_main(int argc, char **argv)
 			cli_err("warning: cannot set the idle I/O class: %s", strerror(-ret));
 	}
 
-	pr.enabled = strcmp(a.progress, "bar") == 0 ||
-		     (strcmp(a.progress, "auto") == 0 && isatty(STDERR_FILENO));
+	pr.enabled = strcmp(a.progress, "log") == 0 ? 2 :
+		     (strcmp(a.progress, "bar") == 0 ||
+		      (strcmp(a.progress, "auto") == 0 && isatty(STDERR_FILENO)));
 	so.progress = cli_progress_cb;
 	so.progress_arg = &pr;
 	for (unsigned i = 0; i < t.nr_devices; i++) {
