@@ -175,6 +175,18 @@ static json_object *json_error(const struct cli_report *rep, size_t i)
 	return j;
 }
 
+/* An error without owners: device, range and error name. */
+static json_object *json_plain_error(const struct map_target *t, const struct scan_error *e)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "device", json_object_new_string(t->devices[e->dev_idx].path));
+	json_object_object_add(o, "offset", json_object_new_uint64(e->offset));
+	json_object_object_add(o, "length", json_object_new_uint64(e->length));
+	json_object_object_add(o, "error", json_object_new_string(scan_error_name(e)));
+	return o;
+}
+
 static json_object *json_report(const struct cli_report *rep)
 {
 	const struct map_target *t = rep->t;
@@ -226,29 +238,12 @@ static json_object *json_report(const struct cli_report *rep)
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
-		if (e->cls == SCAN_ERR_OPERATIONAL) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "device", json_object_new_string(
-				t->devices[e->dev_idx].path));
-			json_object_object_add(o, "offset", json_object_new_uint64(e->offset));
-			json_object_object_add(o, "length", json_object_new_uint64(e->length));
-			json_object_object_add(o, "error",
-					       json_object_new_string(scan_error_name(e)));
-			json_object_array_add(ops, o);
-		} else if (e->in_gap) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "device", json_object_new_string(
-				t->devices[e->dev_idx].path));
-			json_object_object_add(o, "offset", json_object_new_uint64(e->offset));
-			json_object_object_add(o, "length", json_object_new_uint64(e->length));
-			json_object_object_add(o, "error",
-					       json_object_new_string(scan_error_name(e)));
-			json_object_array_add(gaps, o);
-		} else {
+		if (e->cls == SCAN_ERR_OPERATIONAL)
+			json_object_array_add(ops, json_plain_error(t, e));
+		else if (e->in_gap)
+			json_object_array_add(gaps, json_plain_error(t, e));
+		else
 			json_object_array_add(errs, json_error(rep, i));
-		}
 	}
 	json_object_object_add(root, "media_errors", errs);
 	for (size_t i = 0; i < rep->dmg.nr_files; i++) {
