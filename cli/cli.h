@@ -4,6 +4,7 @@
 #ifndef MEDIASCAN_CLI_H
 #define MEDIASCAN_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "damage.h"
@@ -34,8 +35,35 @@ struct cli_report {
 	unsigned nr_op_errors;
 };
 
+#define CLI_DEFAULT_STATE_DIR "/var/lib/mediascan"
+#define CLI_SCAN_DEFAULT_DEPTH 16
+
+/* One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`. */
+struct cli_scan_cfg {
+	const char *target;
+	const char *json;
+	const char *engine;
+	const char *method;
+	const char *progress;
+	const char *state_dir;
+	const char *ioprio;
+	uint64_t io_size;
+	uint64_t depth;
+	uint64_t merge_gap;
+	uint64_t rate, rate_min, rate_max;	/* bytes/s */
+	double window_s, max_duration_s, io_timeout_s;
+	int no_backoff;
+	int resume;
+	int no_state;
+	int quiet;
+};
+
 /* Return the exit status of `mediascan scan ARGS`. */
 int cli_scan_main(int argc, char **argv);
+/* Return the exit status (enum cli_exit bits) of one scan as cfg describes it. */
+int cli_scan_run(const struct cli_scan_cfg *cfg);
+/* Return 0 after parsing "50M" or "50M/s" into bytes per second (> 0), or -EINVAL. */
+int cli_parse_rate(const char *s, uint64_t *bps);
 /* Print a one-line error "mediascan: ..." to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,0 +1,395 @@
+/*
+ * cli/scan_run.c - one scan of one target as `mediascan scan` and `mediascan patrol` run it:
+ * plan, scan (paced, checkpointed, resumable), map the errors to their owners, report.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "units.h"
+#include "verify.h"
+#include "engine.h"
+#include "state.h"
+
+#define DEFAULT_IO_SIZE (1024 * 1024)
+#define DEFAULT_DEPTH CLI_SCAN_DEFAULT_DEPTH
+#define CHECKPOINT_INTERVAL_NS 5000000000ull	/* after SIGKILL at most this much is re-read */
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* The plan as a scan_source. */
+static int plan_source_next(void *arg, struct map_range *out, unsigned max)
+{
+	return map_plan_next(arg, out, max);
+}
+
+/* Default I/O size: 1 MiB within the device's queue limit, a multiple of its block size. */
+static uint32_t pick_io_size(const struct map_target *t, uint64_t asked)
+{
+	uint64_t io = asked ? asked : DEFAULT_IO_SIZE;
+	uint32_t lbs = 512;
+
+	for (unsigned i = 0; i < t->nr_devices; i++) {
+		const struct kio_bdev_info *bi = &t->devices[i].info;
+
+		if (!asked && bi->max_sectors_kb && io > (uint64_t)bi->max_sectors_kb * 1024)
+			io = (uint64_t)bi->max_sectors_kb * 1024;
+		if (bi->logical_block_size > lbs)
+			lbs = bi->logical_block_size;
+	}
+	io -= io % lbs;
+	return (uint32_t)(io ? io : lbs);
+}
+
+/* The disk statistics views that show this target's I/O: each device and its whole disk. */
+static void pick_views(const struct map_target *t, struct scan_opts *so)
+{
+	for (unsigned d = 0; d < t->nr_devices; d++) {
+		const struct kio_bdev_info *bi = &t->devices[d].info;
+		const char *names[2] = { bi->name, bi->is_partition ? bi->disk_name : NULL };
+
+		for (unsigned k = 0; k < 2 && names[k] && names[k][0]; k++) {
+			unsigned v;
+
+			for (v = 0; v < so->nr_views; v++)
+				if (strcmp(so->views[v].name, names[k]) == 0)
+					break;
+			if (v == so->nr_views) {
+				if (v == SCAN_GOV_MAX_VIEWS)
+					continue;
+				snprintf(so->views[v].name, sizeof(so->views[v].name), "%s",
+					 names[k]);
+				so->nr_views++;
+			}
+			so->views[v].dev_mask |= 1u << d;
+		}
+	}
+}
+
+/* The key under which the state store knows this target: filesystem UUID and devices. */
+static void target_key(const struct map_target *t, char *key, size_t len)
+{
+	size_t n;
+
+	if (t->fs != MAP_FS_NONE)
+		n = (size_t)snprintf(key, len, "%s:%s:", t->fs_type, t->uuid);
+	else
+		n = (size_t)snprintf(key, len, "device:%llu:",
+				     (unsigned long long)t->devices[0].info.size_bytes);
+	for (unsigned i = 0; i < t->nr_devices && n < len; i++)
+		n += (size_t)snprintf(key + n, len - n, "%s%s", i ? "," : "", t->devices[i].path);
+}
+
+struct ckpt_ctx {
+	struct scan_state *st;
+	int64_t pass_id;
+	const char *dev_paths[MAP_MAX_DEVICES];
+	int warned;
+};
+
+static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
+{
+	struct ckpt_ctx *k = arg;
+	int ret = scan_state_checkpoint(k->st, k->pass_id, c->cursor, c->nr_devs,
+					c->scanned_bytes, c->new_errors, c->nr_new_errors,
+					k->dev_paths);
+
+	if (ret < 0 && !k->warned) {
+		/* A full /var must not stop a media scan: warn once, keep scanning. */
+		cli_err("warning: checkpoint not saved (%s): %s", strerror(-ret),
+			scan_state_errmsg(k->st));
+		k->warned = 1;
+	}
+	return 0;
+}
+
+struct load_ctx {
+	struct scan_result *r;
+	const struct map_target *t;
+	const uint64_t *cursor;
+};
+
+/* Keep an error found before the interruption when its range lies below the cursor. */
+static int on_loaded_error(const struct scan_error *e, const char *device, void *arg)
+{
+	struct load_ctx *l = arg;
+	struct scan_error copy = *e;
+
+	for (unsigned d = 0; d < l->t->nr_devices; d++) {
+		if (strcmp(l->t->devices[d].path, device) != 0)
+			continue;
+		if (e->offset >= l->cursor[d])
+			return 0;		/* will be read again in this run */
+		copy.dev_idx = d;
+		return scan_result_add(l->r, &copy);
+	}
+	return 0;				/* a device no longer part of the target */
+}
+
+/* Set up the state store and the pass; 0, or -errno after a warning (scan without state). */
+static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
+		      const struct vfy_method *method, struct scan_opts *so,
+		      struct map_plan_opts *po, struct scan_result *r, struct ckpt_ctx *k,
+		      int *resumed)
+{
+	char warn[512] = "", key[8192];
+	uint64_t cursor[MAP_MAX_DEVICES] = { 0 };
+	struct scan_state_pass pass;
+	int ret;
+
+	*resumed = 0;
+	ret = scan_state_open(a->state_dir, &k->st, warn, sizeof(warn));
+	if (warn[0])
+		cli_err("warning: %s", warn);
+	if (ret < 0)
+		return ret;
+	target_key(t, key, sizeof(key));
+	for (unsigned d = 0; d < t->nr_devices; d++)
+		k->dev_paths[d] = t->devices[d].path;
+	if (a->resume) {
+		ret = scan_state_find_resumable(k->st, key, &k->pass_id, cursor, t->nr_devices);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			ret = scan_state_resume(k->st, k->pass_id);
+			if (ret < 0)
+				return ret;
+			if (scan_state_get_pass(k->st, k->pass_id, &pass) == 0)
+				so->scanned_base = pass.scanned_bytes;
+			for (unsigned d = 0; d < t->nr_devices; d++) {
+				po->start_offset[d] = cursor[d];
+				so->start_cursor[d] = cursor[d];
+			}
+			struct load_ctx l = { .r = r, .t = t, .cursor = cursor };
+			ret = scan_state_load_errors(k->st, k->pass_id, on_loaded_error, &l);
+			if (ret < 0)
+				return ret;
+			*resumed = 1;
+			return 0;
+		}
+		if (!a->quiet)
+			printf("mediascan: no interrupted pass of %s to resume; starting a new "
+			       "pass\n", a->target);
+	}
+	return scan_state_begin_pass(k->st, key, t->mount_point[0] ? t->mount_point : t->arg,
+				     t->fs_type, so->planned_total, method->name,
+				     a->engine ? a->engine : "auto", &k->pass_id);
+}
+
+int cli_scan_run(const struct cli_scan_cfg *a)
+{
+	struct map_target t;
+	struct map_plan_opts po;
+	struct map_plan *plan = NULL;
+	struct scan_device devs[SCAN_MAX_DEVICES];
+	struct scan_source src;
+	struct scan_opts so;
+	struct scan_gov_opts go;
+	struct scan_result r;
+	struct cli_progress pr = { 0 };
+	struct cli_report rep;
+	struct ckpt_ctx ck = { 0 };
+	const struct vfy_method *method;
+	char err[1024] = "";
+	int ret, err_class, status, resumed = 0;
+	struct sigaction sa;
+	int human;
+
+	if (a->engine && !scan_engine_pick(a->engine, err, sizeof(err), NULL, 0) &&
+	    strncmp(err, "unknown", 7) == 0) {
+		cli_err("bad --engine: %s", err);
+		return CLI_EXIT_USAGE;
+	}
+	method = vfy_method_pick(a->method, err, sizeof(err));
+	if (!method) {
+		cli_err("bad --method: %s", err);
+		return CLI_EXIT_USAGE;
+	}
+	ret = map_target_open(a->target, &t, err, sizeof(err), &err_class);
+	if (ret < 0) {
+		cli_err("%s", err);
+		return err_class == MAP_TERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+	}
+	if (geteuid() != 0 && t.mount_fd >= 0) {
+		cli_err("scanning a filesystem needs root (GETFSMAP needs CAP_SYS_ADMIN)");
+		map_target_close(&t);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
+
+	memset(&po, 0, sizeof(po));
+	po.merge_gap = a->merge_gap;
+	memset(&so, 0, sizeof(so));
+	memset(&r, 0, sizeof(r));
+	so.io_size = pick_io_size(&t, a->io_size);
+	so.depth = a->depth ? (unsigned)a->depth : DEFAULT_DEPTH;
+	so.engine = a->engine;
+	so.isolate_step_bytes = 16 * 4096;
+	so.stop = &stop_requested;
+	so.io_timeout_ns = (uint64_t)(a->io_timeout_s * 1e9);
+	so.max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
+	ret = map_plan_count(&t, &po, &so.planned_total, NULL);
+	if (ret < 0) {
+		cli_err("cannot plan %s: reading the space map (GETFSMAP) failed: %s", a->target,
+			strerror(-ret));
+		map_target_close(&t);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	if (!a->no_state) {
+		ret = open_state(a, &t, method, &so, &po, &r, &ck, &resumed);
+		if (ret < 0) {
+			if (a->resume) {
+				cli_err("cannot resume: the state store in %s failed: %s",
+					a->state_dir, strerror(-ret));
+				scan_state_close(ck.st);
+				scan_result_free(&r);
+				map_target_close(&t);
+				return CLI_EXIT_OPERATIONAL;
+			}
+			cli_err("warning: scanning without checkpoints: state store in %s: %s",
+				a->state_dir, strerror(-ret));
+			scan_state_close(ck.st);
+			ck.st = NULL;
+		} else {
+			so.checkpoint = on_checkpoint;
+			so.checkpoint_arg = &ck;
+			so.checkpoint_interval_ns = CHECKPOINT_INTERVAL_NS;
+		}
+	}
+	if (a->rate || a->window_s) {
+		memset(&go, 0, sizeof(go));
+		go.rate_bps = a->rate;
+		go.window_s = (uint64_t)(a->window_s + 0.5);
+		go.rate_min_bps = a->rate_min;
+		go.rate_max_bps = a->rate_max;
+		go.backoff = !a->no_backoff;
+		go.planned_total_bytes = so.planned_total > so.scanned_base ?
+					 so.planned_total - so.scanned_base : 0;
+		go.slack_bytes = (uint64_t)so.depth * so.io_size;
+		so.gov = &go;
+		pick_views(&t, &so);
+	}
+	if ((a->ioprio && strcmp(a->ioprio, "idle") == 0) || (!a->ioprio && a->window_s)) {
+		ret = kio_ioprio_set_idle();
+		if (ret < 0)
+			cli_err("warning: cannot set the idle I/O class: %s", strerror(-ret));
+	}
+
+	pr.enabled = strcmp(a->progress, "log") == 0 ? 2 :
+		     (strcmp(a->progress, "bar") == 0 ||
+		      (strcmp(a->progress, "auto") == 0 && isatty(STDERR_FILENO)));
+	so.progress = cli_progress_cb;
+	so.progress_arg = &pr;
+	for (unsigned i = 0; i < t.nr_devices; i++) {
+		devs[i].fd = t.devices[i].fd;
+		devs[i].logical_block_size = t.devices[i].info.logical_block_size;
+	}
+	ret = map_plan_open(&t, &po, &plan);
+	if (ret < 0) {
+		cli_err("cannot plan %s: %s", a->target, strerror(-ret));
+		ret = CLI_EXIT_OPERATIONAL;
+		goto out_state;
+	}
+	src.next = plan_source_next;
+	src.arg = plan;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (human) {
+		char sz[32], rb[32];
+
+		printf("mediascan: %s %s (%s", resumed ? "resuming" : "scanning",
+		       t.mount_point[0] ? t.mount_point : t.arg, t.fs_type);
+		for (unsigned i = 0; i < t.nr_devices; i++)
+			printf("%s %s %s", i ? "," : " on", map_role_name(t.devices[i].role),
+			       t.devices[i].path);
+		printf("): %s planned", cli_fmt_bytes(so.planned_total, sz, sizeof(sz)));
+		if (resumed)
+			printf(", %s already read", cli_fmt_bytes(so.scanned_base, sz, sizeof(sz)));
+		printf(", method %s", method->name);
+		if (a->rate)
+			printf(", rate %s/s", cli_fmt_bytes(a->rate, rb, sizeof(rb)));
+		if (a->window_s) {
+			char w[32];
+
+			printf(", window %s", cli_fmt_duration(a->window_s, w, sizeof(w)));
+		}
+		printf("\n");
+		fflush(stdout);
+	}
+	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
+	cli_progress_done(&pr);
+	map_plan_close(plan);
+	if (ret < 0) {
+		cli_err("%s", r.fatal_msg[0] ? r.fatal_msg : strerror(-ret));
+		ret = CLI_EXIT_OPERATIONAL;
+		goto out_state;
+	}
+	/* Report the whole pass: bytes read before a resume count too. */
+	r.scanned_bytes += so.scanned_base;
+	r.planned_bytes += so.scanned_base;
+	if (r.stopped == 1 && !r.fatal_msg[0])
+		snprintf(r.fatal_msg, sizeof(r.fatal_msg),
+			 "interrupted by a signal; continue with --resume");
+
+	memset(&rep, 0, sizeof(rep));
+	rep.t = &t;
+	rep.r = &r;
+	rep.method = method->name;
+	rep.resumed = resumed;
+	ret = cli_report_build(&rep);
+	if (ret < 0) {
+		cli_err("mapping the errors to their owners failed: %s", strerror(-ret));
+		rep.exit_bits |= CLI_EXIT_OPERATIONAL;
+	}
+	if (r.stopped == 2) {
+		/* A --max-duration stop is planned, not a failure: continue with --resume. */
+		rep.exit_bits &= ~(unsigned)CLI_EXIT_OPERATIONAL;
+		if (r.fatal)
+			rep.exit_bits |= CLI_EXIT_OPERATIONAL;
+	}
+	if (ck.st) {
+		enum scan_pass_result res = r.complete ? SCAN_PASS_COMPLETE :
+					    r.fatal ? SCAN_PASS_FAILED : SCAN_PASS_INTERRUPTED;
+
+		ret = scan_state_finish(ck.st, ck.pass_id, res, r.scanned_bytes,
+					r.elapsed_s > 0 ? (double)r.read_bytes / r.elapsed_s : 0);
+		if (ret < 0)
+			cli_err("warning: the pass could not be recorded as %s: %s",
+				scan_pass_result_name(res), strerror(-ret));
+	}
+	if (a->json) {
+		ret = cli_report_write_json(&rep, a->json);
+		if (ret < 0) {
+			cli_err("cannot write the JSON report to %s: %s", a->json, strerror(-ret));
+			rep.exit_bits |= CLI_EXIT_OPERATIONAL;
+		}
+	}
+	if (human)
+		cli_report_print(&rep, stdout);
+	status = (int)rep.exit_bits;
+	cli_report_free(&rep);
+	scan_state_close(ck.st);
+	scan_result_free(&r);
+	map_target_close(&t);
+	return status;
+
+out_state:
+	scan_state_close(ck.st);
+	scan_result_free(&r);
+	map_target_close(&t);
+	return ret;
+}
