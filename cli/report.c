@@ -362,12 +362,20 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 			for (size_t k = 0; k < rep->own_count[i]; k++) {
 				const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
 
-				if (o->kind == MAP_OWN_FILE)
-					fprintf(f, "      file inode %" PRIu64 ", %s offset %" PRIu64
-						" length %" PRIu64 "%s\n", o->inode,
+				if (o->kind == MAP_OWN_FILE) {
+					const struct map_inode_paths *ip =
+						map_damage_paths(&rep->dmg, o->inode);
+					char esc[4096];
+
+					fprintf(f, "      %s (inode %" PRIu64 "), %s offset %" PRIu64
+						" length %" PRIu64 "%s\n",
+						ip && ip->nr_paths ?
+						cli_escape(ip->paths[0], esc, sizeof(esc)) : "file",
+						o->inode,
 						o->flags & MAP_OWNF_ATTR_FORK ? "xattr" : "file",
 						o->file_offset, o->length,
 						o->flags & MAP_OWNF_UNWRITTEN ? " (unwritten)" : "");
+				}
 				else if (o->ag >= 0)
 					fprintf(f, "      %s %s (AG %" PRId64 ")\n", owner_type(o),
 						o->meta_type, o->ag);
