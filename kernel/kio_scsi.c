@@ -1,0 +1,141 @@
+/*
+ * kernel/kio_scsi.c - SCSI passthrough through SG_IO on the block device: CDB builders for
+ * the whitelisted read-only commands (INQUIRY, READ CAPACITY, READ, VERIFY with BYTCHK=0,
+ * LOG SENSE without SP, REPORT LUNS), the whitelist, and sense decoding with libsgutils2
+ * (fixed and descriptor formats, the information field).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <scsi/sg.h>
+#include <scsi/sg_lib.h>
+#include <scsi/sg_unaligned.h>
+
+#include "kio_dev.h"
+
+#define SCSI_INQUIRY 0x12
+#define SCSI_READ_CAPACITY10 0x25
+#define SCSI_READ10 0x28
+#define SCSI_VERIFY10 0x2f
+#define SCSI_LOG_SENSE 0x4d
+#define SCSI_READ16 0x88
+#define SCSI_VERIFY16 0x8f
+#define SCSI_SERVICE_ACTION_IN16 0x9e
+#define SCSI_SAI_READ_CAPACITY16 0x10
+#define SCSI_REPORT_LUNS 0xa0
+
+int kio_scsi_build_verify16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t vrprotect)
+{
+	if (vrprotect > 7 || nblocks == 0)
+		return -EINVAL;
+	memset(cdb, 0, 16);
+	cdb[0] = SCSI_VERIFY16;
+	cdb[1] = (uint8_t)(vrprotect << 5);	/* DPO 0, BYTCHK 00: the medium only */
+	sg_put_unaligned_be64(lba, cdb + 2);
+	sg_put_unaligned_be32(nblocks, cdb + 10);
+	return 16;
+}
+
+int kio_scsi_build_read16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t rdprotect)
+{
+	if (rdprotect > 7 || nblocks == 0)
+		return -EINVAL;
+	memset(cdb, 0, 16);
+	cdb[0] = SCSI_READ16;
+	cdb[1] = (uint8_t)(rdprotect << 5);
+	sg_put_unaligned_be64(lba, cdb + 2);
+	sg_put_unaligned_be32(nblocks, cdb + 10);
+	return 16;
+}
+
+int kio_scsi_build_readcap16(uint8_t *cdb, uint32_t alloc_len)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = SCSI_SERVICE_ACTION_IN16;
+	cdb[1] = SCSI_SAI_READ_CAPACITY16;
+	sg_put_unaligned_be32(alloc_len, cdb + 10);
+	return 16;
+}
+
+int kio_scsi_build_inquiry(uint8_t *cdb, int evpd, uint8_t page, uint16_t alloc_len)
+{
+	memset(cdb, 0, 6);
+	cdb[0] = SCSI_INQUIRY;
+	cdb[1] = evpd ? 1 : 0;
+	cdb[2] = evpd ? page : 0;
+	sg_put_unaligned_be16(alloc_len, cdb + 3);
+	return 6;
+}
+
+int kio_scsi_allowed(const uint8_t *cdb, unsigned len)
+{
+	if (!cdb || len < 6 || len > KIO_SCSI_CDB_MAX)
+		return 0;
+	switch (cdb[0]) {
+	case SCSI_INQUIRY:
+		return len == 6;
+	case SCSI_READ_CAPACITY10:
+	case SCSI_READ10:
+		return len == 10;
+	case SCSI_READ16:
+		return len == 16;
+	case SCSI_VERIFY10:
+		return len == 10 && (cdb[1] & 0x06) == 0;	/* BYTCHK 00: no data-out */
+	case SCSI_VERIFY16:
+		return len == 16 && (cdb[1] & 0x06) == 0;
+	case SCSI_SERVICE_ACTION_IN16:
+		return len == 16 && (cdb[1] & 0x1f) == SCSI_SAI_READ_CAPACITY16;
+	case SCSI_LOG_SENSE:
+		return len == 10 && (cdb[1] & 0x01) == 0;	/* SP would save parameters */
+	case SCSI_REPORT_LUNS:
+		return len == 12;
+	}
+	return 0;
+}
+
+int kio_scsi_parse_sense(const uint8_t *sense, unsigned len, struct kio_scsi_status *st)
+{
+	struct sg_scsi_sense_hdr h;
+	uint64_t info = 0;
+
+	if (!sg_scsi_normalize_sense(sense, (int)len, &h))
+		return -EINVAL;
+	st->sense_key = h.sense_key;
+	st->asc = h.asc;
+	st->ascq = h.ascq;
+	st->info_valid = sg_get_sense_info_fld(sense, (int)len, &info);
+	st->info = st->info_valid ? info : 0;
+	return 0;
+}
+
+int kio_scsi_submit(int fd, const uint8_t *cdb, unsigned cdb_len, void *data,
+		    uint32_t data_bytes, uint32_t timeout_ms, struct kio_scsi_status *st)
+{
+	struct sg_io_hdr io;
+	uint8_t cmd[KIO_SCSI_CDB_MAX];
+
+	memset(st, 0, sizeof(*st));
+	if (!kio_scsi_allowed(cdb, cdb_len))
+		return -EPERM;
+	memcpy(cmd, cdb, cdb_len);
+	memset(&io, 0, sizeof(io));
+	io.interface_id = 'S';
+	io.cmdp = cmd;
+	io.cmd_len = (unsigned char)cdb_len;
+	io.dxfer_direction = data && data_bytes ? SG_DXFER_FROM_DEV : SG_DXFER_NONE;
+	io.dxferp = data;
+	io.dxfer_len = data ? data_bytes : 0;
+	io.sbp = st->sense;
+	io.mx_sb_len = sizeof(st->sense);
+	io.timeout = timeout_ms ? timeout_ms : 60000;
+	if (ioctl(fd, SG_IO, &io) < 0)
+		return -errno;
+	st->scsi_status = io.status;
+	st->host_status = io.host_status;
+	st->driver_status = io.driver_status;
+	st->sense_len = io.sb_len_wr;
+	st->resid = io.resid > 0 ? (uint32_t)io.resid : 0;
+	if (st->sense_len)
+		kio_scsi_parse_sense(st->sense, st->sense_len, st);
+	return 0;
+}
