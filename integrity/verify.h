@@ -1,20 +1,161 @@
 /*
- * integrity/verify.h - how a range is verified. Today only the read method exists: the
- * data is read into host memory (and discarded) by the scan engine. Drive-side methods
- * (NVMe Verify, SCSI VERIFY, PI checks) plug in here.
+ * integrity/verify.h - how a range is verified: an ops table per method (fio's ioengine_ops
+ * shape), probed per device; an unavailable method answers -EOPNOTSUPP with a reason.
+ *   read         the scan engine reads every block into host memory (the executor's path)
+ *   nvme-verify  NVMe Verify (0x0C) through io_uring uring_cmd (ioctl fallback), PRCHK on PI
+ *   scsi-verify  SCSI VERIFY(16) BYTCHK=0 through SG_IO
+ *   pi-read      NVMe Read with metadata, guard/application/reference tags checked here
+ *   xfs-verify   XFS_IOC_VERIFY_MEDIA (Linux 7.0+)
+ * A method's verify() works in the device's logical blocks on the whole disk (namespace):
+ * the caller adds the partition start. Device status travels in struct vfy_result.
  */
 #ifndef MEDIASCAN_VERIFY_H
 #define MEDIASCAN_VERIFY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-struct vfy_method {
+enum vfy_dev_kind {
+	VFY_DEV_OTHER,
+	VFY_DEV_NVME,
+	VFY_DEV_SCSI,
+};
+
+/* What a failed verify found. */
+enum vfy_fail {
+	VFY_FAIL_NONE,
+	VFY_FAIL_MEDIUM,		/* unrecovered read / MEDIUM ERROR */
+	VFY_FAIL_PI_GUARD,		/* guard tag mismatch */
+	VFY_FAIL_PI_APP,		/* application tag mismatch */
+	VFY_FAIL_PI_REF,		/* reference tag mismatch */
+	VFY_FAIL_DEVICE,		/* any other device status (see status) */
+};
+
+struct vfy_result {
+	enum vfy_fail fail;
+	uint32_t status;		/* NVMe (SCT << 8 | SC), SCSI (key << 16 | asc << 8 | ascq) */
+	int have_lba;			/* the device named the failing block */
+	uint64_t lba;			/* that block, in logical blocks of the whole device */
+	uint64_t expected, found;	/* PI tag values (pi-read) */
+};
+
+/* PI guard formats (NVMe PIF; SCSI is always CRC16). */
+enum vfy_guard {
+	VFY_GUARD_CRC16,		/* T10-DIF CRC16, 8-byte PI */
+	VFY_GUARD_CRC32C,		/* 16-byte PI */
+	VFY_GUARD_CRC64,		/* NVMe CRC64, 16-byte PI */
+};
+
+/* One device as the methods see it: the whole disk or namespace under the scan target. */
+struct vfy_dev {
+	char path[128];			/* /dev/nvme0n1, /dev/sda (the whole disk) */
+	char cdev[128];			/* NVMe generic char device /dev/ngXnY, "" if none */
+	enum vfy_dev_kind kind;
+	int fd;				/* the whole disk, O_RDONLY; -1 if not opened */
+	int cfd;			/* the generic char device, O_RDONLY; -1 if none */
+	int xfs_fd;			/* a file on the mounted XFS (xfs-verify), -1 if none */
+	uint32_t xfs_dev;		/* KIO_XFS_DEV_DATA/LOG/RT for xfs-verify */
+	uint32_t lbs;			/* logical block size, bytes */
+	uint64_t part_start_bytes;	/* the scanned partition's start on the disk */
+	uint64_t size_bytes;		/* whole disk */
+	char integrity_format[64];	/* sysfs integrity/format, "none" */
+	/* NVMe */
+	uint32_t nsid;
+	uint32_t ms;			/* metadata bytes per block */
+	int pi_type;			/* 0 none, 1..3 */
+	int pi_first;			/* PI in the first bytes of the metadata */
+	enum vfy_guard guard;
+	int oncs_verify;		/* ONCS bit 7 advertised */
+	int verify_works;		/* 1 a one-block Verify succeeded, 0 failed, -1 untried */
+	uint32_t vsl_bytes;		/* Verify Size Limit, 0 unknown/unlimited */
+	uint32_t mdts_bytes;		/* Maximum Data Transfer Size, 0 unlimited */
+	int uring_cmd;			/* io_uring passthrough works on cdev */
+	/* SCSI */
+	int prot_en, p_type;		/* READ CAPACITY(16) */
+	uint32_t max_xfer_blocks;	/* Block Limits VPD, 0 unknown */
+	uint32_t opt_xfer_blocks;
+	int verify16;			/* 1 accepted, 0 ILLEGAL REQUEST, -1 untried */
+	char model[128];
+	void *priv;			/* the method's state */
+};
+
+struct vfy_ops {
 	const char *name;		/* as given to --method and printed in reports */
 	const char *summary;		/* one line for humans */
 	int moves_data;			/* 1 when the data crosses the bus to host memory */
+	/* Return 0 when the method works on d, or -EOPNOTSUPP with a reason in why. */
+	int (*probe)(struct vfy_dev *d, char *why, size_t len);
+	/* Return 0 after setting up d->priv, or -errno. */
+	int (*init)(struct vfy_dev *d);
+	/*
+	 * Return 0 when blocks [lba, lba + nlb) verified clean, 1 when the device reported a
+	 * failure (in res; res->have_lba when it named the block), or -errno when the command
+	 * could not be issued (operational).
+	 */
+	int (*verify)(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res);
+	/* Return the most blocks one verify() may cover on d. */
+	uint32_t (*max_blocks)(const struct vfy_dev *d);
+	void (*cleanup)(struct vfy_dev *d);
 };
 
-/* Return the method named name ("auto" picks the best available), or NULL with a reason. */
-const struct vfy_method *vfy_method_pick(const char *name, char *why, size_t len);
+extern const struct vfy_ops vfy_read;
+extern const struct vfy_ops vfy_nvme_verify;
+extern const struct vfy_ops vfy_scsi_verify;
+extern const struct vfy_ops vfy_pi_read;
+extern const struct vfy_ops vfy_xfs_verify;
+extern const struct vfy_ops vfy_scsi_read;	/* SG_IO READ(16): sense-based isolation */
+
+/* Return the method named name ("auto" returns NULL and 0), or -EINVAL with a reason. */
+int vfy_method_lookup(const char *name, const struct vfy_ops **ops, char *why, size_t len);
+/*
+ * Return the method to use on devs: the one asked for (-EOPNOTSUPP with the reason when it
+ * cannot run there), or with asked NULL the best that works (nvme-verify, scsi-verify,
+ * xfs-verify, read), with the reason in why either way.
+ */
+int vfy_method_select(const struct vfy_ops *asked, struct vfy_dev *devs, unsigned nr,
+		      const struct vfy_ops **out, char *why, size_t len);
+/* Return a short name of the methods built in, for usage text. */
+const char *vfy_method_names(void);
+
+/*
+ * Return 0 after filling d for the block device open on fd (a partition maps to its whole
+ * disk), probing NVMe identify / SCSI READ CAPACITY(16), VPD and sysfs; -errno on failure.
+ * xfs_fd (or -1) is an fd on the mounted XFS when the device belongs to one.
+ */
+int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d);
+/* Close what vfy_dev_open opened. */
+void vfy_dev_close(struct vfy_dev *d);
+/* Return a fixed string naming a failure ("medium", "pi-guard", ...). */
+const char *vfy_fail_name(enum vfy_fail f);
+/* Return the errno a failure maps to: -ENODATA medium, -EILSEQ PI, -EIO other. */
+int vfy_fail_errno(const struct vfy_result *res);
+/* Return the failure class of an NVMe status (SCT << 8 | SC). */
+enum vfy_fail vfy_nvme_status_fail(uint32_t status);
+
+/* CRCs (integrity/crc.c) */
+
+/* Return the T10-DIF CRC16 of buf (ISA-L). */
+uint16_t vfy_crc16_t10dif(const void *buf, size_t len);
+/* Return the CRC32C (Castagnoli) of buf (ISA-L). */
+uint32_t vfy_crc32c(const void *buf, size_t len);
+/* Return the NVMe CRC64 (Rocksoft polynomial) of buf. */
+uint64_t vfy_crc64_nvme(const void *buf, size_t len);
+
+/* PI checks (integrity/pi.c) */
+
+struct vfy_pi_fmt {
+	uint32_t lbs;			/* data bytes per block */
+	uint32_t ms;			/* metadata bytes per block */
+	int pi_type;			/* 1, 2, 3 */
+	int pi_first;
+	enum vfy_guard guard;
+};
+
+/*
+ * Return 0 when every block's PI matches (blocks starting at lba, data and separate
+ * metadata buffers), or 1 with the first mismatch in res (block, tag, expected, found).
+ */
+int vfy_pi_check(const struct vfy_pi_fmt *f, const void *data, const void *mdata,
+		 uint32_t nlb, uint64_t lba, struct vfy_result *res);
 
 #endif

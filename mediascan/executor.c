@@ -50,6 +50,8 @@ struct exec {
 	uint64_t next_checkpoint_ns;
 	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];
+	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
+	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
 };
 
 static uint64_t now_ns(void)
@@ -219,6 +221,84 @@ static int exec_checkpoint(struct exec *x, int final)
 	return ret;
 }
 
+/* Record one failing block that a verify method reported. */
+static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct map_range *rg,
+			uint64_t offset, uint32_t lbs, const struct vfy_result *res)
+{
+	struct scan_error e = {
+		.dev_idx = dev_idx, .offset = offset, .length = lbs, .err = vfy_fail_errno(res),
+		.reads = 1, .reproducible = 1, .vfy_fail = res->fail, .dev_status = res->status,
+		.pi_expected = res->expected, .pi_found = res->found,
+	};
+
+	e.cls = scan_classify(e.err);
+	e.in_gap = rg && map_range_planned_bytes(rg, offset, lbs) == 0;
+	return scan_result_add(x->r, &e);
+}
+
+/*
+ * Verify bytes [offset, offset+length) of scan device dev_idx with ops, in commands of at
+ * most ops->max_blocks(); a failed command is narrowed with the block the device named
+ * (error log, sense information) and by bisection otherwise. Return 0, -EOPNOTSUPP when
+ * the device refused the method (nothing recorded for this span), or -ENOMEM.
+ */
+static int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev_idx,
+			 const struct map_range *rg, uint64_t offset, uint64_t length,
+			 int isolating)
+{
+	struct vfy_dev *vd = x->o->vfy_devs[dev_idx];
+	uint32_t lbs = vd->lbs, maxb = ops->max_blocks(vd);
+	struct vfy_result res;
+	int ret;
+
+	while (length >= lbs) {
+		uint64_t chunk = length < (uint64_t)maxb * lbs ? length : (uint64_t)maxb * lbs;
+		uint64_t lba = (offset + vd->part_start_bytes) / lbs;
+		uint32_t nlb = (uint32_t)(chunk / lbs);
+
+		memset(&res, 0, sizeof(res));
+		ret = ops->verify(vd, lba, nlb, &res);
+		if (isolating)
+			x->r->isolation_reads++;
+		if (ret == -EOPNOTSUPP)
+			return ret;
+		if (ret < 0) {
+			struct scan_error e = {
+				.dev_idx = dev_idx, .offset = offset, .length = chunk, .err = ret,
+				.cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
+			};
+
+			ret = scan_result_add(x->r, &e);
+			if (ret < 0)
+				return ret;
+		} else if (ret > 0 && res.have_lba && res.lba >= lba && res.lba < lba + nlb) {
+			/* The device named the block: the ones before it are good. */
+			uint64_t bad = res.lba * lbs - vd->part_start_bytes;
+
+			ret = exec_vfy_bad(x, dev_idx, rg, bad, lbs, &res);
+			if (ret < 0)
+				return ret;
+			chunk = bad + lbs - offset;
+		} else if (ret > 0 && nlb == 1) {
+			ret = exec_vfy_bad(x, dev_idx, rg, offset, lbs, &res);
+			if (ret < 0)
+				return ret;
+		} else if (ret > 0) {
+			uint64_t half = (uint64_t)(nlb / 2) * lbs;
+
+			ret = exec_vfy_span(x, ops, dev_idx, rg, offset, half, 1);
+			if (ret == 0)
+				ret = exec_vfy_span(x, ops, dev_idx, rg, offset + half, chunk - half,
+						    1);
+			if (ret < 0)
+				return ret;
+		}
+		offset += chunk;
+		length -= chunk;
+	}
+	return 0;
+}
+
 /* A read came back: account it, or isolate its failing blocks. */
 static int exec_complete(struct exec *x, struct exec_slot *slot)
 {
@@ -256,6 +336,15 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 			.err = err, .cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
 		};
 		return scan_result_add(x->r, &e);
+	}
+	if (x->o->vfy_isolate && x->iso_ready[io->dev_idx]) {
+		uint64_t before = x->r->isolation_reads;
+
+		ret = exec_vfy_span(x, x->o->vfy_isolate, io->dev_idx, &slot->range, io->offset,
+				    io->length, 1);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+		x->r->isolation_reads = before;	/* refused: isolate by plain re-reads */
 	}
 	memset(&si, 0, sizeof(si));
 	si.fd = d->fd;
@@ -434,6 +523,110 @@ static int exec_loop(struct exec *x)
 	}
 }
 
+/*
+ * The drive-side loop: one verify command at a time per range piece (the device does the
+ * work, so the queue depth that hides read latency is not needed), paced, checkpointed.
+ * Return 0 at the end or on stop, -EOPNOTSUPP when the device refused the method (the
+ * current piece is left for the read path), or -errno.
+ */
+static int exec_vfy_loop(struct exec *x)
+{
+	const struct vfy_ops *ops = x->o->vfy;
+	uint64_t now, w;
+	int ret;
+
+	for (;;) {
+		struct map_range rg;
+		unsigned saved_pos;
+		uint64_t saved_range_pos, off, len, max_bytes;
+		struct vfy_dev *vd;
+
+		now = now_ns();
+		if (x->o->max_duration_ns && now - x->start_ns >= x->o->max_duration_ns &&
+		    !x->r->stopped) {
+			x->r->stopped = 2;
+			*x->o->stop = 1;
+		}
+		if (exec_stopping(x))
+			return 0;
+		ret = exec_have_work(x);
+		if (ret <= 0)
+			return ret;
+		rg = x->batch[x->batch_pos];
+		vd = x->o->vfy_devs[rg.dev_idx];
+		max_bytes = (uint64_t)ops->max_blocks(vd) * vd->lbs;
+		len = rg.offset + rg.length - x->range_pos;
+		if (len > max_bytes)
+			len = max_bytes;
+		if (x->have_gov) {
+			w = scan_gov_wait_ns(&x->gov, now, (uint32_t)len);
+			if (w) {
+				sleep_ns(w < EXEC_IDLE_WAIT_NS ? w : EXEC_IDLE_WAIT_NS);
+				continue;
+			}
+		}
+		saved_pos = x->batch_pos;
+		saved_range_pos = x->range_pos;
+		off = x->range_pos;
+		x->range_pos += len;
+		if (x->range_pos >= rg.offset + rg.length) {
+			x->batch_pos++;
+			if (x->batch_pos < x->batch_len)
+				x->range_pos = x->batch[x->batch_pos].offset;
+		}
+		ret = exec_vfy_span(x, ops, rg.dev_idx, &rg, off, len, 0);
+		if (ret == -EOPNOTSUPP) {
+			x->batch_pos = saved_pos;
+			x->range_pos = saved_range_pos;
+			snprintf(x->r->method_note, sizeof(x->r->method_note),
+				 "%s refused by %s at byte %llu (ILLEGAL REQUEST): the rest was "
+				 "read", ops->name, vd->path, (unsigned long long)off);
+			return ret;
+		}
+		if (ret < 0)
+			return ret;
+		x->r->scanned_bytes += map_range_planned_bytes(&rg, off, len);
+		if (x->have_gov)
+			scan_gov_account(&x->gov, len, now);
+		now = now_ns();
+		exec_sample(x, now);
+		exec_progress(x, 0);
+		if (x->o->checkpoint_interval_ns && now >= x->next_checkpoint_ns) {
+			x->next_checkpoint_ns = now + x->o->checkpoint_interval_ns;
+			ret = exec_checkpoint(x, 0);
+			if (ret < 0)
+				return ret;
+		}
+	}
+}
+
+/* Return 0 after init() of ops on every device (ready[d] set), or -errno. */
+static int exec_vfy_init(struct exec *x, const struct vfy_ops *ops, int *ready)
+{
+	int ret;
+
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		if (!x->o->vfy_devs[d])
+			return -EINVAL;
+		if (ops->init) {
+			ret = ops->init(x->o->vfy_devs[d]);
+			if (ret < 0)
+				return ret;
+		}
+		ready[d] = 1;
+	}
+	return 0;
+}
+
+static void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready)
+{
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		if (ready[d] && ops->cleanup)
+			ops->cleanup(x->o->vfy_devs[d]);
+		ready[d] = 0;
+	}
+}
+
 int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_source *src,
 	     const struct scan_opts *o, struct scan_result *r)
 {
@@ -441,7 +634,7 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	struct exec *x;
 	int fds[SCAN_MAX_DEVICES];
 	size_t iso_len;
-	int ret;
+	int ret, eng_ready = 0;
 
 	if (nr_devs == 0 || nr_devs > SCAN_MAX_DEVICES || o->depth == 0 || o->io_size == 0 ||
 	    (o->max_duration_ns && !o->stop))
@@ -488,12 +681,6 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 		ret = -ENOMEM;
 		goto out_mem;
 	}
-	ret = ops->init(&x->eng);
-	if (ret < 0) {
-		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "engine %s failed to start: %s",
-			 ops->name, strerror(-ret));
-		goto out_mem;
-	}
 	for (unsigned d = 0; d < nr_devs; d++)
 		x->cursor[d] = o->start_cursor[d];
 	x->start_ns = x->last_progress_ns = x->rate_mark_ns = now_ns();
@@ -502,11 +689,37 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 		ret = scan_gov_init(&x->gov, o->gov, x->start_ns);
 		if (ret < 0) {
 			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "bad rate settings");
-			goto out_eng;
+			goto out_mem;
 		}
 		x->have_gov = 1;
 	}
+	if (o->vfy && o->vfy->verify) {
+		/* A drive-side or passthrough method: the engine only reads what it refuses. */
+		ret = exec_vfy_init(x, o->vfy, x->vfy_ready);
+		if (ret == 0) {
+			snprintf(r->engine, sizeof(r->engine), "passthrough");
+			ret = exec_vfy_loop(x);
+		} else {
+			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "method %s failed to start: %s",
+				 o->vfy->name, strerror(-ret));
+		}
+		exec_vfy_cleanup(x, o->vfy, x->vfy_ready);
+		if (ret != -EOPNOTSUPP)
+			goto out_loop;
+		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
+	}
+	if (o->vfy_isolate && exec_vfy_init(x, o->vfy_isolate, x->iso_ready) < 0)
+		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);	/* plain re-reads then */
+	ret = ops->init(&x->eng);
+	if (ret < 0) {
+		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "engine %s failed to start: %s",
+			 ops->name, strerror(-ret));
+		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);
+		goto out_mem;
+	}
+	eng_ready = 1;
 	ret = exec_loop(x);
+out_loop:
 	if (ret < 0) {
 		r->fatal = ret;
 		if (!r->fatal_msg[0])
@@ -541,9 +754,10 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 		}
 	}
 	exec_progress(x, 1);
-out_eng:
-	if (x->inflight == 0 || ops != &scan_engine_uring)
+	if (eng_ready && (x->inflight == 0 || ops != &scan_engine_uring))
 		ops->cleanup(&x->eng);
+	if (o->vfy_isolate)
+		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);
 	/*
 	 * else: a hung read still owns the ring; tearing it down would block until the
 	 * device answers. The process exits soon and the kernel reaps it then.

@@ -12,6 +12,7 @@
 
 #include "plan.h"
 #include "governor.h"
+#include "verify.h"
 
 #define SCAN_MAX_DEVICES 4
 
@@ -32,6 +33,10 @@ struct scan_error {
 	unsigned reads;			/* reads that touched these blocks, the first included */
 	int in_gap;			/* only in bytes read to bridge planned ranges: no damage */
 	int reproducible;		/* 0: the read failed once, then every piece read fine */
+	/* Drive-side methods (integrity/): what the device said; fail VFY_FAIL_NONE otherwise. */
+	enum vfy_fail vfy_fail;
+	uint32_t dev_status;		/* NVMe (SCT << 8 | SC) or SCSI (key << 16 | asc << 8 | ascq) */
+	uint64_t pi_expected, pi_found;	/* pi-read: the tag's expected and found values */
 };
 
 /* Where a stream of planned ranges comes from (mapping's plan, through the caller). */
@@ -90,6 +95,15 @@ struct scan_opts {
 	int (*checkpoint)(const struct scan_checkpoint *c, void *arg);
 	void *checkpoint_arg;
 	volatile sig_atomic_t *stop;	/* set by a signal handler: finish in-flight reads, stop */
+	/*
+	 * Verify method (integrity/). NULL or one that moves data through the engine (read):
+	 * the engine reads. Otherwise vfy->verify() is called on vfy_devs[d] for every range,
+	 * translated through the partition start to whole-device LBAs. vfy_isolate, when set,
+	 * narrows the engine's failed reads instead of plain re-reads (SCSI: sense LBA).
+	 */
+	const struct vfy_ops *vfy;
+	const struct vfy_ops *vfy_isolate;
+	struct vfy_dev *vfy_devs[SCAN_MAX_DEVICES];
 };
 
 struct scan_device {
@@ -110,6 +124,7 @@ struct scan_result {
 	double backoff_s;		/* time spent backed off */
 	char engine[16];		/* engine that ran */
 	char engine_note[512];		/* why earlier engines were refused */
+	char method_note[512];		/* a verify method's fallback, said in the report */
 	struct scan_error *errors;
 	size_t nr_errors;
 	size_t sealed;			/* errors[0..sealed) were checkpointed: never grown */

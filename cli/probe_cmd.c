@@ -1,0 +1,153 @@
+/*
+ * cli/probe_cmd.c - `mediascan probe DEVICE|MOUNTPOINT [--json]`: what each device of the
+ * target can do for verification (integrity/probe.c), the methods that work and the one
+ * `--method auto` picks. Read-only: identify, READ CAPACITY, VPD, one-block Verify probes.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "kio_dev.h"
+#include "scan_method.h"
+
+static const char *const guard_names[] = { "crc16-t10dif", "crc32c", "crc64-nvme" };
+static const char *const kind_names[] = { "other", "nvme", "scsi" };
+
+static const struct vfy_ops *const all_methods[] = {
+	&vfy_nvme_verify, &vfy_scsi_verify, &vfy_pi_read, &vfy_xfs_verify,
+};
+
+static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
+{
+	const struct kio_bdev_info *bi = &md->info;
+	json_object *j = json_object_new_object(), *m = json_object_new_object();
+	char why[256];
+
+	json_object_object_add(j, "path", json_object_new_string(md->path));
+	json_object_object_add(j, "role", json_object_new_string(map_role_name(md->role)));
+	json_object_object_add(j, "disk", json_object_new_string(d->path));
+	json_object_object_add(j, "kind", json_object_new_string(kind_names[d->kind]));
+	json_object_object_add(j, "model", json_object_new_string(d->model));
+	json_object_object_add(j, "size", json_object_new_uint64(bi->size_bytes));
+	json_object_object_add(j, "partition_start", json_object_new_uint64(d->part_start_bytes));
+	json_object_object_add(j, "logical_block_size", json_object_new_int((int)bi->logical_block_size));
+	json_object_object_add(j, "physical_block_size",
+			       json_object_new_int((int)bi->physical_block_size));
+	json_object_object_add(j, "rotational", json_object_new_int(bi->rotational));
+	json_object_object_add(j, "max_sectors_kb", json_object_new_int((int)bi->max_sectors_kb));
+	json_object_object_add(j, "max_hw_sectors_kb",
+			       json_object_new_int((int)bi->max_hw_sectors_kb));
+	json_object_object_add(j, "integrity_format",
+			       json_object_new_string(d->integrity_format));
+	if (d->kind == VFY_DEV_NVME) {
+		json_object_object_add(j, "nsid", json_object_new_int((int)d->nsid));
+		json_object_object_add(j, "generic_char_device", json_object_new_string(d->cdev));
+		json_object_object_add(j, "oncs_verify", json_object_new_boolean(d->oncs_verify));
+		json_object_object_add(j, "verify_works", json_object_new_int(d->verify_works));
+		json_object_object_add(j, "verify_size_limit", json_object_new_uint64(d->vsl_bytes));
+		json_object_object_add(j, "mdts", json_object_new_uint64(d->mdts_bytes));
+		json_object_object_add(j, "metadata_size", json_object_new_int((int)d->ms));
+		json_object_object_add(j, "pi_type", json_object_new_int(d->pi_type));
+		json_object_object_add(j, "pi_guard", json_object_new_string(guard_names[d->guard]));
+		json_object_object_add(j, "io_uring_passthrough",
+				       json_object_new_boolean(d->uring_cmd));
+	} else if (d->kind == VFY_DEV_SCSI) {
+		json_object_object_add(j, "prot_en", json_object_new_int(d->prot_en));
+		json_object_object_add(j, "pi_type", json_object_new_int(d->p_type));
+		json_object_object_add(j, "max_transfer_blocks",
+				       json_object_new_uint64(d->max_xfer_blocks));
+		json_object_object_add(j, "optimal_transfer_blocks",
+				       json_object_new_uint64(d->opt_xfer_blocks));
+		json_object_object_add(j, "verify16", json_object_new_int(d->verify16));
+	}
+	json_object_object_add(m, "read", json_object_new_string("yes"));
+	for (size_t i = 0; i < sizeof(all_methods) / sizeof(all_methods[0]); i++) {
+		why[0] = '\0';
+		json_object_object_add(m, all_methods[i]->name, json_object_new_string(
+			all_methods[i]->probe(d, why, sizeof(why)) == 0 ? "yes" : why));
+	}
+	json_object_object_add(j, "methods", m);
+	return j;
+}
+
+static void print_human(json_object *root)
+{
+	json_object *devs = json_object_object_get(root, "devices");
+
+	for (size_t i = 0; i < json_object_array_length(devs); i++) {
+		json_object *d = json_object_array_get_idx(devs, i);
+
+		json_object_object_foreach(d, key, val) {
+			if (strcmp(key, "methods") == 0) {
+				printf("  methods:\n");
+				json_object_object_foreach(val, mk, mv)
+					printf("    %-12s %s\n", mk, json_object_get_string(mv));
+				continue;
+			}
+			printf("%s%-24s %s\n", strcmp(key, "path") ? "  " : "", key,
+			       json_object_get_string(val));
+		}
+	}
+	printf("auto picks: %s (%s)\n",
+	       json_object_get_string(json_object_object_get(root, "auto_method")),
+	       json_object_get_string(json_object_object_get(root, "auto_reason")));
+}
+
+int cli_probe_main(int argc, char **argv)
+{
+	struct map_target t;
+	struct scan_opts so;
+	struct cli_method cm;
+	json_object *root, *devs;
+	char err[1024];
+	int ret, err_class, as_json = 0;
+	const char *target = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			as_json = 1;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json]\n");
+			return 0;
+		} else if (argv[i][0] == '-' || target) {
+			cli_err("probe: unexpected argument '%s' (usage: mediascan probe "
+				"DEVICE|MOUNTPOINT [--json])", argv[i]);
+			return CLI_EXIT_USAGE;
+		} else {
+			target = argv[i];
+		}
+	}
+	if (!target) {
+		cli_err("probe: name a block device or a mount point");
+		return CLI_EXIT_USAGE;
+	}
+	ret = map_target_open(target, &t, err, sizeof(err), &err_class);
+	if (ret < 0) {
+		cli_err("%s", err);
+		return err_class == MAP_TERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+	}
+	memset(&so, 0, sizeof(so));
+	ret = cli_method_setup(NULL, &t, &so, &cm);
+	if (ret) {
+		map_target_close(&t);
+		return ret;
+	}
+	root = json_object_new_object();
+	devs = json_object_new_array();
+	json_object_object_add(root, "target", json_object_new_string(target));
+	json_object_object_add(root, "fs_type", json_object_new_string(t.fs_type));
+	for (unsigned d = 0; d < cm.nr; d++)
+		json_object_array_add(devs, dev_json(&t.devices[d], &cm.devs[d]));
+	json_object_object_add(root, "devices", devs);
+	json_object_object_add(root, "auto_method", json_object_new_string(cm.ops->name));
+	json_object_object_add(root, "auto_reason", json_object_new_string(cm.why));
+	if (as_json)
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	else
+		print_human(root);
+	json_object_put(root);
+	cli_method_close(&cm);
+	map_target_close(&t);
+	return 0;
+}

@@ -1,0 +1,89 @@
+/*
+ * cli/scan_method.c - choose the verify method for a scan target (--method): probe each of
+ * the target's devices (integrity/), pick the asked or the best method, fall back to read
+ * when SCSI VERIFY is refused, and hand the executor its method, devices and the SCSI
+ * sense-based isolation for the read method.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kio_dev.h"
+#include "scan_method.h"
+
+static uint32_t xfs_dev_of_role(enum map_role role)
+{
+	switch (role) {
+	case MAP_ROLE_LOG:
+		return KIO_XFS_DEV_LOG;
+	case MAP_ROLE_RT:
+		return KIO_XFS_DEV_RT;
+	default:
+		return KIO_XFS_DEV_DATA;
+	}
+}
+
+int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
+		     struct scan_opts *so, struct cli_method *m)
+{
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->ops = &vfy_read;
+	snprintf(m->why, sizeof(m->why), "asked for with --method");
+	if (asked == &vfy_read)
+		goto out_isolate_probe;
+	for (unsigned d = 0; d < t->nr_devices; d++) {
+		ret = vfy_dev_open(t->devices[d].fd, t->fs == MAP_FS_XFS ? t->mount_fd : -1,
+				   xfs_dev_of_role(t->devices[d].role), &m->devs[d]);
+		if (ret < 0) {
+			if (asked) {
+				cli_err("--method %s: cannot probe %s: %s", asked->name,
+					t->devices[d].path, strerror(-ret));
+				cli_method_close(m);
+				return CLI_EXIT_OPERATIONAL;
+			}
+			cli_method_close(m);
+			snprintf(m->why, sizeof(m->why), "auto: probing %s failed (%s)",
+				 t->devices[d].path, strerror(-ret));
+			return 0;
+		}
+		m->nr = d + 1;
+	}
+	ret = vfy_method_select(asked, m->devs, m->nr, &m->ops, m->why, sizeof(m->why));
+	if (ret < 0) {
+		if (asked == &vfy_scsi_verify && m->devs[0].kind == VFY_DEV_SCSI) {
+			/* The disk refused VERIFY: read it instead, and say so in the report. */
+			size_t n = strlen(m->why);
+
+			snprintf(m->why + n, sizeof(m->why) - n, "; fell back to read");
+			m->ops = &vfy_read;
+		} else {
+			cli_err("--method: %s", m->why);
+			cli_method_close(m);
+			return CLI_EXIT_OPERATIONAL;
+		}
+	}
+	so->vfy = m->ops;
+	for (unsigned d = 0; d < m->nr; d++)
+		so->vfy_devs[d] = &m->devs[d];
+out_isolate_probe:
+	/* The read method on SCSI disks isolates with SG_IO READ: the sense names the LBA. */
+	if (m->ops == &vfy_read && m->nr == t->nr_devices && m->nr) {
+		unsigned scsi = 0;
+
+		for (unsigned d = 0; d < m->nr; d++)
+			scsi += m->devs[d].kind == VFY_DEV_SCSI;
+		if (scsi == m->nr)
+			so->vfy_isolate = &vfy_scsi_read;
+	}
+	return 0;
+}
+
+void cli_method_close(struct cli_method *m)
+{
+	for (unsigned d = 0; d < m->nr; d++)
+		vfy_dev_close(&m->devs[d]);
+	m->nr = 0;
+}

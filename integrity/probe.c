@@ -1,0 +1,191 @@
+/*
+ * integrity/probe.c - what a device can do for verification: NVMe identify (controller,
+ * namespace, NVM command set structures; decoded with libnvme's types), SCSI READ CAPACITY(16)
+ * and the Block Limits VPD page, the kernel integrity profile, the generic char device and
+ * io_uring passthrough. A partition is probed through its whole disk.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <endian.h>
+#include <nvme/types.h>
+
+#include "kio.h"
+#include "kio_dev.h"
+#include "verify.h"
+
+#define NVME_MPSMIN_BYTES 4096		/* assumed: CAP.MPSMIN is not visible through identify */
+
+static void *page_alloc(void)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, 4096))
+		return NULL;
+	memset(p, 0, 4096);
+	return p;
+}
+
+/* Return 0 after an admin Identify into buf, or -errno / -EIO on a device status. */
+static int nvme_identify(int fd, uint32_t nsid, uint8_t cns, uint8_t csi, void *buf)
+{
+	struct nvme_passthru_cmd64 c;
+	struct kio_nvme_status st;
+	int ret;
+
+	kio_nvme_build_identify(&c, nsid, cns, csi, buf);
+	ret = kio_nvme_submit(fd, 1, &c, &st);
+	if (ret < 0)
+		return ret;
+	return st.status ? -EIO : 0;
+}
+
+static void probe_nvme(struct vfy_dev *d, const char *disk_name)
+{
+	struct nvme_id_ctrl *ctrl = page_alloc();
+	struct nvme_id_ns *ns = page_alloc();
+	struct nvme_id_ctrl_nvm *nvm = page_alloc();
+	struct nvme_nvm_id_ns *nvmns = page_alloc();
+	struct nvme_passthru_cmd64 c;
+	struct kio_nvme_status st;
+	unsigned lbaf;
+	int ret;
+
+	if (!ctrl || !ns || !nvm || !nvmns)
+		goto out_free;
+	ret = kio_nvme_nsid(d->fd);
+	if (ret <= 0)
+		goto out_free;
+	d->nsid = (uint32_t)ret;
+	if (nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CTRL, 0, ctrl) == 0) {
+		d->oncs_verify = !!(le16toh(ctrl->oncs) & NVME_CTRL_ONCS_VERIFY);
+		d->mdts_bytes = ctrl->mdts ? (uint32_t)NVME_MPSMIN_BYTES << ctrl->mdts : 0;
+		if (!d->model[0]) {
+			snprintf(d->model, sizeof(d->model), "%.40s", ctrl->mn);
+			for (size_t n = strlen(d->model); n && d->model[n - 1] == ' '; n--)
+				d->model[n - 1] = '\0';
+		}
+	}
+	if (nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_NS, 0, ns) == 0) {
+		lbaf = (ns->flbas & 0xf) | ((ns->flbas >> 1) & 0x30);
+		d->ms = le16toh(ns->lbaf[lbaf].ms);
+		d->pi_type = ns->dps & NVME_NS_DPS_PI_MASK;
+		d->pi_first = !!(ns->dps & NVME_NS_DPS_PI_FIRST);
+		d->guard = VFY_GUARD_CRC16;
+		if (d->pi_type &&
+		    nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, 0, nvmns) == 0) {
+			unsigned pif = (le32toh(nvmns->elbaf[lbaf]) & NVME_NVM_ELBAF_PIF_MASK) >> 7;
+
+			d->guard = pif == 2 ? VFY_GUARD_CRC64 : pif == 1 ? VFY_GUARD_CRC32C :
+				   VFY_GUARD_CRC16;
+		}
+	}
+	if (nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CSI_CTRL, 0, nvm) == 0 && nvm->vsl)
+		d->vsl_bytes = (uint32_t)NVME_MPSMIN_BYTES << nvm->vsl;
+	/* The generic char device: nvme0n1 -> ng0n1 (non-multipath naming). */
+	if (strncmp(disk_name, "nvme", 4) == 0) {
+		snprintf(d->cdev, sizeof(d->cdev), "/dev/ng%.32s", disk_name + 4);
+		ret = kio_open_ro(d->cdev);
+		if (ret >= 0)
+			d->cfd = ret;
+		else
+			d->cdev[0] = '\0';
+	}
+	if (d->cfd >= 0) {
+		struct kio_nvme_ring r;
+
+		if (kio_nvme_ring_init(&r, d->cfd, 1) == 0) {
+			kio_nvme_build_verify(&c, d->nsid, 0, 1, 0, 0);
+			ret = kio_nvme_ring_submit(&r, &c, &st);
+			d->uring_cmd = ret == 0;
+			if (ret == 0)
+				d->verify_works = st.status == 0;
+			kio_nvme_ring_exit(&r);
+		}
+	}
+	if (d->verify_works < 0) {
+		/* QEMU executes Verify without advertising it: try one block. */
+		kio_nvme_build_verify(&c, d->nsid, 0, 1, 0, 0);
+		if (kio_nvme_submit(d->fd, 0, &c, &st) == 0)
+			d->verify_works = st.status == 0;
+	}
+out_free:
+	free(ctrl);
+	free(ns);
+	free(nvm);
+	free(nvmns);
+}
+
+static void probe_scsi(struct vfy_dev *d)
+{
+	uint8_t cdb[16], *buf = page_alloc();
+	struct kio_scsi_status st;
+	int n;
+
+	if (!buf)
+		return;
+	n = kio_scsi_build_readcap16(cdb, 32);
+	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 32, 0, &st) == 0 && !st.scsi_status) {
+		d->prot_en = buf[12] & 1;
+		d->p_type = d->prot_en ? ((buf[12] >> 1) & 7) + 1 : 0;
+	}
+	memset(buf, 0, 64);
+	n = kio_scsi_build_inquiry(cdb, 1, 0xb0, 64);
+	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 64, 0, &st) == 0 && !st.scsi_status &&
+	    buf[1] == 0xb0) {
+		d->max_xfer_blocks = (uint32_t)buf[8] << 24 | (uint32_t)buf[9] << 16 |
+				     (uint32_t)buf[10] << 8 | buf[11];
+		d->opt_xfer_blocks = (uint32_t)buf[12] << 24 | (uint32_t)buf[13] << 16 |
+				     (uint32_t)buf[14] << 8 | buf[15];
+	}
+	n = kio_scsi_build_verify16(cdb, 0, 1, d->prot_en ? 1 : 0);
+	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, NULL, 0, 0, &st) == 0)
+		d->verify16 = !(st.scsi_status && st.sense_key == 0x5);	/* ILLEGAL REQUEST */
+	free(buf);
+}
+
+int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d)
+{
+	struct kio_bdev_info bi, disk;
+	char p[256], level[16];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = d->cfd = -1;
+	d->xfs_fd = xfs_fd;
+	d->xfs_dev = xfs_dev;
+	d->verify_works = -1;
+	d->verify16 = -1;
+	ret = kio_bdev_info(fd, &bi);
+	if (ret < 0)
+		return ret;
+	snprintf(d->path, sizeof(d->path), "/dev/%.63s", bi.disk_name);
+	d->part_start_bytes = bi.is_partition ? bi.part_start_bytes : 0;
+	d->lbs = bi.logical_block_size;
+	snprintf(d->model, sizeof(d->model), "%s", bi.model);
+	ret = kio_open_ro(d->path);
+	if (ret < 0)
+		return ret;
+	d->fd = ret;
+	d->size_bytes = kio_bdev_info(d->fd, &disk) == 0 ? disk.size_bytes : bi.size_bytes;
+	snprintf(p, sizeof(p), "/sys/block/%s/integrity/format", bi.disk_name);
+	if (kio_sysfs_read(p, d->integrity_format, sizeof(d->integrity_format)) < 0)
+		snprintf(d->integrity_format, sizeof(d->integrity_format), "none");
+	snprintf(p, sizeof(p), "/sys/block/%s/device/scsi_level", bi.disk_name);
+	if (strncmp(bi.disk_name, "nvme", 4) == 0) {
+		d->kind = VFY_DEV_NVME;
+		probe_nvme(d, bi.disk_name);
+	} else if (kio_sysfs_read(p, level, sizeof(level)) >= 0) {
+		d->kind = VFY_DEV_SCSI;
+		probe_scsi(d);
+	}
+	return 0;
+}
+
+void vfy_dev_close(struct vfy_dev *d)
+{
+	kio_close(d->fd);
+	kio_close(d->cfd);
+	d->fd = d->cfd = -1;
+}

@@ -1,0 +1,152 @@
+/*
+ * integrity/vfy_scsi.c - SCSI methods through SG_IO. scsi-verify: VERIFY(16) BYTCHK=0
+ * (VRPROTECT 001b on PI disks) in chunks bounded by the Block Limits VPD; a MEDIUM ERROR
+ * sense with a valid information field names the failing LBA at once; ILLEGAL REQUEST means
+ * the device does not do VERIFY (-EOPNOTSUPP: the caller falls back to read). scsi-read:
+ * READ(16) into a private buffer, used by the read method to isolate failures on SCSI disks,
+ * because the sense data of a READ names the first bad LBA too.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kio_dev.h"
+#include "verify.h"
+
+#define SCSI_MAX_BLOCKS_DEFAULT 65535u
+#define SCSI_READ_MAX_BYTES (1u << 20)
+#define SCSI_TIMEOUT_MS 60000
+
+#define SK_RECOVERED 0x1
+#define SK_MEDIUM_ERROR 0x3
+#define SK_ILLEGAL_REQUEST 0x5
+#define ASC_PI_CHECK 0x10		/* ASCQ 1 guard, 2 application tag, 3 reference tag */
+
+/* Return 0 clean, 1 failed (res), -EOPNOTSUPP ILLEGAL REQUEST, -EIO transport failure. */
+static int scsi_outcome(const struct kio_scsi_status *st, struct vfy_result *res)
+{
+	if (st->scsi_status == 0 && !st->host_status && !(st->driver_status & 0x0f))
+		return 0;
+	memset(res, 0, sizeof(*res));
+	if (!st->sense_len)
+		return -EIO;			/* no sense: the transport failed, not the media */
+	if (st->sense_key == SK_RECOVERED)
+		return 0;
+	if (st->sense_key == SK_ILLEGAL_REQUEST)
+		return -EOPNOTSUPP;
+	res->status = (uint32_t)st->sense_key << 16 | (uint32_t)st->asc << 8 | st->ascq;
+	if (st->asc == ASC_PI_CHECK && st->ascq >= 1 && st->ascq <= 3)
+		res->fail = st->ascq == 1 ? VFY_FAIL_PI_GUARD :
+			    st->ascq == 2 ? VFY_FAIL_PI_APP : VFY_FAIL_PI_REF;
+	else if (st->sense_key == SK_MEDIUM_ERROR)
+		res->fail = VFY_FAIL_MEDIUM;
+	else
+		res->fail = VFY_FAIL_DEVICE;
+	res->have_lba = st->info_valid;
+	res->lba = st->info;
+	return 1;
+}
+
+static int scsi_verify_probe(struct vfy_dev *d, char *why, size_t len)
+{
+	if (d->kind != VFY_DEV_SCSI) {
+		snprintf(why, len, "not a SCSI disk");
+		return -EOPNOTSUPP;
+	}
+	if (d->verify16 == 0) {
+		snprintf(why, len, "the device refused VERIFY(16) (ILLEGAL REQUEST)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static uint32_t scsi_verify_max_blocks(const struct vfy_dev *d)
+{
+	return d->max_xfer_blocks && d->max_xfer_blocks < SCSI_MAX_BLOCKS_DEFAULT ?
+	       d->max_xfer_blocks : SCSI_MAX_BLOCKS_DEFAULT;
+}
+
+static int scsi_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	struct kio_scsi_status st;
+	uint8_t cdb[16];
+	int n, ret;
+
+	n = kio_scsi_build_verify16(cdb, lba, nlb, d->prot_en ? 1 : 0);
+	if (n < 0)
+		return n;
+	ret = kio_scsi_submit(d->fd, cdb, (unsigned)n, NULL, 0, SCSI_TIMEOUT_MS, &st);
+	if (ret < 0)
+		return ret;
+	return scsi_outcome(&st, res);
+}
+
+const struct vfy_ops vfy_scsi_verify = {
+	.name = "scsi-verify",
+	.summary = "SCSI VERIFY(16) BYTCHK=0: the disk reads and checks its media, no data moves",
+	.moves_data = 0,
+	.probe = scsi_verify_probe,
+	.verify = scsi_verify,
+	.max_blocks = scsi_verify_max_blocks,
+};
+
+static int scsi_read_probe(struct vfy_dev *d, char *why, size_t len)
+{
+	if (d->kind != VFY_DEV_SCSI) {
+		snprintf(why, len, "not a SCSI disk");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static uint32_t scsi_read_max_blocks(const struct vfy_dev *d)
+{
+	uint32_t n = SCSI_READ_MAX_BYTES / d->lbs;
+
+	if (d->max_xfer_blocks && d->max_xfer_blocks < n)
+		n = d->max_xfer_blocks;
+	return n ? n : 1;
+}
+
+static int scsi_read_init(struct vfy_dev *d)
+{
+	if (posix_memalign(&d->priv, 4096, (size_t)scsi_read_max_blocks(d) * d->lbs))
+		return -ENOMEM;
+	return 0;
+}
+
+static void scsi_read_cleanup(struct vfy_dev *d)
+{
+	free(d->priv);
+	d->priv = NULL;
+}
+
+static int scsi_read(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	struct kio_scsi_status st;
+	uint8_t cdb[16];
+	int n, ret;
+
+	if (nlb > scsi_read_max_blocks(d))
+		return -EINVAL;
+	n = kio_scsi_build_read16(cdb, lba, nlb, 0);
+	if (n < 0)
+		return n;
+	ret = kio_scsi_submit(d->fd, cdb, (unsigned)n, d->priv, nlb * d->lbs, SCSI_TIMEOUT_MS,
+			      &st);
+	if (ret < 0)
+		return ret;
+	return scsi_outcome(&st, res);
+}
+
+const struct vfy_ops vfy_scsi_read = {
+	.name = "scsi-read",
+	.summary = "SCSI READ(16) through SG_IO: the sense data names the failing block",
+	.moves_data = 1,
+	.probe = scsi_read_probe,
+	.init = scsi_read_init,
+	.verify = scsi_read,
+	.max_blocks = scsi_read_max_blocks,
+	.cleanup = scsi_read_cleanup,
+};
