@@ -90,6 +90,8 @@ static const char *const state_migrations[] = {
 	"	PRIMARY KEY (error_id, pass_id)\n"
 	") WITHOUT ROWID;\n"
 	"CREATE INDEX error_passes_pass ON error_passes(pass_id, error_id);\n",
+	/* 1 -> 2: errors handed to the journal and on_damage once (scan_state_take_unnotified). */
+	"ALTER TABLE errors ADD COLUMN notified INTEGER NOT NULL DEFAULT 0;\n",
 };
 
 _Static_assert(sizeof(state_migrations) / sizeof(state_migrations[0]) == SCAN_STATE_SCHEMA_VERSION,
@@ -1119,4 +1121,260 @@ int scan_state_clear_missing(struct scan_state *st, const char *key, int64_t pas
 	if (ret < 0)
 		return ret;
 	return sqlite3_changes(st->db);
+}
+
+/*
+ * History queries for status, report and metrics. They run rarely, so their statements are
+ * prepared per call rather than at open.
+ */
+
+static int hist_prepare(struct scan_state *st, const char *sql, sqlite3_stmt **s)
+{
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, s, NULL);
+
+	if (rc != SQLITE_OK)
+		return state_fail(st, rc);
+	return 0;
+}
+
+/* Fill p from columns col.. of s in the order of STMT_PASS_GET. */
+static void hist_pass(sqlite3_stmt *s, int col, struct scan_state_pass *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->id = sqlite3_column_int64(s, col);
+	p->target_id = sqlite3_column_int64(s, col + 1);
+	p->started = sqlite3_column_int64(s, col + 2);
+	p->ended = sqlite3_column_int64(s, col + 3);
+	p->planned_bytes = (uint64_t)sqlite3_column_int64(s, col + 4);
+	p->scanned_bytes = (uint64_t)sqlite3_column_int64(s, col + 5);
+	p->bytes_per_s = sqlite3_column_double(s, col + 6);
+	p->result = pass_result_parse((const char *)sqlite3_column_text(s, col + 7));
+	column_str(s, col + 8, p->method, sizeof(p->method));
+	column_str(s, col + 9, p->engine, sizeof(p->engine));
+}
+
+#define HIST_PASS_COLS "id, target_id, started, ended, planned_bytes, scanned_bytes, " \
+	"bytes_per_s, result, method, engine"
+
+/* Return 1 and fill p with the pass selected by sql (bound to id), 0 if none, or -errno. */
+static int hist_one_pass(struct scan_state *st, const char *sql, int64_t id,
+			 struct scan_state_pass *p)
+{
+	sqlite3_stmt *s;
+	int ret = hist_prepare(st, sql, &s);
+
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, id);
+	ret = sqlite3_step(s);
+	if (ret == SQLITE_ROW) {
+		hist_pass(s, 0, p);
+		ret = 1;
+	} else if (ret == SQLITE_DONE) {
+		ret = 0;
+	} else {
+		ret = state_fail(st, ret);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int scan_state_latest_pass(struct scan_state *st, const char *key, struct scan_state_pass *p)
+{
+	sqlite3_stmt *s;
+	int64_t target_id;
+	int ret;
+
+	if (!st || !key || !p)
+		return -EINVAL;
+	ret = hist_prepare(st, "SELECT id FROM targets WHERE key = ?1", &s);
+	if (ret < 0)
+		return ret;
+	bind_text(s, 1, key);
+	ret = sqlite3_step(s);
+	target_id = ret == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	ret = ret == SQLITE_ROW || ret == SQLITE_DONE ? 0 : state_fail(st, ret);
+	sqlite3_finalize(s);
+	if (ret < 0 || !target_id)
+		return ret;
+	return hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes WHERE target_id = ?1 "
+			     "ORDER BY id DESC LIMIT 1", target_id, p);
+}
+
+int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const char *device,
+				uint64_t offset, uint64_t length, const char *owners_json)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	if (!st || !device)
+		return -EINVAL;
+	ret = hist_prepare(st, "UPDATE errors SET owners_json = ?5 "
+			   "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
+			   "AND device = ?2 AND offset >= ?3 AND offset + length <= ?3 + ?4", &s);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, pass_id);
+	bind_text(s, 2, device);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)offset);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)length);
+	bind_text(s, 5, owners_json);
+	ret = sqlite3_step(s);
+	ret = ret == SQLITE_DONE ? sqlite3_changes(st->db) : state_fail(st, ret);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* Damage only: errors in bridged gaps and operational failures are not media damage. */
+#define HIST_DAMAGE "in_gap = 0 AND cls != 'operational'"
+
+/* Return 0 after counting the open and cleared damage of target_id, or -errno. */
+static int hist_counts(struct scan_state *st, int64_t target_id, unsigned *open,
+		       unsigned *cleared)
+{
+	sqlite3_stmt *s;
+	int ret = hist_prepare(st, "SELECT coalesce(sum(state = 'open'), 0), "
+			       "coalesce(sum(state = 'cleared'), 0) FROM errors "
+			       "WHERE target_id = ?1 AND " HIST_DAMAGE, &s);
+
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, target_id);
+	ret = sqlite3_step(s);
+	if (ret == SQLITE_ROW) {
+		*open = (unsigned)sqlite3_column_int64(s, 0);
+		*cleared = (unsigned)sqlite3_column_int64(s, 1);
+		ret = 0;
+	} else {
+		ret = state_fail(st, ret);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int scan_state_list_targets(struct scan_state *st, scan_state_target_fn fn, void *arg)
+{
+	sqlite3_stmt *s;
+	int ret, rc, count = 0;
+
+	if (!st || !fn)
+		return -EINVAL;
+	ret = hist_prepare(st, "SELECT id, key, path, fs_type FROM targets ORDER BY path, id", &s);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct scan_state_target t = {
+			.id = sqlite3_column_int64(s, 0),
+			.key = (const char *)sqlite3_column_text(s, 1),
+			.path = (const char *)sqlite3_column_text(s, 2),
+			.fs_type = (const char *)sqlite3_column_text(s, 3),
+		};
+
+		if (!t.path)
+			t.path = "";
+		if (!t.fs_type)
+			t.fs_type = "";
+		ret = hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes WHERE target_id = ?1 "
+				    "ORDER BY id DESC LIMIT 1", t.id, &t.latest);
+		if (ret >= 0) {
+			t.has_latest = ret;
+			ret = hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes "
+					    "WHERE target_id = ?1 AND result = 'complete' "
+					    "ORDER BY id DESC LIMIT 1", t.id, &t.last_complete);
+		}
+		if (ret >= 0) {
+			t.has_complete = ret;
+			ret = hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes "
+					    "WHERE target_id = ?1 AND result = 'complete' "
+					    "ORDER BY id DESC LIMIT 1 OFFSET 1", t.id, &t.prev_complete);
+		}
+		if (ret >= 0) {
+			t.has_prev_complete = ret;
+			ret = hist_counts(st, t.id, &t.open_errors, &t.cleared_errors);
+		}
+		if (ret >= 0)
+			ret = fn(&t, arg);
+		if (ret < 0) {
+			sqlite3_finalize(s);
+			return ret;
+		}
+		count++;
+	}
+	ret = rc == SQLITE_DONE ? count : state_fail(st, rc);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t since, int all,
+			   scan_state_row_fn fn, void *arg)
+{
+	sqlite3_stmt *s;
+	int ret, rc, count = 0;
+
+	if (!st || !fn)
+		return -EINVAL;
+	ret = hist_prepare(st, "SELECT id, pass_id, last_pass_id, device, offset, length, error, "
+			   "cls, owners_json, first_seen, last_seen, times_seen, state, cleared, "
+			   "cleared_pass_id FROM errors WHERE target_id = ?1 AND " HIST_DAMAGE
+			   " AND last_seen >= ?2 AND (?3 OR state = 'open') "
+			   "ORDER BY first_seen DESC, pass_id DESC, device, offset", &s);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, target_id);
+	sqlite3_bind_int64(s, 2, since);
+	sqlite3_bind_int(s, 3, !!all);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(s, 12);
+		struct scan_state_error_row e = {
+			.id = sqlite3_column_int64(s, 0),
+			.first_pass_id = sqlite3_column_int64(s, 1),
+			.last_pass_id = sqlite3_column_int64(s, 2),
+			.device = (const char *)sqlite3_column_text(s, 3),
+			.offset = (uint64_t)sqlite3_column_int64(s, 4),
+			.length = (uint64_t)sqlite3_column_int64(s, 5),
+			.error = (const char *)sqlite3_column_text(s, 6),
+			.cls = (const char *)sqlite3_column_text(s, 7),
+			.owners_json = (const char *)sqlite3_column_text(s, 8),
+			.first_seen = sqlite3_column_int64(s, 9),
+			.last_seen = sqlite3_column_int64(s, 10),
+			.times_seen = (unsigned)sqlite3_column_int64(s, 11),
+			.cleared = state && strcmp(state, "cleared") == 0,
+			.cleared_at = sqlite3_column_int64(s, 13),
+			.cleared_pass_id = sqlite3_column_int64(s, 14),
+		};
+
+		ret = fn(&e, arg);
+		if (ret < 0) {
+			sqlite3_finalize(s);
+			return ret;
+		}
+		count++;
+	}
+	ret = rc == SQLITE_DONE ? count : state_fail(st, rc);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
+			       uint64_t offset, uint64_t length)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	if (!st || !device)
+		return -EINVAL;
+	ret = hist_prepare(st, "UPDATE errors SET notified = 1 "
+			   "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
+			   "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 "
+			   "AND notified = 0", &s);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, pass_id);
+	bind_text(s, 2, device);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)offset);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)length);
+	ret = sqlite3_step(s);
+	ret = ret == SQLITE_DONE ? sqlite3_changes(st->db) : state_fail(st, ret);
+	sqlite3_finalize(s);
+	return ret;
 }

@@ -18,7 +18,7 @@
 #include "scan.h"
 
 #define SCAN_STATE_DB_NAME "mediascan.db"
-#define SCAN_STATE_SCHEMA_VERSION 1
+#define SCAN_STATE_SCHEMA_VERSION 2
 #define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
 
 struct scan_state;
@@ -103,5 +103,58 @@ int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *de
  * now marked cleared, or -errno (-EINVAL if the pass is not complete or not of that key).
  */
 int scan_state_clear_missing(struct scan_state *st, const char *key, int64_t pass_id);
+
+/* History, for status, report and metrics. */
+
+/* One target with its latest pass, last two complete passes and damage counts. */
+struct scan_state_target {
+	int64_t id;
+	const char *key, *path, *fs_type;	/* valid during the callback */
+	int has_latest, has_complete, has_prev_complete;
+	struct scan_state_pass latest;
+	struct scan_state_pass last_complete;
+	struct scan_state_pass prev_complete;	/* the complete pass before last_complete */
+	unsigned open_errors;		/* media/PI/timeout damage, not bridged gaps */
+	unsigned cleared_errors;
+};
+
+/* One error row of the history (strings valid during the callback). */
+struct scan_state_error_row {
+	int64_t id;
+	int64_t first_pass_id, last_pass_id, cleared_pass_id;
+	const char *device, *error, *cls;
+	const char *owners_json;	/* NULL when never mapped */
+	uint64_t offset, length;	/* bytes */
+	int64_t first_seen, last_seen, cleared_at;	/* unix seconds */
+	unsigned times_seen;
+	int cleared;			/* state 'cleared' (else 'open') */
+};
+
+/* Called for each target or error row; a negative return stops the walk. */
+typedef int (*scan_state_target_fn)(const struct scan_state_target *t, void *arg);
+typedef int (*scan_state_row_fn)(const struct scan_state_error_row *e, void *arg);
+
+/* Return 1 and fill p with the latest pass of target key, 0 if it has none, or -errno. */
+int scan_state_latest_pass(struct scan_state *st, const char *key, struct scan_state_pass *p);
+/*
+ * Return the number of errors of pass_id's target on device within [offset, offset+length)
+ * whose owners_json was set (a coalesced report error may span several stored rows), or -errno.
+ */
+int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const char *device,
+				uint64_t offset, uint64_t length, const char *owners_json);
+/* Return the number of targets handed to fn (by path), a negative value of fn, or -errno. */
+int scan_state_list_targets(struct scan_state *st, scan_state_target_fn fn, void *arg);
+/*
+ * Return the number of damage rows of target_id last seen at or after since (unix seconds)
+ * handed to fn, newest first; open ones only unless all; a negative value of fn, or -errno.
+ */
+int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t since, int all,
+			   scan_state_row_fn fn, void *arg);
+/*
+ * Return the number of stored errors of pass_id's target on device overlapping
+ * [offset, offset+length) not yet notified, now marked notified (0: already told), or -errno.
+ */
+int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
+			       uint64_t offset, uint64_t length);
 
 #endif
