@@ -56,6 +56,12 @@ struct cli_scan_cfg {
 	int resume;
 	int no_state;
 	int quiet;
+	/* For patrol and scripts (cli/scan_hooks.c). */
+	const char *format;		/* human output: NULL or "human", or "xfs_scrub" */
+	const char *label;		/* patrol target name for events; NULL: the target */
+	const char *on_damage;		/* shell command given the JSON of new damage on stdin */
+	int journal;			/* journal events for new damage and the pass end */
+	int window_from_start;		/* a resumed pass keeps the end of its window */
 };
 
 /* Return the exit status of `mediascan scan ARGS`. */
@@ -73,6 +79,8 @@ int cli_report_build(struct cli_report *rep);
 int cli_report_write_json(const struct cli_report *rep, const char *path);
 /* Print the human summary of the report. */
 void cli_report_print(const struct cli_report *rep, FILE *f);
+/* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */
+struct json_object *cli_report_error_json(const struct cli_report *rep, size_t i);
 /* Return 0; free what cli_report_build allocated. */
 int cli_report_free(struct cli_report *rep);
 

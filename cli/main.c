@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "patrol.h"
 
 static void usage(FILE *f)
 {
@@ -14,6 +15,9 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  scan TARGET   read every written block of a filesystem (mount point) or a\n"
 		"                whole block device; report damaged files and metadata\n"
+		"  patrol        the service: a pass over every configured target within its window\n"
+		"  status        per target: pass progress, rate, ETA, last pass, open errors\n"
+		"  report        open damage from the history: new since the last pass, files\n"
 		"  help          this text; `mediascan scan --help` for the scan options\n"
 		"  version       print the version\n");
 }
@@ -26,6 +30,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "scan") == 0)
 		return cli_scan_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "patrol") == 0)
+		return cli_patrol_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "status") == 0)
+		return cli_status_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "report") == 0)
+		return cli_report_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
@@ -35,6 +45,6 @@ int main(int argc, char **argv)
 		printf("mediascan %s\n", MEDIASCAN_VERSION);
 		return 0;
 	}
-	cli_err("unknown command '%s' (commands: scan, help, version)", argv[1]);
+	cli_err("unknown command '%s' (commands: scan, patrol, status, report, help, version)", argv[1]);
 	return CLI_EXIT_USAGE;
 }

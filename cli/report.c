@@ -442,3 +442,9 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 	if (r->fatal_msg[0])
 		fprintf(f, "error: %s\n", r->fatal_msg);
 }
+
+/* Added for history and notifications (issue 6): one error as in media_errors[]. */
+json_object *cli_report_error_json(const struct cli_report *rep, size_t i)
+{
+	return json_error(rep, i);
+}

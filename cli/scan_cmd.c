@@ -44,6 +44,9 @@ static void scan_usage(FILE *f)
 		"  --progress auto|bar|log|none  progress on stderr: a bar (auto: on a terminal)\n"
 		"                         or one machine-readable line a second (log)\n"
 		"  -q, --quiet            no human summary\n"
+		"  --format human|xfs_scrub  xfs_scrub: damage as xfs_scrub -x prints it on stderr\n"
+		"                         (\"Unfixable Error: PATH: media error at data offset N\n"
+		"                         length M.\") instead of the human summary\n"
 		"I/O:\n"
 		"  --io-size SIZE         bytes per read (default: 1M, capped by the queue limits)\n"
 		"  --queue-depth N        reads in flight (default %d)\n"
@@ -93,7 +96,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
-		O_STATE_DIR, O_RESUME, O_NO_STATE,
+		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -114,6 +117,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		{ "state-dir", required_argument, NULL, O_STATE_DIR },
 		{ "resume", no_argument, NULL, O_RESUME },
 		{ "no-state", no_argument, NULL, O_NO_STATE },
+		{ "format", required_argument, NULL, O_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -225,6 +229,13 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		case 'q':
 			a->quiet = 1;
+			break;
+		case O_FORMAT:
+			if (strcmp(optarg, "human") && strcmp(optarg, "xfs_scrub")) {
+				cli_err("bad --format '%s': choose human or xfs_scrub", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			a->format = optarg;
 			break;
 		case 'h':
 			scan_usage(stdout);

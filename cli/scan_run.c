@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -14,6 +15,7 @@
 #include "verify.h"
 #include "engine.h"
 #include "state.h"
+#include "patrol.h"
 
 #define DEFAULT_IO_SIZE (1024 * 1024)
 #define DEFAULT_DEPTH CLI_SCAN_DEFAULT_DEPTH
@@ -90,9 +92,15 @@ static void target_key(const struct map_target *t, char *key, size_t len)
 		n += (size_t)snprintf(key + n, len - n, "%s%s", i ? "," : "", t->devices[i].path);
 }
 
+void cli_scan_target_key(const struct map_target *t, char *key, size_t len)
+{
+	target_key(t, key, len);
+}
+
 struct ckpt_ctx {
 	struct scan_state *st;
 	int64_t pass_id;
+	int64_t pass_started;		/* unix seconds, of a resumed pass */
 	const char *dev_paths[MAP_MAX_DEVICES];
 	int warned;
 };
@@ -164,8 +172,10 @@ static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 			ret = scan_state_resume(k->st, k->pass_id);
 			if (ret < 0)
 				return ret;
-			if (scan_state_get_pass(k->st, k->pass_id, &pass) == 0)
+			if (scan_state_get_pass(k->st, k->pass_id, &pass) == 0) {
 				so->scanned_base = pass.scanned_bytes;
+				k->pass_started = pass.started;
+			}
 			for (unsigned d = 0; d < t->nr_devices; d++) {
 				po->start_offset[d] = cursor[d];
 				so->start_cursor[d] = cursor[d];
@@ -204,6 +214,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	int ret, err_class, status, resumed = 0;
 	struct sigaction sa;
 	int human;
+	double window_s;
 
 	if (a->engine && !scan_engine_pick(a->engine, err, sizeof(err), NULL, 0) &&
 	    strncmp(err, "unknown", 7) == 0) {
@@ -266,10 +277,17 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 			so.checkpoint_interval_ns = CHECKPOINT_INTERVAL_NS;
 		}
 	}
-	if (a->rate || a->window_s) {
+	window_s = a->window_s;
+	if (window_s && a->window_from_start && resumed && ck.pass_started) {
+		/* A resumed pass keeps the end of its window (patrol): pace for what is left. */
+		window_s = (double)ck.pass_started + a->window_s - (double)time(NULL);
+		if (window_s < 1)
+			window_s = 1;
+	}
+	if (a->rate || window_s) {
 		memset(&go, 0, sizeof(go));
 		go.rate_bps = a->rate;
-		go.window_s = (uint64_t)(a->window_s + 0.5);
+		go.window_s = (uint64_t)(window_s + 0.5);
 		go.rate_min_bps = a->rate_min;
 		go.rate_max_bps = a->rate_max;
 		go.backoff = !a->no_backoff;
@@ -322,10 +340,10 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		printf(", method %s", method->name);
 		if (a->rate)
 			printf(", rate %s/s", cli_fmt_bytes(a->rate, rb, sizeof(rb)));
-		if (a->window_s) {
+		if (window_s) {
 			char w[32];
 
-			printf(", window %s", cli_fmt_duration(a->window_s, w, sizeof(w)));
+			printf(", window %s", cli_fmt_duration(window_s, w, sizeof(w)));
 		}
 		printf("\n");
 		fflush(stdout);
@@ -378,7 +396,15 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 			rep.exit_bits |= CLI_EXIT_OPERATIONAL;
 		}
 	}
-	if (human)
+	if (ck.st || a->journal || a->on_damage) {
+		char key[8192];
+
+		target_key(&t, key, sizeof(key));
+		cli_scan_after(a, &rep, ck.st, ck.pass_id, key);
+	}
+	if (a->format && strcmp(a->format, "xfs_scrub") == 0)
+		cli_report_print_xfs_scrub(&rep, stderr);
+	else if (human)
 		cli_report_print(&rep, stdout);
 	status = (int)rep.exit_bits;
 	cli_report_free(&rep);

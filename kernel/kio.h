@@ -108,4 +108,13 @@ int kio_ioprio_set_idle(void);
 /* Return 0 after putting the calling thread in best-effort class at level (0..7), or -errno. */
 int kio_ioprio_set_be(int level);
 
+/* Physical disks under block devices (kio_topology.c). */
+#define KIO_DISK_NAME_LEN 64
+/*
+ * Return the number of physical disks written to out[0..max) that carry block device name
+ * (sda1 -> sda; dm-0 -> its slaves' disks, recursively), or -errno. sysfs NULL: "/sys".
+ */
+int kio_disk_leaves(const char *sysfs, const char *name, char (*out)[KIO_DISK_NAME_LEN],
+		    unsigned max);
+
 #endif

@@ -1,0 +1,310 @@
+/*
+ * cli/config.c - the patrol config file (INI, parsed with libinih): [global] and one
+ * [target NAME] section per target. Every key is checked; the first problem is reported as
+ * one line "FILE:LINE: what is wrong".
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ini.h>
+
+#include "config_file.h"
+#include "units.h"
+
+enum {
+	CFG_SET_WINDOW = 1 << 0,
+	CFG_SET_RATE_MAX = 1 << 1,
+	CFG_SET_RATE_MIN = 1 << 2,
+	CFG_SET_ACTIVE = 1 << 3,
+	CFG_SET_METHOD = 1 << 4,
+	CFG_SET_ON_DAMAGE = 1 << 5,
+};
+
+struct cfg_parse {
+	struct cli_patrol_config *c;
+	const char *file;
+	FILE *f;
+	unsigned line;			/* line the reader handed out last */
+	unsigned err_line;
+	char err[512];
+	struct cli_patrol_target *cur;	/* NULL in [global] */
+	int in_global;
+	int section_ok;			/* 0 after a bad section header: its keys are ignored */
+};
+
+static int cfg_fail(struct cfg_parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int cfg_fail(struct cfg_parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof(p->err), fmt, ap);
+	va_end(ap);
+	p->err_line = p->line;
+	return 0;
+}
+
+static int cfg_section(struct cfg_parse *p, const char *section);
+
+/*
+ * ini_reader: fgets that counts lines, so the handler knows where it is, and that sees
+ * section headers itself (inih does not tell the handler about a section without keys).
+ */
+static char *cfg_reader(char *str, int num, void *stream)
+{
+	struct cfg_parse *p = stream;
+	char *s = fgets(str, num, p->f), *b, *e, name[256];
+
+	if (!s)
+		return s;
+	p->line++;
+	for (b = s; *b == ' ' || *b == '\t'; b++)
+		;
+	e = strchr(b, ']');
+	if (*b == '[' && e && (size_t)(e - b - 1) < sizeof(name)) {
+		memcpy(name, b + 1, (size_t)(e - b - 1));
+		name[e - b - 1] = '\0';
+		cfg_section(p, name);
+	}
+	return s;
+}
+
+/* Return 0 and minutes since midnight for "HH:MM", or -EINVAL. */
+static int parse_clock(const char *s, int *min)
+{
+	unsigned h, m;
+	char end;
+
+	if (sscanf(s, "%u:%u%c", &h, &m, &end) != 2 || h > 24 || m > 59 || (h == 24 && m))
+		return -EINVAL;
+	*min = (int)(h * 60 + m);
+	return 0;
+}
+
+int cli_parse_active_hours(const char *s, int *start_min, int *end_min)
+{
+	char a[16], b[16];
+	const char *dash = strchr(s, '-');
+
+	if (!dash || (size_t)(dash - s) >= sizeof(a) || strlen(dash + 1) >= sizeof(b))
+		return -EINVAL;
+	memcpy(a, s, (size_t)(dash - s));
+	a[dash - s] = '\0';
+	strcpy(b, dash + 1);
+	if (parse_clock(a, start_min) || parse_clock(b, end_min) || *start_min == *end_min)
+		return -EINVAL;
+	return 0;
+}
+
+int cli_active_now(int start_min, int end_min, int now_min)
+{
+	if (start_min < 0)
+		return 1;
+	if (start_min < end_min)
+		return now_min >= start_min && now_min < end_min;
+	return now_min >= start_min || now_min < end_min;	/* across midnight */
+}
+
+/* A key that [global] and [target] share; 1 handled, 0 unknown key, -1 bad value (reported). */
+static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char *name,
+		      const char *value)
+{
+	if (strcmp(name, "window") == 0) {
+		if (cli_parse_duration(value, &o->window_s) || o->window_s < 1 ||
+		    o->window_s > 10 * 365 * 86400.0) {
+			cfg_fail(p, "bad window '%s': give a duration such as 90s, 12h, 7d", value);
+			return -1;
+		}
+		o->window_line = p->line;
+	} else if (strcmp(name, "rate_max") == 0 || strcmp(name, "rate_min") == 0) {
+		uint64_t *dst = name[6] == 'a' ? &o->rate_max_bps : &o->rate_min_bps;
+
+		if (cli_parse_rate(value, dst)) {
+			cfg_fail(p, "bad %s '%s': give bytes per second, e.g. 50M", name, value);
+			return -1;
+		}
+		o->rate_line = p->line;
+	} else if (strcmp(name, "active_hours") == 0) {
+		if (cli_parse_active_hours(value, &o->active_start_min, &o->active_end_min)) {
+			cfg_fail(p, "bad active_hours '%s': give HH:MM-HH:MM, e.g. 01:00-06:00",
+				 value);
+			return -1;
+		}
+	} else if (strcmp(name, "method") == 0) {
+		snprintf(o->method, sizeof(o->method), "%s", value);
+		o->method_line = p->line;
+	} else if (strcmp(name, "on_damage") == 0) {
+		snprintf(o->on_damage, sizeof(o->on_damage), "%s", value);
+	} else {
+		return 0;
+	}
+	o->set |= strcmp(name, "window") == 0 ? CFG_SET_WINDOW :
+		  strcmp(name, "rate_max") == 0 ? CFG_SET_RATE_MAX :
+		  strcmp(name, "rate_min") == 0 ? CFG_SET_RATE_MIN :
+		  strcmp(name, "active_hours") == 0 ? CFG_SET_ACTIVE :
+		  strcmp(name, "method") == 0 ? CFG_SET_METHOD : CFG_SET_ON_DAMAGE;
+	return 1;
+}
+
+/* A section header: [global] or [target NAME]; 1, or 0 after recording the problem. */
+static int cfg_section(struct cfg_parse *p, const char *section)
+{
+	struct cli_patrol_config *c = p->c;
+
+	p->section_ok = 0;
+	p->cur = NULL;
+	p->in_global = 0;
+	if (strcmp(section, "global") == 0) {
+		p->in_global = 1;
+	} else if (strncmp(section, "target ", 7) == 0 && section[7]) {
+		const char *tn = section + 7;
+
+		for (unsigned i = 0; i < c->nr_targets; i++)
+			if (strcmp(c->targets[i].name, tn) == 0)
+				return cfg_fail(p, "target '%s' defined twice (first on line "
+						"%u)", tn, c->targets[i].line);
+		if (c->nr_targets == CLI_PATROL_MAX_TARGETS)
+			return cfg_fail(p, "more than %d targets", CLI_PATROL_MAX_TARGETS);
+		if (strlen(tn) >= sizeof(c->targets[0].name) || strpbrk(tn, " \t\"\\/"))
+			return cfg_fail(p, "bad target name '%s': letters, digits, - _ . "
+					"only, at most 63", tn);
+		p->cur = &c->targets[c->nr_targets++];
+		memset(p->cur, 0, sizeof(*p->cur));
+		snprintf(p->cur->name, sizeof(p->cur->name), "%s", tn);
+		p->cur->line = p->line;
+		p->cur->o.active_start_min = -1;
+	} else {
+		return cfg_fail(p, "unknown section [%s]: use [global] or [target NAME]",
+				section);
+	}
+	p->section_ok = 1;
+	return 1;
+}
+
+static int cfg_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct cfg_parse *p = user;
+	struct cli_patrol_config *c = p->c;
+	int ret;
+
+	if (!section[0])
+		return cfg_fail(p, "'%s' outside a section: put it under [global]", name);
+	if (!p->section_ok || (!p->in_global && !p->cur))
+		return 1;			/* a bad header, already reported */
+	if (p->in_global) {
+		if (strcmp(name, "state_dir") == 0) {
+			snprintf(c->state_dir, sizeof(c->state_dir), "%s", value);
+			return 1;
+		}
+		if (strcmp(name, "metrics_file") == 0) {
+			snprintf(c->metrics_file, sizeof(c->metrics_file), "%s", value);
+			return 1;
+		}
+		ret = cfg_common(p, &c->global, name, value);
+		if (ret == 0)
+			return cfg_fail(p, "unknown key '%s' in [global]", name);
+		return ret > 0;
+	}
+	if (strcmp(name, "path") == 0) {
+		if (value[0] != '/')
+			return cfg_fail(p, "bad path '%s' of target '%s': give an absolute path",
+					value, p->cur->name);
+		snprintf(p->cur->path, sizeof(p->cur->path), "%s", value);
+		p->cur->path_line = p->line;
+		return 1;
+	}
+	ret = cfg_common(p, &p->cur->o, name, value);
+	if (ret == 0)
+		return cfg_fail(p, "unknown key '%s' in [target %s]", name, p->cur->name);
+	return ret > 0;
+}
+
+/* Fill what target t does not set from [global]. */
+static void cfg_inherit(struct cli_patrol_target *t, const struct cli_patrol_opts *g)
+{
+	struct cli_patrol_opts *o = &t->o;
+
+	if (!(o->set & CFG_SET_WINDOW)) {
+		o->window_s = g->window_s;
+		o->window_line = g->window_line;
+	}
+	if (!(o->set & CFG_SET_RATE_MAX))
+		o->rate_max_bps = g->rate_max_bps;
+	if (!(o->set & CFG_SET_RATE_MIN))
+		o->rate_min_bps = g->rate_min_bps;
+	if (!(o->set & (CFG_SET_RATE_MAX | CFG_SET_RATE_MIN)))
+		o->rate_line = g->rate_line;
+	if (!(o->set & CFG_SET_ACTIVE)) {
+		o->active_start_min = g->active_start_min;
+		o->active_end_min = g->active_end_min;
+	}
+	if (!(o->set & CFG_SET_METHOD) && g->method[0]) {
+		snprintf(o->method, sizeof(o->method), "%s", g->method);
+		o->method_line = g->method_line;
+	}
+	if (!(o->set & CFG_SET_ON_DAMAGE))
+		snprintf(o->on_damage, sizeof(o->on_damage), "%s", g->on_damage);
+}
+
+int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, size_t errlen)
+{
+	struct cfg_parse p = { .c = c, .file = file, .section_ok = 1 };
+	int line;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CLI_DEFAULT_STATE_DIR);
+	c->global.window_s = CLI_PATROL_DEFAULT_WINDOW_S;
+	c->global.active_start_min = -1;
+	p.f = fopen(file, "re");
+	if (!p.f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot read the config: %s", file, strerror(e));
+		return -e;
+	}
+	line = ini_parse_stream(cfg_reader, &p, cfg_handler, &p);
+	fclose(p.f);
+	if (p.err[0] && (!line || p.err_line <= (unsigned)line)) {
+		snprintf(err, errlen, "%s:%u: %s", file, p.err_line, p.err);
+		return -EINVAL;
+	}
+	if (line) {			/* inih's own error comes first */
+		snprintf(err, errlen, "%s:%d: syntax error: expected [section] or key = value",
+			 file, line);
+		return -EINVAL;
+	}
+	if (c->global.rate_min_bps && c->global.rate_max_bps &&
+	    c->global.rate_min_bps > c->global.rate_max_bps) {
+		snprintf(err, errlen, "%s:%u: rate_min is above rate_max", file,
+			 c->global.rate_line);
+		return -EINVAL;
+	}
+	if (!c->nr_targets) {
+		snprintf(err, errlen, "%s:%u: no [target NAME] section: nothing to patrol", file,
+			 p.line);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < c->nr_targets; i++) {
+		struct cli_patrol_target *t = &c->targets[i];
+
+		if (!t->path[0]) {
+			snprintf(err, errlen, "%s:%u: target '%s' has no path", file, t->line,
+				 t->name);
+			return -EINVAL;
+		}
+		cfg_inherit(t, &c->global);
+		if (t->o.rate_min_bps && t->o.rate_max_bps &&
+		    t->o.rate_min_bps > t->o.rate_max_bps) {
+			snprintf(err, errlen, "%s:%u: rate_min is above rate_max for target '%s'",
+				 file, t->o.rate_line ? t->o.rate_line : t->line, t->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

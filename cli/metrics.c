@@ -1,0 +1,213 @@
+/*
+ * cli/metrics.c - the Prometheus node_exporter textfile of patrol: per target progress, rate,
+ * open and cleared errors, damaged files and the last complete pass, from the state store;
+ * written to a temporary file and renamed over the old one, so a scrape never sees half.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "patrol.h"
+
+#define METRICS_MAX_FILES 4096
+
+unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max)
+{
+	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL;
+	unsigned nr = 0;
+
+	if (!a || !json_object_is_type(a, json_type_array)) {
+		json_object_put(a);
+		return 0;
+	}
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i), *v;
+		uint64_t ino;
+		unsigned k;
+
+		if (!json_object_object_get_ex(o, "type", &v) ||
+		    strcmp(json_object_get_string(v), "file") != 0 ||
+		    !json_object_object_get_ex(o, "inode", &v))
+			continue;
+		ino = json_object_get_uint64(v);
+		for (k = 0; k < nr; k++)
+			if (inodes[k] == ino)
+				break;
+		if (k == nr && nr < max)
+			inodes[nr++] = ino;
+	}
+	json_object_put(a);
+	return nr;
+}
+
+struct files_ctx {
+	uint64_t inodes[METRICS_MAX_FILES];
+	unsigned nr;
+};
+
+static int count_files(const struct scan_state_error_row *e, void *arg)
+{
+	struct files_ctx *f = arg;
+	uint64_t ino[256];
+	unsigned n = cli_owners_json_files(e->owners_json, ino, 256);
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k;
+
+		for (k = 0; k < f->nr; k++)
+			if (f->inodes[k] == ino[i])
+				break;
+		if (k == f->nr && f->nr < METRICS_MAX_FILES)
+			f->inodes[f->nr++] = ino[i];
+	}
+	return 0;
+}
+
+struct metrics_ctx {
+	struct scan_state *st;
+	const struct cli_metrics_target *targets;
+	unsigned nr;
+	FILE *f;
+	int pass;			/* which metric this walk prints */
+};
+
+/* Label values: escape backslash, quote and newline as the text format wants. */
+static void put_label(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*v, f);
+	}
+}
+
+static const struct {
+	const char *name, *help;
+} metrics[] = {
+	{ "mediascan_pass_planned_bytes", "Bytes the current (or last) pass reads." },
+	{ "mediascan_pass_scanned_bytes", "Bytes the current (or last) pass has read." },
+	{ "mediascan_pass_progress_ratio", "Part of the current (or last) pass done, 0 to 1." },
+	{ "mediascan_pass_running", "1 while a scan of the target runs." },
+	{ "mediascan_scan_rate_bytes_per_second", "Recent read rate of the running scan." },
+	{ "mediascan_errors_open", "Damaged device ranges not read cleanly since." },
+	{ "mediascan_errors_cleared", "Damaged ranges a later complete pass read cleanly." },
+	{ "mediascan_damaged_files", "Files with data in open damaged ranges." },
+	{ "mediascan_last_complete_pass_timestamp_seconds",
+	  "End of the last complete pass, unix time (0: none yet)." },
+	{ "mediascan_last_complete_pass_duration_seconds", "Duration of the last complete pass." },
+};
+
+static int metric_row(const struct scan_state_target *t, void *arg)
+{
+	struct metrics_ctx *m = arg;
+	const struct cli_metrics_target *mt = NULL;
+	const char *devs;
+	double v = 0;
+
+	for (unsigned i = 0; i < m->nr; i++)
+		if (strcmp(m->targets[i].key, t->key) == 0)
+			mt = &m->targets[i];
+	if (!mt)
+		return 0;
+	/* The key is TYPE:UUID:DEV[,DEV]: the device list follows the last colon. */
+	devs = strrchr(t->key, ':');
+	devs = devs ? devs + 1 : "";
+	switch (m->pass) {
+	case 0:
+		v = t->has_latest ? (double)t->latest.planned_bytes : 0;
+		break;
+	case 1:
+		v = t->has_latest ? (double)t->latest.scanned_bytes : 0;
+		break;
+	case 2:
+		v = t->has_latest && t->latest.planned_bytes ?
+		    (double)t->latest.scanned_bytes / (double)t->latest.planned_bytes : 0;
+		if (v > 1)
+			v = 1;
+		break;
+	case 3:
+		v = mt->running;
+		break;
+	case 4:
+		v = mt->rate_bps > 0 ? mt->rate_bps : 0;
+		break;
+	case 5:
+		v = t->open_errors;
+		break;
+	case 6:
+		v = t->cleared_errors;
+		break;
+	case 7: {
+		struct files_ctx *fc = calloc(1, sizeof(*fc));
+
+		if (!fc)
+			return -ENOMEM;
+		scan_state_list_errors(m->st, t->id, 0, 0, count_files, fc);
+		v = fc->nr;
+		free(fc);
+		break;
+	}
+	case 8:
+		v = t->has_complete ? (double)t->last_complete.ended : 0;
+		break;
+	case 9:
+		v = t->has_complete ? (double)(t->last_complete.ended - t->last_complete.started) : 0;
+		break;
+	}
+	fprintf(m->f, "%s{target=\"", metrics[m->pass].name);
+	put_label(m->f, mt->name);
+	fputs("\",path=\"", m->f);
+	put_label(m->f, t->path);
+	fputs("\",device=\"", m->f);
+	put_label(m->f, devs);
+	fprintf(m->f, "\"} %.17g\n", v);
+	return 0;
+}
+
+int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *targets,
+		      unsigned nr, const char *path)
+{
+	struct metrics_ctx m = { .st = st, .targets = targets, .nr = nr };
+	char tmp[4096 + 16];
+	int fd, ret = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	m.f = fdopen(fd, "w");
+	if (!m.f) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
+	for (m.pass = 0; m.pass < (int)(sizeof(metrics) / sizeof(metrics[0])); m.pass++) {
+		fprintf(m.f, "# HELP %s %s\n# TYPE %s gauge\n", metrics[m.pass].name,
+			metrics[m.pass].help, metrics[m.pass].name);
+		ret = scan_state_list_targets(st, metric_row, &m);
+		if (ret < 0)
+			break;
+	}
+	if (ret >= 0 && (fflush(m.f) || fsync(fileno(m.f))))
+		ret = -errno;
+	if (fclose(m.f) && ret >= 0)
+		ret = -errno;
+	if (ret >= 0 && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		unlink(tmp);
+		return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,508 @@
+/*
+ * cli/patrol.c - `mediascan patrol`: the long-running service. Reads the config, then keeps
+ * every target's passes going: a pass of each target within its window (paced by the
+ * engine's governor, resumed from checkpoints after restarts), one scan per physical disk
+ * at a time, different disks in parallel (one child process per running scan). SIGHUP
+ * reloads the config, SIGTERM checkpoints every scan and exits.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config_file.h"
+#include "patrol.h"
+#include "plan.h"
+#include "units.h"
+
+#define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
+#define PATROL_RETRY_S 60		/* after a failed pass or a target that cannot open */
+#define PATROL_METRICS_S 10
+#define PATROL_MAX_DISKS 8
+
+static volatile sig_atomic_t got_term, got_hup, got_chld;
+
+static void on_patrol_signal(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGCHLD)
+		got_chld = 1;
+	else
+		got_term = 1;
+}
+
+/* A configured target at run time. */
+struct patrol_target {
+	struct cli_patrol_target c;
+	char key[8192];
+	char disks[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
+	unsigned nr_disks;
+	uint64_t planned_bytes;
+	pid_t pid;			/* running scan, 0 none */
+	int active;			/* the run was started inside active hours */
+	time_t next_try;
+	uint64_t last_scanned;		/* for the rate */
+	time_t last_sample;
+	double rate_bps;
+};
+
+struct patrol {
+	const char *config_file;
+	struct cli_patrol_config cfg;
+	struct patrol_target *t;
+	unsigned nr;
+	struct scan_state *st;
+};
+
+static int minutes_now(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	return tm.tm_hour * 60 + tm.tm_min;
+}
+
+static void set_err(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Open target pt's path to learn its state key, physical disks and planned size, and check
+ * its window; 0, or -errno with "FILE:LINE: ..." in err.
+ */
+static int patrol_resolve(const char *file, struct patrol_target *pt, char *err, size_t len)
+{
+	struct map_plan_opts po;
+	struct map_target t;
+	char terr[1024];
+	int ret, cls;
+
+	ret = map_target_open(pt->c.path, &t, terr, sizeof(terr), &cls);
+	if (ret < 0) {
+		set_err(err, len, "%s:%u: target '%s': %s", file, pt->c.path_line, pt->c.name,
+			 terr);
+		return ret;
+	}
+	cli_scan_target_key(&t, pt->key, sizeof(pt->key));
+	pt->nr_disks = 0;
+	for (unsigned d = 0; d < t.nr_devices; d++) {
+		char leaves[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
+		int n = kio_disk_leaves(NULL, t.devices[d].info.name, leaves, PATROL_MAX_DISKS);
+
+		if (n < 0) {		/* unknown topology: the device itself is the unit */
+			memcpy(leaves[0], t.devices[d].info.disk_name, KIO_DISK_NAME_LEN);
+			n = 1;
+		}
+		for (int i = 0; i < n; i++) {
+			unsigned k;
+
+			for (k = 0; k < pt->nr_disks; k++)
+				if (strcmp(pt->disks[k], leaves[i]) == 0)
+					break;
+			if (k == pt->nr_disks && k < PATROL_MAX_DISKS)
+				memcpy(pt->disks[pt->nr_disks++], leaves[i], KIO_DISK_NAME_LEN);
+		}
+	}
+	memset(&po, 0, sizeof(po));
+	po.merge_gap = (uint64_t)-1;
+	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);
+	map_target_close(&t);
+	if (ret < 0) {
+		set_err(err, len, "%s:%u: target '%s': cannot plan %s: %s", file,
+			 pt->c.path_line, pt->c.name, pt->c.path, strerror(-ret));
+		return ret;
+	}
+	if (pt->c.o.rate_max_bps &&
+	    (double)pt->planned_bytes / pt->c.o.window_s > (double)pt->c.o.rate_max_bps) {
+		char need[32], max[32], w[32];
+
+		set_err(err, len, "%s:%u: impossible window for target '%s': %s in %s needs "
+			 "%s/s, above rate_max %s/s", file,
+			 pt->c.o.window_line ? pt->c.o.window_line : pt->c.line, pt->c.name,
+			 cli_fmt_bytes(pt->planned_bytes, w, sizeof(w)),
+			 cli_fmt_duration(pt->c.o.window_s, need, sizeof(need)),
+			 cli_fmt_bytes((uint64_t)((double)pt->planned_bytes / pt->c.o.window_s),
+				       max, sizeof(max)),
+			 cli_fmt_bytes(pt->c.o.rate_max_bps, terr, sizeof(terr)));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Return 0 after loading and checking the config into p (targets resolved), or -errno. */
+static int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct patrol_target **tp,
+		       char *err, size_t len)
+{
+	struct patrol_target *t;
+	int ret = cli_config_load(p->config_file, cfg, err, len);
+
+	if (ret < 0)
+		return ret;
+	t = calloc(cfg->nr_targets, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (unsigned i = 0; i < cfg->nr_targets; i++) {
+		t[i].c = cfg->targets[i];
+		ret = patrol_resolve(p->config_file, &t[i], err, len);
+		if (ret < 0) {
+			free(t);
+			return ret;
+		}
+	}
+	*tp = t;
+	return 0;
+}
+
+static int disks_overlap(const struct patrol_target *a, const struct patrol_target *b)
+{
+	for (unsigned i = 0; i < a->nr_disks; i++)
+		for (unsigned k = 0; k < b->nr_disks; k++)
+			if (strcmp(a->disks[i], b->disks[k]) == 0)
+				return 1;
+	return 0;
+}
+
+/* Return when target pt is next due: now for a new or unfinished pass, else the window end. */
+static time_t patrol_due(struct patrol *p, struct patrol_target *pt, time_t now)
+{
+	struct scan_state_pass pass;
+	int ret = scan_state_latest_pass(p->st, pt->key, &pass);
+
+	if (ret <= 0)
+		return now;			/* no pass yet (or the store is unreadable) */
+	switch (pass.result) {
+	case SCAN_PASS_RUNNING:
+	case SCAN_PASS_INTERRUPTED:
+		return now;
+	case SCAN_PASS_COMPLETE:
+		return (time_t)(pass.started + (int64_t)pt->c.o.window_s);
+	case SCAN_PASS_FAILED:
+		return (time_t)(pass.ended + PATROL_RETRY_S);
+	}
+	return now;
+}
+
+/* Child: one scan run of target pt. */
+static void patrol_child(struct patrol *p, struct patrol_target *pt, int active)
+{
+	struct cli_scan_cfg a;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	scan_state_close(p->st);		/* one connection per process */
+
+	memset(&a, 0, sizeof(a));
+	a.target = pt->c.path;
+	a.state_dir = p->cfg.state_dir;
+	a.method = pt->c.o.method[0] ? pt->c.o.method : "auto";
+	a.progress = "none";
+	a.quiet = 1;
+	a.resume = 1;
+	a.merge_gap = (uint64_t)-1;
+	a.io_timeout_s = 30.0;
+	a.window_s = pt->c.o.window_s;
+	a.window_from_start = 1;
+	a.rate_min = pt->c.o.rate_min_bps;
+	a.rate_max = pt->c.o.rate_max_bps;
+	if (!active)			/* outside active hours: the floor only */
+		a.rate_max = a.rate_min ? a.rate_min : SCAN_GOV_FLOOR_BPS_DEFAULT;
+	if (a.rate_min && a.rate_max && a.rate_min > a.rate_max)
+		a.rate_min = a.rate_max;
+	a.max_duration_s = PATROL_RUN_MAX_S;
+	a.label = pt->c.name;
+	a.journal = 1;
+	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
+	_exit(cli_scan_run(&a));
+}
+
+static void patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
+{
+	int active = cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
+				    minutes_now());
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		cli_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(errno));
+		pt->next_try = now + PATROL_RETRY_S;
+		return;
+	}
+	if (pid == 0)
+		patrol_child(p, pt, active);
+	pt->pid = pid;
+	pt->active = active;
+	pt->last_sample = 0;
+	fprintf(stderr, "mediascan: patrol: scanning %s (%s)%s\n", pt->c.name, pt->c.path,
+		active ? "" : " at rate_min: outside active hours");
+}
+
+static void patrol_reap(struct patrol *p, time_t now)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (unsigned i = 0; i < p->nr; i++) {
+			struct patrol_target *pt = &p->t[i];
+
+			if (pt->pid != pid)
+				continue;
+			pt->pid = 0;
+			pt->rate_bps = 0;
+			pt->next_try = now;
+			if (WIFSIGNALED(status) || (WIFEXITED(status) &&
+			    (WEXITSTATUS(status) & (CLI_EXIT_OPERATIONAL | CLI_EXIT_USAGE)))) {
+				struct scan_state_pass pass;
+
+				/* A planned stop (max duration, active hours) is not a failure. */
+				if (scan_state_latest_pass(p->st, pt->key, &pass) <= 0 ||
+				    pass.result != SCAN_PASS_INTERRUPTED)
+					pt->next_try = now + PATROL_RETRY_S;
+			}
+		}
+	}
+}
+
+/* Sample the running passes' progress for the rate. */
+static void patrol_sample(struct patrol *p, time_t now)
+{
+	for (unsigned i = 0; i < p->nr; i++) {
+		struct patrol_target *pt = &p->t[i];
+		struct scan_state_pass pass;
+
+		if (!pt->pid || scan_state_latest_pass(p->st, pt->key, &pass) <= 0)
+			continue;
+		if (pt->last_sample && now > pt->last_sample &&
+		    pass.scanned_bytes >= pt->last_scanned)
+			pt->rate_bps = (double)(pass.scanned_bytes - pt->last_scanned) /
+				       (double)(now - pt->last_sample);
+		if (!pt->last_sample || pass.scanned_bytes != pt->last_scanned) {
+			pt->last_scanned = pass.scanned_bytes;
+			pt->last_sample = now;
+		}
+	}
+}
+
+static void patrol_metrics(struct patrol *p)
+{
+	struct cli_metrics_target mt[CLI_PATROL_MAX_TARGETS];
+	int ret;
+
+	if (!p->cfg.metrics_file[0])
+		return;
+	for (unsigned i = 0; i < p->nr; i++) {
+		mt[i].name = p->t[i].c.name;
+		mt[i].key = p->t[i].key;
+		mt[i].rate_bps = p->t[i].pid ? p->t[i].rate_bps : 0;
+		mt[i].running = p->t[i].pid != 0;
+	}
+	ret = cli_metrics_write(p->st, mt, p->nr, p->cfg.metrics_file);
+	if (ret < 0)
+		cli_err("warning: cannot write the metrics file %s: %s", p->cfg.metrics_file,
+			strerror(-ret));
+}
+
+/* SIGHUP: take a new config when it is good, keeping running scans of kept targets. */
+static void patrol_reload(struct patrol *p)
+{
+	struct cli_patrol_config *cfg = malloc(sizeof(*cfg));
+	struct patrol_target *t = NULL;
+	char err[2048];
+
+	if (!cfg)
+		return;
+	if (patrol_load(p, cfg, &t, err, sizeof(err)) < 0) {
+		cli_err("patrol: reload refused, keeping the running config: %s", err);
+		free(cfg);
+		return;
+	}
+	if (strcmp(cfg->state_dir, p->cfg.state_dir) != 0)
+		cli_err("patrol: state_dir changes take effect on restart; keeping %s",
+			p->cfg.state_dir);
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", p->cfg.state_dir);
+	for (unsigned i = 0; i < p->nr; i++) {
+		unsigned k;
+
+		if (!p->t[i].pid)
+			continue;
+		for (k = 0; k < cfg->nr_targets; k++)
+			if (strcmp(t[k].c.name, p->t[i].c.name) == 0 &&
+			    strcmp(t[k].key, p->t[i].key) == 0)
+				break;
+		if (k < cfg->nr_targets) {
+			t[k].pid = p->t[i].pid;		/* keeps running under the new config */
+			t[k].active = p->t[i].active;
+		} else {
+			kill(p->t[i].pid, SIGTERM);	/* removed: checkpoint and stop */
+			waitpid(p->t[i].pid, NULL, 0);
+		}
+	}
+	free(p->t);
+	p->t = t;
+	p->nr = cfg->nr_targets;
+	p->cfg = *cfg;
+	free(cfg);
+	fprintf(stderr, "mediascan: patrol: config reloaded, %u targets\n", p->nr);
+}
+
+static void patrol_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mediascan patrol [--config FILE] [--check]\n"
+		"  --config FILE   config file (default " CLI_DEFAULT_CONFIG ")\n"
+		"  --check         check the config (and that its targets open) and exit\n"
+		"Runs until SIGTERM: a pass of every target within its window, one scan per\n"
+		"physical disk at a time; SIGHUP reloads the config.\n");
+}
+
+int cli_patrol_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct patrol p = { .config_file = CLI_DEFAULT_CONFIG };
+	char err[2048] = "", warn[512] = "";
+	time_t last_metrics = 0;
+	struct sigaction sa;
+	int c, check = 0, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			p.config_file = optarg;
+			break;
+		case 'k':
+			check = 1;
+			break;
+		case 'h':
+			patrol_usage(stdout);
+			return 0;
+		default:
+			cli_err("patrol: unknown or incomplete option '%s' (see mediascan patrol "
+				"--help)", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		cli_err("patrol: unexpected argument '%s'", argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+	ret = patrol_load(&p, &p.cfg, &p.t, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "mediascan: %s\n", err);
+		return CLI_EXIT_USAGE;
+	}
+	p.nr = p.cfg.nr_targets;
+	if (check) {
+		for (unsigned i = 0; i < p.nr; i++) {
+			char sz[32], w[32];
+
+			printf("%s: %s, %s planned, window %s, disks", p.t[i].c.name,
+			       p.t[i].c.path, cli_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
+			       cli_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
+			for (unsigned k = 0; k < p.t[i].nr_disks; k++)
+				printf(" %s", p.t[i].disks[k]);
+			printf("\n");
+		}
+		free(p.t);
+		return 0;
+	}
+	ret = scan_state_open(p.cfg.state_dir, &p.st, warn, sizeof(warn));
+	if (warn[0])
+		cli_err("warning: %s", warn);
+	if (ret < 0) {
+		cli_err("patrol: cannot open the state store in %s: %s", p.cfg.state_dir,
+			strerror(-ret));
+		free(p.t);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_patrol_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	fprintf(stderr, "mediascan: patrol: %u targets, state in %s\n", p.nr, p.cfg.state_dir);
+
+	while (!got_term) {
+		time_t now = time(NULL);
+		int now_min = minutes_now();
+
+		if (got_hup) {
+			got_hup = 0;
+			patrol_reload(&p);
+		}
+		got_chld = 0;
+		patrol_reap(&p, now);
+		for (unsigned i = 0; i < p.nr; i++) {
+			struct patrol_target *pt = &p.t[i];
+			int busy = 0;
+
+			if (pt->pid) {
+				/* Active hours began or ended: restart the run at the new pace. */
+				if (cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
+						   now_min) != pt->active)
+					kill(pt->pid, SIGTERM);
+				continue;
+			}
+			if (now < pt->next_try)
+				continue;
+			for (unsigned k = 0; k < p.nr && !busy; k++)
+				busy = k != i && p.t[k].pid && disks_overlap(pt, &p.t[k]);
+			if (busy)
+				continue;		/* same disk: after the other scan */
+			pt->next_try = patrol_due(&p, pt, now);
+			if (pt->next_try <= now)
+				patrol_start(&p, pt, now);
+		}
+		patrol_sample(&p, now);
+		if (now - last_metrics >= PATROL_METRICS_S) {
+			patrol_metrics(&p);
+			last_metrics = now;
+		}
+		if (!got_term && !got_hup && !got_chld)
+			sleep(1);		/* a signal cuts it short */
+	}
+	/* SIGTERM: every scan checkpoints and stops. */
+	for (unsigned i = 0; i < p.nr; i++)
+		if (p.t[i].pid)
+			kill(p.t[i].pid, SIGTERM);
+	for (unsigned i = 0; i < p.nr; i++)
+		if (p.t[i].pid)
+			waitpid(p.t[i].pid, NULL, 0);
+	for (unsigned i = 0; i < p.nr; i++)
+		p.t[i].pid = 0;
+	patrol_metrics(&p);
+	fprintf(stderr, "mediascan: patrol: stopped\n");
+	scan_state_close(p.st);
+	free(p.t);
+	return 0;
+}

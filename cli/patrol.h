@@ -1,0 +1,61 @@
+/*
+ * cli/patrol.h - the patrol service and its companions: config file, scan hooks (history,
+ * journal, on_damage), status, report and the Prometheus textfile.
+ */
+#ifndef MEDIASCAN_PATROL_H
+#define MEDIASCAN_PATROL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "state.h"
+
+#define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
+
+/*
+ * Return the number of cleared errors after storing owners, clearing what a complete pass did
+ * not see, and sending journal events and on_damage for damage not told before (st may be
+ * NULL: everything is new). Failures are warnings.
+ */
+int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
+		   struct scan_state *st, int64_t pass_id, const char *key);
+/* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
+void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f);
+/* Return the exit status of `sh -c cmd` fed input on stdin (128+N if killed by N), or -errno. */
+int cli_run_hook(const char *cmd, const char *input);
+/* Write the state store's key of target t (filesystem type:UUID:devices) into key. */
+void cli_scan_target_key(const struct map_target *t, char *key, size_t len);
+
+/* Return the exit status of `mediascan patrol ARGS`. */
+int cli_patrol_main(int argc, char **argv);
+/* Return the exit status of `mediascan status ARGS`. */
+int cli_status_main(int argc, char **argv);
+/* Return the exit status of `mediascan report ARGS`. */
+int cli_report_main(int argc, char **argv);
+
+/*
+ * Return 0 and open the state store (state_dir, else the config's state_dir, else the
+ * default), or -errno after printing why.
+ */
+int cli_history_open(const char *state_dir, const char *config, struct scan_state **st);
+/* Return buf after writing unix time t as local "YYYY-MM-DD HH:MM:SS" ("never" for 0). */
+char *cli_fmt_time(int64_t t, char *buf, size_t len);
+
+/* A target as the metrics see it: config name and state store key. */
+struct cli_metrics_target {
+	const char *name;
+	const char *key;
+	double rate_bps;		/* recent rate seen by patrol, -1 unknown */
+	int running;
+};
+/*
+ * Return 0 after writing the node_exporter textfile for targets[0..nr) from the state store
+ * to path atomically (temp file + rename), or -errno.
+ */
+int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *targets,
+		      unsigned nr, const char *path);
+/* Return the number of distinct files (inodes) named in an owners_json array. */
+unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max);
+
+#endif

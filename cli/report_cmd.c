@@ -1,0 +1,364 @@
+/*
+ * cli/report_cmd.c - `mediascan report [--json] [--since DATE] [--all]`: the open damage of
+ * every target from the history, newest first, what is new since the previous pass marked,
+ * damaged files with their current paths (inodes looked up again, so a renamed file shows
+ * its new name) and what to do about them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <json-c/json.h>
+
+#include "escape.h"
+#include "owners.h"
+#include "patrol.h"
+#include "units.h"
+
+#define REPORT_MAX_INODES 4096
+
+struct report_ctx {
+	int json, all;
+	int64_t since;
+	struct scan_state *st;
+	json_object *targets;		/* --json */
+	unsigned nr_open;
+	/* per target */
+	const struct scan_state_target *t;
+	int64_t new_after;		/* errors first seen in a later pass are new */
+	struct map_inode_paths *want;
+	size_t nr_want;
+	json_object *errors;
+};
+
+/* Return 0 and unix seconds for "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]", "@SECONDS", or
+ * a duration ago ("7d"); -EINVAL otherwise. */
+static int parse_since(const char *s, int64_t *out)
+{
+	struct tm tm;
+	double ago;
+	char *end;
+
+	if (s[0] == '@') {
+		long long v = strtoll(s + 1, &end, 10);
+
+		if (*end || end == s + 1)
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (end && (!*end || (end = strptime(end, " %H:%M:%S", &tm)) ||
+		    (end = strptime(s + 10, " %H:%M", &tm)))) {
+		if (end && *end)
+			return -EINVAL;
+		tm.tm_isdst = -1;
+		*out = (int64_t)mktime(&tm);
+		return 0;
+	}
+	if (cli_parse_duration(s, &ago) == 0) {
+		*out = (int64_t)time(NULL) - (int64_t)ago;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Collect the inodes the owners of e name. */
+static int collect_inodes(const struct scan_state_error_row *e, void *arg)
+{
+	struct report_ctx *r = arg;
+	uint64_t ino[256];
+	unsigned n = cli_owners_json_files(e->owners_json, ino, 256);
+
+	for (unsigned i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < r->nr_want; k++)
+			if (r->want[k].inode == ino[i])
+				break;
+		if (k == r->nr_want && r->nr_want < REPORT_MAX_INODES)
+			r->want[r->nr_want++].inode = ino[i];
+	}
+	return 0;
+}
+
+static const struct map_inode_paths *current_paths(const struct report_ctx *r, uint64_t ino)
+{
+	for (size_t k = 0; k < r->nr_want; k++)
+		if (r->want[k].inode == ino)
+			return &r->want[k];
+	return NULL;
+}
+
+/* The owners as stored, with paths replaced by the current ones where found. */
+static json_object *owners_now(const struct report_ctx *r, const char *owners_json)
+{
+	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL;
+
+	if (!a || !json_object_is_type(a, json_type_array)) {
+		json_object_put(a);
+		return json_object_new_array();
+	}
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i), *v, *paths;
+		const struct map_inode_paths *p;
+
+		if (!json_object_object_get_ex(o, "inode", &v))
+			continue;
+		p = current_paths(r, json_object_get_uint64(v));
+		if (!p || !p->nr_paths)
+			continue;
+		paths = json_object_new_array();
+		for (unsigned k = 0; k < p->nr_paths; k++)
+			json_object_array_add(paths, json_object_new_string(p->paths[k]));
+		json_object_object_add(o, "paths", paths);
+		json_object_object_add(o, "paths_resolved", json_object_new_boolean(1));
+	}
+	return a;
+}
+
+static const char *action_of(json_object *owners)
+{
+	int files = 0, meta = 0;
+
+	for (size_t i = 0; i < json_object_array_length(owners); i++) {
+		json_object *o = json_object_array_get_idx(owners, i), *v, *u;
+
+		if (!json_object_object_get_ex(o, "type", &v))
+			continue;
+		if (strcmp(json_object_get_string(v), "file") == 0) {
+			if (!json_object_object_get_ex(o, "unwritten", &u) ||
+			    !json_object_get_boolean(u))
+				files = 1;
+		} else if (strcmp(json_object_get_string(v), "metadata") == 0 ||
+			   strcmp(json_object_get_string(v), "log") == 0) {
+			meta = 1;
+		}
+	}
+	if (files && meta)
+		return "restore the files from backup; check the filesystem (xfs_repair -n)";
+	if (files)
+		return "restore from backup";
+	if (meta)
+		return "filesystem metadata: check the filesystem (xfs_repair -n), restore from "
+		       "backup what it names";
+	return "no file data lost: watch the disk (SMART), replace it if errors grow";
+}
+
+static int report_error(const struct scan_state_error_row *e, void *arg)
+{
+	struct report_ctx *r = arg;
+	json_object *owners = owners_now(r, e->owners_json);
+	int is_new = e->first_pass_id > r->new_after && !e->cleared;
+	const char *action = e->cleared ? "none: read cleanly by a later pass" : action_of(owners);
+	char a[64], b[64], esc[PATH_MAX * 4];
+
+	if (!e->cleared)
+		r->nr_open++;
+	if (r->json) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "device", json_object_new_string(e->device));
+		json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
+		json_object_object_add(j, "length", json_object_new_uint64(e->length));
+		json_object_object_add(j, "error", json_object_new_string(e->error));
+		json_object_object_add(j, "class", json_object_new_string(e->cls));
+		json_object_object_add(j, "state", json_object_new_string(
+			e->cleared ? "cleared" : "open"));
+		json_object_object_add(j, "new", json_object_new_boolean(is_new));
+		json_object_object_add(j, "first_seen", json_object_new_int64(e->first_seen));
+		json_object_object_add(j, "last_seen", json_object_new_int64(e->last_seen));
+		json_object_object_add(j, "times_seen", json_object_new_int((int)e->times_seen));
+		json_object_object_add(j, "first_pass", json_object_new_int64(e->first_pass_id));
+		if (e->cleared)
+			json_object_object_add(j, "cleared", json_object_new_int64(e->cleared_at));
+		json_object_object_add(j, "owners", owners);
+		json_object_object_add(j, "action", json_object_new_string(action));
+		json_object_array_add(r->errors, j);
+		return 0;
+	}
+	printf("  %-7s %s offset %llu length %llu %s, first seen %s, last seen %s, %u pass%s\n",
+	       e->cleared ? "cleared" : is_new ? "NEW" : "open", e->device,
+	       (unsigned long long)e->offset, (unsigned long long)e->length, e->error,
+	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
+	       e->times_seen, e->times_seen == 1 ? "" : "es");
+	for (size_t i = 0; i < json_object_array_length(owners); i++) {
+		json_object *o = json_object_array_get_idx(owners, i), *v, *paths;
+
+		if (!json_object_object_get_ex(o, "type", &v))
+			continue;
+		if (strcmp(json_object_get_string(v), "file") == 0) {
+			json_object *ino = NULL, *fo = NULL, *len = NULL;
+
+			json_object_object_get_ex(o, "inode", &ino);
+			json_object_object_get_ex(o, "file_offset", &fo);
+			json_object_object_get_ex(o, "length", &len);
+			printf("          file inode %llu at offset %llu length %llu:",
+			       (unsigned long long)json_object_get_uint64(ino),
+			       (unsigned long long)json_object_get_uint64(fo),
+			       (unsigned long long)json_object_get_uint64(len));
+			if (json_object_object_get_ex(o, "paths", &paths) &&
+			    json_object_array_length(paths)) {
+				for (size_t k = 0; k < json_object_array_length(paths); k++)
+					printf(" %s", cli_escape(json_object_get_string(
+						json_object_array_get_idx(paths, k)), esc,
+						sizeof(esc)));
+			} else {
+				printf(" (no path found)");
+			}
+			printf("\n");
+		} else {
+			json_object *m = NULL;
+
+			json_object_object_get_ex(o, "metadata", &m);
+			printf("          %s: %s\n", json_object_get_string(v),
+			       m ? json_object_get_string(m) : "");
+		}
+	}
+	if (!e->cleared)
+		printf("          what to do: %s\n", action);
+	json_object_put(owners);
+	return 0;
+}
+
+static int report_target(const struct scan_state_target *t, void *arg)
+{
+	struct report_ctx *r = arg;
+	struct stat sb;
+	char a[64];
+	int ret;
+
+	r->t = t;
+	/* New: first seen after the complete pass before the latest pass. */
+	if (t->has_latest && t->latest.result == SCAN_PASS_COMPLETE)
+		r->new_after = t->has_prev_complete ? t->prev_complete.id : 0;
+	else
+		r->new_after = t->has_complete ? t->last_complete.id : 0;
+	r->nr_want = 0;
+	memset(r->want, 0, sizeof(*r->want) * REPORT_MAX_INODES);
+	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, collect_inodes, r);
+	if (ret < 0)
+		return ret;
+	if (!ret && !r->all)
+		return 0;			/* nothing open: not listed */
+	if (r->nr_want && stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		map_paths_resolve(t->path, r->want, r->nr_want, NULL);
+	if (r->json) {
+		json_object *j = json_object_new_object();
+
+		r->errors = json_object_new_array();
+		json_object_object_add(j, "path", json_object_new_string(t->path));
+		json_object_object_add(j, "fs_type", json_object_new_string(t->fs_type));
+		json_object_object_add(j, "open_errors", json_object_new_int((int)t->open_errors));
+		json_object_object_add(j, "cleared_errors",
+				       json_object_new_int((int)t->cleared_errors));
+		json_object_object_add(j, "last_complete_pass", t->has_complete ?
+				       json_object_new_int64(t->last_complete.ended) : NULL);
+		json_object_object_add(j, "errors", r->errors);
+		json_object_array_add(r->targets, j);
+	} else {
+		printf("%s (%s): %u open damaged range%s, %u cleared; last complete pass %s\n",
+		       t->path, t->fs_type, t->open_errors, t->open_errors == 1 ? "" : "s",
+		       t->cleared_errors, t->has_complete ?
+		       cli_fmt_time(t->last_complete.ended, a, sizeof(a)) : "none yet");
+	}
+	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, report_error, r);
+	map_paths_free(r->want, r->nr_want);
+	return ret < 0 ? ret : 0;
+}
+
+int cli_report_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_ctx r = { 0 };
+	const char *state_dir = NULL, *config = NULL;
+	int c, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			r.json = 1;
+			break;
+		case 'a':
+			r.all = 1;
+			break;
+		case 'S':
+			if (parse_since(optarg, &r.since)) {
+				cli_err("bad --since '%s': give YYYY-MM-DD, 'YYYY-MM-DD HH:MM', "
+					"@UNIXTIME or a duration ago such as 7d", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 's':
+			state_dir = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'h':
+			printf("usage: mediascan report [--json] [--since DATE] [--all] "
+			       "[--state-dir DIR] [--config FILE]\n"
+			       "  open damage per target, newest first; NEW: first seen since the "
+			       "previous pass\n"
+			       "  --since DATE   only errors seen since DATE (YYYY-MM-DD, @UNIXTIME, "
+			       "7d)\n"
+			       "  --all          cleared errors too\n"
+			       "exit status: 0 no open damage, 1 open damage, 4 operational error, 8 "
+			       "usage\n");
+			return 0;
+		default:
+			cli_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		cli_err("report: unexpected argument '%s'", argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+	ret = cli_history_open(state_dir, config, &r.st);
+	if (ret < 0)
+		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+	r.want = calloc(REPORT_MAX_INODES, sizeof(*r.want));
+	r.targets = json_object_new_array();
+	if (!r.want) {
+		scan_state_close(r.st);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	ret = scan_state_list_targets(r.st, report_target, &r);
+	scan_state_close(r.st);
+	free(r.want);
+	if (ret < 0) {
+		json_object_put(r.targets);
+		cli_err("report: reading the state store failed: %s", strerror(-ret));
+		return CLI_EXIT_OPERATIONAL;
+	}
+	if (r.json) {
+		json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "schema", json_object_new_string("mediascan-history/1"));
+		json_object_object_add(doc, "generated", json_object_new_int64((int64_t)time(NULL)));
+		json_object_object_add(doc, "targets", r.targets);
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	} else {
+		json_object_put(r.targets);
+		if (!r.nr_open)
+			printf("no open damage\n");
+	}
+	return r.nr_open ? CLI_EXIT_MEDIA : 0;
+}

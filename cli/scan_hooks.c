@@ -1,0 +1,278 @@
+/*
+ * cli/scan_hooks.c - what happens after a scan run besides its report: owners stored with
+ * each error in the history, ranges a complete pass read cleanly marked cleared, journal
+ * events and the on_damage command for damage not told before, and the xfs_scrub-shaped
+ * error lines of --format xfs_scrub.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "journal.h"
+#include "patrol.h"
+#include "state.h"
+#include "units.h"
+
+static int is_damage(const struct scan_error *e)
+{
+	return e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap;
+}
+
+static const char *first_path(const struct cli_report *rep, uint64_t inode)
+{
+	const struct map_inode_paths *p = map_damage_paths(&rep->dmg, inode);
+
+	return p && p->nr_paths ? p->paths[0] : NULL;
+}
+
+/* Journal events for error i: the bad range, then each file that lost data in it. */
+static void journal_error(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
+			  size_t i, int64_t pass_id)
+{
+	const struct scan_error *e = &rep->r->errors[i];
+	const char *dev = rep->t->devices[e->dev_idx].path;
+	const char *label = cfg->label ? cfg->label : cfg->target;
+	char msg[PATH_MAX + 256];
+	struct cli_event ev = {
+		.type = CLI_EV_MEDIA_ERROR, .message = msg, .target = label, .device = dev,
+		.has_range = 1, .offset = e->offset, .length = e->length,
+		.error = scan_error_name(e), .pass_id = pass_id,
+	};
+
+	snprintf(msg, sizeof(msg), "%s: media error (%s) on %s at offset %" PRIu64 " length %"
+		 PRIu64, label, ev.error, dev, e->offset, e->length);
+	cli_journal_send(&ev);
+	for (size_t k = 0; k < rep->own_count[i]; k++) {
+		const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
+		const char *path;
+		char ino[64];
+
+		if (o->kind != MAP_OWN_FILE || (o->flags & MAP_OWNF_UNWRITTEN))
+			continue;
+		path = first_path(rep, o->inode);
+		if (!path) {
+			snprintf(ino, sizeof(ino), "inode %" PRIu64, o->inode);
+			path = ino;
+		}
+		ev.type = CLI_EV_DAMAGED_FILE;
+		ev.offset = o->dev_offset;
+		ev.length = o->length;
+		ev.path = path;
+		ev.has_file_range = 1;
+		ev.file_offset = o->file_offset;
+		ev.file_length = o->length;
+		snprintf(msg, sizeof(msg), "%s: damaged file %s at file offset %" PRIu64
+			 " length %" PRIu64 ": restore it from backup", label, path,
+			 o->file_offset, o->length);
+		cli_journal_send(&ev);
+	}
+}
+
+int cli_run_hook(const char *cmd, const char *input)
+{
+	int pfd[2], status;
+	size_t len = strlen(input), off = 0;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return -err;
+	}
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		if (dup2(pfd[0], STDIN_FILENO) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[0]);
+	signal(SIGPIPE, SIG_IGN);
+	while (off < len) {
+		ssize_t n = write(pfd[1], input + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;			/* the command does not read it all: its choice */
+		off += (size_t)n;
+	}
+	close(pfd[1]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* The JSON handed to on_damage: schema mediascan-damage/1. */
+static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
+			       int64_t pass_id, json_object *errors)
+{
+	json_object *j = json_object_new_object();
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	json_object_object_add(j, "schema", json_object_new_string("mediascan-damage/1"));
+	json_object_object_add(j, "host", json_object_new_string(host));
+	json_object_object_add(j, "target", json_object_new_string(
+		cfg->label ? cfg->label : cfg->target));
+	json_object_object_add(j, "path", json_object_new_string(
+		rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg));
+	json_object_object_add(j, "pass_id", json_object_new_int64(pass_id));
+	json_object_object_add(j, "time", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(j, "action", json_object_new_string(
+		"restore the damaged files from backup; see `mediascan report`"));
+	json_object_object_add(j, "media_errors", errors);
+	return j;
+}
+
+int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
+		   struct scan_state *st, int64_t pass_id, const char *key)
+{
+	const struct scan_result *r = rep->r;
+	json_object *fresh = json_object_new_array();
+	const char *label = cfg->label ? cfg->label : cfg->target;
+	unsigned nr_fresh = 0;
+	int cleared = 0, ret;
+
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+		const char *dev = rep->t->devices[e->dev_idx].path;
+		json_object *ej;
+		int is_new = 1;
+
+		if (!is_damage(e))
+			continue;
+		ej = cli_report_error_json(rep, i);
+		if (st) {
+			json_object *owners = NULL;
+
+			json_object_object_get_ex(ej, "owners", &owners);
+			ret = scan_state_set_owners_range(st, pass_id, dev, e->offset, e->length,
+				json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN));
+			if (ret < 0)
+				cli_err("warning: owners not stored in the history: %s",
+					scan_state_errmsg(st));
+			ret = scan_state_take_unnotified(st, pass_id, dev, e->offset, e->length);
+			is_new = ret != 0;	/* an error of the store still tells */
+		}
+		if (!is_new) {
+			json_object_put(ej);
+			continue;
+		}
+		nr_fresh++;
+		json_object_array_add(fresh, ej);
+		if (cfg->journal)
+			journal_error(cfg, rep, i, pass_id);
+	}
+	if (st && r->complete) {
+		cleared = scan_state_clear_missing(st, key, pass_id);
+		if (cleared < 0) {
+			cli_err("warning: cleared errors not recorded: %s", scan_state_errmsg(st));
+			cleared = 0;
+		}
+	}
+	if (cfg->journal && (r->complete || r->fatal)) {
+		char msg[PATH_MAX + 256], sz[32];
+		struct cli_event ev = {
+			.type = r->complete ? CLI_EV_PASS_COMPLETE : CLI_EV_SCAN_FAILED,
+			.message = msg, .target = label, .pass_id = pass_id,
+		};
+
+		if (r->complete)
+			snprintf(msg, sizeof(msg), "%s: pass complete, %s read, %u damaged ranges, "
+				 "%d cleared since the previous pass", label,
+				 cli_fmt_bytes(r->scanned_bytes, sz, sizeof(sz)),
+				 rep->nr_damage_errors, cleared);
+		else
+			snprintf(msg, sizeof(msg), "%s: scan failed: %s", label,
+				 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
+		cli_journal_send(&ev);
+	}
+	if (cfg->on_damage && nr_fresh) {
+		json_object *doc = damage_doc(cfg, rep, pass_id, fresh);
+
+		ret = cli_run_hook(cfg->on_damage, json_object_to_json_string_ext(doc,
+				   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		if (ret != 0)
+			cli_err("warning: on_damage command failed (%s %d): %s",
+				ret < 0 ? "error" : "exit", ret < 0 ? -ret : ret, cfg->on_damage);
+		json_object_put(doc);
+	} else {
+		json_object_put(fresh);
+	}
+	return cleared;
+}
+
+void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f)
+{
+	const struct scan_result *r = rep->r;
+	const char *where = rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg;
+	unsigned nr = 0;
+
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+		const char *dev = rep->t->devices[e->dev_idx].path;
+
+		if (!is_damage(e))
+			continue;
+		if (!rep->own_count[i]) {
+			fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64
+				" length %" PRIu64 ".\n", dev, e->offset, e->length);
+			nr++;
+		}
+		for (size_t k = 0; k < rep->own_count[i]; k++) {
+			const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
+			const struct map_inode_paths *p;
+
+			switch (o->kind) {
+			case MAP_OWN_FILE:
+				p = map_damage_paths(&rep->dmg, o->inode);
+				for (unsigned n = 0; p && n < p->nr_paths; n++)
+					fprintf(f, "Unfixable Error: %s: media error %sat data "
+						"offset %" PRIu64 " length %" PRIu64 ".\n",
+						p->paths[n], o->flags & MAP_OWNF_ATTR_FORK ?
+						"in extended attribute data " : "",
+						o->file_offset, o->length);
+				if (!p || !p->nr_paths)
+					fprintf(f, "Unfixable Error: inode %" PRIu64 ": media error "
+						"at data offset %" PRIu64 " length %" PRIu64 ".\n",
+						o->inode, o->file_offset, o->length);
+				nr++;
+				break;
+			case MAP_OWN_FREE:
+				break;
+			case MAP_OWN_METADATA:
+			case MAP_OWN_LOG:
+				/* xfs_scrub names metadata by 512-byte disk address. */
+				fprintf(f, "Corruption: disk offset %" PRIu64 ": media error in %s.\n",
+					o->dev_offset / 512, o->meta_type ? o->meta_type : "metadata");
+				nr++;
+				break;
+			default:
+				fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64
+					" length %" PRIu64 ".\n", dev, o->dev_offset, o->length);
+				nr++;
+				break;
+			}
+		}
+	}
+	if (nr)
+		fprintf(f, "%s: unfixable errors found: %u\n", where, nr);
+}

@@ -1,0 +1,212 @@
+/*
+ * cli/status_cmd.c - `mediascan status [--json]`: per target in the state store, the pass in
+ * progress (progress, rate, ETA), the last complete pass and the open errors.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "config_file.h"
+#include "patrol.h"
+#include "units.h"
+
+int cli_history_open(const char *state_dir, const char *config, struct scan_state **st)
+{
+	struct cli_patrol_config *cfg = NULL;
+	char err[2048], warn[512] = "", dir[PATH_MAX];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s", state_dir ? state_dir : CLI_DEFAULT_STATE_DIR);
+	if (!state_dir && (config || access(CLI_DEFAULT_CONFIG, R_OK) == 0)) {
+		cfg = malloc(sizeof(*cfg));
+		if (!cfg)
+			return -ENOMEM;
+		ret = cli_config_load(config ? config : CLI_DEFAULT_CONFIG, cfg, err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "mediascan: %s\n", err);
+			free(cfg);
+			return ret;
+		}
+		snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
+		free(cfg);
+	}
+	if (access(dir, F_OK) != 0) {
+		cli_err("no state store in %s: nothing scanned yet (or give --state-dir)", dir);
+		return -ENOENT;
+	}
+	ret = scan_state_open(dir, st, warn, sizeof(warn));
+	if (warn[0])
+		cli_err("warning: %s", warn);
+	if (ret < 0)
+		cli_err("cannot open the state store in %s: %s", dir, strerror(-ret));
+	return ret;
+}
+
+char *cli_fmt_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!t) {
+		snprintf(buf, len, "never");
+		return buf;
+	}
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+struct status_ctx {
+	int json;
+	json_object *arr;
+	time_t now;
+};
+
+/* Average rate of a running pass since it started (bytes/s), and its ETA (s, -1 unknown). */
+static void pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta)
+{
+	double el = p->result == SCAN_PASS_RUNNING ? (double)(now - p->started) :
+		    (double)(p->ended - p->started);
+
+	*rate = p->bytes_per_s > 0 && p->result != SCAN_PASS_RUNNING ? p->bytes_per_s :
+		el > 0 ? (double)p->scanned_bytes / el : 0;
+	*eta = -1;
+	if (p->result == SCAN_PASS_RUNNING && *rate > 0 && p->planned_bytes >= p->scanned_bytes)
+		*eta = (double)(p->planned_bytes - p->scanned_bytes) / *rate;
+}
+
+static json_object *json_pass(const struct scan_state_pass *p, time_t now)
+{
+	json_object *j = json_object_new_object();
+	double rate, eta;
+
+	pass_rate(p, now, &rate, &eta);
+	json_object_object_add(j, "id", json_object_new_int64(p->id));
+	json_object_object_add(j, "result", json_object_new_string(
+		scan_pass_result_name(p->result)));
+	json_object_object_add(j, "started", json_object_new_int64(p->started));
+	json_object_object_add(j, "ended", p->ended ? json_object_new_int64(p->ended) : NULL);
+	json_object_object_add(j, "planned_bytes", json_object_new_uint64(p->planned_bytes));
+	json_object_object_add(j, "scanned_bytes", json_object_new_uint64(p->scanned_bytes));
+	json_object_object_add(j, "progress", json_object_new_double(p->planned_bytes ?
+		(double)p->scanned_bytes / (double)p->planned_bytes : 0));
+	json_object_object_add(j, "bytes_per_s", json_object_new_double(rate));
+	json_object_object_add(j, "eta_s", eta >= 0 ? json_object_new_double(eta) : NULL);
+	json_object_object_add(j, "method", json_object_new_string(p->method));
+	return j;
+}
+
+static int status_row(const struct scan_state_target *t, void *arg)
+{
+	struct status_ctx *s = arg;
+	char a[32], b[32], c[32], d[64];
+	double rate, eta;
+
+	if (s->json) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "path", json_object_new_string(t->path));
+		json_object_object_add(j, "fs_type", json_object_new_string(t->fs_type));
+		json_object_object_add(j, "key", json_object_new_string(t->key));
+		json_object_object_add(j, "latest_pass", t->has_latest ?
+				       json_pass(&t->latest, s->now) : NULL);
+		json_object_object_add(j, "last_complete_pass", t->has_complete ?
+				       json_pass(&t->last_complete, s->now) : NULL);
+		json_object_object_add(j, "open_errors", json_object_new_int((int)t->open_errors));
+		json_object_object_add(j, "cleared_errors",
+				       json_object_new_int((int)t->cleared_errors));
+		json_object_array_add(s->arr, j);
+		return 0;
+	}
+	printf("%s (%s)\n", t->path, t->fs_type);
+	if (t->has_latest) {
+		const struct scan_state_pass *p = &t->latest;
+
+		pass_rate(p, s->now, &rate, &eta);
+		printf("  pass %lld %s: %s of %s (%.1f%%), %s/s", (long long)p->id,
+		       scan_pass_result_name(p->result), cli_fmt_bytes(p->scanned_bytes, a, sizeof(a)),
+		       cli_fmt_bytes(p->planned_bytes, b, sizeof(b)), p->planned_bytes ?
+		       100.0 * (double)p->scanned_bytes / (double)p->planned_bytes : 0.0,
+		       cli_fmt_bytes((uint64_t)rate, c, sizeof(c)));
+		if (eta >= 0)
+			printf(", ETA %s", cli_fmt_duration(eta, d, sizeof(d)));
+		printf(", started %s\n", cli_fmt_time(p->started, d, sizeof(d)));
+	}
+	printf("  last complete pass: %s\n", t->has_complete ?
+	       cli_fmt_time(t->last_complete.ended, d, sizeof(d)) : "none yet");
+	printf("  open errors: %u, cleared: %u\n", t->open_errors, t->cleared_errors);
+	return 0;
+}
+
+int cli_status_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct status_ctx s = { .now = time(NULL) };
+	const char *state_dir = NULL, *config = NULL;
+	struct scan_state *st;
+	int c, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			s.json = 1;
+			break;
+		case 's':
+			state_dir = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'h':
+			printf("usage: mediascan status [--json] [--state-dir DIR] [--config FILE]\n"
+			       "  per target: pass progress, rate, ETA, last complete pass, open "
+			       "errors\n");
+			return 0;
+		default:
+			cli_err("status: unknown or incomplete option '%s'", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		cli_err("status: unexpected argument '%s'", argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+	ret = cli_history_open(state_dir, config, &st);
+	if (ret < 0)
+		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+	s.arr = json_object_new_array();
+	ret = scan_state_list_targets(st, status_row, &s);
+	scan_state_close(st);
+	if (ret < 0) {
+		json_object_put(s.arr);
+		cli_err("status: reading the state store failed: %s", strerror(-ret));
+		return CLI_EXIT_OPERATIONAL;
+	}
+	if (s.json) {
+		json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "schema", json_object_new_string("mediascan-status/1"));
+		json_object_object_add(doc, "targets", s.arr);
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	} else {
+		json_object_put(s.arr);
+		if (!ret)
+			printf("no targets scanned yet\n");
+	}
+	return 0;
+}

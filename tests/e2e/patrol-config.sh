@@ -1,0 +1,51 @@
+#!/bin/bash
+# patrol-config.sh - bad patrol configs: a syntax error, an unknown key, a missing target and an
+# impossible window each give one line naming file and line, a non-zero exit, and no scan
+# (no state store is even created).
+set -euo pipefail
+. "$(dirname "$0")/../lib/ms.sh"
+e2e_require_root_loop_fuse
+ms_require
+e2e_setup 64
+conf=$E2E_DIR/mediascan.conf
+state=$E2E_DIR/state
+
+# check_bad DESC LINE PATTERN : patrol on $conf fails with "FILE:LINE: ...PATTERN...", one line.
+check_bad()
+{
+	local rc=0 out
+	e2e_reset_counters
+	out=$(timeout 20 "$MEDIASCAN" patrol --config "$conf" 2>&1) || rc=$?
+	e2e_log "$1: exit $rc: $out"
+	e2e_check "$1: non-zero exit" test "$rc" -ne 0
+	ms_expect_eq "$1: one line" "$(printf '%s\n' "$out" | wc -l)" 1
+	e2e_check "$1: names file and line $2" grep -q "^mediascan: $conf:$2: " <<<"$out"
+	e2e_check "$1: says why ($3)" grep -qi -- "$3" <<<"$out"
+	e2e_check "$1: nothing scanned (no state store)" test ! -e "$state"
+	ms_expect_eq "$1: no read of the device" "$(e2e_reads)" 0
+}
+
+printf '[global]\nstate_dir = %s\nwindow = 1d\n[target a\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
+check_bad "syntax error" 4 "syntax error"
+
+printf '[global]\nstate_dir = %s\nwindwo = 1d\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
+check_bad "unknown key" 3 "unknown key 'windwo'"
+
+printf '[global]\nstate_dir = %s\n\n[target a]\npath = /nonexistent/mediascan-e2e\n' "$state" >"$conf"
+check_bad "missing target" 5 "target 'a'"
+
+printf '[global]\nstate_dir = %s\n' "$state" >"$conf"
+check_bad "no target at all" 2 "no \[target"
+
+printf '[global]\nstate_dir = %s\nrate_max = 1M\n[target a]\npath = %s\nwindow = 10s\n' \
+	"$state" "$E2E_LOOP" >"$conf"
+check_bad "impossible window" 6 "impossible window"
+
+printf '[global]\nstate_dir = %s\nwindow = never\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
+check_bad "bad window value" 3 "bad window"
+
+# A good config passes --check and scans nothing either.
+printf '[global]\nstate_dir = %s\nwindow = 1h\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
+out=$("$MEDIASCAN" patrol --config "$conf" --check)
+e2e_check "--check lists the target with its disk" grep -q "^a: $E2E_LOOP, 64.0 MiB planned" <<<"$out"
+e2e_pass "config errors name file and line; nothing scanned"

@@ -1,0 +1,198 @@
+/*
+ * tests/unit/test_patrol.c - patrol's pieces without disks: the config parser (values,
+ * inheritance, every error naming its line), active hours, the journal field list (checked
+ * here because the hosts that run the tests have no journald) and the metrics textfile.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config_file.h"
+#include "journal.h"
+#include "patrol.h"
+
+static char conf_path[] = "/tmp/mediascan-test-patrol-XXXXXX";
+
+static void write_conf(const char *text)
+{
+	FILE *f = fopen(conf_path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static struct cli_patrol_config cfg;
+
+static void test_config_good(void **state)
+{
+	char err[2048] = "";
+
+	(void)state;
+	write_conf("; comment\n[global]\nstate_dir = /var/lib/x\nwindow = 7d\nrate_max = 200M\n"
+		   "rate_min = 5M/s\nactive_hours = 22:00-06:00\nmetrics_file = /tmp/m.prom\n"
+		   "on_damage = mail root\n\n[target data]\npath = /srv/data\nwindow = 1d\n"
+		   "[target raw]\npath = /dev/sdb\nrate_max = 50M\nmethod = read\n");
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.state_dir, "/var/lib/x");
+	assert_string_equal(cfg.metrics_file, "/tmp/m.prom");
+	assert_int_equal(cfg.nr_targets, 2);
+	assert_string_equal(cfg.targets[0].name, "data");
+	assert_int_equal((int)cfg.targets[0].o.window_s, 86400);
+	assert_int_equal(cfg.targets[0].o.rate_max_bps, 200ull << 20);	/* inherited */
+	assert_int_equal(cfg.targets[0].o.rate_min_bps, 5ull << 20);
+	assert_string_equal(cfg.targets[0].o.on_damage, "mail root");
+	assert_int_equal(cfg.targets[0].o.active_start_min, 22 * 60);
+	assert_int_equal(cfg.targets[0].line, 11);
+	assert_int_equal((int)cfg.targets[1].o.window_s, 7 * 86400);
+	assert_int_equal(cfg.targets[1].o.rate_max_bps, 50ull << 20);	/* overridden */
+	assert_int_equal(cfg.targets[1].o.rate_min_bps, 5ull << 20);	/* still inherited */
+	assert_string_equal(cfg.targets[1].o.method, "read");
+}
+
+/* text must fail with an error starting "FILE:LINE: " and containing why. */
+static void bad(const char *text, unsigned line, const char *why)
+{
+	char err[2048] = "", want[256];
+
+	write_conf(text);
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
+	print_message("%s\n", err);
+	snprintf(want, sizeof(want), "%s:%u: ", conf_path, line);
+	assert_memory_equal(err, want, strlen(want));
+	assert_non_null(strstr(err, why));
+	assert_null(strchr(err, '\n'));
+}
+
+static void test_config_errors(void **state)
+{
+	(void)state;
+	bad("[global]\nwindow = 1d\n[target a\npath = /x\n", 3, "syntax error");
+	bad("[global]\nwindow = 1d\nfoo = 1\n[target a]\npath = /x\n", 3, "unknown key 'foo'");
+	bad("[target a]\npath = /x\nstate_dir = /y\n", 3, "unknown key 'state_dir'");
+	bad("[global]\n[tagret a]\npath = /x\n", 2, "unknown section");
+	bad("[global]\nwindow = 0s\n[target a]\npath = /x\n", 2, "bad window");
+	bad("[global]\nwindow = 1d\n", 2, "no [target");
+	bad("[global]\n\n[target a]\nwindow = 1d\n", 3, "has no path");
+	bad("[target a]\npath = relative\n", 2, "absolute path");
+	bad("[target a]\npath = /x\n[target a]\npath = /y\n", 3, "defined twice");
+	bad("[global]\nactive_hours = 25:00-01:00\n[target a]\npath = /x\n", 2, "active_hours");
+	bad("[global]\nrate_min = 10M\nrate_max = 1M\n[target a]\npath = /x\n", 3, "rate_min");
+	bad("window = 1d\n[target a]\npath = /x\n", 1, "outside a section");
+}
+
+static void test_active_hours(void **state)
+{
+	int s, e;
+
+	(void)state;
+	assert_int_equal(cli_parse_active_hours("01:00-06:00", &s, &e), 0);
+	assert_int_equal(s, 60);
+	assert_int_equal(e, 360);
+	assert_true(cli_active_now(s, e, 60));
+	assert_false(cli_active_now(s, e, 360));
+	assert_int_equal(cli_parse_active_hours("22:30-02:00", &s, &e), 0);
+	assert_true(cli_active_now(s, e, 23 * 60));
+	assert_true(cli_active_now(s, e, 60));
+	assert_false(cli_active_now(s, e, 12 * 60));
+	assert_true(cli_active_now(-1, 0, 12 * 60));
+	assert_int_equal(cli_parse_active_hours("01:00", &s, &e), -EINVAL);
+	assert_int_equal(cli_parse_active_hours("01:00-01:00", &s, &e), -EINVAL);
+}
+
+static const char *field(const struct cli_journal_fields *f, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (unsigned i = 0; i < f->nr; i++)
+		if (strncmp(f->v[i], key, n) == 0 && f->v[i][n] == '=')
+			return f->v[i] + n + 1;
+	return NULL;
+}
+
+static void test_journal_fields(void **state)
+{
+	struct cli_journal_fields f;
+	struct cli_event ev = {
+		.type = CLI_EV_DAMAGED_FILE, .message = "data: damaged file /srv/a\nb",
+		.target = "data", .device = "/dev/sdb1", .has_range = 1, .offset = 8392704,
+		.length = 4096, .path = "/srv/a\nb", .has_file_range = 1, .file_offset = 4096,
+		.file_length = 4096, .error = "EIO", .pass_id = 7,
+	};
+
+	(void)state;
+	assert_true(cli_journal_build(&ev, &f) > 0);
+	assert_string_equal(f.v[0], "MESSAGE=data: damaged file /srv/a b");
+	assert_string_equal(field(&f, "MESSAGE_ID"), CLI_MSGID_DAMAGED_FILE);
+	assert_string_equal(field(&f, "PRIORITY"), "2");
+	assert_string_equal(field(&f, "DEVICE"), "/dev/sdb1");
+	assert_string_equal(field(&f, "OFFSET"), "8392704");
+	assert_string_equal(field(&f, "LENGTH"), "4096");
+	assert_string_equal(field(&f, "PATH"), "/srv/a b");
+	assert_string_equal(field(&f, "FILE_OFFSET"), "4096");
+	assert_string_equal(field(&f, "MEDIASCAN_ERROR"), "EIO");
+	assert_string_equal(field(&f, "MEDIASCAN_TARGET"), "data");
+	assert_string_equal(field(&f, "SYSLOG_IDENTIFIER"), "mediascan");
+	cli_journal_fields_free(&f);
+
+	/* Every event type has its own MESSAGE_ID and a priority. */
+	const char *ids[CLI_EV_NR];
+	for (int t = 0; t < CLI_EV_NR; t++) {
+		struct cli_event e = { .type = (enum cli_event_type)t, .message = "m" };
+
+		assert_true(cli_journal_build(&e, &f) > 0);
+		ids[t] = strdup(field(&f, "MESSAGE_ID"));
+		assert_int_equal(strlen(ids[t]), 32);
+		assert_non_null(field(&f, "PRIORITY"));
+		assert_null(field(&f, "DEVICE"));		/* only when given */
+		for (int k = 0; k < t; k++)
+			assert_string_not_equal(ids[k], ids[t]);
+		cli_journal_fields_free(&f);
+	}
+	for (int t = 0; t < CLI_EV_NR; t++)
+		free((void *)ids[t]);
+	struct cli_event pc = { .type = CLI_EV_PASS_COMPLETE, .message = "m" };
+	assert_true(cli_journal_build(&pc, &f) > 0);
+	assert_string_equal(field(&f, "PRIORITY"), "6");
+	cli_journal_fields_free(&f);
+}
+
+static void test_owners_files(void **state)
+{
+	uint64_t ino[8];
+
+	(void)state;
+	assert_int_equal(cli_owners_json_files("[{\"type\":\"file\",\"inode\":131},"
+		"{\"type\":\"metadata\",\"metadata\":\"inodes\"},{\"type\":\"file\",\"inode\":131},"
+		"{\"type\":\"file\",\"inode\":140}]", ino, 8), 2);
+	assert_int_equal(ino[0], 131);
+	assert_int_equal(ino[1], 140);
+	assert_int_equal(cli_owners_json_files("not json", ino, 8), 0);
+	assert_int_equal(cli_owners_json_files(NULL, ino, 8), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_good),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_active_hours),
+		cmocka_unit_test(test_journal_fields),
+		cmocka_unit_test(test_owners_files),
+	};
+	int fd = mkstemp(conf_path), ret;
+
+	if (fd < 0)
+		return 99;
+	close(fd);
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(conf_path);
+	return ret;
+}
