@@ -32,8 +32,6 @@ int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 	memset(m, 0, sizeof(*m));
 	m->ops = &vfy_read;
 	snprintf(m->why, sizeof(m->why), "asked for with --method");
-	if (asked == &vfy_read)
-		goto out_isolate_probe;
 	for (unsigned d = 0; d < t->nr_devices; d++) {
 		ret = vfy_dev_open(t->devices[d].fd, t->fs == MAP_FS_XFS ? t->mount_fd : -1,
 				   xfs_dev_of_role(t->devices[d].role), &m->devs[d]);
@@ -51,6 +49,10 @@ int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 		}
 		m->nr = d + 1;
 	}
+	if (asked == &vfy_read) {
+		m->ops = &vfy_read;
+		goto out_isolate_probe;
+	}
 	ret = vfy_method_select(asked, m->devs, m->nr, &m->ops, m->why, sizeof(m->why));
 	if (ret < 0) {
 		if (asked == &vfy_scsi_verify && m->devs[0].kind == VFY_DEV_SCSI) {
@@ -65,10 +67,10 @@ int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 			return CLI_EXIT_OPERATIONAL;
 		}
 	}
+out_isolate_probe:
 	so->vfy = m->ops;
 	for (unsigned d = 0; d < m->nr; d++)
 		so->vfy_devs[d] = &m->devs[d];
-out_isolate_probe:
 	/* The read method on SCSI disks isolates with SG_IO READ: the sense names the LBA. */
 	if (m->ops == &vfy_read && m->nr == t->nr_devices && m->nr) {
 		unsigned scsi = 0;
