@@ -7,6 +7,7 @@
 #include "config.h"
 #include "cli.h"
 #include "patrol.h"
+#include "scan_method.h"
 
 static void usage(FILE *f)
 {
@@ -18,6 +19,7 @@ static void usage(FILE *f)
 		"  patrol        the service: a pass over every configured target within its window\n"
 		"  status        per target: pass progress, rate, ETA, last pass, open errors\n"
 		"  report        open damage from the history: new since the last pass, files\n"
+		"  probe DEV|MNT what each device can verify itself (NVMe, SCSI, PI) [--json]\n"
 		"  help          this text; `mediascan scan --help` for the scan options\n"
 		"  version       print the version\n");
 }
@@ -34,6 +36,8 @@ int main(int argc, char **argv)
 		return cli_patrol_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "status") == 0)
 		return cli_status_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "probe") == 0)
+		return cli_probe_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cli_report_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

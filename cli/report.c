@@ -168,6 +168,18 @@ static json_object *json_error(const struct cli_report *rep, size_t i)
 	json_object_object_add(j, "error", json_object_new_string(scan_error_name(e)));
 	json_object_object_add(j, "reads", json_object_new_int((int)e->reads));
 	json_object_object_add(j, "reproducible", json_object_new_boolean(e->reproducible));
+	if (e->vfy_fail != VFY_FAIL_NONE) {
+		/* Drive-side methods: what the device said, and for PI which tag failed. */
+		json_object_object_add(j, "device_error",
+				       json_object_new_string(vfy_fail_name(e->vfy_fail)));
+		json_object_object_add(j, "device_status", json_object_new_uint64(e->dev_status));
+		if (e->vfy_fail >= VFY_FAIL_PI_GUARD && e->vfy_fail <= VFY_FAIL_PI_REF &&
+		    (e->pi_expected || e->pi_found)) {
+			json_object_object_add(j, "pi_expected",
+					       json_object_new_uint64(e->pi_expected));
+			json_object_object_add(j, "pi_found", json_object_new_uint64(e->pi_found));
+		}
+	}
 	for (size_t k = 0; k < rep->own_count[i]; k++)
 		json_object_array_add(owners,
 				      json_owner(rep, &rep->dmg.owners[rep->own_first[i] + k]));
@@ -204,6 +216,9 @@ static json_object *json_report(const struct cli_report *rep)
 	if (t->uuid[0])
 		json_object_object_add(root, "fs_uuid", json_object_new_string(t->uuid));
 	json_object_object_add(root, "method", json_object_new_string(rep->method));
+	if (r->method_note[0])
+		json_object_object_add(root, "method_reason",
+				       json_object_new_string(r->method_note));
 	json_object_object_add(root, "engine", json_object_new_string(r->engine));
 	if (r->engine_note[0])
 		json_object_object_add(root, "engine_refused",
@@ -359,6 +374,12 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 				t->devices[e->dev_idx].path, e->offset, e->length,
 				scan_error_name(e), e->reads, e->reads == 1 ? "" : "s",
 				e->reproducible ? "" : " (did not fail again when re-read)");
+			if (e->vfy_fail != VFY_FAIL_NONE)
+				fprintf(f, "    device: %s, status 0x%x%s", vfy_fail_name(e->vfy_fail),
+					e->dev_status, e->pi_expected || e->pi_found ? "" : "\n");
+			if (e->vfy_fail != VFY_FAIL_NONE && (e->pi_expected || e->pi_found))
+				fprintf(f, ", expected 0x%" PRIx64 ", found 0x%" PRIx64 "\n",
+					e->pi_expected, e->pi_found);
 			for (size_t k = 0; k < rep->own_count[i]; k++) {
 				const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
 

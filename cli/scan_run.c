@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "units.h"
 #include "verify.h"
+#include "scan_method.h"
 #include "engine.h"
 #include "state.h"
 #include "patrol.h"
@@ -146,7 +147,7 @@ static int on_loaded_error(const struct scan_error *e, const char *device, void 
 
 /* Set up the state store and the pass; 0, or -errno after a warning (scan without state). */
 static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
-		      const struct vfy_method *method, struct scan_opts *so,
+		      const struct vfy_ops *method, struct scan_opts *so,
 		      struct map_plan_opts *po, struct scan_result *r, struct ckpt_ctx *k,
 		      int *resumed)
 {
@@ -209,7 +210,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	struct cli_progress pr = { 0 };
 	struct cli_report rep;
 	struct ckpt_ctx ck = { 0 };
-	const struct vfy_method *method;
+	const struct vfy_ops *method;
+	struct cli_method cm = { 0 };
 	char err[1024] = "";
 	int ret, err_class, status, resumed = 0;
 	struct sigaction sa;
@@ -221,8 +223,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		cli_err("bad --engine: %s", err);
 		return CLI_EXIT_USAGE;
 	}
-	method = vfy_method_pick(a->method, err, sizeof(err));
-	if (!method) {
+	if (vfy_method_lookup(a->method, &method, err, sizeof(err)) < 0) {
 		cli_err("bad --method: %s", err);
 		return CLI_EXIT_USAGE;
 	}
@@ -249,6 +250,13 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	so.stop = &stop_requested;
 	so.io_timeout_ns = (uint64_t)(a->io_timeout_s * 1e9);
 	so.max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
+	ret = cli_method_setup(method, &t, &so, &cm);	/* issue 5: drive-side methods */
+	if (ret) {
+		map_target_close(&t);
+		return ret;
+	}
+	method = cm.ops;
+	snprintf(r.method_note, sizeof(r.method_note), "%s", cm.why);
 	ret = map_plan_count(&t, &po, &so.planned_total, NULL);
 	if (ret < 0) {
 		cli_err("cannot plan %s: reading the space map (GETFSMAP) failed: %s", a->target,
@@ -408,12 +416,14 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		cli_report_print(&rep, stdout);
 	status = (int)rep.exit_bits;
 	cli_report_free(&rep);
+	cli_method_close(&cm);
 	scan_state_close(ck.st);
 	scan_result_free(&r);
 	map_target_close(&t);
 	return status;
 
 out_state:
+	cli_method_close(&cm);
 	scan_state_close(ck.st);
 	scan_result_free(&r);
 	map_target_close(&t);
