@@ -259,9 +259,10 @@ static void patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 		active ? "" : " at rate_min: outside active hours");
 }
 
-static void patrol_reap(struct patrol *p, time_t now)
+/* Return the number of scans that ended. */
+static int patrol_reap(struct patrol *p, time_t now)
 {
-	int status;
+	int status, nr = 0;
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -272,6 +273,7 @@ static void patrol_reap(struct patrol *p, time_t now)
 				continue;
 			pt->pid = 0;
 			pt->rate_bps = 0;
+			nr++;
 			pt->next_try = now;
 			if (WIFSIGNALED(status) || (WIFEXITED(status) &&
 			    (WEXITSTATUS(status) & (CLI_EXIT_OPERATIONAL | CLI_EXIT_USAGE)))) {
@@ -284,6 +286,7 @@ static void patrol_reap(struct patrol *p, time_t now)
 			}
 		}
 	}
+	return nr;
 }
 
 /* Sample the running passes' progress for the rate. */
@@ -461,7 +464,8 @@ int cli_patrol_main(int argc, char **argv)
 			patrol_reload(&p);
 		}
 		got_chld = 0;
-		patrol_reap(&p, now);
+		if (patrol_reap(&p, now))
+			last_metrics = 0;		/* a pass ended: show it now */
 		for (unsigned i = 0; i < p.nr; i++) {
 			struct patrol_target *pt = &p.t[i];
 			int busy = 0;

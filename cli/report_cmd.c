@@ -233,11 +233,11 @@ static int report_target(const struct scan_state_target *t, void *arg)
 	int ret;
 
 	r->t = t;
-	/* New: first seen after the complete pass before the latest pass. */
-	if (t->has_latest && t->latest.result == SCAN_PASS_COMPLETE)
-		r->new_after = t->has_prev_complete ? t->prev_complete.id : 0;
-	else
-		r->new_after = t->has_complete ? t->last_complete.id : 0;
+	/*
+	 * New: first seen after the complete pass before the last complete one (so in the last
+	 * complete pass, or in the pass running now).
+	 */
+	r->new_after = t->has_prev_complete ? t->prev_complete.id : 0;
 	r->nr_want = 0;
 	memset(r->want, 0, sizeof(*r->want) * REPORT_MAX_INODES);
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, collect_inodes, r);

@@ -165,7 +165,8 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 
 			json_object_object_get_ex(ej, "owners", &owners);
 			ret = scan_state_set_owners_range(st, pass_id, dev, e->offset, e->length,
-				json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN));
+				json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
 			if (ret < 0)
 				cli_err("warning: owners not stored in the history: %s",
 					scan_state_errmsg(st));
