@@ -261,11 +261,11 @@ static int exec_checkpoint(struct exec *x, int final)
 
 /* Record one failing block that a verify method reported. */
 static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct map_range *rg,
-			uint64_t offset, uint32_t lbs, const struct vfy_result *res)
+			uint64_t offset, uint32_t lbs, unsigned reads, const struct vfy_result *res)
 {
 	struct scan_error e = {
 		.dev_idx = dev_idx, .offset = offset, .length = lbs, .err = vfy_fail_errno(res),
-		.reads = 1, .reproducible = 1, .vfy_fail = res->fail, .dev_status = res->status,
+		.reads = reads, .reproducible = 1, .vfy_fail = res->fail, .dev_status = res->status,
 		.pi_expected = res->expected, .pi_found = res->found,
 	};
 
@@ -277,12 +277,16 @@ static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct map_range
 /*
  * Verify bytes [offset, offset+length) of scan device dev_idx with ops, in commands of at
  * most ops->max_blocks(); a failed command is narrowed with the block the device named
- * (error log, sense information) and by bisection otherwise. Return 0, -EOPNOTSUPP when
- * the device refused the method (nothing recorded for this span), or -ENOMEM.
+ * (error log, sense information) and by bisection otherwise. reads: commands that already
+ * covered the span (1 for an engine read being isolated): a bad block's count is those plus
+ * the commands of this call that covered it. A device that names its first bad block
+ * stopped there, so the blocks after it count only the command that goes on from there.
+ * Return 0, -EOPNOTSUPP when the device refused the method (nothing recorded for this
+ * span), or -ENOMEM.
  */
 static int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev_idx,
 			 const struct map_range *rg, uint64_t offset, uint64_t length,
-			 int isolating)
+			 int isolating, unsigned reads)
 {
 	struct vfy_dev *vd = x->o->vfy_devs[dev_idx];
 	uint32_t lbs = vd->lbs, maxb = ops->max_blocks(vd);
@@ -303,7 +307,8 @@ static int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev
 		if (ret < 0) {
 			struct scan_error e = {
 				.dev_idx = dev_idx, .offset = offset, .length = chunk, .err = ret,
-				.cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
+				.cls = SCAN_ERR_OPERATIONAL, .reads = reads + 1,
+				.reproducible = 1,
 			};
 
 			ret = scan_result_add(x->r, &e);
@@ -313,21 +318,21 @@ static int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev
 			/* The device named the block: the ones before it are good. */
 			uint64_t bad = res.lba * lbs - vd->part_start_bytes;
 
-			ret = exec_vfy_bad(x, dev_idx, rg, bad, lbs, &res);
+			ret = exec_vfy_bad(x, dev_idx, rg, bad, lbs, reads + 1, &res);
 			if (ret < 0)
 				return ret;
 			chunk = bad + lbs - offset;
 		} else if (ret > 0 && nlb == 1) {
-			ret = exec_vfy_bad(x, dev_idx, rg, offset, lbs, &res);
+			ret = exec_vfy_bad(x, dev_idx, rg, offset, lbs, reads + 1, &res);
 			if (ret < 0)
 				return ret;
 		} else if (ret > 0) {
 			uint64_t half = (uint64_t)(nlb / 2) * lbs;
 
-			ret = exec_vfy_span(x, ops, dev_idx, rg, offset, half, 1);
+			ret = exec_vfy_span(x, ops, dev_idx, rg, offset, half, 1, reads + 1);
 			if (ret == 0)
 				ret = exec_vfy_span(x, ops, dev_idx, rg, offset + half, chunk - half,
-						    1);
+						    1, reads + 1);
 			if (ret < 0)
 				return ret;
 		}
@@ -379,7 +384,7 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		uint64_t before = x->r->isolation_reads;
 
 		ret = exec_vfy_span(x, x->o->vfy_isolate, io->dev_idx, &slot->range, io->offset,
-				    io->length, 1);
+				    io->length, 1, 1);
 		if (ret != -EOPNOTSUPP)
 			return ret;
 		x->r->isolation_reads = before;	/* refused: isolate by plain re-reads */
@@ -612,7 +617,7 @@ static int exec_vfy_loop(struct exec *x)
 			if (x->batch_pos < x->batch_len)
 				x->range_pos = x->batch[x->batch_pos].offset;
 		}
-		ret = exec_vfy_span(x, ops, rg.dev_idx, &rg, off, len, 0);
+		ret = exec_vfy_span(x, ops, rg.dev_idx, &rg, off, len, 0, 0);
 		if (ret == -EOPNOTSUPP) {
 			x->batch_pos = saved_pos;
 			x->range_pos = saved_range_pos;
