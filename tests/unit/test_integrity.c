@@ -1,0 +1,709 @@
+/*
+ * tests/unit/test_integrity.c - the mock tier of issue 5: kernel/kio_nvme.c, kio_scsi.c and
+ * integrity/ with ioctl() and io_uring_submit() wrapped (-Wl,--wrap): exact NVMe command
+ * dwords for Verify and Read, exact CDB bytes for VERIFY(16) and READ(16), sense parsing
+ * (fixed, descriptor, no valid information), NVMe status decoding, the guard CRCs against
+ * their published vectors, PI tag checks, xfs-verify's XFS_IOC_VERIFY_MEDIA fields and
+ * resume, and the whitelist: any other opcode or CDB is refused before an ioctl is made.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/nvme_ioctl.h>
+#include <scsi/sg.h>
+#include <sys/ioctl.h>
+
+#include "kio_dev.h"
+#include "verify.h"
+
+#define FAKE_FD 77
+
+struct io_uring;
+
+int __wrap_ioctl(int fd, unsigned long req, ...);
+int __wrap_io_uring_submit(struct io_uring *ring);
+
+/* What the mocked kernel saw and what it answers. */
+static struct {
+	unsigned calls;			/* every ioctl */
+	unsigned uring_submits;
+	unsigned long last_req;
+	struct nvme_passthru_cmd64 nvme;	/* the last NVMe command */
+	int nvme_ret;			/* NVMe ioctl return: status word, or -1 with nvme_errno */
+	int nvme_errno;
+	uint8_t cdb[16];		/* the last CDB */
+	unsigned cdb_len;
+	int sg_dir;
+	uint8_t sg_status;		/* SAM status to answer */
+	uint8_t sense[32];
+	unsigned sense_len;
+	/* XFS_IOC_VERIFY_MEDIA: each call's input, and how far each call gets */
+	struct kio_xfs_verify_media xfs_in[8];
+	unsigned xfs_calls;
+	uint64_t xfs_advance[8];	/* sectors the call verifies (UINT64_MAX: to the end) */
+	uint32_t xfs_ioerror[8];
+	int xfs_errno;			/* nonzero: the ioctl fails with it */
+} k;
+
+static int reset(void **state)
+{
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	return 0;
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	assert_int_equal(fd, FAKE_FD);
+	k.calls++;
+	k.last_req = req;
+	if (req == NVME_IOCTL_IO64_CMD || req == NVME_IOCTL_ADMIN64_CMD) {
+		k.nvme = *(struct nvme_passthru_cmd64 *)arg;
+		if (k.nvme_ret < 0) {
+			errno = k.nvme_errno;
+			return -1;
+		}
+		return k.nvme_ret;
+	}
+	if (req == SG_IO) {
+		struct sg_io_hdr *io = arg;
+
+		assert_int_equal(io->interface_id, 'S');
+		k.cdb_len = io->cmd_len;
+		memcpy(k.cdb, io->cmdp, io->cmd_len);
+		k.sg_dir = io->dxfer_direction;
+		io->status = k.sg_status;
+		io->host_status = 0;
+		io->driver_status = k.sense_len ? 0x08 : 0;	/* DRIVER_SENSE */
+		io->sb_len_wr = (unsigned char)(k.sense_len < io->mx_sb_len ? k.sense_len :
+						io->mx_sb_len);
+		memcpy(io->sbp, k.sense, io->sb_len_wr);
+		io->resid = 0;
+		return 0;
+	}
+	if (req == KIO_XFS_IOC_VERIFY_MEDIA) {
+		struct kio_xfs_verify_media *me = arg;
+		unsigned i = k.xfs_calls++;
+
+		assert_true(i < 8);
+		k.xfs_in[i] = *me;
+		if (k.xfs_errno) {
+			errno = k.xfs_errno;
+			return -1;
+		}
+		if (k.xfs_advance[i] == UINT64_MAX ||
+		    me->me_start_daddr + k.xfs_advance[i] > me->me_end_daddr)
+			me->me_start_daddr = me->me_end_daddr;
+		else
+			me->me_start_daddr += k.xfs_advance[i];
+		me->me_ioerror = k.xfs_ioerror[i];
+		return 0;
+	}
+	fail_msg("unexpected ioctl 0x%lx", req);
+	return -1;
+}
+
+int __wrap_io_uring_submit(struct io_uring *ring)
+{
+	(void)ring;
+	k.uring_submits++;
+	return -EIO;
+}
+
+/* ---------------------------------------------------------------- CRCs */
+
+static void fill4k(uint8_t *b, int pattern)
+{
+	for (int i = 0; i < 4096; i++)
+		b[i] = pattern == 0 ? 0x00 : pattern == 1 ? 0xff :
+		       pattern == 2 ? (uint8_t)i : (uint8_t)(0xff - (i & 0xff));
+}
+
+static void test_crc_vectors(void **state)
+{
+	/* NVM Command Set specification, "64b CRC Test Cases" and "32b CRC Test Cases"
+	 * (4 KiB block: all 00h, all FFh, incrementing, decrementing), and the check values
+	 * of "123456789" (CRC-16/T10-DIF 0xD0DB, CRC-32C 0xE3069283, CRC-64/NVME). */
+	static const uint64_t crc64[4] = {
+		0x6482d367eb22b64eull, 0xc0ddba7302eca3acull,
+		0x3e729f5f6750449cull, 0x9a2df64b8e9e517eull,
+	};
+	static const uint32_t crc32c[2] = { 0x98f94189u, 0x25c1fe13u };
+	uint8_t b[4096];
+
+	(void)state;
+	assert_int_equal(vfy_crc16_t10dif("123456789", 9), 0xd0db);
+	assert_int_equal(vfy_crc32c("123456789", 9), 0xe3069283u);
+	assert_true(vfy_crc64_nvme("123456789", 9) == 0xae8b14860a799888ull);
+	for (int p = 0; p < 4; p++) {
+		fill4k(b, p);
+		if (vfy_crc64_nvme(b, sizeof(b)) != crc64[p])
+			fail_msg("CRC64 pattern %d: got %016llx want %016llx", p,
+				 (unsigned long long)vfy_crc64_nvme(b, sizeof(b)),
+				 (unsigned long long)crc64[p]);
+		if (p < 2)
+			assert_int_equal(vfy_crc32c(b, sizeof(b)), crc32c[p]);
+	}
+	assert_int_equal(vfy_crc16_t10dif("", 0), 0);
+}
+
+/* ---------------------------------------------------------------- PI */
+
+static void put_be(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+static void test_pi_check(void **state)
+{
+	struct vfy_pi_fmt f = { .lbs = 512, .ms = 8, .pi_type = 1, .pi_first = 1,
+				.guard = VFY_GUARD_CRC16 };
+	uint8_t data[4 * 512], md[4 * 8];
+	struct vfy_result res;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7);
+	for (unsigned b = 0; b < 4; b++) {
+		put_be(md + b * 8, vfy_crc16_t10dif(data + b * 512, 512), 2);
+		put_be(md + b * 8 + 2, 0, 2);
+		put_be(md + b * 8 + 4, 1000 + b, 4);
+	}
+	assert_int_equal(vfy_pi_check(&f, data, md, 4, 1000, &res), 0);
+	/* A wrong reference tag in block 2. */
+	put_be(md + 2 * 8 + 4, 12345, 4);
+	assert_int_equal(vfy_pi_check(&f, data, md, 4, 1000, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_PI_REF);
+	assert_true(res.have_lba && res.lba == 1002);
+	assert_int_equal(res.expected, 1002);
+	assert_int_equal(res.found, 12345);
+	/* The application tag escape 0xFFFF turns checking off for that block. */
+	put_be(md + 2 * 8 + 2, 0xffff, 2);
+	assert_int_equal(vfy_pi_check(&f, data, md, 4, 1000, &res), 0);
+	/* A flipped data bit in block 1: the guard names it, expected and found. */
+	data[512 + 3] ^= 1;
+	assert_int_equal(vfy_pi_check(&f, data, md, 4, 1000, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_PI_GUARD);
+	assert_int_equal(res.lba, 1001);
+	assert_int_equal(res.expected, vfy_crc16_t10dif(data + 512, 512));
+	assert_int_equal(res.found, (md[8] << 8) | md[9]);
+}
+
+/* ---------------------------------------------------------------- NVMe commands */
+
+static void test_nvme_verify_dwords(void **state)
+{
+	struct nvme_passthru_cmd64 c;
+
+	(void)state;
+	assert_int_equal(kio_nvme_build_verify(&c, 3, 0x123456789aull, 8,
+					       KIO_NVME_PRCHK_GUARD | KIO_NVME_PRCHK_REF,
+					       0x3456789a), 0);
+	assert_int_equal(c.opcode, 0x0c);
+	assert_int_equal(c.nsid, 3);
+	assert_int_equal(c.cdw10, 0x3456789a);		/* SLBA low */
+	assert_int_equal(c.cdw11, 0x12);		/* SLBA high */
+	assert_int_equal(c.cdw12, 0x14000007);		/* PRCHK guard|ref, NLB 0's based */
+	assert_int_equal(c.cdw13, 0);
+	assert_int_equal(c.cdw14, 0x3456789a);		/* ILBRT */
+	assert_int_equal(c.cdw15, 0);			/* LBATM/LBAT: app tag unchecked */
+	assert_int_equal(c.addr, 0);			/* Verify moves no data */
+	assert_int_equal(c.data_len, 0);
+	assert_int_equal(c.metadata_len, 0);
+	/* No PI: no PRCHK and no reference tag; 65536 blocks is NLB 0xffff. */
+	assert_int_equal(kio_nvme_build_verify(&c, 1, 5, 65536, 0, 5), 0);
+	assert_int_equal(c.cdw12, 0xffff);
+	assert_int_equal(c.cdw14, 0);
+	assert_int_equal(kio_nvme_build_verify(&c, 1, 5, 0, 0, 0), -EINVAL);
+	assert_int_equal(kio_nvme_build_verify(&c, 1, 5, 65537, 0, 0), -EINVAL);
+}
+
+static void test_nvme_read_dwords(void **state)
+{
+	static uint8_t data[8 * 512], md[8 * 8];
+	struct nvme_passthru_cmd64 c;
+
+	(void)state;
+	assert_int_equal(kio_nvme_build_read(&c, 2, 0x100000020ull, 8, data, sizeof(data), md,
+					     sizeof(md), KIO_NVME_PRCHK_GUARD, 0x20), 0);
+	assert_int_equal(c.opcode, 0x02);
+	assert_int_equal(c.nsid, 2);
+	assert_int_equal(c.cdw10, 0x20);
+	assert_int_equal(c.cdw11, 0x1);
+	assert_int_equal(c.cdw12, 0x10000007);		/* PRCHK guard, NLB 7 */
+	assert_int_equal(c.cdw13, 0);
+	assert_int_equal(c.cdw14, 0);			/* no reference tag check asked */
+	assert_int_equal(c.cdw15, 0);
+	assert_true(c.addr == (uint64_t)(uintptr_t)data);
+	assert_int_equal(c.data_len, sizeof(data));
+	assert_true(c.metadata == (uint64_t)(uintptr_t)md);
+	assert_int_equal(c.metadata_len, sizeof(md));
+	assert_int_equal(kio_nvme_build_read(&c, 2, 0, 1, NULL, 512, NULL, 0, 0, 0), -EINVAL);
+}
+
+/* nvme-verify end to end through the mocked ioctl: the command sent and its outcome. */
+static void test_nvme_verify_method(void **state)
+{
+	struct vfy_dev d;
+	struct vfy_result res;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.fd = FAKE_FD;
+	d.cfd = -1;
+	d.xfs_fd = -1;
+	d.kind = VFY_DEV_NVME;
+	d.nsid = 1;
+	d.lbs = 512;
+	d.ms = 8;
+	d.pi_type = 1;
+	assert_int_equal(vfy_nvme_verify.verify(&d, 0x1000, 16, &res), 0);
+	assert_int_equal(k.calls, 1);
+	assert_int_equal(k.last_req, NVME_IOCTL_IO64_CMD);
+	assert_int_equal(k.nvme.opcode, 0x0c);
+	assert_int_equal(k.nvme.cdw10, 0x1000);
+	assert_int_equal(k.nvme.cdw12, 15 | KIO_NVME_PRCHK_GUARD | KIO_NVME_PRCHK_REF);
+	assert_int_equal(k.nvme.cdw14, 0x1000);
+	/* Guard check error with DNR: a PI failure (EILSEQ), status without DNR. */
+	k.nvme_ret = 0x4000 | 0x282;
+	assert_int_equal(vfy_nvme_verify.verify(&d, 0x1000, 1, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_PI_GUARD);
+	assert_int_equal(res.status, 0x282);
+	assert_int_equal(vfy_fail_errno(&res), -EILSEQ);
+	/* The ioctl itself failing is operational, not a device status. */
+	k.nvme_ret = -1;
+	k.nvme_errno = ENOTTY;
+	assert_int_equal(vfy_nvme_verify.verify(&d, 0, 1, &res), -ENOTTY);
+}
+
+static void test_nvme_status_decoding(void **state)
+{
+	struct nvme_passthru_cmd64 c;
+	struct kio_nvme_status st;
+	struct vfy_result r;
+
+	(void)state;
+	assert_int_equal(vfy_nvme_status_fail(0), VFY_FAIL_NONE);
+	assert_int_equal(vfy_nvme_status_fail(0x281), VFY_FAIL_MEDIUM);
+	assert_int_equal(vfy_nvme_status_fail(0x282), VFY_FAIL_PI_GUARD);
+	assert_int_equal(vfy_nvme_status_fail(0x283), VFY_FAIL_PI_APP);
+	assert_int_equal(vfy_nvme_status_fail(0x284), VFY_FAIL_PI_REF);
+	assert_int_equal(vfy_nvme_status_fail(0x006), VFY_FAIL_DEVICE);	/* internal error */
+	assert_int_equal(vfy_nvme_status_fail(0x280), VFY_FAIL_DEVICE);	/* write fault */
+	assert_int_equal(vfy_nvme_status_fail(0x285), VFY_FAIL_DEVICE);	/* compare failure */
+	/* The kernel's ioctl return carries SCT/SC plus More and DNR: kio splits them. */
+	kio_nvme_build_verify(&c, 1, 0, 1, 0, 0);
+	k.nvme_ret = 0x4000 | 0x2000 | 0x281;
+	assert_int_equal(kio_nvme_submit(FAKE_FD, 0, &c, &st), 0);
+	assert_int_equal(st.status, 0x281);
+	assert_int_equal(st.dnr, 1);
+	k.nvme_ret = 0x002;
+	assert_int_equal(kio_nvme_submit(FAKE_FD, 0, &c, &st), 0);
+	assert_int_equal(st.status, 0x002);
+	assert_int_equal(st.dnr, 0);
+	r.fail = VFY_FAIL_MEDIUM;
+	assert_int_equal(vfy_fail_errno(&r), -ENODATA);
+	r.fail = VFY_FAIL_PI_REF;
+	assert_int_equal(vfy_fail_errno(&r), -EILSEQ);
+	r.fail = VFY_FAIL_DEVICE;
+	assert_int_equal(vfy_fail_errno(&r), -EIO);
+}
+
+/* ---------------------------------------------------------------- SCSI */
+
+static void test_scsi_cdbs(void **state)
+{
+	static const uint8_t verify16[16] = {
+		0x8f, 0x20, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0x00,
+	};
+	static const uint8_t read16[16] = {
+		0x88, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34,
+		0x00, 0x00, 0x08, 0x00, 0x00, 0x00,
+	};
+	static const uint8_t readcap16[16] = {
+		0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x20, 0, 0,
+	};
+	static const uint8_t inq_b0[6] = { 0x12, 0x01, 0xb0, 0x00, 0xfc, 0x00 };
+	uint8_t cdb[16];
+
+	(void)state;
+	assert_int_equal(kio_scsi_build_verify16(cdb, 0x0102030405060708ull, 0x0a0b0c0d, 1), 16);
+	assert_memory_equal(cdb, verify16, 16);		/* VRPROTECT 001b, BYTCHK 00 */
+	assert_int_equal(kio_scsi_build_read16(cdb, 0x1234, 2048, 0), 16);
+	assert_memory_equal(cdb, read16, 16);
+	assert_int_equal(kio_scsi_build_readcap16(cdb, 32), 16);
+	assert_memory_equal(cdb, readcap16, 16);
+	assert_int_equal(kio_scsi_build_inquiry(cdb, 1, 0xb0, 252), 6);
+	assert_memory_equal(cdb, inq_b0, 6);
+	assert_int_equal(kio_scsi_build_verify16(cdb, 0, 1, 8), -EINVAL);
+	assert_int_equal(kio_scsi_build_verify16(cdb, 0, 0, 0), -EINVAL);
+	assert_int_equal(kio_scsi_build_read16(cdb, 0, 0, 0), -EINVAL);
+}
+
+static void test_sense_fixed(void **state)
+{
+	/* Fixed format, VALID set, MEDIUM ERROR, information 0x00001234, ASC 11h. */
+	static const uint8_t s[18] = {
+		0xf0, 0, 0x03, 0x00, 0x00, 0x12, 0x34, 10, 0, 0, 0, 0, 0x11, 0x00, 0, 0, 0, 0,
+	};
+	struct kio_scsi_status st;
+	uint8_t nv[18];
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(kio_scsi_parse_sense(s, sizeof(s), &st), 0);
+	assert_int_equal(st.sense_key, 3);
+	assert_int_equal(st.asc, 0x11);
+	assert_int_equal(st.ascq, 0);
+	assert_true(st.info_valid);
+	assert_int_equal(st.info, 0x1234);
+	/* Same without the VALID bit: the information field means nothing. */
+	memcpy(nv, s, sizeof(nv));
+	nv[0] = 0x70;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(kio_scsi_parse_sense(nv, sizeof(nv), &st), 0);
+	assert_int_equal(st.sense_key, 3);
+	assert_false(st.info_valid);
+	assert_int_equal(st.info, 0);
+	/* Not sense data at all. */
+	memset(nv, 0, sizeof(nv));
+	assert_int_equal(kio_scsi_parse_sense(nv, sizeof(nv), &st), -EINVAL);
+}
+
+static void test_sense_descriptor(void **state)
+{
+	/* Descriptor format: MEDIUM ERROR 11h/00h, an Information descriptor (type 0, VALID)
+	 * with the 64-bit LBA 0x123456789. */
+	static const uint8_t s[20] = {
+		0x72, 0x03, 0x11, 0x00, 0, 0, 0, 12,
+		0x00, 0x0a, 0x80, 0x00, 0x00, 0x00, 0x00, 0x01, 0x23, 0x45, 0x67, 0x89,
+	};
+	/* Descriptor format with a PI error (10h/01h guard) and no Information descriptor. */
+	static const uint8_t pi[8] = { 0x72, 0x0b, 0x10, 0x01, 0, 0, 0, 0 };
+	struct kio_scsi_status st;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(kio_scsi_parse_sense(s, sizeof(s), &st), 0);
+	assert_int_equal(st.sense_key, 3);
+	assert_int_equal(st.asc, 0x11);
+	assert_true(st.info_valid);
+	assert_true(st.info == 0x123456789ull);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(kio_scsi_parse_sense(pi, sizeof(pi), &st), 0);
+	assert_int_equal(st.sense_key, 0x0b);
+	assert_int_equal(st.asc, 0x10);
+	assert_int_equal(st.ascq, 0x01);
+	assert_false(st.info_valid);
+}
+
+static struct vfy_dev scsi_dev(void)
+{
+	struct vfy_dev d;
+
+	memset(&d, 0, sizeof(d));
+	d.fd = FAKE_FD;
+	d.cfd = d.xfs_fd = -1;
+	d.kind = VFY_DEV_SCSI;
+	d.lbs = 512;
+	d.prot_en = 1;
+	d.verify16 = 1;
+	return d;
+}
+
+/* scsi-verify through the mocked SG_IO: the CDB sent and how sense becomes a result. */
+static void test_scsi_verify_method(void **state)
+{
+	static const uint8_t medium[18] = {
+		0xf0, 0, 0x03, 0x00, 0x00, 0x10, 0x07, 10, 0, 0, 0, 0, 0x11, 0x00, 0, 0, 0, 0,
+	};
+	static const uint8_t illegal[18] = {
+		0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x20, 0x00, 0, 0, 0, 0,
+	};
+	static const uint8_t nolba[8] = { 0x72, 0x03, 0x11, 0x00, 0, 0, 0, 0 };
+	static const uint8_t want[16] = {
+		0x8f, 0x20, 0, 0, 0, 0, 0, 0, 0x10, 0x00, 0, 0, 0x01, 0x00, 0, 0,
+	};
+	struct vfy_dev d = scsi_dev();
+	struct vfy_result res;
+
+	(void)state;
+	assert_int_equal(vfy_scsi_verify.verify(&d, 0x1000, 256, &res), 0);
+	assert_int_equal(k.calls, 1);
+	assert_int_equal(k.cdb_len, 16);
+	assert_memory_equal(k.cdb, want, 16);
+	assert_int_equal(k.sg_dir, SG_DXFER_NONE);
+	/* CHECK CONDITION, MEDIUM ERROR naming LBA 0x1007. */
+	k.sg_status = 2;
+	memcpy(k.sense, medium, sizeof(medium));
+	k.sense_len = sizeof(medium);
+	assert_int_equal(vfy_scsi_verify.verify(&d, 0x1000, 256, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_MEDIUM);
+	assert_true(res.have_lba);
+	assert_int_equal(res.lba, 0x1007);
+	assert_int_equal(res.status, 0x031100);
+	/* MEDIUM ERROR without an information field: failed, block unknown (bisect). */
+	memcpy(k.sense, nolba, sizeof(nolba));
+	k.sense_len = sizeof(nolba);
+	assert_int_equal(vfy_scsi_verify.verify(&d, 0x1000, 256, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_MEDIUM);
+	assert_false(res.have_lba);
+	/* ILLEGAL REQUEST: the disk does not do VERIFY; the caller reads instead. */
+	memcpy(k.sense, illegal, sizeof(illegal));
+	k.sense_len = sizeof(illegal);
+	assert_int_equal(vfy_scsi_verify.verify(&d, 0x1000, 256, &res), -EOPNOTSUPP);
+	/* CHECK CONDITION without sense: a transport failure, not the media. */
+	k.sense_len = 0;
+	assert_int_equal(vfy_scsi_verify.verify(&d, 0x1000, 256, &res), -EIO);
+}
+
+/* ---------------------------------------------------------------- the whitelist */
+
+static int nvme_io_ok(uint8_t op)
+{
+	return op == 0x02 || op == 0x0c;
+}
+
+static int nvme_admin_ok(uint8_t op)
+{
+	return op == 0x02 || op == 0x06;
+}
+
+static void test_nvme_refused(void **state)
+{
+	struct nvme_passthru_cmd64 c;
+	struct kio_nvme_status st;
+	struct kio_nvme_ring r = { .ring = NULL, .fd = FAKE_FD };
+	unsigned sent = 0;
+
+	(void)state;
+	for (unsigned op = 0; op < 256; op++) {
+		for (int admin = 0; admin <= 1; admin++) {
+			int ok = admin ? nvme_admin_ok((uint8_t)op) : nvme_io_ok((uint8_t)op);
+			int ret;
+
+			memset(&c, 0, sizeof(c));
+			c.opcode = (uint8_t)op;
+			c.nsid = 1;
+			assert_int_equal(kio_nvme_allowed(admin, &c), ok);
+			ret = kio_nvme_submit(FAKE_FD, admin, &c, &st);
+			if (!ok) {
+				assert_int_equal(ret, -EPERM);
+				assert_int_equal(k.calls, sent);
+			} else {
+				assert_int_equal(ret, 0);
+				assert_int_equal(k.calls, ++sent);	/* the mock is reached */
+			}
+			if (!admin && !ok) {
+				/* The io_uring path refuses before it touches the ring. */
+				assert_int_equal(kio_nvme_ring_submit(&r, &c, &st), -EPERM);
+				assert_int_equal(k.uring_submits, 0);
+			}
+		}
+	}
+	/* Write (01h), Write Zeroes (08h), DSM (09h), Format NVM (80h), Sanitize (84h) are
+	 * among the refused; a Read or Verify that asks the controller to insert or strip PI
+	 * (PRACT) is refused too. */
+	kio_nvme_build_read(&c, 1, 0, 1, &c, 512, NULL, 0, 0, 0);
+	c.cdw12 |= 1u << 29;
+	assert_int_equal(kio_nvme_submit(FAKE_FD, 0, &c, &st), -EPERM);
+	kio_nvme_build_verify(&c, 1, 0, 1, 0, 0);
+	c.cdw12 |= 1u << 30;
+	assert_int_equal(kio_nvme_submit(FAKE_FD, 0, &c, &st), -EPERM);
+	assert_int_equal(kio_nvme_ring_submit(&r, &c, &st), -EPERM);
+	assert_int_equal(k.calls, sent);
+	assert_int_equal(k.uring_submits, 0);
+}
+
+/* Return 1 when the whitelist must accept cdb (mirrors the issue's list). */
+static int scsi_ok(const uint8_t *cdb, unsigned len)
+{
+	switch (cdb[0]) {
+	case 0x12:	/* INQUIRY */
+		return len == 6;
+	case 0x25:	/* READ CAPACITY(10) */
+	case 0x28:	/* READ(10) */
+		return len == 10;
+	case 0x88:	/* READ(16) */
+		return len == 16;
+	case 0x2f:	/* VERIFY(10), BYTCHK 00 */
+		return len == 10 && !(cdb[1] & 0x06);
+	case 0x8f:	/* VERIFY(16), BYTCHK 00 */
+		return len == 16 && !(cdb[1] & 0x06);
+	case 0x9e:	/* SERVICE ACTION IN(16): READ CAPACITY(16) only */
+		return len == 16 && (cdb[1] & 0x1f) == 0x10;
+	case 0x4d:	/* LOG SENSE without SP */
+		return len == 10 && !(cdb[1] & 0x01);
+	case 0xa0:	/* REPORT LUNS */
+		return len == 12;
+	}
+	return 0;
+}
+
+static void test_scsi_refused(void **state)
+{
+	static const unsigned lens[] = { 6, 10, 12, 16 };
+	static const uint8_t byte1[] = { 0x00, 0x01, 0x02, 0x04, 0x06, 0x10, 0x11, 0xe0 };
+	struct kio_scsi_status st;
+	uint8_t cdb[16], buf[512];
+	unsigned sent = 0, refused = 0;
+
+	(void)state;
+	for (unsigned op = 0; op < 256; op++) {
+		for (unsigned l = 0; l < 4; l++) {
+			for (unsigned b = 0; b < sizeof(byte1); b++) {
+				int ok, ret;
+
+				memset(cdb, 0, sizeof(cdb));
+				cdb[0] = (uint8_t)op;
+				cdb[1] = byte1[b];
+				ok = scsi_ok(cdb, lens[l]);
+				assert_int_equal(kio_scsi_allowed(cdb, lens[l]), ok);
+				ret = kio_scsi_submit(FAKE_FD, cdb, lens[l], buf, sizeof(buf), 0,
+						      &st);
+				if (ok) {
+					assert_int_equal(ret, 0);
+					assert_int_equal(k.calls, ++sent);
+				} else {
+					assert_int_equal(ret, -EPERM);
+					assert_int_equal(k.calls, sent);
+					refused++;
+				}
+			}
+		}
+	}
+	/* Spot checks of what must never be sent: WRITE(10/16), WRITE SAME(16), UNMAP,
+	 * FORMAT UNIT, SYNCHRONIZE CACHE, MODE SELECT, VERIFY with BYTCHK 01 (data-out). */
+	{
+		static const uint8_t bad[][2] = {
+			{ 0x2a, 10 }, { 0x8a, 16 }, { 0x93, 16 }, { 0x42, 10 }, { 0x04, 6 },
+			{ 0x35, 10 }, { 0x15, 6 }, { 0x55, 10 },
+		};
+
+		for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			memset(cdb, 0, sizeof(cdb));
+			cdb[0] = bad[i][0];
+			assert_int_equal(kio_scsi_submit(FAKE_FD, cdb, bad[i][1], NULL, 0, 0, &st),
+					 -EPERM);
+		}
+		kio_scsi_build_verify16(cdb, 0, 1, 0);
+		cdb[1] |= 0x02;
+		assert_int_equal(kio_scsi_submit(FAKE_FD, cdb, 16, NULL, 0, 0, &st), -EPERM);
+		assert_int_equal(kio_scsi_submit(FAKE_FD, NULL, 16, NULL, 0, 0, &st), -EPERM);
+		assert_int_equal(kio_scsi_submit(FAKE_FD, cdb, 32, NULL, 0, 0, &st), -EPERM);
+	}
+	assert_int_equal(k.calls, sent);
+	assert_true(refused > 8000);
+}
+
+/* ---------------------------------------------------------------- xfs-verify */
+
+static struct vfy_dev xfs_dev(void)
+{
+	struct vfy_dev d;
+
+	memset(&d, 0, sizeof(d));
+	d.fd = d.cfd = -1;
+	d.xfs_fd = FAKE_FD;
+	d.xfs_dev = KIO_XFS_DEV_DATA;
+	d.lbs = 4096;
+	d.part_start_bytes = 1 << 20;		/* the filesystem starts 1 MiB into the disk */
+	return d;
+}
+
+static void test_xfs_verify_fields_and_resume(void **state)
+{
+	struct vfy_dev d = xfs_dev();
+	struct vfy_result res;
+
+	(void)state;
+	/* Whole-disk LBA 512 (2 MiB) is daddr 2048 of the filesystem; 64 blocks = 512 daddrs.
+	 * The first call stops after 100 sectors, the second after 150 more, the third ends. */
+	k.xfs_advance[0] = 100;
+	k.xfs_advance[1] = 150;
+	k.xfs_advance[2] = UINT64_MAX;
+	assert_int_equal(vfy_xfs_verify.verify(&d, 512, 64, &res), 0);
+	assert_int_equal(k.xfs_calls, 3);
+	assert_int_equal(k.last_req, KIO_XFS_IOC_VERIFY_MEDIA);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(k.xfs_in[i].me_dev, KIO_XFS_DEV_DATA);
+		assert_int_equal(k.xfs_in[i].me_flags, 0);
+		assert_int_equal(k.xfs_in[i].me_end_daddr, 2048 + 512);
+		assert_int_equal(k.xfs_in[i].me_ioerror, 0);
+		assert_int_equal(k.xfs_in[i].me_pad, 0);
+	}
+	assert_int_equal(k.xfs_in[0].me_start_daddr, 2048);
+	assert_int_equal(k.xfs_in[1].me_start_daddr, 2048 + 100);	/* resumed there */
+	assert_int_equal(k.xfs_in[2].me_start_daddr, 2048 + 250);
+}
+
+static void test_xfs_verify_errors(void **state)
+{
+	struct vfy_dev d = xfs_dev();
+	struct vfy_result res;
+
+	(void)state;
+	/* The second call reports ENODATA: a medium failure the caller narrows. */
+	k.xfs_advance[0] = 8;
+	k.xfs_ioerror[1] = ENODATA;
+	assert_int_equal(vfy_xfs_verify.verify(&d, 256, 8, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_MEDIUM);
+	assert_int_equal(vfy_fail_errno(&res), -ENODATA);
+	assert_int_equal(k.xfs_in[1].me_start_daddr, 0 + 8);		/* LBA 256 = daddr 0 */
+	/* EILSEQ from the kernel is a PI failure. */
+	memset(&k, 0, sizeof(k));
+	k.xfs_ioerror[0] = EILSEQ;
+	assert_int_equal(vfy_xfs_verify.verify(&d, 256, 8, &res), 1);
+	assert_int_equal(vfy_fail_errno(&res), -EILSEQ);
+	/* A range before the filesystem's start cannot be asked for. */
+	assert_int_equal(vfy_xfs_verify.verify(&d, 0, 8, &res), -EINVAL);
+	/* A kernel without the ioctl: the probe says so and nothing else is tried. */
+	memset(&k, 0, sizeof(k));
+	k.xfs_errno = ENOTTY;
+	{
+		char why[128] = "";
+
+		assert_int_equal(vfy_xfs_verify.probe(&d, why, sizeof(why)), -EOPNOTSUPP);
+		assert_non_null(strstr(why, "XFS_IOC_VERIFY_MEDIA"));
+		assert_int_equal(k.xfs_calls, 1);
+		assert_int_equal(k.xfs_in[0].me_start_daddr, k.xfs_in[0].me_end_daddr);
+	}
+	/* Any other errno stops the verification as an operational error. */
+	k.xfs_errno = EIO;
+	assert_int_equal(vfy_xfs_verify.verify(&d, 256, 8, &res), -EIO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_crc_vectors, reset),
+		cmocka_unit_test_setup(test_pi_check, reset),
+		cmocka_unit_test_setup(test_nvme_verify_dwords, reset),
+		cmocka_unit_test_setup(test_nvme_read_dwords, reset),
+		cmocka_unit_test_setup(test_nvme_verify_method, reset),
+		cmocka_unit_test_setup(test_nvme_status_decoding, reset),
+		cmocka_unit_test_setup(test_scsi_cdbs, reset),
+		cmocka_unit_test_setup(test_sense_fixed, reset),
+		cmocka_unit_test_setup(test_sense_descriptor, reset),
+		cmocka_unit_test_setup(test_scsi_verify_method, reset),
+		cmocka_unit_test_setup(test_nvme_refused, reset),
+		cmocka_unit_test_setup(test_scsi_refused, reset),
+		cmocka_unit_test_setup(test_xfs_verify_fields_and_resume, reset),
+		cmocka_unit_test_setup(test_xfs_verify_errors, reset),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
