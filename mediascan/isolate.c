@@ -39,14 +39,23 @@ const char *scan_error_name(const struct scan_error *e)
 	return strerrorname_np(-e->err) ? strerrorname_np(-e->err) : "unknown";
 }
 
+/* A PI mismatch names one block's tag, expected and found values: it is never merged. */
+static int error_has_pi(const struct scan_error *e)
+{
+	return e->vfy_fail == VFY_FAIL_PI_GUARD || e->vfy_fail == VFY_FAIL_PI_APP ||
+	       e->vfy_fail == VFY_FAIL_PI_REF || e->pi_expected || e->pi_found;
+}
+
 int scan_result_add(struct scan_result *r, const struct scan_error *e)
 {
 	/* An error already handed to a checkpoint is stored by its range: do not grow it. */
 	struct scan_error *last = r->nr_errors > r->sealed ? &r->errors[r->nr_errors - 1] : NULL;
 
+	/* Merging keeps the first error's details: only errors that say the same merge. */
 	if (last && last->dev_idx == e->dev_idx && last->offset + last->length == e->offset &&
 	    last->err == e->err && last->in_gap == e->in_gap &&
-	    last->reproducible == e->reproducible) {
+	    last->reproducible == e->reproducible && last->vfy_fail == e->vfy_fail &&
+	    last->dev_status == e->dev_status && !error_has_pi(last) && !error_has_pi(e)) {
 		last->length += e->length;
 		if (e->reads > last->reads)
 			last->reads = e->reads;

@@ -351,6 +351,70 @@ static void test_short_read_is_failure(void **state)
 	error_is(&res.errors[0], 300 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
 }
 
+/* Errors from drive-side methods keep their own details: PI errors never merge, others only
+ * with the same device failure and status. */
+static void test_result_add_device_details(void **state)
+{
+	struct scan_error e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	e.offset = 10 * LBS;
+	e.length = LBS;
+	e.err = -EILSEQ;
+	e.cls = SCAN_ERR_PI;
+	e.reads = 1;
+	e.reproducible = 1;
+	e.vfy_fail = VFY_FAIL_PI_GUARD;
+	e.dev_status = 0x282;
+	e.pi_expected = 0xa77c;
+	e.pi_found = 0xa77d;
+	assert_int_equal(scan_result_add(&res, &e), 0);
+	e.offset = 11 * LBS;			/* adjacent, same tag: still its own values */
+	e.pi_expected = 0x1111;
+	e.pi_found = 0x2222;
+	assert_int_equal(scan_result_add(&res, &e), 0);
+	e.offset = 12 * LBS;			/* adjacent reference tag error */
+	e.vfy_fail = VFY_FAIL_PI_REF;
+	e.dev_status = 0x284;
+	e.pi_expected = 12;
+	e.pi_found = 12345;
+	assert_int_equal(scan_result_add(&res, &e), 0);
+	assert_int_equal(res.nr_errors, 3);
+	assert_int_equal(res.errors[0].length, LBS);
+	assert_int_equal(res.errors[0].pi_found, 0xa77d);
+	assert_int_equal(res.errors[1].pi_expected, 0x1111);
+	assert_int_equal(res.errors[1].pi_found, 0x2222);
+	assert_int_equal(res.errors[2].vfy_fail, VFY_FAIL_PI_REF);
+	assert_int_equal(res.errors[2].pi_found, 12345);
+	/* Medium errors with the same status merge; a different status does not. */
+	memset(&e, 0, sizeof(e));
+	e.offset = 20 * LBS;
+	e.length = LBS;
+	e.err = -ENODATA;
+	e.cls = SCAN_ERR_MEDIA;
+	e.reads = 2;
+	e.reproducible = 1;
+	e.vfy_fail = VFY_FAIL_MEDIUM;
+	e.dev_status = 0x031100;
+	assert_int_equal(scan_result_add(&res, &e), 0);
+	e.offset = 21 * LBS;
+	assert_int_equal(scan_result_add(&res, &e), 0);
+	assert_int_equal(res.nr_errors, 4);
+	assert_int_equal(res.errors[3].length, 2 * LBS);
+	e.offset = 22 * LBS;
+	e.err = -EIO;
+	e.vfy_fail = VFY_FAIL_DEVICE;
+	e.dev_status = 0x006;
+	assert_int_equal(scan_result_add(&res, &e), 0);
+	e.offset = 23 * LBS;
+	e.dev_status = 0x002;
+	assert_int_equal(scan_result_add(&res, &e), 0);
+	assert_int_equal(res.nr_errors, 6);
+	assert_int_equal(res.errors[4].dev_status, 0x006);
+	assert_int_equal(res.errors[5].dev_status, 0x002);
+}
+
 static void test_result_add_coalesce(void **state)
 {
 	struct scan_error e;
@@ -413,6 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_odd_length, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_read_is_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_add_coalesce, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_add_device_details, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
