@@ -20,6 +20,8 @@ static void usage(FILE *f)
 		"  status        per target: pass progress, rate, ETA, last pass, open errors\n"
 		"  report        open damage from the history: new since the last pass, files\n"
 		"  probe DEV|MNT what each device can verify itself (NVMe, SCSI, PI) [--json]\n"
+		"  map DEV OFF   who owns a device range (files, metadata, free space, partition\n"
+		"                gaps); --kernel-log maps every failed range in kernel log lines\n"
 		"  help          this text; `mediascan scan --help` for the scan options\n"
 		"  version       print the version\n");
 }
@@ -32,6 +34,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "scan") == 0)
 		return cli_scan_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "map") == 0)
+		return cli_map_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "patrol") == 0)
 		return cli_patrol_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "status") == 0)
@@ -49,6 +53,6 @@ int main(int argc, char **argv)
 		printf("mediascan %s\n", MEDIASCAN_VERSION);
 		return 0;
 	}
-	cli_err("unknown command '%s' (commands: scan, patrol, status, report, help, version)", argv[1]);
+	cli_err("unknown command '%s' (commands: scan, map, patrol, status, report, help, version)", argv[1]);
 	return CLI_EXIT_USAGE;
 }

@@ -80,6 +80,13 @@ int cli_report_build(struct cli_report *rep)
 	ret = map_damage_resolve(&rep->dmg, rep->t);
 	if (ret < 0)
 		return ret;
+	/* The owner index (ext4, XFS without rmapbt) may replace owners: final spans. */
+	for (size_t i = 0, g = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+
+		if (e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap)
+			map_damage_group(&rep->dmg, g++, &rep->own_first[i], &rep->own_count[i]);
+	}
 	if (r->fatal || !r->complete)
 		rep->exit_bits |= CLI_EXIT_OPERATIONAL;
 	return 0;
@@ -94,64 +101,9 @@ int cli_report_free(struct cli_report *rep)
 	return 0;
 }
 
-static const char *owner_type(const struct map_owner *o)
-{
-	switch (o->kind) {
-	case MAP_OWN_FILE:
-		return "file";
-	case MAP_OWN_METADATA:
-		return "metadata";
-	case MAP_OWN_LOG:
-		return "log";
-	case MAP_OWN_FREE:
-		return "free";
-	case MAP_OWN_UNKNOWN:
-		return "unknown";
-	case MAP_OWN_DEVICE:
-		return "device";
-	}
-	return "unknown";
-}
-
-static json_object *json_paths(const struct map_inode_paths *p)
-{
-	json_object *a = json_object_new_array();
-
-	for (unsigned i = 0; p && i < p->nr_paths; i++)
-		json_object_array_add(a, json_object_new_string(p->paths[i]));
-	return a;
-}
-
 static json_object *json_owner(const struct cli_report *rep, const struct map_owner *o)
 {
-	json_object *j = json_object_new_object();
-
-	json_object_object_add(j, "type", json_object_new_string(owner_type(o)));
-	json_object_object_add(j, "device_offset", json_object_new_uint64(o->dev_offset));
-	json_object_object_add(j, "length", json_object_new_uint64(o->length));
-	if (o->kind == MAP_OWN_FILE) {
-		json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
-		json_object_object_add(j, "file_offset", json_object_new_uint64(o->file_offset));
-		json_object_object_add(j, "fork", json_object_new_string(
-			o->flags & MAP_OWNF_ATTR_FORK ? "attr" : "data"));
-		json_object_object_add(j, "unwritten",
-				       json_object_new_boolean(!!(o->flags & MAP_OWNF_UNWRITTEN)));
-		json_object_object_add(j, "shared",
-				       json_object_new_boolean(!!(o->flags & MAP_OWNF_SHARED)));
-		json_object_object_add(j, "paths",
-				       json_paths(map_damage_paths(&rep->dmg, o->inode)));
-	} else {
-		json_object_object_add(j, "metadata", json_object_new_string(
-			o->meta_type ? o->meta_type : "unknown"));
-		if (o->ag >= 0)
-			json_object_object_add(j, "ag", json_object_new_int64(o->ag));
-		if (o->flags & MAP_OWNF_BMBT) {
-			json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
-			json_object_object_add(j, "paths",
-					       json_paths(map_damage_paths(&rep->dmg, o->inode)));
-		}
-	}
-	return j;
+	return cli_owner_json(&rep->dmg, rep->t, o);	/* cli/map_report.c */
 }
 
 static json_object *json_error(const struct cli_report *rep, size_t i)
@@ -205,7 +157,6 @@ static json_object *json_report(const struct cli_report *rep)
 	const struct scan_result *r = rep->r;
 	json_object *root = json_object_new_object();
 	json_object *devs = json_object_new_array(), *errs = json_object_new_array();
-	json_object *files = json_object_new_array(), *meta = json_object_new_array();
 	json_object *gaps = json_object_new_array(), *ops = json_object_new_array();
 
 	json_object_object_add(root, "schema", json_object_new_string("mediascan-report/1"));
@@ -236,6 +187,7 @@ static json_object *json_report(const struct cli_report *rep)
 		json_object_array_add(devs, d);
 	}
 	json_object_object_add(root, "devices", devs);
+	cli_target_json(root, t);			/* partition_table, partitions */
 	json_object_object_add(root, "planned_bytes", json_object_new_uint64(r->planned_bytes));
 	json_object_object_add(root, "scanned_bytes", json_object_new_uint64(r->scanned_bytes));
 	json_object_object_add(root, "read_bytes", json_object_new_uint64(r->read_bytes));
@@ -261,53 +213,12 @@ static json_object *json_report(const struct cli_report *rep)
 			json_object_array_add(errs, json_error(rep, i));
 	}
 	json_object_object_add(root, "media_errors", errs);
-	for (size_t i = 0; i < rep->dmg.nr_files; i++) {
-		const struct map_damage_file *f = &rep->dmg.files[i];
-		json_object *jf = json_object_new_object(), *rg = json_object_new_array();
-
-		json_object_object_add(jf, "inode", json_object_new_uint64(f->inode));
-		json_object_object_add(jf, "paths", json_paths(f->paths));
-		if (f->paths && f->paths->is_dir)
-			json_object_object_add(jf, "directory", json_object_new_boolean(1));
-		for (size_t k = 0; k < f->nr_ranges; k++) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "offset",
-					       json_object_new_uint64(f->ranges[k].offset));
-			json_object_object_add(o, "length",
-					       json_object_new_uint64(f->ranges[k].length));
-			json_object_object_add(o, "fork", json_object_new_string(
-				f->ranges[k].attr_fork ? "attr" : "data"));
-			json_object_object_add(o, "lost",
-					       json_object_new_boolean(f->ranges[k].lost));
-			json_object_array_add(rg, o);
-		}
-		json_object_object_add(jf, "ranges", rg);
-		json_object_object_add(jf, "lost", json_object_new_boolean(f->lost));
-		json_object_object_add(jf, "shared", json_object_new_boolean(f->shared));
-		json_object_array_add(files, jf);
-	}
-	json_object_object_add(root, "damaged_files", files);
-	for (size_t i = 0; i < rep->dmg.nr_meta; i++) {
-		const struct map_damage_meta *m = &rep->dmg.meta[i];
-		json_object *jm = json_object_new_object();
-
-		json_object_object_add(jm, "type", json_object_new_string(m->type));
-		json_object_object_add(jm, "device",
-				       json_object_new_string(t->devices[m->dev_idx].path));
-		json_object_object_add(jm, "offset", json_object_new_uint64(m->offset));
-		json_object_object_add(jm, "length", json_object_new_uint64(m->length));
-		if (m->ag >= 0)
-			json_object_object_add(jm, "ag", json_object_new_int64(m->ag));
-		if (m->inode)
-			json_object_object_add(jm, "inode", json_object_new_uint64(m->inode));
-		json_object_array_add(meta, jm);
-	}
-	json_object_object_add(root, "damaged_metadata", meta);
+	cli_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
 	json_object_object_add(root, "bridged_gap_errors", gaps);
 	json_object_object_add(root, "operational_errors", ops);
 	json_object_object_add(root, "unreadable_directories",
 			       json_object_new_int((int)rep->dmg.unreadable_dirs));
+	cli_mapping_json(root, &rep->dmg);		/* scrub, fs_health, notes */
 	if (r->fatal_msg[0])
 		json_object_object_add(root, "failure", json_object_new_string(r->fatal_msg));
 	json_object_object_add(root, "exit_status", json_object_new_int((int)rep->exit_bits));
@@ -339,23 +250,6 @@ out_put:
 	return ret;
 }
 
-/* Print the paths of an inode, escaped; "(inode N, not reached by any directory)" if none. */
-static void print_paths(FILE *f, const struct map_inode_paths *p, uint64_t inode,
-			const char *indent, unsigned unreadable)
-{
-	char esc[8192];
-
-	if (!p || p->nr_paths == 0) {
-		fprintf(f, "%s(inode %" PRIu64 ": no path found%s)\n", indent, inode,
-			unreadable ? "; a damaged directory may hide it" :
-				     "; no directory entry reaches it");
-		return;
-	}
-	for (unsigned i = 0; i < p->nr_paths; i++)
-		fprintf(f, "%s%s%s\n", indent, cli_escape(p->paths[i], esc, sizeof(esc)),
-			p->is_dir ? "/  (directory)" : "");
-}
-
 void cli_report_print(const struct cli_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
@@ -380,61 +274,12 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 			if (e->vfy_fail != VFY_FAIL_NONE && (e->pi_expected || e->pi_found))
 				fprintf(f, ", expected 0x%" PRIx64 ", found 0x%" PRIx64 "\n",
 					e->pi_expected, e->pi_found);
-			for (size_t k = 0; k < rep->own_count[i]; k++) {
-				const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
-
-				if (o->kind == MAP_OWN_FILE) {
-					const struct map_inode_paths *ip =
-						map_damage_paths(&rep->dmg, o->inode);
-					char esc[4096];
-
-					fprintf(f, "      %s (inode %" PRIu64 "), %s offset %" PRIu64
-						" length %" PRIu64 "%s\n",
-						ip && ip->nr_paths ?
-						cli_escape(ip->paths[0], esc, sizeof(esc)) : "file",
-						o->inode,
-						o->flags & MAP_OWNF_ATTR_FORK ? "xattr" : "file",
-						o->file_offset, o->length,
-						o->flags & MAP_OWNF_UNWRITTEN ? " (unwritten)" : "");
-				}
-				else if (o->ag >= 0)
-					fprintf(f, "      %s %s (AG %" PRId64 ")\n", owner_type(o),
-						o->meta_type, o->ag);
-				else
-					fprintf(f, "      %s %s\n", owner_type(o), o->meta_type);
-			}
+			for (size_t k = 0; k < rep->own_count[i]; k++)
+				cli_print_owner(f, &rep->dmg, t,
+						&rep->dmg.owners[rep->own_first[i] + k]);
 		}
 	}
-	if (rep->dmg.nr_files) {
-		fprintf(f, "\nDamaged files (%zu) - restore these from backup:\n",
-			rep->dmg.nr_files);
-		for (size_t i = 0; i < rep->dmg.nr_files; i++) {
-			const struct map_damage_file *df = &rep->dmg.files[i];
-
-			print_paths(f, df->paths, df->inode, "  ", rep->dmg.unreadable_dirs);
-			for (size_t k = 0; k < df->nr_ranges; k++)
-				fprintf(f, "      %s offset %" PRIu64 ", length %" PRIu64 "%s\n",
-					df->ranges[k].attr_fork ? "xattr" : "bytes at",
-					df->ranges[k].offset, df->ranges[k].length,
-					df->ranges[k].lost ? "" : "  (unwritten: nothing lost)");
-		}
-	}
-	if (rep->dmg.nr_meta) {
-		fprintf(f, "\nDamaged filesystem metadata (%zu) - run xfs_repair -n to assess:\n",
-			rep->dmg.nr_meta);
-		for (size_t i = 0; i < rep->dmg.nr_meta; i++) {
-			const struct map_damage_meta *m = &rep->dmg.meta[i];
-
-			fprintf(f, "  %-12s", m->type);
-			if (m->ag >= 0)
-				fprintf(f, " AG %-3" PRId64, m->ag);
-			fprintf(f, "  %s offset %" PRIu64 " length %" PRIu64,
-				t->devices[m->dev_idx].path, m->offset, m->length);
-			if (m->inode)
-				fprintf(f, "  (block map of inode %" PRIu64 ")", m->inode);
-			fputc('\n', f);
-		}
-	}
+	cli_print_damage(f, &rep->dmg, t);		/* cli/map_report.c */
 	if (rep->nr_gap_errors)
 		fprintf(f, "\n%u bad range(s) found in free space read only to bridge a gap "
 			"(not damage; see bridged_gap_errors in --json).\n", rep->nr_gap_errors);
@@ -448,6 +293,7 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 	if (rep->dmg.paths_err)
 		fprintf(f, "\nwarning: the directory walk stopped early: %s\n",
 			strerror(-rep->dmg.paths_err));
+	cli_print_notes(f, &rep->dmg);
 	if (r->stopped == 2)
 		fprintf(f, "\nStopped after --max-duration; continue with --resume.\n");
 	if (r->nr_backoffs)

@@ -37,8 +37,9 @@ static void scan_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mediascan scan TARGET [options]\n"
-		"  TARGET                 mount point of an XFS filesystem, or a block device\n"
-		"                         (a device without a mounted filesystem is read whole)\n"
+		"  TARGET                 mount point of an XFS or ext4 filesystem, or a block device\n"
+		"                         (a disk's partitions are planned through their mounted\n"
+		"                         filesystems; the rest is read whole)\n"
 		"output:\n"
 		"  --json FILE|-          write the JSON report (schema mediascan-report/1)\n"
 		"  --progress auto|bar|log|none  progress on stderr: a bar (auto: on a terminal)\n"

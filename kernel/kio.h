@@ -117,4 +117,45 @@ int kio_ioprio_set_be(int level);
 int kio_disk_leaves(const char *sysfs, const char *name, char (*out)[KIO_DISK_NAME_LEN],
 		    unsigned max);
 
+/*
+ * ---- mapping everywhere (issue 4): FIEMAP, inodes by handle, partitions, kernel log ----
+ * kio_fiemap.c
+ */
+struct fiemap;
+/* Return 0 and fill fm from FS_IOC_FIEMAP (the caller sets fm_start, fm_length, fm_flags and
+ * fm_extent_count), or -errno (-EOPNOTSUPP when the filesystem cannot map this inode). */
+int kio_fiemap(int fd, struct fiemap *fm);
+/* Return 0 and the file handle type of the filesystem mounted at mount_fd (name_to_handle_at
+ * of its root), or -errno. */
+int kio_handle_type(int mount_fd, int *handle_type);
+/* Return an fd for inode ino (generation gen) opened O_RDONLY|flags by open_by_handle_at
+ * through mount_fd, or -errno (-ESTALE: gone or reused; -EOPNOTSUPP: unknown handle type).
+ * handle_type comes from kio_handle_type: 1 (32-bit inode, generation: ext4, XFS inode32)
+ * or 0x81 (XFS 64-bit inode numbers). */
+int kio_open_inode(int mount_fd, int handle_type, uint64_t ino, uint32_t gen, int flags);
+/* Return an fd on /dev/kmsg opened O_RDONLY|O_NONBLOCK, positioned at the oldest record,
+ * or -errno. */
+int kio_kmsg_open(void);
+/* Return the length of the next /dev/kmsg record copied (NUL-terminated) into buf, 0 when no
+ * more records are waiting, or -errno (-EPIPE after records were overwritten is skipped). */
+ssize_t kio_kmsg_read(int fd, char *buf, size_t len);
+/* Return the number of partitions of whole disk disk_name (as sda, loop3) written to out[]
+ * (at most max), from /sys/class/block/DISK/DISK*; each: partition number, start and size in
+ * bytes, devt. -errno on error. */
+struct kio_part {
+	unsigned number;
+	uint64_t start_bytes;
+	uint64_t size_bytes;
+	dev_t devt;
+	char name[64];
+};
+int kio_partitions(const char *disk_name, struct kio_part *out, unsigned max);
+/* Return 0 and set *devt of the block device kernel name (sdb, nvme0n1p2) from sysfs, or
+ * -ENOENT. */
+int kio_devt_of_name(const char *name, dev_t *devt);
+/* Return 0 and fill m for the (last) mount naming block device devt as its logdev= or rtdev=
+ * (an XFS external log or realtime device), -ENOENT if none. */
+int kio_mount_find_aux_dev(dev_t devt, struct kio_mount *m);
+/* ---- end of issue 4 block ---- */
+
 #endif

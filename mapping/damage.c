@@ -1,29 +1,493 @@
 /*
- * mapping/damage.c - group the owners of bad ranges into damaged files and metadata.
+ * mapping/damage.c - from bad ranges to what was lost: the owners GETFSMAP named, the owners
+ * the owner index finds where GETFSMAP cannot (ext4, XFS without rmapbt), every path of
+ * every owning inode (parent pointers, else one walk per filesystem), the health XFS keeps
+ * and its online scrub verdicts, grouped into damaged files and damaged metadata.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "damage.h"
+#include "fsx.h"
 
 int map_damage_add(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
 		   uint64_t offset, uint64_t length, size_t *first, size_t *count)
 {
 	size_t before = d->nr_owners;
+	struct map_damage_group *g;
 	int ret = map_owners_lookup(t, dev_idx, offset, length, &d->owners, &d->nr_owners);
 
 	*first = before;
 	*count = d->nr_owners - before;
+	g = realloc(d->groups, sizeof(*g) * (d->nr_groups + 1));
+	if (!g)
+		return -ENOMEM;
+	d->groups = g;
+	g[d->nr_groups++] = (struct map_damage_group){ .first = before, .count = *count };
 	return ret < 0 ? ret : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+int map_damage_add_many(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
+			const uint64_t *off, const uint64_t *len, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	size_t *first = malloc(sizeof(*first) * (n + 1)), *count = malloc(sizeof(*count) * (n + 1));
+	struct map_damage_group *g;
+	int ret = -ENOMEM;
 
-	return x < y ? -1 : x > y;
+	if (!first || !count)
+		goto out_free;
+	g = realloc(d->groups, sizeof(*g) * (d->nr_groups + n + 1));
+	if (!g)
+		goto out_free;
+	d->groups = g;
+	ret = map_owners_lookup_many(t, dev_idx, off, len, n, &d->owners, &d->nr_owners, first,
+				     count);
+	for (size_t i = 0; i < n; i++)
+		g[d->nr_groups++] = (struct map_damage_group){
+			.first = ret < 0 ? d->nr_owners : first[i], .count = ret < 0 ? 0 : count[i] };
+out_free:
+	free(first);
+	free(count);
+	return ret;
 }
+
+int map_damage_group(const struct map_damage *d, size_t g, size_t *first, size_t *count)
+{
+	if (g >= d->nr_groups)
+		return -ENOENT;
+	*first = d->groups[g].first;
+	*count = d->groups[g].count;
+	return 0;
+}
+
+/* ---- the owner index: what GETFSMAP left "unknown" ---- */
+
+static const char *const NOTE_EXT4 =
+	"allocated, owner not found: no inode maps this block now (a file changed or deleted "
+	"since, a block in flux, or one leaked by corruption: e2fsck -fn can tell)";
+static const char *const NOTE_XFS =
+	"allocated, owner not found: a free-space, inode or block-map btree block (without "
+	"rmapbt XFS cannot say which), or a file changed since";
+static const char *const NOTE_FAILED =
+	"allocated, owner not found: the owner index could not be built (see notes)";
+
+static int cmp_query(const void *a, const void *b)
+{
+	const struct map_ix_query *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_hit_start(const void *a, const void *b)
+{
+	const struct map_ix_hit *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->o.inode < y->o.inode ? -1 : x->o.inode > y->o.inode;
+}
+
+/* The index's answer for one filesystem. */
+struct fs_hits {
+	uint32_t fs_idx;
+	int failed;
+	struct map_ix_hits h;
+	uint64_t max_len;		/* longest hit: bound for the search */
+	const char *note;		/* what leftovers can be */
+};
+
+static int owners_append(struct map_owner **v, size_t *nr, size_t *cap, const struct map_owner *o)
+{
+	if (*nr == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct map_owner *n = realloc(*v, sizeof(*n) * c);
+
+		if (!n)
+			return -ENOMEM;
+		*v = n;
+		*cap = c;
+	}
+	(*v)[(*nr)++] = *o;
+	return 0;
+}
+
+/* Build the index of one filesystem over the pending ranges it holds. */
+static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *fh)
+{
+	struct map_target *fs = map_target_fs(t, fh->fs_idx);
+	struct map_ix_query *q;
+	size_t nq = 0, w = 0;
+	char why[160] = "";
+	unsigned unreadable = 0;
+	int ret;
+
+	q = malloc(sizeof(*q) * (d->nr_owners + 1));
+	if (!q)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		const struct map_owner *o = &d->owners[i];
+
+		if ((o->flags & MAP_OWNF_PENDING) && o->fs_idx == fh->fs_idx)
+			q[nq++] = (struct map_ix_query){ o->fs_offset, o->fs_offset + o->length };
+	}
+	qsort(q, nq, sizeof(*q), cmp_query);
+	for (size_t i = 0; i < nq; i++) {	/* merge into disjoint queries */
+		if (w && q[i].start <= q[w - 1].end) {
+			if (q[i].end > q[w - 1].end)
+				q[w - 1].end = q[i].end;
+			continue;
+		}
+		q[w++] = q[i];
+	}
+	nq = w;
+	if (fs->fs == MAP_FS_EXT4) {
+		fh->note = NOTE_EXT4;
+		ret = map_index_ext4(fs, q, nq, &fh->h, &unreadable, why, sizeof(why));
+		if (ret == -EOPNOTSUPP) {
+			d->notes |= MAP_NOTE_NO_EXT2FS;
+			fh->h.nr = 0;
+			ret = map_index_walk(fs, q, nq, &fh->h, why, sizeof(why));
+		}
+		if (unreadable)
+			d->notes |= MAP_NOTE_UNREADABLE_META;
+	} else {
+		fh->note = NOTE_XFS;
+		d->notes |= MAP_NOTE_NO_RMAPBT;
+		ret = map_index_xfs(fs, q, nq, &fh->h, why, sizeof(why));
+	}
+	free(q);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) {
+		fh->failed = 1;
+		fh->note = NOTE_FAILED;
+		d->notes |= MAP_NOTE_INDEX_FAILED;
+		snprintf(d->index_err, sizeof(d->index_err), "%.60s: %s", fs->mount_point,
+			 why[0] ? why : strerror(-ret));
+		fh->h.nr = 0;
+	}
+	if (fh->h.nr)
+		qsort(fh->h.v, fh->h.nr, sizeof(*fh->h.v), cmp_hit_start);
+	for (size_t i = 0; i < fh->h.nr; i++)
+		if (fh->h.v[i].end - fh->h.v[i].start > fh->max_len)
+			fh->max_len = fh->h.v[i].end - fh->h.v[i].start;
+	return 0;
+}
+
+/* Replace pending owner o by what the index found for it (and leftovers). */
+static int expand_pending(const struct map_target *t, const struct map_owner *o,
+			  const struct fs_hits *fh, struct map_owner **v, size_t *nr, size_t *cap)
+{
+	const struct map_target *fs = map_target_fs((struct map_target *)t, o->fs_idx);
+	uint64_t os = o->fs_offset, oe = o->fs_offset + o->length, covered = os;
+	uint64_t ag_bytes = fs && fs->fs == MAP_FS_XFS ?
+			    (uint64_t)fs->xfs.agblocks * fs->xfs.blocksize : 0;
+	uint64_t *cuts = NULL;
+	size_t lo = 0, hi = fh->h.nr, ncut = 0;
+	int ret = 0;
+
+	/* First hit that may reach os: start >= os - max_len. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (fh->h.v[mid].start + fh->max_len <= os)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	cuts = malloc(sizeof(*cuts) * 2 * (fh->h.nr - lo + 1));
+	if (!cuts)
+		return -ENOMEM;
+	for (size_t i = lo; i < fh->h.nr && fh->h.v[i].start < oe; i++) {
+		const struct map_ix_hit *h = &fh->h.v[i];
+		uint64_t s = h->start > os ? h->start : os, e = h->end < oe ? h->end : oe;
+		struct map_owner n;
+
+		if (e <= s)
+			continue;
+		n = h->o;
+		n.dev_idx = o->dev_idx;
+		n.fs_idx = o->fs_idx;
+		n.part = o->part;
+		n.fs_offset = s;
+		n.dev_offset = o->dev_offset + (s - os);
+		n.length = e - s;
+		n.flags &= ~MAP_OWNF_PENDING;
+		n.file_offset = h->o.file_offset + (s - h->start);
+		if (ag_bytes && n.ag < 0)
+			n.ag = (int64_t)(s / ag_bytes);
+		ret = owners_append(v, nr, cap, &n);
+		if (ret < 0)
+			goto out_free;
+		cuts[ncut++] = s;
+		cuts[ncut++] = e;
+	}
+	/* What no hit covers: allocated, owner not found. */
+	{
+		struct map_ix_query *iv = malloc(sizeof(*iv) * (ncut / 2 + 1));
+
+		if (!iv) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		for (size_t k = 0; k < ncut / 2; k++)
+			iv[k] = (struct map_ix_query){ cuts[2 * k], cuts[2 * k + 1] };
+		qsort(iv, ncut / 2, sizeof(*iv), cmp_query);
+		for (size_t k = 0; k <= ncut / 2 && ret == 0; k++) {
+			uint64_t next = k < ncut / 2 ? iv[k].start : oe;
+
+			if (next > covered) {
+				struct map_owner u = *o;
+
+				u.flags &= ~MAP_OWNF_PENDING;
+				u.fs_offset = covered;
+				u.dev_offset = o->dev_offset + (covered - os);
+				u.length = next - covered;
+				u.note = fh->note;
+				ret = owners_append(v, nr, cap, &u);
+			}
+			if (k < ncut / 2 && iv[k].end > covered)
+				covered = iv[k].end;
+		}
+		free(iv);
+	}
+out_free:
+	free(cuts);
+	return ret;
+}
+
+/* Find the owners GETFSMAP left pending, one index per filesystem, and rebuild the groups. */
+static int resolve_pending(struct map_damage *d, struct map_target *t)
+{
+	struct fs_hits *fhs = NULL;
+	size_t nfs = 0, nr = 0, cap = 0;
+	struct map_owner *v = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		const struct map_owner *o = &d->owners[i];
+		size_t k;
+
+		if (!(o->flags & MAP_OWNF_PENDING) || !map_target_fs(t, o->fs_idx))
+			continue;
+		for (k = 0; k < nfs; k++)
+			if (fhs[k].fs_idx == o->fs_idx)
+				break;
+		if (k == nfs) {
+			struct fs_hits *n = realloc(fhs, sizeof(*n) * (nfs + 1));
+
+			if (!n) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			fhs = n;
+			memset(&fhs[nfs], 0, sizeof(fhs[nfs]));
+			fhs[nfs++].fs_idx = o->fs_idx;
+		}
+	}
+	if (!nfs)
+		return 0;
+	for (size_t k = 0; k < nfs; k++) {
+		ret = index_fs(d, t, &fhs[k]);
+		if (ret < 0)
+			goto out_free;
+	}
+	/* Rebuild the owners group by group, pending ones replaced by the index's answer. */
+	for (size_t g = 0; g < d->nr_groups; g++) {
+		size_t first = nr;
+
+		for (size_t i = d->groups[g].first;
+		     i < d->groups[g].first + d->groups[g].count; i++) {
+			const struct map_owner *o = &d->owners[i];
+			size_t k;
+
+			for (k = 0; k < nfs; k++)
+				if ((o->flags & MAP_OWNF_PENDING) && fhs[k].fs_idx == o->fs_idx)
+					break;
+			ret = k < nfs ? expand_pending(t, o, &fhs[k], &v, &nr, &cap) :
+					owners_append(&v, &nr, &cap, o);
+			if (ret < 0)
+				goto out_free;
+		}
+		d->groups[g].first = first;
+		d->groups[g].count = nr - first;
+	}
+	free(d->owners);
+	d->owners = v;
+	d->nr_owners = nr;
+	v = NULL;
+out_free:
+	free(v);
+	for (size_t k = 0; k < nfs; k++)
+		free(fhs[k].h.v);
+	free(fhs);
+	return ret;
+}
+
+/* ---- inodes to paths ---- */
+
+static int cmp_inode_fs(const void *a, const void *b)
+{
+	const struct map_inode_paths *x = a, *y = b;
+
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	return x->fs_idx < y->fs_idx ? -1 : x->fs_idx > y->fs_idx;
+}
+
+const struct map_inode_paths *map_damage_paths_fs(const struct map_damage *d, uint32_t fs_idx,
+						  uint64_t inode)
+{
+	size_t lo = 0, hi = d->nr_inodes;
+
+	while (lo < hi) {			/* lower bound of inode */
+		size_t mid = (lo + hi) / 2;
+
+		if (d->inodes[mid].inode < inode)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < d->nr_inodes && d->inodes[lo].inode == inode; lo++)
+		if (d->inodes[lo].fs_idx == fs_idx)
+			return &d->inodes[lo];
+	return NULL;
+}
+
+const struct map_inode_paths *map_damage_paths(const struct map_damage *d, uint64_t inode)
+{
+	size_t lo = 0, hi = d->nr_inodes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (d->inodes[mid].inode < inode)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nr_inodes && d->inodes[lo].inode == inode ? &d->inodes[lo] : NULL;
+}
+
+struct want_key {
+	uint32_t fs_idx;
+	uint64_t inode;
+	uint32_t gen;
+	int unlinked;
+};
+
+static int cmp_want_key(const void *a, const void *b)
+{
+	const struct want_key *x = a, *y = b;
+
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	return x->fs_idx < y->fs_idx ? -1 : x->fs_idx > y->fs_idx;
+}
+
+/* Name the inodes of one filesystem: parent pointers, else one walk. */
+static int name_fs(struct map_damage *d, struct map_target *fs, uint32_t fs_idx)
+{
+	struct map_inode_paths *sub;
+	size_t n = 0, k = 0;
+	unsigned unreadable = 0;
+	int ret;
+
+	for (size_t i = 0; i < d->nr_inodes; i++)
+		n += d->inodes[i].fs_idx == fs_idx;
+	if (!n || !fs->mount_point[0])
+		return 0;
+	sub = malloc(sizeof(*sub) * n);
+	if (!sub)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nr_inodes; i++)
+		if (d->inodes[i].fs_idx == fs_idx)
+			sub[k++] = d->inodes[i];
+	ret = map_parents_resolve(fs, sub, n);
+	if (ret == 0) {
+		d->paths_by_parents = 1;
+	} else if (ret == -EOPNOTSUPP) {
+		ret = map_paths_resolve(fs->mount_point, sub, n, &unreadable);
+		if (ret < 0 && !d->paths_err)
+			d->paths_err = ret;
+		d->unreadable_dirs += unreadable;
+	} else if (!d->paths_err) {
+		d->paths_err = ret;
+	}
+	/* Inodes no directory reaches: their generation and link count from bulkstat. */
+	for (size_t i = 0; i < n; i++) {
+		struct kio_xfs_inode in;
+
+		if (sub[i].nr_paths || fs->fs != MAP_FS_XFS)
+			continue;
+		if (kio_xfs_bulkstat_one(fs->mount_fd, sub[i].inode, &in) == 0) {
+			sub[i].gen = in.gen;
+			sub[i].unlinked = in.nlink == 0;
+		}
+	}
+	/* Put them back (same inode order: both sorted by inode). */
+	qsort(sub, n, sizeof(*sub), cmp_inode_fs);
+	k = 0;
+	for (size_t i = 0; i < d->nr_inodes && k < n; i++)
+		if (d->inodes[i].fs_idx == fs_idx)
+			d->inodes[i] = sub[k++];
+	free(sub);
+	return 0;
+}
+
+/* Collect unique (filesystem, inode) of file owners (and bmbt owners) and name them. */
+static int resolve_inodes(struct map_damage *d, struct map_target *t)
+{
+	struct want_key *ids = malloc(sizeof(*ids) * (d->nr_owners + 1));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		const struct map_owner *o = &d->owners[i];
+
+		if (o->kind == MAP_OWN_FILE || (o->flags & MAP_OWNF_BMBT))
+			ids[n++] = (struct want_key){ o->fs_idx, o->inode, o->gen,
+						      !!(o->flags & MAP_OWNF_UNLINKED) };
+	}
+	qsort(ids, n, sizeof(*ids), cmp_want_key);
+	d->inodes = calloc(n + 1, sizeof(*d->inodes));
+	if (!d->inodes) {
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct map_inode_paths *p;
+
+		if (i && ids[i].inode == ids[i - 1].inode && ids[i].fs_idx == ids[i - 1].fs_idx)
+			continue;
+		p = &d->inodes[d->nr_inodes++];
+		p->inode = ids[i].inode;
+		p->fs_idx = ids[i].fs_idx;
+		p->gen = ids[i].gen;
+		p->unlinked = ids[i].unlinked;
+	}
+	free(ids);
+	for (size_t i = 0; i < d->nr_inodes && ret == 0; i++) {
+		struct map_target *fs;
+		size_t j;
+
+		for (j = 0; j < i; j++)		/* each filesystem once */
+			if (d->inodes[j].fs_idx == d->inodes[i].fs_idx)
+				break;
+		if (j < i)
+			continue;
+		fs = map_target_fs(t, d->inodes[i].fs_idx);
+		if (fs)
+			ret = name_fs(d, fs, d->inodes[i].fs_idx);
+	}
+	return ret;
+}
+
+/* ---- grouping ---- */
 
 static int cmp_file_owner(const void *a, const void *b)
 {
@@ -31,6 +495,8 @@ static int cmp_file_owner(const void *a, const void *b)
 	const struct map_owner *y = *(const struct map_owner *const *)b;
 	int xa = !!(x->flags & MAP_OWNF_ATTR_FORK), ya = !!(y->flags & MAP_OWNF_ATTR_FORK);
 
+	if (x->fs_idx != y->fs_idx)
+		return x->fs_idx < y->fs_idx ? -1 : 1;
 	if (x->inode != y->inode)
 		return x->inode < y->inode ? -1 : 1;
 	if (xa != ya)
@@ -48,50 +514,6 @@ static int cmp_meta(const void *a, const void *b)
 	if (x->dev_idx != y->dev_idx)
 		return x->dev_idx < y->dev_idx ? -1 : 1;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-const struct map_inode_paths *map_damage_paths(const struct map_damage *d, uint64_t inode)
-{
-	size_t lo = 0, hi = d->nr_inodes;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (d->inodes[mid].inode == inode)
-			return &d->inodes[mid];
-		if (d->inodes[mid].inode < inode)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* Collect unique inode numbers of file owners (and bmbt owners) and walk once. */
-static int resolve_inodes(struct map_damage *d, struct map_target *t)
-{
-	uint64_t *ids = malloc(sizeof(*ids) * (d->nr_owners + 1));
-	size_t n = 0;
-
-	if (!ids)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->nr_owners; i++)
-		if (d->owners[i].kind == MAP_OWN_FILE || (d->owners[i].flags & MAP_OWNF_BMBT))
-			ids[n++] = d->owners[i].inode;
-	qsort(ids, n, sizeof(*ids), cmp_u64);
-	d->inodes = calloc(n + 1, sizeof(*d->inodes));
-	if (!d->inodes) {
-		free(ids);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || ids[i] != ids[i - 1])
-			d->inodes[d->nr_inodes++].inode = ids[i];
-	free(ids);
-	if (d->nr_inodes && t->mount_point[0])
-		d->paths_err = map_paths_resolve(t->mount_point, d->inodes, d->nr_inodes,
-						  &d->unreadable_dirs);
-	return 0;
 }
 
 static int group_files(struct map_damage *d)
@@ -117,10 +539,14 @@ static int group_files(struct map_damage *d)
 		int attr = !!(o->flags & MAP_OWNF_ATTR_FORK);
 		int lost = !(o->flags & MAP_OWNF_UNWRITTEN);
 
-		if (!f || f->inode != o->inode) {
+		if (!f || f->inode != o->inode || f->fs_idx != o->fs_idx) {
 			f = &d->files[d->nr_files++];
 			f->inode = o->inode;
-			f->paths = map_damage_paths(d, o->inode);
+			f->fs_idx = o->fs_idx;
+			f->part = o->part;
+			f->paths = map_damage_paths_fs(d, o->fs_idx, o->inode);
+			f->gen = f->paths && f->paths->gen ? f->paths->gen : o->gen;
+			f->first = o;
 		}
 		if (o->flags & MAP_OWNF_SHARED)
 			f->shared = 1;
@@ -164,6 +590,8 @@ static int group_meta(struct map_damage *d)
 		d->meta[n++] = (struct map_damage_meta){
 			.type = o->meta_type, .dev_idx = o->dev_idx, .offset = o->dev_offset,
 			.length = o->length, .ag = o->ag, .inode = o->inode,
+			.fs_idx = o->fs_idx, .part = o->part, .fs_offset = o->fs_offset,
+			.first = o,
 		};
 	}
 	qsort(d->meta, n, sizeof(*d->meta), cmp_meta);
@@ -172,6 +600,7 @@ static int group_meta(struct map_damage *d)
 
 		if (prev && strcmp(prev->type, d->meta[i].type) == 0 &&
 		    prev->dev_idx == d->meta[i].dev_idx && prev->inode == d->meta[i].inode &&
+		    prev->fs_idx == d->meta[i].fs_idx &&
 		    prev->ag == d->meta[i].ag && prev->offset + prev->length >= d->meta[i].offset) {
 			uint64_t end = d->meta[i].offset + d->meta[i].length;
 
@@ -187,14 +616,43 @@ static int group_meta(struct map_damage *d)
 
 int map_damage_resolve(struct map_damage *d, struct map_target *t)
 {
-	int ret = resolve_inodes(d, t);
+	int ret = resolve_pending(d, t);
 
+	if (ret < 0)
+		return ret;
+	map_health_annotate(t, d->owners, d->nr_owners, &d->scrub, &d->fs_health_sick,
+			    &d->fs_health_checked);
+	if (d->scrub < 0)
+		d->notes |= MAP_NOTE_NO_SCRUB;
+	ret = resolve_inodes(d, t);
 	if (ret < 0)
 		return ret;
 	ret = group_files(d);
 	if (ret < 0)
 		return ret;
 	return group_meta(d);
+}
+
+int map_damage_notes(const struct map_damage *d, const char **out, unsigned max)
+{
+	unsigned n = 0;
+
+	if ((d->notes & MAP_NOTE_NO_RMAPBT) && n < max)
+		out[n++] = "this XFS has no reverse-mapping btree: owners were found by reading "
+			   "every inode's block map; a filesystem made with `mkfs.xfs -m rmapbt=1` "
+			   "maps bad blocks to owners much faster (and names btree blocks)";
+	if ((d->notes & MAP_NOTE_NO_SCRUB) && n < max)
+		out[n++] = "this kernel has no XFS online scrub (XFS_IOC_SCRUB_METADATA): no "
+			   "scrub verdicts; the health the kernel keeps is reported";
+	if ((d->notes & MAP_NOTE_NO_EXT2FS) && n < max)
+		out[n++] = "built without libext2fs: ext4 owners were found by a directory walk "
+			   "with FIEMAP (slower; journal and orphan inodes stay unnamed)";
+	if ((d->notes & MAP_NOTE_INDEX_FAILED) && n < max)
+		out[n++] = d->index_err;
+	if ((d->notes & MAP_NOTE_UNREADABLE_META) && n < max)
+		out[n++] = "some inode table blocks could not be read while looking for owners; "
+			   "inodes in them may own blocks reported as not found";
+	return (int)n;
 }
 
 int map_damage_free(struct map_damage *d)
@@ -206,6 +664,7 @@ int map_damage_free(struct map_damage *d)
 	free(d->files);
 	free(d->meta);
 	free(d->owners);
+	free(d->groups);
 	memset(d, 0, sizeof(*d));
 	return 0;
 }

@@ -24,6 +24,11 @@ struct map_damage_file {
 	size_t nr_ranges;
 	int lost;			/* any range lost */
 	int shared;			/* some range is reflinked with other files */
+	/* ---- mapping everywhere (issue 4) ---- */
+	uint32_t fs_idx;		/* which filesystem (map_owner.fs_idx) */
+	uint32_t part;			/* partition number, 0 when none */
+	uint32_t gen;			/* generation when known */
+	const struct map_owner *first;	/* its first owner: health and scrub verdicts */
 };
 
 struct map_damage_meta {
@@ -33,6 +38,24 @@ struct map_damage_meta {
 	uint64_t length;
 	int64_t ag;			/* -1 when none */
 	uint64_t inode;			/* owner inode of a bmbt block, else 0 */
+	/* ---- mapping everywhere (issue 4) ---- */
+	uint32_t fs_idx;
+	uint32_t part;			/* partition number, 0 when none */
+	uint64_t fs_offset;		/* bytes on the filesystem's device */
+	const struct map_owner *first;	/* its first owner: health and scrub verdicts */
+};
+
+/* Things to tell the user once (map_damage.notes). */
+#define MAP_NOTE_NO_RMAPBT	(1u << 0)	/* XFS without rmapbt: owners by an inode sweep */
+#define MAP_NOTE_NO_SCRUB	(1u << 1)	/* the kernel has no XFS online scrub */
+#define MAP_NOTE_NO_EXT2FS	(1u << 2)	/* ext4 owners without libext2fs: directory walk */
+#define MAP_NOTE_INDEX_FAILED	(1u << 3)	/* the owner index could not be built: see note */
+#define MAP_NOTE_UNREADABLE_META (1u << 4)	/* the index hit unreadable inode tables */
+
+/* The owners one map_damage_add call appended (after resolve: what replaced them). */
+struct map_damage_group {
+	size_t first;
+	size_t count;
 };
 
 struct map_damage {
@@ -46,6 +69,15 @@ struct map_damage {
 	size_t nr_meta;
 	int paths_err;			/* -errno if the directory walk failed */
 	unsigned unreadable_dirs;	/* directories the walk could not read */
+	/* ---- mapping everywhere (issue 4) ---- */
+	struct map_damage_group *groups;	/* one per map_damage_add, in call order */
+	size_t nr_groups;
+	unsigned notes;			/* MAP_NOTE_* */
+	char index_err[160];		/* why the owner index failed (MAP_NOTE_INDEX_FAILED) */
+	int scrub;			/* 1 online scrub answered, 0 not asked, -errno absent */
+	int paths_by_parents;		/* inodes were named through parent pointers */
+	unsigned fs_health_sick;	/* XFS_FSOP_GEOM_SICK_* of the target's XFS */
+	unsigned fs_health_checked;
 };
 
 /*
@@ -54,10 +86,29 @@ struct map_damage {
  */
 int map_damage_add(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
 		   uint64_t offset, uint64_t length, size_t *first, size_t *count);
-/* Return 0 after naming every owning inode (one walk) and grouping files and metadata. */
+/*
+ * Return 0 after adding n bad ranges of device dev_idx at once (one group each, in order):
+ * nearby ranges share GETFSMAP passes. -errno on error.
+ */
+int map_damage_add_many(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
+			const uint64_t *off, const uint64_t *len, size_t n);
+/*
+ * Return 0 after finding the owners GETFSMAP could not name (ext4, XFS without rmapbt: one
+ * index over every inode, built only when some range needs it), naming every owning inode
+ * (parent pointers, else one walk), asking XFS for its health and online scrub verdicts, and
+ * grouping files and metadata. Owners may be replaced: read each call's owners afterwards
+ * with map_damage_group.
+ */
 int map_damage_resolve(struct map_damage *d, struct map_target *t);
-/* Return the paths of inode, or NULL. */
+/* Return 0 and the owners of the g-th map_damage_add call (valid after resolve too). */
+int map_damage_group(const struct map_damage *d, size_t g, size_t *first, size_t *count);
+/* Return the paths of inode (of any filesystem of the target; fs 0 first), or NULL. */
 const struct map_inode_paths *map_damage_paths(const struct map_damage *d, uint64_t inode);
+/* Return the paths of inode of filesystem fs_idx, or NULL. */
+const struct map_inode_paths *map_damage_paths_fs(const struct map_damage *d, uint32_t fs_idx,
+						  uint64_t inode);
+/* Return the static names of the notes in d->notes, one a line, for people (NULL ends). */
+int map_damage_notes(const struct map_damage *d, const char **out, unsigned max);
 /* Return 0; free everything in d. */
 int map_damage_free(struct map_damage *d);
 

@@ -92,3 +92,18 @@ const char *map_fsmap_special_name(const struct fsmap *rec)
 	}
 	return "metadata";
 }
+
+const char *map_fsmap_special_name_fs(const struct fsmap *rec, int is_ext4)
+{
+	if (is_ext4 && (rec->fmr_flags & FMR_OF_SPECIAL_OWNER)) {
+		switch (rec->fmr_owner) {
+		case XFS_FMR_OWN_FS:
+			return "superblock";
+		case XFS_FMR_OWN_INODES:
+			return "inode-table";
+		case XFS_FMR_OWN_LOG:
+			return "journal";
+		}
+	}
+	return map_fsmap_special_name(rec);
+}

@@ -19,5 +19,10 @@ uint32_t map_fsmap_classify(const struct fsmap *rec);
  * or NULL when the owner is an inode.
  */
 const char *map_fsmap_special_name(const struct fsmap *rec);
+/*
+ * Return map_fsmap_special_name with ext4's meaning where it differs (is_ext4): "superblock"
+ * for its superblocks and backups, "inode-table" for inode tables, "journal" for a log.
+ */
+const char *map_fsmap_special_name_fs(const struct fsmap *rec, int is_ext4);
 
 #endif

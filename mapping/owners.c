@@ -1,6 +1,8 @@
 /*
- * mapping/owners.c - owners of bad device ranges through GETFSMAP (reverse mapping), and
- * inode numbers to every path by one directory walk.
+ * mapping/owners.c - owners of bad device ranges through GETFSMAP (reverse mapping), split
+ * by partition on a partitioned disk, and inode numbers to every path by one directory walk.
+ * What GETFSMAP cannot name (ext4 file data, XFS without rmapbt) is marked pending here and
+ * found by the owner index in damage.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 
 #include "owners.h"
 #include "fsmap.h"
+#include "fsx.h"
 
 #define OWNERS_BATCH 128
 
@@ -36,11 +39,12 @@ static int owners_push(struct map_owner **owners, size_t *nr, const struct map_o
 static void owner_from_rec(const struct map_target *t, uint32_t dev_idx, const struct fsmap *rec,
 			   uint64_t start, uint64_t end, struct map_owner *o)
 {
-	const char *special = map_fsmap_special_name(rec);
+	const char *special = map_fsmap_special_name_fs(rec, t->fs == MAP_FS_EXT4);
 
 	memset(o, 0, sizeof(*o));
 	o->dev_idx = dev_idx;
 	o->dev_offset = start;
+	o->fs_offset = start;
 	o->length = end - start;
 	o->ag = -1;
 	if (t->fs == MAP_FS_XFS && t->xfs.agblocks && t->devices[dev_idx].role == MAP_ROLE_DATA)
@@ -51,8 +55,13 @@ static void owner_from_rec(const struct map_target *t, uint32_t dev_idx, const s
 		o->meta_type = special;
 		if (strcmp(special, "free") == 0)
 			o->kind = MAP_OWN_FREE;
-		else if (strcmp(special, "unknown") == 0)
+		else if (strcmp(special, "unknown") == 0) {
 			o->kind = MAP_OWN_UNKNOWN;
+			/* ext4 file data, XFS without rmapbt: the owner index will tell. */
+			if (t->devices[dev_idx].role == MAP_ROLE_DATA &&
+			    (t->fs == MAP_FS_EXT4 || (t->fs == MAP_FS_XFS && !t->xfs.has_rmapbt)))
+				o->flags |= MAP_OWNF_PENDING;
+		}
 		else if (strcmp(special, "log") == 0)
 			o->kind = MAP_OWN_LOG;
 		else
@@ -74,33 +83,93 @@ static void owner_from_rec(const struct map_target *t, uint32_t dev_idx, const s
 		o->flags |= MAP_OWNF_UNWRITTEN;
 }
 
-int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
-		      struct map_owner **owners, size_t *nr)
+/* One owner for a raw device area (no filesystem, a gap, a partition read whole). */
+static int push_device(struct map_owner **owners, size_t *nr, uint32_t dev_idx, uint64_t offset,
+		       uint64_t length, enum map_owner_kind kind, const char *what, uint32_t part)
+{
+	struct map_owner o;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = kind;
+	o.dev_idx = dev_idx;
+	o.dev_offset = offset;
+	o.fs_offset = offset;
+	o.length = length;
+	o.ag = -1;
+	o.meta_type = what;
+	o.part = part;
+	ret = owners_push(owners, nr, &o);
+	return ret < 0 ? ret : 1;
+}
+
+/*
+ * ext4 (which leaves the allocated tail of some block groups out of its GETFSMAP listing)
+ * and XFS without rmapbt report allocated space as gaps or "unknown" records: on their data
+ * device, bytes no record covers are allocated, owner to be found by the index.
+ */
+static int dev_fills_gaps(const struct map_target *t, uint32_t dev_idx)
+{
+	return t->devices[dev_idx].role == MAP_ROLE_DATA &&
+	       (t->fs == MAP_FS_EXT4 || (t->fs == MAP_FS_XFS && !t->xfs.has_rmapbt));
+}
+
+/* Push src[0..n) (sorted by dev_offset) for range [off, end), with the gaps between them
+ * as unknown owners when gapfill. */
+static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, uint64_t end,
+			  const struct map_owner *src, size_t n, int gapfill,
+			  struct map_owner **owners, size_t *nr)
+{
+	uint64_t covered = off;
+	struct map_owner g;
+	int ret;
+
+	memset(&g, 0, sizeof(g));
+	g.kind = MAP_OWN_UNKNOWN;
+	g.meta_type = "unknown";
+	g.flags = MAP_OWNF_PENDING;
+	g.dev_idx = dev_idx;
+	g.ag = -1;
+	(void)t;
+	for (size_t k = 0; k <= n; k++) {
+		uint64_t s = k < n ? src[k].dev_offset : end;
+
+		if (gapfill && s > covered) {
+			g.dev_offset = g.fs_offset = covered;
+			g.length = s - covered;
+			ret = owners_push(owners, nr, &g);
+			if (ret < 0)
+				return ret;
+		}
+		if (k == n)
+			break;
+		ret = owners_push(owners, nr, &src[k]);
+		if (ret < 0)
+			return ret;
+		if (src[k].dev_offset + src[k].length > covered)
+			covered = src[k].dev_offset + src[k].length;
+	}
+	return 0;
+}
+
+/* Owners through GETFSMAP of a mounted filesystem's device. */
+static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
+			struct map_owner **owners, size_t *nr)
 {
 	struct map_device *d = &t->devices[dev_idx];
 	uint64_t end = offset + length;
 	struct fsmap_head *head;
-	struct map_owner o;
-	int ret, added = 0;
+	struct map_owner o, *found = NULL;
+	size_t nfound = 0, before = *nr;
+	int ret;
 
-	if (length == 0)
-		return 0;
-	if (d->role == MAP_ROLE_WHOLE || t->mount_fd < 0) {
-		memset(&o, 0, sizeof(o));
-		o.kind = MAP_OWN_DEVICE;
-		o.dev_idx = dev_idx;
-		o.dev_offset = offset;
-		o.length = length;
-		o.ag = -1;
-		o.meta_type = "device";
-		ret = owners_push(owners, nr, &o);
-		return ret < 0 ? ret : 1;
-	}
 	head = calloc(1, fsmap_sizeof(OWNERS_BATCH));
 	if (!head)
 		return -ENOMEM;
 	head->fmh_count = OWNERS_BATCH;
-	map_fsmap_keys(head, (uint32_t)d->info.devt, offset, end - 1);
+	/* XFS reports its external log only to a query that starts at 0: ask from there. */
+	map_fsmap_keys(head, (uint32_t)d->info.devt, d->role == MAP_ROLE_LOG ? 0 : offset,
+		       end - 1);
 	for (;;) {
 		ret = kio_getfsmap(t->mount_fd, head);
 		if (ret <= 0)
@@ -118,18 +187,268 @@ int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, u
 			if (re <= rs)
 				continue;
 			owner_from_rec(t, dev_idx, rec, rs, re, &o);
-			if (owners_push(owners, nr, &o) < 0) {
+			if (owners_push(&found, &nfound, &o) < 0) {
 				ret = -ENOMEM;
 				goto out_free;
 			}
-			added++;
 		}
 		if (head->fmh_recs[ret - 1].fmr_flags & FMR_OF_LAST)
 			break;
 	}
+	if (ret >= 0)
+		ret = push_with_gaps(t, dev_idx, offset, end, found, nfound,
+				     dev_fills_gaps(t, dev_idx), owners, nr);
 out_free:
+	free(found);
 	free(head);
-	return ret < 0 ? ret : added;
+	return ret < 0 ? ret : (int)(*nr - before);
+}
+
+/* Owners on a partitioned disk: segment by segment, through each partition's filesystem. */
+static int lookup_disk(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
+		       struct map_owner **owners, size_t *nr)
+{
+	uint64_t end = offset + length, pos = offset;
+	int added = 0, ret;
+
+	while (pos < end) {
+		const struct map_seg *s = map_target_seg(t, pos);
+		uint64_t se, piece;
+		const struct map_part *p;
+
+		if (!s) {			/* past the last segment (beyond the disk) */
+			ret = push_device(owners, nr, dev_idx, pos, end - pos, MAP_OWN_DEVICE,
+					  "device", 0);
+			return ret < 0 ? ret : added + ret;
+		}
+		se = s->start + s->length;
+		piece = (se < end ? se : end) - pos;
+		p = s->part >= 0 ? &t->parts[s->part] : NULL;
+		switch (s->kind) {
+		case MAP_SEG_TABLE:
+			ret = push_device(owners, nr, dev_idx, pos, piece, MAP_OWN_METADATA,
+					  "partition-table", 0);
+			break;
+		case MAP_SEG_GAP:
+			ret = push_device(owners, nr, dev_idx, pos, piece, MAP_OWN_DEVICE,
+					  "partition-gap", 0);
+			break;
+		case MAP_SEG_PART:
+			ret = push_device(owners, nr, dev_idx, pos, piece, MAP_OWN_DEVICE,
+					  "partition", p->number);
+			break;
+		case MAP_SEG_FS: {
+			size_t before = *nr;
+
+			ret = map_owners_lookup(p->fs, 0, pos - s->start, piece, owners, nr);
+			for (size_t k = before; ret >= 0 && k < *nr; k++) {
+				struct map_owner *o = &(*owners)[k];
+
+				o->dev_idx = dev_idx;
+				o->dev_offset = o->fs_offset + s->start;
+				o->part = p->number;
+				o->fs_idx = (uint32_t)s->part + 1;
+			}
+			break;
+		}
+		default:
+			ret = 0;
+		}
+		if (ret < 0)
+			return ret;
+		added += ret;
+		pos += piece;
+	}
+	return added;
+}
+
+int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
+		      struct map_owner **owners, size_t *nr)
+{
+	struct map_device *d = &t->devices[dev_idx];
+
+	if (length == 0)
+		return 0;
+	if (d->role == MAP_ROLE_DISK && t->nr_segs)
+		return lookup_disk(t, dev_idx, offset, length, owners, nr);
+	if (d->role == MAP_ROLE_WHOLE || d->role == MAP_ROLE_DISK || t->mount_fd < 0)
+		return push_device(owners, nr, dev_idx, offset, length, MAP_OWN_DEVICE,
+				   t->self_part ? "partition" : "device", t->self_part);
+	return lookup_fsmap(t, dev_idx, offset, length, owners, nr);
+}
+
+/* ---- many ranges at once: GETFSMAP over clusters of nearby ranges ---- */
+
+#define MANY_CLUSTER_GAP (256ull << 20)	/* ranges further apart start a new query */
+#define MANY_BATCH 1024
+
+struct many_pair {
+	size_t range;			/* index of the input range */
+	struct map_owner o;
+};
+
+static int cmp_idx_off(const void *a, const void *b, void *arg)
+{
+	const uint64_t *off = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (off[x] != off[y])
+		return off[x] < off[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct many_pair *x = a, *y = b;
+
+	if (x->range != y->range)
+		return x->range < y->range ? -1 : 1;
+	return x->o.dev_offset < y->o.dev_offset ? -1 : x->o.dev_offset > y->o.dev_offset;
+}
+
+static int pairs_push(struct many_pair **v, size_t *nr, size_t *cap, size_t range,
+		      const struct map_owner *o)
+{
+	if (*nr == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct many_pair *n = realloc(*v, sizeof(*n) * c);
+
+		if (!n)
+			return -ENOMEM;
+		*v = n;
+		*cap = c;
+	}
+	(*v)[*nr].range = range;
+	(*v)[*nr].o = *o;
+	(*nr)++;
+	return 0;
+}
+
+/* One GETFSMAP pass over [ord[a..b)] (sorted by offset): owners of each range. */
+static int many_cluster(struct map_target *t, uint32_t dev_idx, const uint64_t *off,
+			const uint64_t *len, const size_t *ord, size_t a, size_t b,
+			struct fsmap_head *head, struct many_pair **v, size_t *nr, size_t *cap)
+{
+	struct map_device *d = &t->devices[dev_idx];
+	uint64_t cend = 0;
+	size_t p = a;
+	int ret;
+
+	for (size_t i = a; i < b; i++)
+		if (off[ord[i]] + len[ord[i]] > cend)
+			cend = off[ord[i]] + len[ord[i]];
+	map_fsmap_keys(head, (uint32_t)d->info.devt, d->role == MAP_ROLE_LOG ? 0 : off[ord[a]],
+		       cend - 1);
+	for (;;) {
+		ret = kio_getfsmap(t->mount_fd, head);
+		if (ret <= 0)
+			return ret;
+		for (int r = 0; r < ret; r++) {
+			const struct fsmap *rec = &head->fmh_recs[r];
+			uint64_t rs = rec->fmr_physical, re = rs + rec->fmr_length;
+
+			if (rec->fmr_device != (uint32_t)d->info.devt)
+				continue;
+			/* ranges wholly before this record are done (records come by start) */
+			while (p < b && off[ord[p]] + len[ord[p]] <= rs)
+				p++;
+			for (size_t i = p; i < b && off[ord[i]] < re; i++) {
+				uint64_t s = off[ord[i]] > rs ? off[ord[i]] : rs;
+				uint64_t e = off[ord[i]] + len[ord[i]] < re ? off[ord[i]] + len[ord[i]] :
+					     re;
+				struct map_owner o;
+
+				if (e <= s)
+					continue;
+				owner_from_rec(t, dev_idx, rec, s, e, &o);
+				if (pairs_push(v, nr, cap, ord[i], &o) < 0)
+					return -ENOMEM;
+			}
+		}
+		if (head->fmh_recs[ret - 1].fmr_flags & FMR_OF_LAST)
+			return 0;
+	}
+}
+
+int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_t *off,
+			   const uint64_t *len, size_t n, struct map_owner **owners, size_t *nr,
+			   size_t *first, size_t *count)
+{
+	struct map_device *d = &t->devices[dev_idx];
+	struct many_pair *v = NULL;
+	size_t nv = 0, cap = 0, *ord = NULL;
+	struct fsmap_head *head = NULL;
+	int ret = 0;
+
+	if (d->role == MAP_ROLE_WHOLE || d->role == MAP_ROLE_DISK || t->mount_fd < 0) {
+		for (size_t i = 0; i < n; i++) {
+			first[i] = *nr;
+			ret = map_owners_lookup(t, dev_idx, off[i], len[i], owners, nr);
+			count[i] = *nr - first[i];
+			if (ret < 0)
+				return ret;
+		}
+		return 0;
+	}
+	ord = malloc(sizeof(*ord) * (n + 1));
+	head = calloc(1, fsmap_sizeof(MANY_BATCH));
+	if (!ord || !head) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	head->fmh_count = MANY_BATCH;
+	for (size_t i = 0; i < n; i++)
+		ord[i] = i;
+	qsort_r(ord, n, sizeof(*ord), cmp_idx_off, (void *)off);
+	for (size_t a = 0; a < n;) {
+		size_t b = a + 1;
+		uint64_t end = off[ord[a]] + len[ord[a]];
+
+		while (b < n && off[ord[b]] <= end + MANY_CLUSTER_GAP) {
+			if (off[ord[b]] + len[ord[b]] > end)
+				end = off[ord[b]] + len[ord[b]];
+			b++;
+		}
+		while (a < b && len[ord[a]] == 0)
+			a++;
+		if (a < b) {
+			ret = many_cluster(t, dev_idx, off, len, ord, a, b, head, &v, &nv, &cap);
+			if (ret < 0)
+				goto out_free;
+		}
+		a = b;
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_pair);
+	{
+		struct map_owner *tmp = NULL;
+		size_t ntmp = 0;
+
+		for (size_t i = 0, k = 0; i < n; i++) {
+			first[i] = *nr;
+			ntmp = 0;
+			for (; k < nv && v[k].range == i; k++) {
+				ret = owners_push(&tmp, &ntmp, &v[k].o);
+				if (ret < 0)
+					break;
+			}
+			if (ret >= 0 && len[i])
+				ret = push_with_gaps(t, dev_idx, off[i], off[i] + len[i], tmp, ntmp,
+						     dev_fills_gaps(t, dev_idx), owners, nr);
+			if (ret < 0) {
+				free(tmp);
+				goto out_free;
+			}
+			count[i] = *nr - first[i];
+		}
+		free(tmp);
+	}
+	ret = 0;
+out_free:
+	free(v);
+	free(ord);
+	free(head);
+	return ret;
 }
 
 /* Sorting and search of wanted inodes by number. */
@@ -146,6 +465,7 @@ struct walk {
 	size_t remaining;		/* inodes not yet fully named */
 	dev_t dev;
 	unsigned unreadable_dirs;	/* directories that could not be opened or read */
+	char *bufs[512];		/* getdents64 buffer per depth (WALK_MAX_DEPTH) */
 };
 
 static struct map_inode_paths *walk_find(struct walk *w, uint64_t ino)
@@ -191,65 +511,76 @@ static int walk_hit(struct walk *w, struct map_inode_paths *p, const char *path,
 	return 0;
 }
 
-/* Walk one directory (fd owned and closed here); recursion depth follows the tree. */
-static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap)
+#define WALK_BUF (32 * 1024)
+#define WALK_MAX_DEPTH 512
+
+/* Walk one directory (fd owned and closed here); recursion depth follows the tree. Entries
+ * are read with getdents64 into one reused buffer per depth: no allocation per directory. */
+static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap, unsigned depth)
 {
-	DIR *dir = fdopendir(fd);
-	struct dirent *de;
+	char *buf;
 	int ret = 0;
 
-	if (!dir) {
+	if (depth >= WALK_MAX_DEPTH) {
 		close(fd);
-		w->unreadable_dirs++;
-		return 0;			/* unreadable directory: skip, do not fail the walk */
+		return 0;
 	}
-	for (;;) {
-		if (!w->remaining)
-			break;
-		errno = 0;
-		de = readdir(dir);
-		if (!de) {
-			if (errno)		/* a damaged directory block: note it, go on */
+	if (!w->bufs[depth] && !(w->bufs[depth] = malloc(WALK_BUF))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	buf = w->bufs[depth];
+	while (w->remaining && ret == 0) {
+		ssize_t n = getdents64(fd, buf, WALK_BUF);
+
+		if (n <= 0) {
+			if (n < 0)		/* a damaged directory block: note it, go on */
 				w->unreadable_dirs++;
 			break;
 		}
-		struct map_inode_paths *p;
-		size_t nlen = strlen(de->d_name);
+		for (ssize_t pos = 0; pos < n && w->remaining;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + pos);
+			struct map_inode_paths *p;
+			size_t nlen;
 
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-			continue;
-		if (plen + 1 + nlen + 1 > cap)
-			continue;		/* path too long to print: skip */
-		path[plen] = '/';
-		memcpy(path + plen + 1, de->d_name, nlen + 1);
-		p = walk_find(w, de->d_ino);
-		if (p) {
-			ret = walk_hit(w, p, path, dirfd(dir), de->d_name);
-			if (ret < 0)
-				break;
-		}
-		if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) {
-			struct stat st;
-			int cfd = openat(dirfd(dir), de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			pos += de->d_reclen;
+			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+				continue;
+			nlen = strlen(de->d_name);
+			if (plen + 1 + nlen + 1 > cap)
+				continue;		/* path too long to print: skip */
+			path[plen] = '/';
+			memcpy(path + plen + 1, de->d_name, nlen + 1);
+			p = walk_find(w, de->d_ino);
+			if (p) {
+				ret = walk_hit(w, p, path, fd, de->d_name);
+				if (ret < 0)
+					break;
+			}
+			if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) {
+				struct stat st;
+				int cfd = openat(fd, de->d_name,
+						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			if (cfd < 0) {
-				if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
-					w->unreadable_dirs++;
-				continue;
+				if (cfd < 0) {
+					if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+						w->unreadable_dirs++;
+					continue;
+				}
+				if (fstat(cfd, &st) < 0 || st.st_dev != w->dev ||
+				    !S_ISDIR(st.st_mode)) {
+					close(cfd);	/* another filesystem mounted here */
+					continue;
+				}
+				ret = walk_dir(w, cfd, path, plen + 1 + nlen, cap, depth + 1);
+				if (ret < 0)
+					break;
 			}
-			if (fstat(cfd, &st) < 0 || st.st_dev != w->dev || !S_ISDIR(st.st_mode)) {
-				close(cfd);	/* another filesystem mounted here */
-				continue;
-			}
-			ret = walk_dir(w, cfd, path, plen + 1 + nlen, cap);
-			if (ret < 0)
-				break;
 		}
 	}
 	path[plen] = '\0';
-	closedir(dir);
+	close(fd);
 	return ret;
 }
 
@@ -293,8 +624,10 @@ int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, siz
 			}
 		}
 	}
-	ret = walk_dir(&w, fd, path, strlen(path), PATH_MAX);
+	ret = walk_dir(&w, fd, path, strlen(path), PATH_MAX, 0);
 	free(path);
+	for (unsigned i = 0; i < WALK_MAX_DEPTH && w.bufs[i]; i++)
+		free(w.bufs[i]);
 	if (unreadable_dirs)
 		*unreadable_dirs = w.unreadable_dirs;
 	return ret;

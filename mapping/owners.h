@@ -16,13 +16,47 @@ enum map_owner_kind {
 	MAP_OWN_LOG,
 	MAP_OWN_FREE,			/* free space: nothing lost */
 	MAP_OWN_UNKNOWN,		/* allocated, owner not recorded */
-	MAP_OWN_DEVICE,			/* raw device area: no filesystem */
+	MAP_OWN_DEVICE,			/* raw device area: no filesystem, a partition gap */
 };
 
 #define MAP_OWNF_ATTR_FORK	(1u << 0)
 #define MAP_OWNF_BMBT		(1u << 1)	/* block map btree of the inode */
 #define MAP_OWNF_UNWRITTEN	(1u << 2)	/* preallocated, never written */
 #define MAP_OWNF_SHARED		(1u << 3)	/* reflinked with another file */
+#define MAP_OWNF_PENDING	(1u << 4)	/* unknown: ask the owner index (ext4, no rmapbt) */
+#define MAP_OWNF_UNLINKED	(1u << 5)	/* the owning inode has no links (open or orphan) */
+
+/* Health the kernel keeps about the owning object (XFS). */
+enum map_health_kind {
+	MAP_HEALTH_NONE,
+	MAP_HEALTH_INODE,		/* sick/checked: XFS_BS_SICK_* from bulkstat */
+	MAP_HEALTH_AG,			/* sick/checked: XFS_AG_GEOM_SICK_* of the owner's AG */
+	MAP_HEALTH_FS,			/* sick/checked: XFS_FSOP_GEOM_SICK_* (whole filesystem) */
+};
+
+/* What online scrub said about one object (XFS_IOC_SCRUB_METADATA). */
+enum map_verdict {
+	MAP_VERDICT_CLEAN,
+	MAP_VERDICT_PREEN,		/* could be optimised, not damaged */
+	MAP_VERDICT_WARNING,		/* looked odd, not corrupt */
+	MAP_VERDICT_INCOMPLETE,		/* the check could not finish */
+	MAP_VERDICT_XFAIL,		/* cross-referencing failed */
+	MAP_VERDICT_XCORRUPT,		/* disagrees with the metadata it was cross-referenced with */
+	MAP_VERDICT_CORRUPT,		/* corrupt: needs repair */
+	MAP_VERDICT_ABSENT,		/* the object does not exist (e.g. no finobt) */
+	MAP_VERDICT_ERROR,		/* the query failed: err */
+};
+
+#define MAP_MAX_SCRUB 6
+
+struct map_scrub_result {
+	uint32_t type;			/* XFS_SCRUB_TYPE_* */
+	uint32_t agno;
+	uint64_t ino;
+	enum map_verdict verdict;
+	uint32_t oflags;		/* sm_flags as returned */
+	int err;			/* -errno of the ioctl, 0 when it answered */
+};
 
 /* One owner of (part of) a bad device range. */
 struct map_owner {
@@ -35,6 +69,16 @@ struct map_owner {
 	uint64_t file_offset;		/* bytes within the file (MAP_OWN_FILE) */
 	const char *meta_type;		/* static name for metadata/log/free/unknown */
 	int64_t ag;			/* allocation group, -1 when none */
+	/* ---- mapping everywhere (issue 4) ---- */
+	uint32_t fs_idx;		/* 0: the target's filesystem; k: t->parts[k-1].fs */
+	uint32_t part;			/* partition number holding the range, 0 when none */
+	uint64_t fs_offset;		/* bytes on the filesystem's device (dev_offset - start) */
+	uint32_t gen;			/* inode generation, 0 when unknown */
+	const char *note;		/* static: what an unknown owner can be, ... */
+	enum map_health_kind health;
+	uint32_t sick, checked;		/* health bits, see enum map_health_kind */
+	unsigned nr_scrub;
+	struct map_scrub_result scrub[MAP_MAX_SCRUB];
 };
 
 /*
@@ -44,6 +88,15 @@ struct map_owner {
 int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
 		      struct map_owner **owners, size_t *nr);
 
+/*
+ * Return 0 after appending the owners of n ranges of device dev_idx (offsets and lengths in
+ * bytes, any order): first[i]/count[i] say which owners are range i's, ranges in input order.
+ * Nearby ranges share one GETFSMAP pass (much faster than one query each on ext4), -errno.
+ */
+int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_t *off,
+			   const uint64_t *len, size_t n, struct map_owner **owners, size_t *nr,
+			   size_t *first, size_t *count);
+
 /* The paths found for one inode. */
 struct map_inode_paths {
 	uint64_t inode;
@@ -52,6 +105,10 @@ struct map_inode_paths {
 	int stat_failed;		/* errno of a failed stat: link count unknown */
 	unsigned nr_paths;
 	char **paths;			/* absolute paths under the mount point */
+	/* ---- mapping everywhere (issue 4) ---- */
+	uint32_t fs_idx;		/* which filesystem (map_owner.fs_idx) */
+	uint32_t gen;			/* generation, when known (bulkstat, libext2fs) */
+	int unlinked;			/* link count 0: open but unlinked, or an orphan */
 };
 
 /*
@@ -64,5 +121,23 @@ int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, siz
 		      unsigned *unreadable_dirs);
 /* Return 0; free the paths of want[]. */
 int map_paths_free(struct map_inode_paths *want, size_t nr);
+
+/* ---- mapping everywhere (issue 4) ---- */
+/* Return the static name of a scrub verdict: "clean", "corrupt", "cross-reference failed"... */
+const char *map_verdict_name(enum map_verdict v);
+/* Return the verdict of a scrub query: from the ioctl's return ret (-ENOENT absent, -EUCLEAN
+ * or -EBADMSG corrupt, other errors "error"), else from the worst XFS_SCRUB_OFLAG_* set. */
+enum map_verdict map_scrub_verdict(int ret, uint32_t oflags);
+/* Return the static name of XFS scrub type (XFS_SCRUB_TYPE_*): "inode", "bnobt", ... */
+const char *map_scrub_type_name(uint32_t type);
+/* Return the number of names of the set health bits written to out (at most max). */
+unsigned map_health_names(enum map_health_kind kind, uint32_t bits, const char **out,
+			  unsigned max);
+/*
+ * Return 0 after naming inodes through XFS parent pointers (XFS_IOC_GETPARENTS_BY_HANDLE):
+ * every path of each inode of want[] (sorted by inode), or -EOPNOTSUPP when the kernel or
+ * the filesystem has none (then walk), or -errno.
+ */
+int map_parents_resolve(struct map_target *t, struct map_inode_paths *want, size_t nr);
 
 #endif

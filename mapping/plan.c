@@ -1,7 +1,9 @@
 /*
  * mapping/plan.c - the streaming scan plan: GETFSMAP records (or a whole device) become
  * sorted, merged, aligned device ranges, a batch at a time, so memory does not grow with
- * the filesystem.
+ * the filesystem. A partitioned disk is planned segment by segment: partitions with a mounted
+ * filesystem through its GETFSMAP (offsets shifted by the partition start), everything else
+ * (partition table, gaps, other partitions) whole.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,11 +109,20 @@ struct map_plan {
 	struct map_target *t;
 	struct map_plan_opts opts;
 	unsigned dev_idx;		/* device being planned */
-	int dev_started;		/* GETFSMAP keys set up for dev_idx */
-	int dev_fsmap_done;		/* no more GETFSMAP records for dev_idx */
-	unsigned rec_pos;		/* next unconsumed record in head */
+	int dev_started;		/* set up for dev_idx */
 	struct fsmap_head *head;
 	struct map_merger merger;
+	/* the GETFSMAP stream of one filesystem device */
+	int st_started;
+	int st_done;			/* no more records */
+	unsigned rec_pos;		/* next unconsumed record in head */
+	uint64_t last_end;		/* end of the records seen (filesystem bytes) */
+	/* partitioned disk */
+	unsigned seg;			/* segment being planned */
+	uint64_t log_devt;		/* devt of an external log device being planned */
+	/* ranges completed but not yet handed out */
+	struct map_range q[4];
+	unsigned nq, q_pos;
 };
 
 static uint64_t default_gap(const struct map_device *d)
@@ -126,11 +137,8 @@ static void plan_start_device(struct map_plan *p)
 	uint64_t gap = p->opts.merge_gap == (uint64_t)-1 ? default_gap(d) : p->opts.merge_gap;
 
 	map_merger_init(&p->merger, gap, d->info.logical_block_size);
-	p->rec_pos = 0;
-	p->head->fmh_entries = 0;
-	p->dev_fsmap_done = 0;
-	map_fsmap_keys(p->head, (uint32_t)d->info.devt, p->opts.start_offset[p->dev_idx],
-		       UINT64_MAX);
+	p->st_started = 0;
+	p->seg = 0;
 	p->dev_started = 1;
 }
 
@@ -161,6 +169,101 @@ int map_plan_close(struct map_plan *p)
 	return 0;
 }
 
+/* Queue [off, off+len) of the current device (clipped to the resume offset and hi). */
+static void plan_emit(struct map_plan *p, uint64_t off, uint64_t end, uint64_t hi, uint32_t tags)
+{
+	uint64_t skip = p->opts.start_offset[p->dev_idx];
+
+	if (off < skip)
+		off = skip;
+	if (end > hi)
+		end = hi;
+	if (end <= off)
+		return;
+	p->nq += (unsigned)map_merger_add(&p->merger, p->dev_idx, off, end - off, tags,
+					  &p->q[p->nq]);
+}
+
+/*
+ * A filesystem whose GETFSMAP does not list every allocated byte: ext4 (which also leaves
+ * out the allocated tail of some block groups) and XFS without rmapbt. There, bytes no record
+ * covers are allocated with an unknown owner: plan them.
+ */
+static int fs_fills_gaps(const struct map_target *fs)
+{
+	return fs->fs == MAP_FS_EXT4 || (fs->fs == MAP_FS_XFS && !fs->xfs.has_rmapbt);
+}
+
+/*
+ * Plan the GETFSMAP records of device devt of filesystem fs, shifted by shift bytes on the
+ * device being planned and clipped below hi; at most two ranges are queued per step.
+ * Return 1 when the stream is finished, 0 after queueing, -errno.
+ */
+static int plan_stream(struct map_plan *p, struct map_target *fs, uint32_t devt, int gapfill,
+		       uint64_t fs_end, uint64_t shift, uint64_t hi)
+{
+	uint64_t skip = p->opts.start_offset[p->dev_idx];
+	int ret;
+
+	if (!p->st_started) {
+		/* XFS lists its external log only to a query from 0 (records are clipped). */
+		uint64_t start = skip > shift && devt != (uint32_t)p->log_devt ? skip - shift : 0;
+
+		p->rec_pos = 0;
+		p->head->fmh_entries = 0;
+		p->st_done = 0;
+		p->last_end = start;
+		map_fsmap_keys(p->head, devt, start, UINT64_MAX);
+		p->st_started = 1;
+	}
+	while (p->nq == 0) {
+		if (p->rec_pos < p->head->fmh_entries) {
+			const struct fsmap *rec = &p->head->fmh_recs[p->rec_pos++];
+			uint64_t rs = rec->fmr_physical, re = rs + rec->fmr_length;
+			uint32_t tags;
+
+			if (rec->fmr_flags & FMR_OF_LAST)
+				p->st_done = 1;
+			if (rec->fmr_device != devt)
+				continue;
+			if (gapfill && rs > p->last_end)
+				plan_emit(p, p->last_end + shift, rs + shift, hi, MAP_TAG_DATA);
+			if (re > p->last_end)
+				p->last_end = re;
+			tags = map_fsmap_classify(rec);
+			if (tags)
+				plan_emit(p, rs + shift, re + shift, hi, tags);
+			continue;
+		}
+		if (!p->st_done) {
+			p->rec_pos = 0;
+			ret = kio_getfsmap(fs->mount_fd, p->head);
+			if (ret < 0)
+				return ret;
+			if (ret == 0)
+				p->st_done = 1;
+			continue;
+		}
+		if (gapfill && p->last_end < fs_end) {
+			plan_emit(p, p->last_end + shift, fs_end + shift, hi, MAP_TAG_DATA);
+			p->last_end = fs_end;
+			continue;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Bytes of fs's data device that belong to the filesystem (for the trailing gap). */
+static uint64_t fs_data_end(const struct map_target *fs)
+{
+	uint64_t dev = fs->devices[0].info.size_bytes;
+
+	if (fs->fs_size_bytes && fs->fs_size_bytes < dev)
+		return fs->fs_size_bytes;
+	return dev;
+}
+
 /* Emit the whole device (from the resume offset) as ranges. */
 static int plan_whole(struct map_plan *p, struct map_range *out)
 {
@@ -181,15 +284,52 @@ static int plan_whole(struct map_plan *p, struct map_range *out)
 	return out->length ? 1 : 0;
 }
 
+/* Queue more of a partitioned disk; 1 when the disk is done. */
+static int plan_disk(struct map_plan *p)
+{
+	struct map_target *t = p->t;
+	int ret;
+
+	while (p->nq == 0 && p->seg < t->nr_segs) {
+		const struct map_seg *s = &t->segs[p->seg];
+		uint64_t send = s->start + s->length;
+
+		if (s->kind != MAP_SEG_FS) {
+			plan_emit(p, s->start, send, send, MAP_TAG_WHOLE);
+			p->seg++;
+			continue;
+		}
+		struct map_target *fs = t->parts[s->part].fs;
+
+		ret = plan_stream(p, fs, (uint32_t)fs->devices[0].info.devt, fs_fills_gaps(fs),
+				  fs_data_end(fs), s->start, send);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			p->seg++;
+			p->st_started = 0;
+		}
+	}
+	return p->nq == 0 && p->seg >= t->nr_segs;
+}
+
 int map_plan_next(struct map_plan *p, struct map_range *out, unsigned max)
 {
 	unsigned n = 0;
 	int ret;
 
-	while (n < max && p->dev_idx < p->t->nr_devices) {
-		struct map_device *d = &p->t->devices[p->dev_idx];
+	while (n < max) {
+		struct map_device *d;
 
-		if (d->role == MAP_ROLE_WHOLE) {
+		if (p->q_pos < p->nq) {		/* hand out what is queued */
+			out[n++] = p->q[p->q_pos++];
+			continue;
+		}
+		p->nq = p->q_pos = 0;
+		if (p->dev_idx >= p->t->nr_devices)
+			break;
+		d = &p->t->devices[p->dev_idx];
+		if (d->role == MAP_ROLE_WHOLE || (d->role == MAP_ROLE_DISK && !p->t->nr_segs)) {
 			n += plan_whole(p, &out[n]);
 			p->dev_idx++;
 			p->dev_started = 0;
@@ -197,40 +337,21 @@ int map_plan_next(struct map_plan *p, struct map_range *out, unsigned max)
 		}
 		if (!p->dev_started)
 			plan_start_device(p);
-		if (p->rec_pos < p->head->fmh_entries) {
-			const struct fsmap *rec = &p->head->fmh_recs[p->rec_pos++];
-			uint64_t off = rec->fmr_physical, len = rec->fmr_length;
-			uint64_t skip = p->opts.start_offset[p->dev_idx];
-			uint32_t tags;
-
-			if (rec->fmr_flags & FMR_OF_LAST)
-				p->dev_fsmap_done = 1;
-			if (rec->fmr_device != (uint32_t)d->info.devt)
-				continue;
-			tags = map_fsmap_classify(rec);
-			if (!tags)
-				continue;
-			if (off + len <= skip)
-				continue;
-			if (off < skip) {
-				len -= skip - off;
-				off = skip;
-			}
-			n += map_merger_add(&p->merger, p->dev_idx, off, len, tags, &out[n]);
-			continue;
+		p->log_devt = d->role == MAP_ROLE_LOG ? d->info.devt : 0;
+		if (d->role == MAP_ROLE_DISK)
+			ret = plan_disk(p);
+		else
+			ret = plan_stream(p, p->t, (uint32_t)d->info.devt,
+					  d->role == MAP_ROLE_DATA && fs_fills_gaps(p->t),
+					  fs_data_end(p->t), 0, UINT64_MAX);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {			/* device finished: its last range */
+			p->nq += (unsigned)map_merger_flush(&p->merger, &p->q[p->nq]);
+			p->dev_idx++;
+			p->dev_started = 0;
+			p->st_started = 0;
 		}
-		if (!p->dev_fsmap_done) {
-			p->rec_pos = 0;
-			ret = kio_getfsmap(p->t->mount_fd, p->head);
-			if (ret < 0)
-				return ret;
-			if (ret == 0)
-				p->dev_fsmap_done = 1;
-			continue;
-		}
-		n += map_merger_flush(&p->merger, &out[n]);
-		p->dev_idx++;
-		p->dev_started = 0;
 	}
 	return (int)n;
 }

@@ -1,6 +1,8 @@
 /*
  * mapping/target.c - resolve what the user named (mount point or block device) to the
- * filesystem and the devices to read, with their roles and facts.
+ * filesystem and the devices to read, with their roles and facts: XFS (data, external log,
+ * realtime), ext4, a partitioned disk (partitions through their mounted filesystems, the rest
+ * read whole) or a bare device.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +11,13 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "config.h"
+#if HAVE_BLKID
+#include <blkid.h>
+#endif
+
 #include "target.h"
+#include "fsx.h"
 
 const char *map_role_name(enum map_role role)
 {
@@ -22,6 +30,8 @@ const char *map_role_name(enum map_role role)
 		return "realtime";
 	case MAP_ROLE_WHOLE:
 		return "whole";
+	case MAP_ROLE_DISK:
+		return "disk";
 	}
 	return "unknown";
 }
@@ -117,6 +127,8 @@ static int open_xfs(struct map_target *t, const struct kio_mount *m, char *err, 
 		return ret;
 	}
 	format_uuid(t->xfs.uuid, t->uuid, sizeof(t->uuid));
+	t->fs_block_size = t->xfs.blocksize;
+	t->fs_size_bytes = t->xfs.datablocks * t->xfs.blocksize;
 	ret = kio_devpath_from_devt(m->devt, path, sizeof(path));
 	if (ret < 0)
 		snprintf(path, sizeof(path), "%s", m->source);
@@ -142,6 +154,80 @@ static int open_xfs(struct map_target *t, const struct kio_mount *m, char *err, 
 	return 0;
 }
 
+/* ext4's superblock: the fields mapping needs (fs/ext4/ext4.h), little-endian on disk. */
+#define EXT4_SB_OFFSET		1024
+#define EXT4_SB_MAGIC_OFF	0x38
+#define EXT4_SB_LOG_BSIZE_OFF	0x18
+#define EXT4_SB_UUID_OFF	0x68
+#define EXT4_SB_FEAT_COMPAT_OFF	0x5c
+#define EXT4_SB_JNL_INUM_OFF	0xe0
+#define EXT4_SB_JNL_UUID_OFF	0xd0
+#define EXT4_SB_BLOCKS_LO_OFF	0x04
+#define EXT4_SB_BLOCKS_HI_OFF	0x150
+#define EXT4_SB_FEAT_INCOMPAT_OFF 0x60
+#define EXT4_INCOMPAT_64BIT	0x80
+#define EXT4_MAGIC		0xef53
+#define EXT4_COMPAT_HAS_JOURNAL	0x4
+
+static uint32_t le32_at(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Set up the devices of a mounted ext4 (or ext2/ext3 through the ext4 driver). */
+static int open_ext4(struct map_target *t, const struct kio_mount *m, char *err, size_t errlen,
+		     int *err_class)
+{
+	unsigned char sb[1024];
+	char path[PATH_MAX];
+	int fd, ret;
+
+	ret = kio_devpath_from_devt(m->devt, path, sizeof(path));
+	if (ret < 0)
+		snprintf(path, sizeof(path), "%s", m->source);
+	ret = add_device(t, path, MAP_ROLE_DATA, err, errlen, err_class);
+	if (ret < 0)
+		return ret;
+	/* The superblock through the page cache the mounted filesystem keeps up to date. */
+	fd = kio_open_ro(path);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-fd));
+		*err_class = MAP_TERR_OPERATIONAL;
+		return fd;
+	}
+	ret = (int)kio_pread(fd, sb, sizeof(sb), EXT4_SB_OFFSET);
+	kio_close(fd);
+	if (ret != (int)sizeof(sb) || (sb[EXT4_SB_MAGIC_OFF] | sb[EXT4_SB_MAGIC_OFF + 1] << 8) !=
+	    EXT4_MAGIC) {
+		snprintf(err, errlen, "cannot read the ext4 superblock of %s: %s", path,
+			 ret < 0 ? strerror(-ret) : "bad magic");
+		*err_class = MAP_TERR_OPERATIONAL;
+		return ret < 0 ? ret : -EUCLEAN;
+	}
+	t->fs_block_size = 1024u << le32_at(sb + EXT4_SB_LOG_BSIZE_OFF);
+	t->fs_size_bytes = ((uint64_t)(le32_at(sb + EXT4_SB_FEAT_INCOMPAT_OFF) &
+				       EXT4_INCOMPAT_64BIT ? le32_at(sb + EXT4_SB_BLOCKS_HI_OFF) : 0)
+			    << 32 | le32_at(sb + EXT4_SB_BLOCKS_LO_OFF)) * t->fs_block_size;
+	format_uuid(sb + EXT4_SB_UUID_OFF, t->uuid, sizeof(t->uuid));
+#if HAVE_BLKID
+	/* An external journal device: read it too, as the log. */
+	if ((le32_at(sb + EXT4_SB_FEAT_COMPAT_OFF) & EXT4_COMPAT_HAS_JOURNAL) &&
+	    le32_at(sb + EXT4_SB_JNL_INUM_OFF) == 0) {
+		char uuid[40], *dev;
+
+		format_uuid(sb + EXT4_SB_JNL_UUID_OFF, uuid, sizeof(uuid));
+		dev = blkid_evaluate_tag("UUID", uuid, NULL);
+		if (dev) {
+			ret = add_device(t, dev, MAP_ROLE_LOG, err, errlen, err_class);
+			free(dev);
+			if (ret < 0)
+				return ret;
+		}
+	}
+#endif
+	return 0;
+}
+
 /* Set up a mounted filesystem; 0 or -errno with a reason. */
 static int open_mounted(struct map_target *t, const struct kio_mount *m, char *err,
 			size_t errlen, int *err_class)
@@ -152,16 +238,32 @@ static int open_mounted(struct map_target *t, const struct kio_mount *m, char *e
 	snprintf(t->fs_type, sizeof(t->fs_type), "%s", m->fs_type);
 	if (strcmp(m->fs_type, "xfs") == 0) {
 		t->fs = MAP_FS_XFS;
+	} else if (strcmp(m->fs_type, "ext4") == 0 || strcmp(m->fs_type, "ext3") == 0 ||
+		   strcmp(m->fs_type, "ext2") == 0) {
+		t->fs = MAP_FS_EXT4;
 	} else if (strcmp(m->fs_type, "btrfs") == 0) {
 		snprintf(err, errlen,
 			 "%s is btrfs, which mediascan does not scan; use `btrfs scrub start %s` "
-			 "(it checks data against its checksums); supported: xfs",
-			 m->mount_point, m->mount_point);
+			 "(it reads every copy and checks data against its checksums); "
+			 "supported: " MAP_SUPPORTED_FS, m->mount_point, m->mount_point);
+		*err_class = MAP_TERR_USAGE;
+		return -EOPNOTSUPP;
+	} else if (strcmp(m->fs_type, "zfs") == 0) {
+		snprintf(err, errlen, "%s is ZFS; use `zpool scrub`; supported: " MAP_SUPPORTED_FS,
+			 m->mount_point);
+		*err_class = MAP_TERR_USAGE;
+		return -EOPNOTSUPP;
+	} else if (strncmp(m->fs_type, "nfs", 3) == 0 || strcmp(m->fs_type, "cifs") == 0 ||
+		   strcmp(m->fs_type, "smb3") == 0 || strncmp(m->fs_type, "fuse", 4) == 0 ||
+		   strcmp(m->fs_type, "ceph") == 0 || strcmp(m->fs_type, "9p") == 0) {
+		snprintf(err, errlen, "%s holds %s, whose disks are not here: scan them on the "
+			 "machine that has them; supported: " MAP_SUPPORTED_FS,
+			 m->mount_point, m->fs_type);
 		*err_class = MAP_TERR_USAGE;
 		return -EOPNOTSUPP;
 	} else {
-		snprintf(err, errlen, "%s holds %s, which mediascan cannot map yet; "
-			 "supported: xfs (or name a block device to read it whole)",
+		snprintf(err, errlen, "%s holds %s, which mediascan cannot map; "
+			 "supported: " MAP_SUPPORTED_FS " (or name a block device to read it whole)",
 			 m->mount_point, m->fs_type);
 		*err_class = MAP_TERR_USAGE;
 		return -EOPNOTSUPP;
@@ -173,7 +275,41 @@ static int open_mounted(struct map_target *t, const struct kio_mount *m, char *e
 		return fd;
 	}
 	t->mount_fd = fd;
+	if (t->fs == MAP_FS_EXT4)
+		return open_ext4(t, m, err, errlen, err_class);
 	return open_xfs(t, m, err, errlen, err_class);
+}
+
+/* Set up a block device without a filesystem mounted on it: a partitioned disk or bare. */
+static int open_bare(struct map_target *t, const char *path, char *err, size_t errlen,
+		     int *err_class)
+{
+	struct map_device *d;
+	char sys[PATH_MAX];
+	uint64_t v;
+	int ret;
+
+	snprintf(t->fs_type, sizeof(t->fs_type), "none");
+	t->fs = MAP_FS_NONE;
+	ret = add_device(t, path, MAP_ROLE_WHOLE, err, errlen, err_class);
+	if (ret < 0)
+		return ret;
+	d = &t->devices[0];
+	if (d->info.is_partition) {
+		snprintf(sys, sizeof(sys), "/sys/class/block/%s/partition", d->info.name);
+		if (kio_sysfs_u64(sys, &v) == 0)
+			t->self_part = (unsigned)v;
+		return 0;
+	}
+	ret = map_parts_read(t, err, errlen);
+	if (ret == 0) {
+		d->role = MAP_ROLE_DISK;
+		return 0;
+	}
+	if (ret == -ENOENT || ret == -EOPNOTSUPP)
+		return 0;			/* no partition table: read it whole */
+	*err_class = MAP_TERR_OPERATIONAL;
+	return ret;
 }
 
 int map_target_open(const char *arg, struct map_target *t, char *err, size_t errlen,
@@ -203,13 +339,10 @@ int map_target_open(const char *arg, struct map_target *t, char *err, size_t err
 	}
 	if (S_ISBLK(st.st_mode)) {
 		ret = kio_mount_find_dev(st.st_rdev, m);
-		if (ret == 0) {
+		if (ret == 0)
 			ret = open_mounted(t, m, err, errlen, err_class);
-		} else {
-			snprintf(t->fs_type, sizeof(t->fs_type), "none");
-			t->fs = MAP_FS_NONE;
-			ret = add_device(t, real, MAP_ROLE_WHOLE, err, errlen, err_class);
-		}
+		else
+			ret = open_bare(t, real, err, errlen, err_class);
 	} else if (S_ISDIR(st.st_mode)) {
 		ret = kio_mount_find(real, m);
 		if (ret < 0) {
@@ -229,8 +362,84 @@ int map_target_open(const char *arg, struct map_target *t, char *err, size_t err
 	return ret;
 }
 
+int map_target_open_device(const char *path, struct map_target *t, unsigned *dev_idx,
+			   char *err, size_t errlen, int *err_class)
+{
+	struct kio_mount *m;
+	struct stat st;
+	int ret;
+
+	*dev_idx = 0;
+	memset(t, 0, sizeof(*t));
+	t->mount_fd = -1;
+	*err_class = MAP_TERR_USAGE;
+	if (stat(path, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a block device", path);
+		return -ENOTBLK;
+	}
+	m = malloc(sizeof(*m));
+	if (!m) {
+		*err_class = MAP_TERR_OPERATIONAL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* The external log or realtime device of a mounted XFS: map through that XFS. */
+	if (kio_mount_find_dev(st.st_rdev, m) < 0 && kio_mount_find_aux_dev(st.st_rdev, m) == 0) {
+		ret = map_target_open(m->mount_point, t, err, errlen, err_class);
+		free(m);
+		if (ret < 0)
+			return ret;
+		for (unsigned i = 0; i < t->nr_devices; i++)
+			if (t->devices[i].info.devt == st.st_rdev)
+				*dev_idx = i;
+		return 0;
+	}
+	free(m);
+	ret = map_target_open(path, t, err, errlen, err_class);
+	if (ret < 0)
+		return ret;
+	for (unsigned i = 0; i < t->nr_devices; i++)
+		if (t->devices[i].info.devt == st.st_rdev)
+			*dev_idx = i;
+	return 0;
+}
+
+struct map_target *map_target_fs(struct map_target *t, uint32_t fs_idx)
+{
+	if (fs_idx == 0)
+		return t;
+	if (fs_idx > t->nr_parts)
+		return NULL;
+	return t->parts[fs_idx - 1].fs;
+}
+
+const struct map_seg *map_target_seg(const struct map_target *t, uint64_t offset)
+{
+	size_t lo = 0, hi = t->nr_segs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct map_seg *s = &t->segs[mid];
+
+		if (offset < s->start)
+			hi = mid;
+		else if (offset >= s->start + s->length)
+			lo = mid + 1;
+		else
+			return s;
+	}
+	return NULL;
+}
+
 int map_target_close(struct map_target *t)
 {
+	map_parts_free(t);
+	map_fsx_free(t);
 	for (unsigned i = 0; i < t->nr_devices; i++) {
 		kio_close(t->devices[i].fd);
 		t->devices[i].fd = -1;

@@ -1,6 +1,8 @@
 /*
  * mapping/target.h - what the user asked to scan: a mounted filesystem (its data device and
- * external log device) or a bare block device, with the facts of each device.
+ * external log device), a partitioned disk (its partitions, each planned through its mounted
+ * filesystem or read whole, and the gaps between them) or a bare block device, with the facts
+ * of each device.
  */
 #ifndef MEDIASCAN_TARGET_H
 #define MEDIASCAN_TARGET_H
@@ -19,6 +21,7 @@ enum map_role {
 	MAP_ROLE_LOG,			/* external log device */
 	MAP_ROLE_RT,			/* realtime device */
 	MAP_ROLE_WHOLE,			/* a bare device read whole */
+	MAP_ROLE_DISK,			/* a partitioned disk: see map_target.segs */
 };
 
 struct map_device {
@@ -34,6 +37,38 @@ enum map_fs {
 	MAP_FS_EXT4,
 };
 
+/* A region of a partitioned disk, in disk order. */
+enum map_seg_kind {
+	MAP_SEG_TABLE,			/* the partition table (MBR, GPT header and entries, EBR) */
+	MAP_SEG_GAP,			/* in no partition */
+	MAP_SEG_PART,			/* a partition without a mounted XFS/ext4: read whole */
+	MAP_SEG_FS,			/* a partition planned through its mounted filesystem */
+};
+
+struct map_seg {
+	enum map_seg_kind kind;
+	uint64_t start;			/* bytes on the disk */
+	uint64_t length;		/* bytes */
+	int part;			/* index into map_target.parts, -1 for table and gaps */
+};
+
+/* One partition of a partitioned disk (from the partition table, through libblkid). */
+struct map_part {
+	unsigned number;		/* as the kernel names it: sdb1 is 1 */
+	uint64_t start;			/* bytes on the disk */
+	uint64_t size;			/* bytes */
+	char devpath[80];		/* /dev/sdb1; empty when the kernel has no device for it */
+	char type[64];			/* partition type (GPT type GUID name or MBR id) */
+	char name[80];			/* GPT partition name */
+	char uuid[40];			/* GPT partition UUID */
+	char fs_type[32];		/* the mounted filesystem, "" when not mounted */
+	char mount_point[256];		/* where it is mounted, "" when not */
+	struct map_target *fs;		/* the mounted XFS/ext4 it is planned through, or NULL */
+};
+
+/* Mapping state private to mapping/ (owner index, libext2fs, scrub probe); see fsx.h. */
+struct map_fsx;
+
 struct map_target {
 	char arg[PATH_MAX];		/* what the user named */
 	char mount_point[PATH_MAX];	/* empty for a bare device */
@@ -44,6 +79,16 @@ struct map_target {
 	char uuid[40];			/* filesystem UUID when known */
 	unsigned nr_devices;
 	struct map_device devices[MAP_MAX_DEVICES];
+	/* ---- mapping everywhere (issue 4) ---- */
+	uint32_t fs_block_size;		/* bytes, XFS and ext4 */
+	uint64_t fs_size_bytes;		/* bytes of the data device the filesystem uses */
+	unsigned self_part;		/* the named device is partition N of a disk, 0 if not */
+	char pt_type[16];		/* partition table of a MAP_ROLE_DISK device: "gpt", "dos" */
+	unsigned nr_parts;
+	struct map_part *parts;		/* sorted by start */
+	unsigned nr_segs;
+	struct map_seg *segs;		/* the whole disk, in order, without overlaps */
+	struct map_fsx *x;		/* built on demand, freed by map_target_close */
 };
 
 /* Error classes of map_target_open, so the caller can pick the exit status. */
@@ -64,5 +109,21 @@ int map_target_close(struct map_target *t);
 const char *map_role_name(enum map_role role);
 /* Return the device index for a GETFSMAP fmr_device number, or -ENOENT. */
 int map_target_dev_index(const struct map_target *t, uint32_t fmr_device);
+
+/* ---- mapping everywhere (issue 4) ---- */
+/*
+ * Return 0 and an opened target for the block device path as `mediascan map` sees it, with
+ * *dev_idx the index of that device in the target: the data or log device of a mounted
+ * filesystem (the mounted filesystem), a partitioned disk, a partition or a bare device.
+ * -errno with a reason in err otherwise, as map_target_open.
+ */
+int map_target_open_device(const char *path, struct map_target *t, unsigned *dev_idx,
+			   char *err, size_t errlen, int *err_class);
+/* Return the filesystem fs_idx of t: 0 t itself, k the one mounted on partition k-1, or NULL. */
+struct map_target *map_target_fs(struct map_target *t, uint32_t fs_idx);
+/* Return the segment of a partitioned disk holding byte offset, or NULL. */
+const struct map_seg *map_target_seg(const struct map_target *t, uint64_t offset);
+/* Return the filesystems of a name for messages: "xfs, ext4". */
+#define MAP_SUPPORTED_FS "xfs, ext4 (ext2/ext3 mounted by the ext4 driver)"
 
 #endif

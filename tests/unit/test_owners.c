@@ -16,6 +16,7 @@
 #include <xfs/xfs.h>
 
 #include "damage.h"
+#include "fsx.h"
 #include "kio.h"
 #include "owners.h"
 #include "target.h"
@@ -136,6 +137,42 @@ int __wrap_kio_getfsmap(int fd, struct fsmap_head *head)
 	return (int)n;
 }
 
+/* Health and scrub queries of damage resolve: this fake XFS answers none of them. */
+int __wrap_kio_xfs_scrub_metadata(int fd, struct xfs_scrub_metadata *sm);
+int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out);
+int __wrap_kio_xfs_ag_geometry(int fd, uint32_t agno, struct xfs_ag_geometry *ag);
+int __wrap_kio_xfs_geometry_ext(int fd, struct kio_xfs_geom_ext *g);
+
+int __wrap_kio_xfs_scrub_metadata(int fd, struct xfs_scrub_metadata *sm)
+{
+	(void)fd;
+	(void)sm;
+	return -ENOTTY;
+}
+
+int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
+{
+	(void)fd;
+	(void)ino;
+	(void)out;
+	return -ENOTTY;
+}
+
+int __wrap_kio_xfs_ag_geometry(int fd, uint32_t agno, struct xfs_ag_geometry *ag)
+{
+	(void)fd;
+	(void)agno;
+	(void)ag;
+	return -ENOTTY;
+}
+
+int __wrap_kio_xfs_geometry_ext(int fd, struct kio_xfs_geom_ext *g)
+{
+	(void)fd;
+	(void)g;
+	return -ENOTTY;
+}
+
 static struct map_target T;
 
 static void fs_build(void)
@@ -178,6 +215,7 @@ static int setup(void **state)
 	(void)state;
 	DEV0 = (uint32_t)makedev(7, 3);
 	DEV1 = (uint32_t)makedev(7, 4);
+	map_fsx_free(&T);			/* what the previous test's resolve kept */
 	memset(&T, 0, sizeof(T));
 	snprintf(T.fs_type, sizeof(T.fs_type), "xfs");
 	T.fs = MAP_FS_XFS;
@@ -551,6 +589,123 @@ static void test_damage_empty(void **state)
 	map_damage_free(&d);
 }
 
+/* Many ranges at once: the same owners as one lookup each, in input order, few queries. */
+static void test_lookup_many(void **state)
+{
+	const uint64_t off[] = { SHARED + 20 * KiB, INO_CHUNK + 8 * KiB, F131 + 100 * KiB,
+				 MISC + 4 * KiB, F131 + 100 * KiB, LOG_START + 4 * KiB, UNKNOWN - 4 * KiB };
+	const uint64_t len[] = { 512, 4 * KiB, 200 * KiB, 4 * KiB, 4 * KiB, 512, 4 * KiB };
+	size_t n = sizeof(off) / sizeof(off[0]), first[8], count[8];
+	struct owners one = { 0 }, many = { 0 };
+	unsigned calls;
+
+	(void)state;
+	mk.calls = 0;
+	assert_int_equal(map_owners_lookup_many(&T, 0, off, len, n, &many.o, &many.nr, first,
+						count), 0);
+	calls = mk.calls;
+	assert_true(calls <= 2);	/* all within 256 MiB: one pass (and its end) */
+	for (size_t i = 0; i < n; i++) {
+		size_t before = one.nr;
+
+		assert_true(lookup(&one, 0, off[i], len[i]) >= 0);
+		assert_int_equal(count[i], one.nr - before);
+		for (size_t k = 0; k < count[i]; k++) {
+			const struct map_owner *a = &one.o[before + k], *b = &many.o[first[i] + k];
+
+			assert_int_equal(a->kind, b->kind);
+			assert_int_equal(a->flags, b->flags);
+			assert_int_equal(a->dev_offset, b->dev_offset);
+			assert_int_equal(a->length, b->length);
+			assert_int_equal(a->inode, b->inode);
+			assert_int_equal(a->file_offset, b->file_offset);
+			assert_int_equal(a->ag, b->ag);
+		}
+	}
+	assert_int_equal(many.nr, one.nr);
+	free(one.o);
+	free(many.o);
+}
+
+/* Without rmapbt (and on ext4) bytes no record covers are allocated: unknown, pending. */
+static void test_gaps_pending(void **state)
+{
+	struct owners w = { 0 };
+
+	(void)state;
+	memset(&mk, 0, sizeof(mk));
+	mock_special(DEV0, 0, 64 * KiB, XFS_FMR_OWN_FS);
+	mock_special(DEV0, 64 * KiB, 64 * KiB, XFS_FMR_OWN_FREE);
+	/* 128K..192K: no record at all (as ext4 leaves out a group's allocated tail) */
+	mock_special(DEV0, 192 * KiB, 64 * KiB, XFS_FMR_OWN_UNKNOWN);
+	T.xfs.has_rmapbt = 0;
+	assert_int_equal(lookup(&w, 0, 96 * KiB, 128 * KiB), 3);
+	assert_int_equal(w.o[0].kind, MAP_OWN_FREE);
+	assert_int_equal(w.o[1].kind, MAP_OWN_UNKNOWN);
+	assert_int_equal(w.o[1].flags, MAP_OWNF_PENDING);
+	assert_int_equal(w.o[1].dev_offset, 128 * KiB);
+	assert_int_equal(w.o[1].length, 64 * KiB);
+	assert_int_equal(w.o[2].kind, MAP_OWN_UNKNOWN);
+	assert_int_equal(w.o[2].flags, MAP_OWNF_PENDING);
+	assert_int_equal(w.o[2].dev_offset, 192 * KiB);
+	assert_int_equal(w.o[2].length, 32 * KiB);
+	/* With rmapbt a missing record is not made up; the log device is never gap-filled. */
+	T.xfs.has_rmapbt = 1;
+	assert_int_equal(lookup(&w, 0, 128 * KiB, 64 * KiB), 0);
+	free(w.o);
+}
+
+/* A partitioned disk: table, gaps and whole partitions, by segment, in one range. */
+static void test_disk_segments(void **state)
+{
+	struct map_target d;
+	struct owners w = { 0 };
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.mount_fd = -1;
+	d.nr_devices = 1;
+	d.devices[0].role = MAP_ROLE_DISK;
+	d.devices[0].fd = -1;
+	d.devices[0].info.size_bytes = 100 * MiB;
+	d.devices[0].info.logical_block_size = 512;
+	snprintf(d.pt_type, sizeof(d.pt_type), "gpt");
+	d.parts = calloc(2, sizeof(*d.parts));
+	assert_non_null(d.parts);
+	d.nr_parts = 2;
+	d.parts[0] = (struct map_part){ .number = 2, .start = 50 * MiB, .size = 10 * MiB };
+	d.parts[1] = (struct map_part){ .number = 1, .start = 1 * MiB, .size = 20 * MiB };
+	assert_int_equal(map_parts_segments(&d, 100 * MiB, 512), 0);
+	/* table | gap | p1 | gap | p2 | gap | backup table */
+	assert_int_equal(d.nr_segs, 7);
+	assert_int_equal(d.segs[0].kind, MAP_SEG_TABLE);
+	assert_int_equal(d.segs[0].length, 2 * 512 + 16384);
+	assert_int_equal(d.segs[1].kind, MAP_SEG_GAP);
+	assert_int_equal(d.segs[2].kind, MAP_SEG_PART);
+	assert_int_equal(d.segs[2].start, 1 * MiB);
+	assert_int_equal(d.parts[d.segs[2].part].number, 1);	/* sorted by start */
+	assert_int_equal(d.segs[4].start, 50 * MiB);
+	assert_int_equal(d.segs[6].kind, MAP_SEG_TABLE);
+	assert_int_equal(d.segs[6].start + d.segs[6].length, 100 * MiB);
+	assert_int_equal(d.segs[6].length, 512 + 16384);
+	/* From the GPT entries to inside partition 1: three owners. */
+	assert_int_equal(map_owners_lookup(&d, 0, 8 * KiB, 1 * MiB, &w.o, &w.nr), 3);
+	assert_int_equal(w.o[0].kind, MAP_OWN_METADATA);
+	assert_string_equal(w.o[0].meta_type, "partition-table");
+	assert_int_equal(w.o[0].length, 2 * 512 + 16384 - 8 * KiB);
+	assert_int_equal(w.o[1].kind, MAP_OWN_DEVICE);
+	assert_string_equal(w.o[1].meta_type, "partition-gap");
+	assert_int_equal(w.o[2].kind, MAP_OWN_DEVICE);
+	assert_string_equal(w.o[2].meta_type, "partition");
+	assert_int_equal(w.o[2].part, 1);
+	assert_int_equal(w.o[2].dev_offset, 1 * MiB);
+	assert_int_equal(w.o[2].length, 8 * KiB);
+	assert_ptr_equal(map_target_seg(&d, 55 * MiB), &d.segs[4]);
+	assert_null(map_target_seg(&d, 100 * MiB));
+	free(w.o);
+	map_target_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,7 +720,13 @@ int main(void)
 		cmocka_unit_test_setup(test_damage_grouping, setup),
 		cmocka_unit_test_setup(test_damage_file_forks, setup),
 		cmocka_unit_test_setup(test_damage_empty, setup),
+		cmocka_unit_test_setup(test_lookup_many, setup),
+		cmocka_unit_test_setup(test_gaps_pending, setup),
+		cmocka_unit_test_setup(test_disk_segments, setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	map_fsx_free(&T);
+	return ret;
 }

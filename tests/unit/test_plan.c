@@ -139,6 +139,7 @@ static void target_one(enum map_role role, uint64_t size)
 	memset(&T, 0, sizeof(T));
 	snprintf(T.fs_type, sizeof(T.fs_type), "xfs");
 	T.fs = MAP_FS_XFS;
+	T.xfs.has_rmapbt = 1;		/* every allocated byte has a record: no gap filling */
 	T.mount_fd = MOCK_FD;
 	T.nr_devices = 1;
 	T.devices[0].role = role;

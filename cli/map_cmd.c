@@ -1,0 +1,780 @@
+/*
+ * cli/map_cmd.c - `mediascan map`: who owns a device range, without scanning. The range comes
+ * from the command line (bytes, or --sector as the kernel prints them) or from kernel log
+ * lines (a file, or /dev/kmsg): every line naming a failed range is mapped to its owners,
+ * repeated lines once. Works on a disk (through its partitions), a partition, or a mounted
+ * filesystem's data or log device. The JSON answer has the shape of a scan report's
+ * media_errors, damaged_files and damaged_metadata.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "config.h"
+#include "cli.h"
+#include "escape.h"
+#include "klog.h"
+#include "units.h"
+
+#define MAP_SHOW_UNUSABLE 20
+
+static void map_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mediascan map DEVICE OFFSET [LENGTH]   who owns bytes OFFSET..+LENGTH\n"
+		"       mediascan map DEVICE --sector N [--count N]  512-byte sectors, as the\n"
+		"                                              kernel prints them\n"
+		"       mediascan map --kernel-log [FILE|-]   every failed range in kernel log lines\n"
+		"                                              (FILE, stdin, or /dev/kmsg)\n"
+		"  DEVICE is a disk (mapped through its partitions), a partition, or the data or\n"
+		"  log device of a mounted XFS or ext4. Sizes take suffixes (4k, 1M).\n"
+		"options:\n"
+		"  --json FILE|-          write the answer as JSON (media_errors, damaged_files,\n"
+		"                         damaged_metadata, as in a scan report)\n"
+		"  --block-size N         unit of \"Buffer I/O error ... logical block N\" lines\n"
+		"                         (default: the filesystem's block size, else the device's)\n"
+		"  -q, --quiet            no human output\n"
+		"exit status: 0 nothing damaged, 1 files or metadata own the range, 4 a device\n"
+		"             could not be mapped, 8 usage error\n");
+}
+
+/* One range to map, with how it was named. */
+struct query {
+	char devpath[128];
+	uint64_t offset;		/* bytes on devpath */
+	uint64_t length;
+	unsigned lines;			/* kernel log lines naming it */
+	const char *format;		/* "query", "block-layer", ... */
+	uint64_t value;			/* sector/block/daddr as the line said */
+	int tgt;			/* index into the targets, -1 not mapped */
+	unsigned dev_idx;
+	size_t group;			/* map_damage group of this query */
+};
+
+struct tgt {
+	char devpath[128];		/* as opened */
+	unsigned dev_idx;		/* devpath's index among the target's devices */
+	struct map_target t;
+	struct map_damage d;
+	int open;
+	int mapped;
+	char err[512];
+};
+
+struct map_run {
+	struct query *q;
+	size_t nr_q, cap_q;
+	struct tgt *tg;
+	size_t nr_tg;
+	/* kernel log accounting */
+	int from_log;
+	unsigned lines, matched, ignored;
+	unsigned nr_unusable;
+	char *unusable[MAP_SHOW_UNUSABLE];
+	unsigned nr_unknown;
+	char unknown[16][64];
+	uint64_t block_size;		/* --block-size */
+	unsigned exit_bits;
+	/* kernel names already looked up: name -> /dev path ("" unknown) */
+	struct {
+		char name[64];
+		char devpath[128];
+	} names[64];
+	unsigned nr_names;
+};
+
+static int add_query(struct map_run *m, const char *devpath, uint64_t off, uint64_t len,
+		     const char *format, uint64_t value)
+{
+	if (m->nr_q == m->cap_q) {
+		size_t cap = m->cap_q ? m->cap_q * 2 : 64;
+		struct query *n = realloc(m->q, sizeof(*n) * cap);
+
+		if (!n)
+			return -ENOMEM;
+		m->q = n;
+		m->cap_q = cap;
+	}
+	m->q[m->nr_q] = (struct query){ .offset = off, .length = len, .lines = 1,
+					.format = format, .value = value, .tgt = -1 };
+	snprintf(m->q[m->nr_q].devpath, sizeof(m->q[m->nr_q].devpath), "%s", devpath);
+	m->nr_q++;
+	return 0;
+}
+
+static int cmp_query(const void *a, const void *b)
+{
+	const struct query *x = a, *y = b;
+	int c = strcmp(x->devpath, y->devpath);
+
+	if (c)
+		return c;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->length < y->length ? -1 : x->length > y->length;
+}
+
+/* Sort the queries by device and offset and merge repeats (counting their lines). */
+static void dedup_queries(struct map_run *m)
+{
+	size_t w = 0;
+
+	if (m->nr_q)
+		qsort(m->q, m->nr_q, sizeof(*m->q), cmp_query);
+	for (size_t i = 0; i < m->nr_q; i++) {
+		if (w && cmp_query(&m->q[w - 1], &m->q[i]) == 0) {
+			m->q[w - 1].lines += m->q[i].lines;
+			continue;
+		}
+		m->q[w++] = m->q[i];
+	}
+	m->nr_q = w;
+}
+
+static void note_unusable(struct map_run *m, const char *line, const char *why)
+{
+	char buf[512];
+
+	if (m->nr_unusable < MAP_SHOW_UNUSABLE) {
+		snprintf(buf, sizeof(buf), "%.300s (%.180s)", line, why);
+		m->unusable[m->nr_unusable] = strdup(buf);
+	}
+	m->nr_unusable++;
+}
+
+static void note_unknown(struct map_run *m, const char *dev)
+{
+	for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
+		if (strcmp(m->unknown[i], dev) == 0)
+			return;
+	if (m->nr_unknown < 16)
+		snprintf(m->unknown[m->nr_unknown], sizeof(m->unknown[0]), "%s", dev);
+	m->nr_unknown++;
+}
+
+/* Return the open target for devpath (opened once), or NULL with why in its err. */
+static struct tgt *target_for(struct map_run *m, const char *devpath, unsigned *dev_idx)
+{
+	struct tgt *n;
+	int cls;
+
+	for (size_t i = 0; i < m->nr_tg; i++)
+		if (strcmp(m->tg[i].devpath, devpath) == 0) {
+			*dev_idx = m->tg[i].dev_idx;
+			return &m->tg[i];
+		}
+	n = realloc(m->tg, sizeof(*n) * (m->nr_tg + 1));
+	if (!n)
+		return NULL;
+	m->tg = n;
+	n = &m->tg[m->nr_tg++];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->devpath, sizeof(n->devpath), "%s", devpath);
+	if (map_target_open_device(devpath, &n->t, &n->dev_idx, n->err, sizeof(n->err),
+				   &cls) == 0)
+		n->open = 1;
+	*dev_idx = n->dev_idx;
+	return n;
+}
+
+/* Bytes per "logical block" of a buffer I/O error on the device of target t. */
+static uint64_t buffer_block_size(const struct map_run *m, const struct map_target *t,
+				  unsigned dev_idx)
+{
+	const struct kio_bdev_info *bi = &t->devices[dev_idx].info;
+	uint64_t bs;
+
+	if (m->block_size)
+		return m->block_size;
+	if (t->fs == MAP_FS_EXT4 && t->fs_block_size)
+		return t->fs_block_size;
+	if (t->fs == MAP_FS_XFS && t->xfs.sectsize)
+		return t->xfs.sectsize;
+	/* The block device's own page cache: the largest power of two up to the page size
+	 * that divides the device size, from its logical block size (set_init_blocksize). */
+	bs = bi->logical_block_size ? bi->logical_block_size : 512;
+	while (bs < 4096 && !(bi->size_bytes & bs))
+		bs <<= 1;
+	return bs;
+}
+
+/* Turn one kernel log line into a query; never fatal. */
+static int use_log_line(struct map_run *m, const char *line)
+{
+	struct map_klog_rec rec;
+	char devpath[128];
+	dev_t devt;
+	unsigned dev_idx = 0;
+	uint64_t off, len;
+	struct tgt *tg;
+	int ret;
+
+	m->lines++;
+	ret = map_klog_parse(line, &rec);
+	if (ret == 0) {
+		m->ignored++;
+		return 0;
+	}
+	if (ret < 0) {
+		note_unusable(m, line, "malformed");
+		return 0;
+	}
+	/* Kernel names as sysfs has them (dm-0, md127, cciss!c0d0), looked up once. */
+	devpath[0] = '\0';
+	unsigned ni;
+
+	for (ni = 0; ni < m->nr_names; ni++)
+		if (strcmp(m->names[ni].name, rec.dev) == 0)
+			break;
+	if (ni < m->nr_names) {
+		snprintf(devpath, sizeof(devpath), "%s", m->names[ni].devpath);
+	} else {
+		if (kio_devt_of_name(rec.dev, &devt) < 0 ||
+		    kio_devpath_from_devt(devt, devpath, sizeof(devpath)) < 0)
+			devpath[0] = '\0';
+		if (m->nr_names < 64) {
+			snprintf(m->names[m->nr_names].name, sizeof(m->names[0].name), "%s",
+				 rec.dev);
+			snprintf(m->names[m->nr_names].devpath, sizeof(m->names[0].devpath), "%s",
+				 devpath);
+			m->nr_names++;
+		}
+	}
+	if (!devpath[0]) {
+		note_unknown(m, rec.dev);
+		return 0;
+	}
+	tg = target_for(m, devpath, &dev_idx);
+	if (!tg)
+		return -ENOMEM;
+	if (!tg->open) {
+		note_unusable(m, line, tg->err);
+		return 0;
+	}
+	switch (rec.unit) {
+	case MAP_KLOG_SECTOR: {
+		uint32_t lbs = tg->t.devices[dev_idx].info.logical_block_size;
+
+		if (!lbs)
+			lbs = 512;
+		off = rec.value * 512;
+		off -= off % lbs;
+		len = lbs;
+		break;
+	}
+	case MAP_KLOG_BLOCK:
+		len = buffer_block_size(m, &tg->t, dev_idx);
+		off = rec.value * len;
+		break;
+	default:
+		off = rec.value * 512;
+		len = rec.count * 512;
+		break;
+	}
+	if (off >= tg->t.devices[dev_idx].info.size_bytes) {
+		note_unusable(m, line, "past the end of the device");
+		return 0;
+	}
+	if (off + len > tg->t.devices[dev_idx].info.size_bytes)
+		len = tg->t.devices[dev_idx].info.size_bytes - off;
+	m->matched++;
+	return add_query(m, devpath, off, len, rec.format, rec.value);
+}
+
+/* Read kernel log lines from path ("-" stdin, NULL /dev/kmsg). */
+static int read_log(struct map_run *m, const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!path) {
+		char rec[8192];
+		int fd = kio_kmsg_open();
+
+		if (fd < 0) {
+			cli_err("cannot read /dev/kmsg: %s%s", strerror(-fd),
+				fd == -EPERM || fd == -EACCES ? " (needs root, or name a FILE)" : "");
+			return CLI_EXIT_OPERATIONAL;
+		}
+		while ((n = kio_kmsg_read(fd, rec, sizeof(rec))) > 0) {
+			char *msg = strchr(rec, ';');	/* "pri,seq,usec,flags;message" */
+
+			msg = msg ? msg + 1 : rec;
+			msg[strcspn(msg, "\n")] = '\0';
+			ret = use_log_line(m, msg);
+			if (ret < 0)
+				break;
+		}
+		kio_close(fd);
+		return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
+	}
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+
+	if (!f) {
+		cli_err("cannot read %s: %s", path, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		ret = use_log_line(m, line);
+		if (ret < 0)
+			break;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
+}
+
+/* Map every query through its target: owners (nearby ranges in one GETFSMAP pass), then
+ * one resolve per target. */
+static int map_all(struct map_run *m)
+{
+	uint64_t *off = malloc(sizeof(*off) * (m->nr_q + 1));
+	uint64_t *len = malloc(sizeof(*len) * (m->nr_q + 1));
+	int ret = 0;
+
+	if (!off || !len) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	dedup_queries(m);
+	for (size_t i = 0; i < m->nr_q; i++) {
+		struct query *q = &m->q[i];
+		unsigned dev_idx = 0;
+		struct tgt *tg = target_for(m, q->devpath, &dev_idx);
+
+		if (!tg) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		if (tg->open) {
+			q->tgt = (int)(tg - m->tg);
+			q->dev_idx = dev_idx;
+		}
+	}
+	/* Queries are sorted by device: each run of one device is one batch. */
+	for (size_t a = 0; a < m->nr_q;) {
+		size_t b = a;
+		struct tgt *tg;
+
+		while (b < m->nr_q && strcmp(m->q[b].devpath, m->q[a].devpath) == 0)
+			b++;
+		if (m->q[a].tgt < 0) {
+			a = b;
+			continue;
+		}
+		tg = &m->tg[m->q[a].tgt];
+		for (size_t i = a; i < b; i++) {
+			off[i - a] = m->q[i].offset;
+			len[i - a] = m->q[i].length;
+			m->q[i].group = tg->d.nr_groups + (i - a);
+		}
+		ret = map_damage_add_many(&tg->d, &tg->t, m->q[a].dev_idx, off, len, b - a);
+		if (ret < 0) {
+			snprintf(tg->err, sizeof(tg->err), "looking up owners on %s: %s",
+				 m->q[a].devpath, strerror(-ret));
+			m->exit_bits |= CLI_EXIT_OPERATIONAL;
+			ret = 0;
+		}
+		tg->mapped = 1;
+		a = b;
+	}
+	for (size_t k = 0; k < m->nr_tg; k++) {
+		struct tgt *tg = &m->tg[k];
+
+		if (!tg->open || !tg->mapped)
+			continue;
+		ret = map_damage_resolve(&tg->d, &tg->t);
+		if (ret < 0) {
+			snprintf(tg->err, sizeof(tg->err), "naming the owners on %s failed: %s",
+				 tg->devpath, strerror(-ret));
+			m->exit_bits |= CLI_EXIT_OPERATIONAL;
+			ret = 0;
+		}
+		if (tg->d.nr_files || tg->d.nr_meta)
+			m->exit_bits |= CLI_EXIT_MEDIA;
+	}
+out_free:
+	free(off);
+	free(len);
+	return ret;
+}
+
+static const char *target_name(const struct tgt *tg)
+{
+	return tg->t.mount_point[0] ? tg->t.mount_point : tg->t.arg;
+}
+
+static json_object *answer_json(const struct map_run *m)
+{
+	json_object *root = json_object_new_object(), *errs = json_object_new_array();
+	json_object *files = json_object_new_array(), *meta = json_object_new_array();
+	json_object *targets = json_object_new_array(), *notes = json_object_new_array();
+
+	json_object_object_add(root, "schema", json_object_new_string("mediascan-map/1"));
+	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
+	json_object_object_add(root, "source", json_object_new_string(
+		m->from_log ? "kernel-log" : "query"));
+	for (size_t k = 0; k < m->nr_tg; k++) {
+		const struct tgt *tg = &m->tg[k];
+		json_object *jt = json_object_new_object(), *devs = json_object_new_array();
+
+		json_object_object_add(jt, "device", json_object_new_string(tg->devpath));
+		if (!tg->open) {
+			json_object_object_add(jt, "error", json_object_new_string(tg->err));
+			json_object_array_add(targets, jt);
+			continue;
+		}
+		json_object_object_add(jt, "target", json_object_new_string(target_name(tg)));
+		json_object_object_add(jt, "fs_type", json_object_new_string(tg->t.fs_type));
+		if (tg->t.uuid[0])
+			json_object_object_add(jt, "fs_uuid", json_object_new_string(tg->t.uuid));
+		for (unsigned i = 0; i < tg->t.nr_devices; i++) {
+			json_object *d = json_object_new_object();
+
+			json_object_object_add(d, "path",
+					       json_object_new_string(tg->t.devices[i].path));
+			json_object_object_add(d, "role", json_object_new_string(
+				map_role_name(tg->t.devices[i].role)));
+			json_object_object_add(d, "logical_block_size", json_object_new_int(
+				(int)tg->t.devices[i].info.logical_block_size));
+			json_object_object_add(d, "size", json_object_new_uint64(
+				tg->t.devices[i].info.size_bytes));
+			json_object_array_add(devs, d);
+		}
+		json_object_object_add(jt, "devices", devs);
+		cli_target_json(jt, &tg->t);
+		cli_mapping_json(jt, &tg->d);
+		if (tg->err[0])
+			json_object_object_add(jt, "error", json_object_new_string(tg->err));
+		/* damaged files and metadata of this target, into the common arrays */
+		json_object *tmp = json_object_new_object(), *a;
+
+		cli_damage_json(tmp, &tg->d, &tg->t);
+		json_object_object_get_ex(tmp, "damaged_files", &a);
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			json_object *e = json_object_get(json_object_array_get_idx(a, i));
+
+			json_object_object_add(e, "target",
+					       json_object_new_string(target_name(tg)));
+			json_object_array_add(files, e);
+		}
+		json_object_object_get_ex(tmp, "damaged_metadata", &a);
+		for (size_t i = 0; i < json_object_array_length(a); i++)
+			json_object_array_add(meta, json_object_get(json_object_array_get_idx(a, i)));
+		json_object_put(tmp);
+		json_object_object_get_ex(jt, "notes", &a);
+		for (size_t i = 0; a && i < json_object_array_length(a); i++)
+			json_object_array_add(notes,
+					      json_object_get(json_object_array_get_idx(a, i)));
+		json_object_array_add(targets, jt);
+	}
+	json_object_object_add(root, "targets", targets);
+	for (size_t i = 0; i < m->nr_q; i++) {
+		const struct query *q = &m->q[i];
+		json_object *j = json_object_new_object(), *owners = json_object_new_array();
+		size_t first = 0, count = 0;
+
+		json_object_object_add(j, "device", json_object_new_string(q->devpath));
+		json_object_object_add(j, "offset", json_object_new_uint64(q->offset));
+		json_object_object_add(j, "length", json_object_new_uint64(q->length));
+		json_object_object_add(j, "error", json_object_new_string(
+			m->from_log ? "kernel-log" : "query"));
+		json_object_object_add(j, "format", json_object_new_string(q->format));
+		if (m->from_log) {
+			json_object_object_add(j, "lines", json_object_new_int((int)q->lines));
+			json_object_object_add(j, strcmp(q->format, "buffer-io") == 0 ? "block" :
+					       strcmp(q->format, "xfs-metadata") == 0 ? "daddr" :
+					       "sector", json_object_new_uint64(q->value));
+		}
+		if (q->tgt >= 0) {
+			const struct tgt *tg = &m->tg[q->tgt];
+
+			json_object_object_add(j, "role", json_object_new_string(
+				map_role_name(tg->t.devices[q->dev_idx].role)));
+			map_damage_group(&tg->d, q->group, &first, &count);
+			for (size_t k = 0; k < count; k++)
+				json_object_array_add(owners, cli_owner_json(&tg->d, &tg->t,
+						      &tg->d.owners[first + k]));
+		}
+		json_object_object_add(j, "owners", owners);
+		json_object_array_add(errs, j);
+	}
+	json_object_object_add(root, "media_errors", errs);
+	json_object_object_add(root, "damaged_files", files);
+	json_object_object_add(root, "damaged_metadata", meta);
+	if (m->from_log) {
+		json_object *kl = json_object_new_object(), *u = json_object_new_array();
+		json_object *unk = json_object_new_array();
+
+		json_object_object_add(kl, "lines", json_object_new_int((int)m->lines));
+		json_object_object_add(kl, "matched", json_object_new_int((int)m->matched));
+		json_object_object_add(kl, "ranges", json_object_new_int((int)m->nr_q));
+		json_object_object_add(kl, "ignored", json_object_new_int((int)m->ignored));
+		json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
+		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
+			json_object_array_add(u, json_object_new_string(m->unusable[i]));
+		json_object_object_add(kl, "unusable_lines", u);
+		for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
+			json_object_array_add(unk, json_object_new_string(m->unknown[i]));
+		json_object_object_add(kl, "unknown_devices", unk);
+		json_object_object_add(root, "kernel_log", kl);
+	}
+	json_object_object_add(root, "notes", notes);
+	json_object_object_add(root, "exit_status", json_object_new_int((int)m->exit_bits));
+	return root;
+}
+
+static int write_json(const struct map_run *m, const char *path)
+{
+	json_object *root = answer_json(m);
+	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+	} else {
+		if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+			ret = -EIO;
+		if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
+			ret = ret ? ret : -errno;
+	}
+	json_object_put(root);
+	return ret;
+}
+
+static void print_answer(const struct map_run *m, FILE *f)
+{
+	char esc[512];
+
+	for (size_t i = 0; i < m->nr_q; i++) {
+		const struct query *q = &m->q[i];
+		size_t first = 0, count = 0;
+
+		fprintf(f, "%s offset %" PRIu64 " length %" PRIu64, q->devpath, q->offset,
+			q->length);
+		if (m->from_log)
+			fprintf(f, "  (%s %" PRIu64 ", %u line%s)", strcmp(q->format, "buffer-io") ?
+				strcmp(q->format, "xfs-metadata") ? "sector" : "daddr" : "block",
+				q->value, q->lines, q->lines == 1 ? "" : "s");
+		fputc('\n', f);
+		if (q->tgt < 0) {
+			fprintf(f, "      not mapped\n");
+			continue;
+		}
+		const struct tgt *tg = &m->tg[q->tgt];
+
+		map_damage_group(&tg->d, q->group, &first, &count);
+		for (size_t k = 0; k < count; k++) {
+			const struct map_owner *o = &tg->d.owners[first + k];
+
+			if (o->kind == MAP_OWN_FREE)
+				fprintf(f, "      free space (nothing stored there)\n");
+			else
+				cli_print_owner(f, &tg->d, &tg->t, o);
+		}
+	}
+	for (size_t k = 0; k < m->nr_tg; k++) {
+		const struct tgt *tg = &m->tg[k];
+
+		if (!tg->open) {
+			fprintf(f, "\n%s: %s\n", tg->devpath, tg->err);
+			continue;
+		}
+		if (tg->d.nr_files || tg->d.nr_meta)
+			fprintf(f, "\n== %s (%s)\n", target_name(tg), tg->t.fs_type);
+		cli_print_damage(f, &tg->d, &tg->t);
+		cli_print_notes(f, &tg->d);
+		if (tg->err[0])
+			fprintf(f, "\nerror: %s\n", tg->err);
+	}
+	if (m->from_log) {
+		fprintf(f, "\nkernel log: %u line%s, %u naming a failed range (%zu distinct), "
+			"%u unusable", m->lines, m->lines == 1 ? "" : "s", m->matched, m->nr_q,
+			m->nr_unusable);
+		if (m->nr_unknown) {
+			fprintf(f, ", on unknown devices:");
+			for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
+				fprintf(f, " %s", cli_escape(m->unknown[i], esc, sizeof(esc)));
+		}
+		fputc('\n', f);
+		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
+			fprintf(f, "  unusable: %s\n", cli_escape(m->unusable[i], esc, sizeof(esc)));
+	}
+	if (!m->nr_q && !m->from_log)
+		fprintf(f, "nothing to map\n");
+}
+
+int cli_map_main(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_SECTOR, O_COUNT, O_KLOG, O_BS };
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, O_JSON },
+		{ "sector", required_argument, NULL, O_SECTOR },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "kernel-log", no_argument, NULL, O_KLOG },
+		{ "block-size", required_argument, NULL, O_BS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct map_run m;
+	const char *json = NULL;
+	uint64_t sector = 0, count = 1;
+	int have_sector = 0, quiet = 0, c, ret, status;
+
+	memset(&m, 0, sizeof(m));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON:
+			json = optarg;
+			break;
+		case O_SECTOR:
+		case O_COUNT: {
+			char *end;
+			uint64_t v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			if (errno || *end || end == optarg || optarg[0] == '-' ||
+			    (c == O_COUNT && v == 0)) {
+				cli_err("bad --%s '%s': give a number", c == O_SECTOR ? "sector" :
+					"count", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			if (c == O_SECTOR) {
+				sector = v;
+				have_sector = 1;
+			} else {
+				count = v;
+			}
+			break;
+		}
+		case O_KLOG:
+			m.from_log = 1;
+			break;
+		case O_BS:
+			if (cli_parse_size(optarg, &m.block_size) || m.block_size < 512 ||
+			    (m.block_size & (m.block_size - 1)) || m.block_size > 65536) {
+				cli_err("bad --block-size '%s': a power of two from 512 to 64k",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			map_usage(stdout);
+			return 0;
+		default:
+			cli_err("map: unknown or incomplete option '%s' (see mediascan map --help)",
+				argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (m.from_log) {
+		if (have_sector || argc - optind > 1) {
+			cli_err("map --kernel-log takes at most one FILE, and no DEVICE or --sector");
+			return CLI_EXIT_USAGE;
+		}
+		ret = read_log(&m, optind < argc ? argv[optind] : NULL);
+		if (ret)
+			goto out_free;
+	} else {
+		uint64_t off = 0, len = 0;
+		unsigned dev_idx = 0;
+		struct tgt *tg;
+
+		if (optind >= argc) {
+			cli_err("map: name a DEVICE and an OFFSET (or --sector N), or --kernel-log");
+			return CLI_EXIT_USAGE;
+		}
+		if (have_sector ? argc - optind != 1 : argc - optind < 2 || argc - optind > 3) {
+			cli_err("map: give DEVICE OFFSET [LENGTH] or DEVICE --sector N [--count N]");
+			return CLI_EXIT_USAGE;
+		}
+		if (have_sector) {
+			off = sector * 512;
+			len = count * 512;
+		} else if (cli_parse_size(argv[optind + 1], &off) ||
+			   (argc - optind == 3 && (cli_parse_size(argv[optind + 2], &len) ||
+						   len == 0))) {
+			cli_err("map: bad OFFSET or LENGTH '%s %s': give bytes, e.g. 1048576 4k",
+				argv[optind + 1], argc - optind == 3 ? argv[optind + 2] : "");
+			return CLI_EXIT_USAGE;
+		}
+		tg = target_for(&m, argv[optind], &dev_idx);
+		if (!tg) {
+			ret = CLI_EXIT_OPERATIONAL;
+			goto out_free;
+		}
+		if (!tg->open) {
+			cli_err("%s", tg->err);
+			ret = strstr(tg->err, "not a block device") || strstr(tg->err, "No such") ?
+			      CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+			goto out_free;
+		}
+		if (!len)
+			len = tg->t.devices[dev_idx].info.logical_block_size ?
+			      tg->t.devices[dev_idx].info.logical_block_size : 512;
+		if (off >= tg->t.devices[dev_idx].info.size_bytes) {
+			cli_err("map: offset %" PRIu64 " is past the end of %s (%" PRIu64 " bytes)",
+				off, argv[optind], tg->t.devices[dev_idx].info.size_bytes);
+			ret = CLI_EXIT_USAGE;
+			goto out_free;
+		}
+		if (off + len > tg->t.devices[dev_idx].info.size_bytes)
+			len = tg->t.devices[dev_idx].info.size_bytes - off;
+		ret = add_query(&m, tg->devpath, off, len, "query", 0);
+		if (ret < 0) {
+			ret = CLI_EXIT_OPERATIONAL;
+			goto out_free;
+		}
+	}
+	if (geteuid() != 0)
+		cli_err("warning: not root: GETFSMAP, bulkstat and open-by-handle need "
+			"CAP_SYS_ADMIN; owners may be missing");
+	ret = map_all(&m);
+	if (ret < 0) {
+		cli_err("mapping failed: %s", strerror(-ret));
+		ret = CLI_EXIT_OPERATIONAL;
+		goto out_free;
+	}
+	for (size_t k = 0; k < m.nr_tg; k++)
+		if (!m.tg[k].open && !m.from_log)
+			m.exit_bits |= CLI_EXIT_OPERATIONAL;
+	if (json) {
+		ret = write_json(&m, json);
+		if (ret < 0) {
+			cli_err("cannot write the JSON answer to %s: %s", json, strerror(-ret));
+			m.exit_bits |= CLI_EXIT_OPERATIONAL;
+		}
+	}
+	if (!quiet && !(json && strcmp(json, "-") == 0))
+		print_answer(&m, stdout);
+	ret = (int)m.exit_bits;
+out_free:
+	status = ret;
+	for (size_t k = 0; k < m.nr_tg; k++) {
+		map_damage_free(&m.tg[k].d);
+		map_target_close(&m.tg[k].t);
+	}
+	free(m.tg);
+	free(m.q);
+	for (unsigned i = 0; i < m.nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
+		free(m.unusable[i]);
+	return status;
+}

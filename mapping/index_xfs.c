@@ -1,0 +1,210 @@
+/*
+ * mapping/index_xfs.c - owners on an XFS made without the reverse-mapping btree
+ * (-m rmapbt=0), where GETFSMAP reports every allocated block as "unknown". The log and the
+ * AG headers come from the geometry, inode chunks from XFS_IOC_INUMBERS, and files from every
+ * inode bulkstat lists (so unlinked-but-open files too), opened by handle and mapped with
+ * FIEMAP (GETBMAPX for directories, which XFS does not FIEMAP). What is left is btree blocks
+ * (free space, inodes, block maps) that nothing but rmapbt can attribute.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xfs/xfs.h>
+
+#include "fsx.h"
+
+#define XFS_INODES_PER_CHUNK_ 64
+#define BULK 256
+#define BMX 64
+
+static unsigned log2_roundup(uint64_t v)
+{
+	unsigned l = 0;
+
+	while ((1ull << l) < v)
+		l++;
+	return l;
+}
+
+/* Data (attr 0) or attribute fork of a directory through GETBMAPX. */
+static int bmapx_match(int fd, int attr, const struct map_ix_query *q, size_t nq,
+		       const struct map_owner *tmpl, struct map_ix_hits *h)
+{
+	struct getbmapx *bmx = calloc(BMX + 1, sizeof(*bmx));
+	int ret = 0;
+
+	if (!bmx)
+		return -ENOMEM;
+	bmx[0].bmv_offset = 0;
+	bmx[0].bmv_length = -1;
+	bmx[0].bmv_count = BMX + 1;
+	bmx[0].bmv_iflags = BMV_IF_PREALLOC | BMV_IF_NO_HOLES | (attr ? BMV_IF_ATTRFORK : 0);
+	for (;;) {
+		ret = kio_xfs_getbmapx(fd, bmx);
+		if (ret <= 0)
+			break;
+		for (int i = 1; i <= ret; i++) {
+			struct map_owner o = *tmpl;
+			uint64_t p, l;
+
+			if (bmx[i].bmv_block < 0)	/* hole (-1), delalloc (-2) */
+				continue;
+			p = (uint64_t)bmx[i].bmv_block * 512;
+			l = (uint64_t)bmx[i].bmv_length * 512;
+			o.kind = MAP_OWN_FILE;
+			if (attr)
+				o.flags |= MAP_OWNF_ATTR_FORK;
+			if (bmx[i].bmv_oflags & BMV_OF_PREALLOC)
+				o.flags |= MAP_OWNF_UNWRITTEN;
+			if (bmx[i].bmv_oflags & BMV_OF_SHARED)
+				o.flags |= MAP_OWNF_SHARED;
+			if (map_ix_match(q, nq, p, p + l, (uint64_t)bmx[i].bmv_offset * 512, &o, h) < 0) {
+				free(bmx);
+				return -ENOMEM;
+			}
+		}
+		if (ret < BMX || (bmx[ret].bmv_oflags & BMV_OF_LAST) || bmx[0].bmv_length <= 0)
+			break;
+	}
+	free(bmx);
+	return ret < 0 ? ret : 0;
+}
+
+int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq,
+		  struct map_ix_hits *h, char *why, size_t whylen)
+{
+	const struct kio_xfs_geom *g = &fs->xfs;
+	struct map_fsx *x = map_fsx_get(fs);
+	uint64_t bs = g->blocksize, ag_bytes = (uint64_t)g->agblocks * g->blocksize;
+	unsigned agblklog = log2_roundup(g->agblocks), inopblog;
+	struct kio_xfs_geom_ext ge;
+	struct kio_xfs_ichunk *chunks = NULL;
+	struct kio_xfs_inode *inodes = NULL;
+	struct map_owner o;
+	uint64_t next;
+	int ret, n;
+
+	if (!x)
+		return -ENOMEM;
+	ret = kio_xfs_geometry_ext(fs->mount_fd, &ge);
+	if (ret < 0 || !ge.inodesize || !bs) {
+		snprintf(why, whylen, "cannot read the XFS geometry: %s", strerror(-ret));
+		return ret < 0 ? ret : -EINVAL;
+	}
+	inopblog = log2_roundup(bs / ge.inodesize);
+
+	/* The internal log. */
+	memset(&o, 0, sizeof(o));
+	if (g->logstart) {
+		uint64_t agno = g->logstart >> agblklog;
+		uint64_t agbno = g->logstart & ((1ull << agblklog) - 1);
+		uint64_t start = agno * ag_bytes + agbno * bs;
+
+		o.kind = MAP_OWN_LOG;
+		o.meta_type = "log";
+		o.ag = (int64_t)agno;
+		ret = map_ix_match(q, nq, start, start + (uint64_t)g->logblocks * bs, 0, &o, h);
+		if (ret < 0)
+			return ret;
+	}
+	/* AG headers: superblock, AGF, AGFL, AGI, one sector each, in the first block(s). */
+	for (uint32_t agno = 0; agno < g->agcount; agno++) {
+		uint64_t hdr = 4ull * (g->sectsize ? g->sectsize : 512);
+
+		hdr = (hdr + bs - 1) / bs * bs;
+		memset(&o, 0, sizeof(o));
+		o.kind = MAP_OWN_METADATA;
+		o.meta_type = "fs-headers";
+		o.ag = agno;
+		ret = map_ix_match(q, nq, agno * ag_bytes, agno * ag_bytes + hdr, 0, &o, h);
+		if (ret < 0)
+			return ret;
+	}
+	/* Inode chunks. */
+	chunks = calloc(BULK, sizeof(*chunks));
+	inodes = calloc(BULK, sizeof(*inodes));
+	if (!chunks || !inodes) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	next = 0;
+	while ((n = kio_xfs_inumbers(fs->mount_fd, &next, chunks, BULK)) > 0) {
+		for (int i = 0; i < n; i++) {
+			uint64_t ino = chunks[i].startino;
+			uint64_t agno = ino >> (agblklog + inopblog);
+			uint64_t agino = ino & ((1ull << (agblklog + inopblog)) - 1);
+			uint64_t start = agno * ag_bytes + (agino >> inopblog) * bs +
+					 (agino & ((1ull << inopblog) - 1)) * ge.inodesize;
+			uint64_t len = (uint64_t)XFS_INODES_PER_CHUNK_ * ge.inodesize;
+
+			memset(&o, 0, sizeof(o));
+			o.kind = MAP_OWN_METADATA;
+			o.meta_type = "inodes";
+			o.ag = (int64_t)agno;
+			ret = map_ix_match(q, nq, start, start + len, 0, &o, h);
+			if (ret < 0)
+				goto out_free;
+		}
+	}
+	if (n < 0) {
+		snprintf(why, whylen, "XFS_IOC_INUMBERS failed: %s", strerror(-n));
+		ret = n;
+		goto out_free;
+	}
+	/* Every inode: bulkstat, open by handle, FIEMAP (or GETBMAPX). */
+	if (!x->handle_type && kio_handle_type(fs->mount_fd, &x->handle_type) < 0)
+		x->handle_type = -1;
+	if (x->handle_type < 0) {
+		snprintf(why, whylen, "cannot open inodes by handle here");
+		ret = -EOPNOTSUPP;
+		goto out_free;
+	}
+	next = 0;
+	while ((n = kio_xfs_bulkstat(fs->mount_fd, &next, inodes, BULK)) > 0) {
+		for (int i = 0; i < n; i++) {
+			const struct kio_xfs_inode *in = &inodes[i];
+			int fd;
+
+			if (!in->blocks || (!S_ISREG(in->mode) && !S_ISDIR(in->mode)))
+				continue;
+			fd = kio_open_inode(fs->mount_fd, x->handle_type, in->ino, in->gen,
+					    O_NOATIME | O_NONBLOCK);
+			if (fd == -EPERM)
+				fd = kio_open_inode(fs->mount_fd, x->handle_type, in->ino, in->gen,
+						    O_NONBLOCK);
+			if (fd < 0)
+				continue;	/* gone since bulkstat */
+			memset(&o, 0, sizeof(o));
+			o.inode = in->ino;
+			o.gen = in->gen;
+			o.ag = -1;
+			if (in->nlink == 0)
+				o.flags |= MAP_OWNF_UNLINKED;
+			if (S_ISDIR(in->mode)) {
+				ret = bmapx_match(fd, 0, q, nq, &o, h);
+				if (ret >= 0 || ret == -ENOMEM)
+					ret = ret < 0 ? ret : bmapx_match(fd, 1, q, nq, &o, h);
+			} else {
+				ret = map_ix_match_fd(fd, q, nq, &o, h);
+				if (ret == -EOPNOTSUPP) {
+					ret = bmapx_match(fd, 0, q, nq, &o, h);
+					if (ret >= 0)
+						ret = bmapx_match(fd, 1, q, nq, &o, h);
+				}
+			}
+			kio_close(fd);
+			if (ret == -ENOMEM)
+				goto out_free;
+		}
+	}
+	ret = n < 0 ? n : 0;
+	if (n < 0)
+		snprintf(why, whylen, "XFS_IOC_BULKSTAT failed: %s", strerror(-n));
+out_free:
+	free(chunks);
+	free(inodes);
+	return ret;
+}
