@@ -1,0 +1,130 @@
+#!/bin/bash
+# map-klog.sh - `mediascan map --kernel-log FILE`: kernel log lines in several formats (block
+# layer "I/O error, dev DISK, sector N" and "critical medium error", buffer cache "Buffer I/O
+# error on dev PART, logical block N", XFS "metadata I/O error ... at daddr 0xN len N"), with
+# /dev/kmsg, dmesg and journal prefixes, repeated lines, unknown devices and malformed lines.
+# Each usable line is mapped to its owners once; unknown devices and unusable lines are
+# counted and shown; nothing crashes. Then a real read error is found in /dev/kmsg.
+set -euo pipefail
+. "$(dirname "$0")/../lib/ms.sh"
+e2e_require_root_loop_fuse
+ms_require
+for tool in sgdisk partx mkfs.ext4; do
+	command -v "$tool" >/dev/null || e2e_skip "$tool is not installed"
+done
+e2e_setup 1024
+D=$E2E_LOOP
+DN=$(basename "$D")
+P1=$E2E_DIR/p1 P2=$E2E_DIR/p2
+mkdir -p "$P1" "$P2"
+cleanup_parts()
+{
+	cd / || :
+	for mp in "$P1" "$P2"; do
+		mountpoint -q -- "$mp" 2>/dev/null && { umount -- "$mp" || umount -l -- "$mp"; }
+	done
+	partx -d "$D" 2>/dev/null || :
+}
+trap 'rc=$?; set +e; cleanup_parts; _e2e_cleanup; exit $rc' EXIT
+
+sgdisk -Z -n 1:1M:+320M -n 2:0:+200M "$D" >/dev/null || e2e_hard_error "sgdisk failed"
+partx -a "$D" || e2e_hard_error "partx -a failed"
+for _ in $(seq 50); do
+	[ -b "${D}p2" ] && break
+	sleep 0.1
+done
+S1=$(($(cat "/sys/class/block/$DN/${DN}p1/start") * 512))
+S2=$(($(cat "/sys/class/block/$DN/${DN}p2/start") * 512))
+mkfs.xfs -q -f -m rmapbt=1 "${D}p1" || e2e_hard_error "mkfs.xfs failed"
+mkfs.ext4 -q -F -b 4096 "${D}p2" || e2e_hard_error "mkfs.ext4 failed"
+mount "${D}p1" "$P1" && mount "${D}p2" "$P2" || e2e_hard_error "mount failed"
+xfs_io -f -c "pwrite -S 0x11 0 64k" -c fsync "$P1/xfs-file" >/dev/null
+head -c 65536 /dev/urandom >"$P2/ext4-file"
+sync
+umount "$P1" "$P2"
+e2e_readonly on
+h=$(e2e_hash)
+mount -o ro,norecovery "${D}p1" "$P1" && mount -o ro,noload "${D}p2" "$P2" ||
+	e2e_hard_error "ro mount failed"
+e2e_reset_counters
+
+x=$(ms_first_phys "$P1/xfs-file")
+e=$(ms_first_phys "$P2/ext4-file")
+ino_daddr=$(xfs_io -c 'fsmap -m' "$P1" | awk -F, '$6 == "special_88:5" { print $4; exit }')
+SEC_X=$(((S1 + x + 8192) / 512))
+BLK_E=$((e / 4096 + 1))
+log=$E2E_DIR/kern.log
+cat >"$log" <<EOF
+[  101.000001] sd 2:0:0:0: [$DN] tag#3 FAILED Result: hostbyte=DID_OK driverbyte=DRIVER_OK
+[  101.000002] critical medium error, dev $DN, sector $SEC_X op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2
+6,2001,101000003,-;I/O error, dev $DN, sector $SEC_X op 0x0:(READ) flags 0x80700 phys_seg 1 prio class 2
+Dec 03 10:00:00 host kernel: blk_update_request: I/O error, dev $DN, sector $SEC_X
+[  102.000000] Buffer I/O error on dev ${DN}p2, logical block $BLK_E, async page read
+[  102.000001] Buffer I/O error on device ${DN}p2, logical block $BLK_E
+[  103.000000] XFS (${DN}p1): metadata I/O error in "xfs_imap_to_bp+0x5c/0xa0 [xfs]" at daddr 0x$(printf '%x' "$ino_daddr") len 8 error 5
+[  104.000000] I/O error, dev sdzz, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2
+[  104.000001] Buffer I/O error on dev nvme9n9p9, logical block 7, async page read
+[  105.000000] I/O error, dev $DN, sector op 0x0:(READ)
+[  105.000001] I/O error, dev $DN, sector 99999999999999999999999 op 0x0:(READ)
+[  105.000002] Buffer I/O error on dev , logical block 12
+[  105.000003] XFS (${DN}p1): metadata I/O error in "x" at daddr 0xZZ len 8 error 5
+[  106.000000] EXT4-fs (${DN}p2): mounted filesystem with ordered data mode
+$(printf '\001\377binary junk %s' "$(head -c 30 /dev/urandom | base64)")
+
+[  107.000000] I/O error, dev $DN, sector $(((S1 + (1 << 40)) / 512)) op 0x0:(READ)
+EOF
+ans=$E2E_DIR/map.json
+rc=0
+"$MEDIASCAN" map --kernel-log "$log" --json "$ans" -q || rc=$?
+e2e_log "kernel log summary: $(jq -c .kernel_log "$ans")"
+ms_expect_eq "exit 1: files and metadata are hit" "$rc" 1
+ms_expect_eq "three distinct ranges" "$(ms_jq "$ans" '.media_errors | length')" 3
+ms_expect_eq "the three block-layer lines are one range" \
+	"$(ms_jq "$ans" ".media_errors[] | select(.offset == $((SEC_X * 512))) | \"\(.device) \(.lines) \(.format)\"")" \
+	"$D 3 block-layer"
+ms_expect_eq "block layer sector on the disk: the XFS file through partition 1" \
+	"$(ms_jq "$ans" ".media_errors[] | select(.offset == $((SEC_X * 512))) | .owners[0] | \"\(.partition) \(.paths[0]) \(.file_offset)\"")" \
+	"1 $P1/xfs-file 8192"
+ms_expect_eq "buffer I/O logical block on the ext4 partition (4 KiB blocks), twice" \
+	"$(ms_jq "$ans" ".media_errors[] | select(.format == \"buffer-io\") | \"\(.device) \(.offset) \(.length) \(.lines) \(.owners[0].paths[0]) \(.owners[0].file_offset)\"")" \
+	"${D}p2 $((BLK_E * 4096)) 4096 2 $P2/ext4-file 4096"
+ms_expect_eq "XFS daddr: the inode chunk" \
+	"$(ms_jq "$ans" ".media_errors[] | select(.format == \"xfs-metadata\") | \"\(.device) \(.offset) \(.length) \(.owners[0].metadata)\"")" \
+	"${D}p1 $((ino_daddr * 512)) 4096 inodes"
+ms_expect_eq "unknown devices named" "$(ms_jq "$ans" '.kernel_log.unknown_devices | join(",")')" \
+	"sdzz,nvme9n9p9"
+ms_expect_eq "malformed lines and past-the-end lines are unusable, shown" \
+	"$(ms_jq "$ans" '"\(.kernel_log.unusable) \(.kernel_log.unusable_lines | length)"')" "5 5"
+ms_expect_eq "every line counted" "$(ms_jq "$ans" '.kernel_log.lines')" "$(wc -l <"$log")"
+ms_expect_eq "damaged files: both" \
+	"$(ms_jq "$ans" '[.damaged_files[].paths[0]] | sort | join(",")')" "$P1/xfs-file,$P2/ext4-file"
+human=$("$MEDIASCAN" map --kernel-log "$log" 2>&1 || true)
+e2e_check "human: unknown devices said" grep -q "unknown devices: sdzz nvme9n9p9" <<<"$human"
+e2e_check_fails "human: no raw control character" grep -q $'\001' <<<"$human"
+
+# Garbage in: never a crash.
+head -c 200000 /dev/urandom >"$E2E_DIR/garbage.log"
+rc=0
+"$MEDIASCAN" map --kernel-log "$E2E_DIR/garbage.log" --json "$ans" -q || rc=$?
+ms_expect_eq "random bytes: exit 0, nothing mapped" "$rc $(ms_jq "$ans" '.media_errors | length')" "0 0"
+rc=0
+"$MEDIASCAN" map --kernel-log /dev/null -q || rc=$?
+ms_expect_eq "empty log: exit 0" "$rc" 0
+
+# A real read error reaches the kernel log; map finds it in /dev/kmsg.
+e2e_bad_add $((SEC_X * 512)) 512
+dd if="$D" of=/dev/null bs=512 skip="$SEC_X" count=1 iflag=direct 2>/dev/null || :
+if grep -q "dev $DN, sector $SEC_X" <(dmesg 2>/dev/null | tail -50); then
+	rc=0
+	"$MEDIASCAN" map --kernel-log --json "$ans" -q || rc=$?
+	ms_expect_eq "/dev/kmsg: the real error is mapped to the XFS file" \
+		"$(ms_jq "$ans" "[.media_errors[] | select(.device == \"$D\" and .offset == $((SEC_X * 512))) | .owners[0].paths[0]] | first")" \
+		"$P1/xfs-file"
+else
+	e2e_log "the kernel did not log the read error (rate limited?): /dev/kmsg check skipped"
+fi
+
+ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
+umount "$P1" "$P2"
+e2e_assert_unchanged "$h"
+e2e_pass "kernel log lines mapped, repeats merged, unknown and malformed lines counted"
