@@ -32,6 +32,7 @@ struct cli_report {
 	unsigned exit_bits;
 	unsigned nr_damage_errors;	/* media/PI/timeout errors outside bridged gaps */
 	unsigned nr_gap_errors;
+	unsigned nr_transient_errors;	/* failed once, read fine when retried */
 	unsigned nr_op_errors;
 };
 

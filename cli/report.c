@@ -70,6 +70,15 @@ int cli_report_build(struct cli_report *rep)
 			rep->nr_gap_errors++;
 			continue;
 		}
+		if (!e->reproducible) {
+			/*
+			 * Failed once, then every block read fine: not proven damage. The
+			 * usual cause is a bad neighbour whose request the block layer merged
+			 * with this read; that neighbour is reported on its own.
+			 */
+			rep->nr_transient_errors++;
+			continue;
+		}
 		rep->nr_damage_errors++;
 		rep->exit_bits |= e->cls == SCAN_ERR_PI ? CLI_EXIT_INTEGRITY : CLI_EXIT_MEDIA;
 		ret = map_damage_add(&rep->dmg, rep->t, e->dev_idx, e->offset, e->length,
@@ -84,7 +93,7 @@ int cli_report_build(struct cli_report *rep)
 	for (size_t i = 0, g = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
-		if (e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap)
+		if (e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap && e->reproducible)
 			map_damage_group(&rep->dmg, g++, &rep->own_first[i], &rep->own_count[i]);
 	}
 	if (r->fatal || !r->complete)
@@ -158,6 +167,7 @@ static json_object *json_report(const struct cli_report *rep)
 	json_object *root = json_object_new_object();
 	json_object *devs = json_object_new_array(), *errs = json_object_new_array();
 	json_object *gaps = json_object_new_array(), *ops = json_object_new_array();
+	json_object *transient = json_object_new_array();
 
 	json_object_object_add(root, "schema", json_object_new_string("mediascan-report/1"));
 	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
@@ -209,12 +219,15 @@ static json_object *json_report(const struct cli_report *rep)
 			json_object_array_add(ops, json_plain_error(t, e));
 		else if (e->in_gap)
 			json_object_array_add(gaps, json_plain_error(t, e));
+		else if (!e->reproducible)
+			json_object_array_add(transient, json_plain_error(t, e));
 		else
 			json_object_array_add(errs, json_error(rep, i));
 	}
 	json_object_object_add(root, "media_errors", errs);
 	cli_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
 	json_object_object_add(root, "bridged_gap_errors", gaps);
+	json_object_object_add(root, "transient_errors", transient);
 	json_object_object_add(root, "operational_errors", ops);
 	json_object_object_add(root, "unreadable_directories",
 			       json_object_new_int((int)rep->dmg.unreadable_dirs));
@@ -262,12 +275,11 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 		for (size_t i = 0; i < r->nr_errors; i++) {
 			const struct scan_error *e = &r->errors[i];
 
-			if (e->cls == SCAN_ERR_OPERATIONAL || e->in_gap)
+			if (e->cls == SCAN_ERR_OPERATIONAL || e->in_gap || !e->reproducible)
 				continue;
-			fprintf(f, "  %s  offset %" PRIu64 "  length %" PRIu64 "  %s, read %u time%s%s\n",
+			fprintf(f, "  %s  offset %" PRIu64 "  length %" PRIu64 "  %s, read %u time%s\n",
 				t->devices[e->dev_idx].path, e->offset, e->length,
-				scan_error_name(e), e->reads, e->reads == 1 ? "" : "s",
-				e->reproducible ? "" : " (did not fail again when re-read)");
+				scan_error_name(e), e->reads, e->reads == 1 ? "" : "s");
 			if (e->vfy_fail != VFY_FAIL_NONE)
 				fprintf(f, "    device: %s, status 0x%x%s", vfy_fail_name(e->vfy_fail),
 					e->dev_status, e->pi_expected || e->pi_found ? "" : "\n");
@@ -283,6 +295,10 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 	if (rep->nr_gap_errors)
 		fprintf(f, "\n%u bad range(s) found in free space read only to bridge a gap "
 			"(not damage; see bridged_gap_errors in --json).\n", rep->nr_gap_errors);
+	if (rep->nr_transient_errors)
+		fprintf(f, "\n%u read(s) failed once and read fine block by block when retried "
+			"(often a merged request with a bad neighbour; not counted as damage; see "
+			"transient_errors in --json). Watch this disk.\n", rep->nr_transient_errors);
 	if (rep->nr_op_errors)
 		fprintf(f, "\n%u read(s) failed with a non-media error; see operational_errors "
 			"in --json.\n", rep->nr_op_errors);

@@ -24,7 +24,7 @@
 
 static int is_damage(const struct scan_error *e)
 {
-	return e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap;
+	return e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap && e->reproducible;
 }
 
 static const char *first_path(const struct cli_report *rep, uint64_t inode)
