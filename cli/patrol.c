@@ -178,18 +178,23 @@ static int disks_overlap(const struct patrol_target *a, const struct patrol_targ
 	return 0;
 }
 
-/* Return when target pt is next due: now for a new or unfinished pass, else the window end. */
+/*
+ * Return when target pt is (or was) due: 0 for a target never scanned, the start of an
+ * unfinished pass, the window end after a complete one. Earlier means more overdue.
+ */
 static time_t patrol_due(struct patrol *p, struct patrol_target *pt, time_t now)
 {
 	struct scan_state_pass pass;
 	int ret = scan_state_latest_pass(p->st, pt->key, &pass);
 
-	if (ret <= 0)
-		return now;			/* no pass yet (or the store is unreadable) */
+	if (ret < 0)
+		return now;			/* the store is unreadable: try now */
+	if (ret == 0)
+		return 0;			/* never scanned: first in line */
 	switch (pass.result) {
 	case SCAN_PASS_RUNNING:
 	case SCAN_PASS_INTERRUPTED:
-		return now;
+		return (time_t)pass.started < now ? (time_t)pass.started : now;
 	case SCAN_PASS_COMPLETE:
 		return (time_t)(pass.started + (int64_t)pt->c.o.window_s);
 	case SCAN_PASS_FAILED:
@@ -468,7 +473,6 @@ int cli_patrol_main(int argc, char **argv)
 			last_metrics = 0;		/* a pass ended: show it now */
 		for (unsigned i = 0; i < p.nr; i++) {
 			struct patrol_target *pt = &p.t[i];
-			int busy = 0;
 
 			if (pt->pid) {
 				/* Active hours began or ended: restart the run at the new pace. */
@@ -477,15 +481,36 @@ int cli_patrol_main(int argc, char **argv)
 					kill(pt->pid, SIGTERM);
 				continue;
 			}
-			if (now < pt->next_try)
-				continue;
-			for (unsigned k = 0; k < p.nr && !busy; k++)
-				busy = k != i && p.t[k].pid && disks_overlap(pt, &p.t[k]);
-			if (busy)
-				continue;		/* same disk: after the other scan */
-			pt->next_try = patrol_due(&p, pt, now);
-			if (pt->next_try <= now)
-				patrol_start(&p, pt, now);
+			if (now >= pt->next_try)
+				pt->next_try = patrol_due(&p, pt, now);
+		}
+		/*
+		 * Start due targets, the longest overdue first, so targets sharing a disk
+		 * take turns: one whose pass outlasts its window cannot starve the others.
+		 */
+		for (;;) {
+			struct patrol_target *best = NULL;
+
+			for (unsigned i = 0; i < p.nr; i++) {
+				struct patrol_target *pt = &p.t[i];
+				int busy = 0;
+
+				if (pt->pid || pt->next_try > now)
+					continue;
+				for (unsigned k = 0; k < p.nr && !busy; k++)
+					busy = k != i && p.t[k].pid && disks_overlap(pt, &p.t[k]);
+				if (busy)
+					continue;	/* same disk: after the other scan */
+				if (!best || pt->next_try < best->next_try)
+					best = pt;
+			}
+			if (!best)
+				break;
+			patrol_start(&p, best, now);
+			if (!best->pid) {
+				best->next_try = now + PATROL_RETRY_S;	/* fork failed */
+				break;
+			}
 		}
 		patrol_sample(&p, now);
 		if (now - last_metrics >= PATROL_METRICS_S) {
