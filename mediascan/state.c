@@ -1201,28 +1201,43 @@ int scan_state_latest_pass(struct scan_state *st, const char *key, struct scan_s
 			     "ORDER BY id DESC LIMIT 1", target_id, p);
 }
 
-int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const char *device,
-				uint64_t offset, uint64_t length, const char *owners_json)
+/*
+ * Run one UPDATE of the errors of pass_id's target on device within or overlapping
+ * [offset, offset+length) (?1 pass, ?2 device, ?3 offset, ?4 length, ?5 text; a statement
+ * without ?5 ignores it);
+ * return the rows changed or -errno.
+ */
+static int hist_update_range(struct scan_state *st, const char *sql, int64_t pass_id,
+			     const char *device, uint64_t offset, uint64_t length,
+			     const char *text)
 {
 	sqlite3_stmt *s;
 	int ret;
 
 	if (!st || !device)
 		return -EINVAL;
-	ret = hist_prepare(st, "UPDATE errors SET owners_json = ?5 "
-			   "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
-			   "AND device = ?2 AND offset >= ?3 AND offset + length <= ?3 + ?4", &s);
+	ret = hist_prepare(st, sql, &s);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(s, 1, pass_id);
 	bind_text(s, 2, device);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)offset);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)length);
-	bind_text(s, 5, owners_json);
+	if (sqlite3_bind_parameter_count(s) >= 5)
+		bind_text(s, 5, text);
 	ret = sqlite3_step(s);
 	ret = ret == SQLITE_DONE ? sqlite3_changes(st->db) : state_fail(st, ret);
 	sqlite3_finalize(s);
 	return ret;
+}
+
+int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const char *device,
+				uint64_t offset, uint64_t length, const char *owners_json)
+{
+	return hist_update_range(st, "UPDATE errors SET owners_json = ?5 "
+				 "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
+				 "AND device = ?2 AND offset >= ?3 AND offset + length <= ?3 + ?4",
+				 pass_id, device, offset, length, owners_json);
 }
 
 /* Damage only: errors in bridged gaps and operational failures are not media damage. */
@@ -1358,23 +1373,8 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
 			       uint64_t offset, uint64_t length)
 {
-	sqlite3_stmt *s;
-	int ret;
-
-	if (!st || !device)
-		return -EINVAL;
-	ret = hist_prepare(st, "UPDATE errors SET notified = 1 "
-			   "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
-			   "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 "
-			   "AND notified = 0", &s);
-	if (ret < 0)
-		return ret;
-	sqlite3_bind_int64(s, 1, pass_id);
-	bind_text(s, 2, device);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)offset);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)length);
-	ret = sqlite3_step(s);
-	ret = ret == SQLITE_DONE ? sqlite3_changes(st->db) : state_fail(st, ret);
-	sqlite3_finalize(s);
-	return ret;
+	return hist_update_range(st, "UPDATE errors SET notified = 1 "
+				 "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
+				 "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 "
+				 "AND notified = 0", pass_id, device, offset, length, NULL);
 }
