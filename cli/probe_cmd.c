@@ -38,6 +38,8 @@ static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
 	json_object_object_add(j, "max_sectors_kb", json_object_new_int((int)bi->max_sectors_kb));
 	json_object_object_add(j, "max_hw_sectors_kb",
 			       json_object_new_int((int)bi->max_hw_sectors_kb));
+	json_object_object_add(j, "max_segments", json_object_new_int((int)bi->max_segments));
+	json_object_object_add(j, "passthru_max_bytes", json_object_new_uint64(d->passthru_max_bytes));
 	json_object_object_add(j, "integrity_format",
 			       json_object_new_string(d->integrity_format));
 	if (d->kind == VFY_DEV_NVME) {

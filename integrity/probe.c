@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <endian.h>
 #include <nvme/types.h>
 
@@ -39,6 +40,20 @@ static int nvme_identify(int fd, uint32_t nsid, uint8_t cns, uint8_t csi, void *
 	if (ret < 0)
 		return ret;
 	return st.status ? -EIO : 0;
+}
+
+/* The kernel maps a passthrough buffer page by page (blk_rq_map_user): each page not
+ * physically next to the one before is a segment, and a command with more than the queue's
+ * max_segments fails with EINVAL. Only a fragmented machine shows it, so size for the worst. */
+static uint32_t passthru_limit(const struct kio_bdev_info *bi)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), n = 0;
+
+	if (bi->max_hw_sectors_kb)
+		n = (uint64_t)bi->max_hw_sectors_kb * 1024;
+	if (bi->max_segments && (!n || bi->max_segments * page < n))
+		n = bi->max_segments * page;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 static void probe_nvme(struct vfy_dev *d, const char *disk_name)
@@ -163,6 +178,7 @@ int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d)
 	snprintf(d->path, sizeof(d->path), "/dev/%.63s", bi.disk_name);
 	d->part_start_bytes = bi.is_partition ? bi.part_start_bytes : 0;
 	d->lbs = bi.logical_block_size;
+	d->passthru_max_bytes = passthru_limit(&bi);
 	snprintf(d->model, sizeof(d->model), "%s", bi.model);
 	ret = kio_open_ro(d->path);
 	if (ret < 0)

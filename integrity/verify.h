@@ -59,6 +59,10 @@ struct vfy_dev {
 	uint64_t part_start_bytes;	/* the scanned partition's start on the disk */
 	uint64_t size_bytes;		/* whole disk */
 	char integrity_format[64];	/* sysfs integrity/format, "none" */
+	/* Most data one passthrough command can carry from a page-aligned user buffer whose
+	 * pages are scattered in memory (one segment per page): max_hw_sectors_kb and
+	 * max_segments pages; 0 unknown. */
+	uint32_t passthru_max_bytes;
 	/* NVMe */
 	uint32_t nsid;
 	uint32_t ms;			/* metadata bytes per block */

@@ -181,6 +181,8 @@ static uint32_t pi_read_max_blocks(const struct vfy_dev *d)
 
 	if (d->mdts_bytes && d->mdts_bytes < bytes)
 		bytes = d->mdts_bytes;
+	if (d->passthru_max_bytes && d->passthru_max_bytes < bytes)
+		bytes = d->passthru_max_bytes;
 	return bytes / d->lbs ? bytes / d->lbs : 1;
 }
 

@@ -106,6 +106,8 @@ static uint32_t scsi_read_max_blocks(const struct vfy_dev *d)
 
 	if (d->max_xfer_blocks && d->max_xfer_blocks < n)
 		n = d->max_xfer_blocks;
+	if (d->passthru_max_bytes && d->passthru_max_bytes / d->lbs < n)
+		n = d->passthru_max_bytes / d->lbs;
 	return n ? n : 1;
 }
 

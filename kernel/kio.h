@@ -19,6 +19,7 @@ struct kio_bdev_info {
 	uint32_t physical_block_size;	/* bytes */
 	uint32_t max_sectors_kb;	/* queue/max_sectors_kb, KiB */
 	uint32_t max_hw_sectors_kb;	/* queue/max_hw_sectors_kb, KiB */
+	uint32_t max_segments;		/* queue/max_segments, 0 if unknown */
 	uint32_t optimal_io_bytes;	/* queue/optimal_io_size, 0 if unknown */
 	int rotational;			/* 1 spinning, 0 solid state, -1 unknown */
 	int is_partition;

@@ -167,6 +167,9 @@ int kio_bdev_info(int fd, struct kio_bdev_info *bi)
 	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/max_hw_sectors_kb", bi->disk_name);
 	if (kio_sysfs_u64(path, &v) == 0)
 		bi->max_hw_sectors_kb = (uint32_t)v;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/max_segments", bi->disk_name);
+	if (kio_sysfs_u64(path, &v) == 0)
+		bi->max_segments = (uint32_t)v;
 	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/optimal_io_size", bi->disk_name);
 	if (kio_sysfs_u64(path, &v) == 0)
 		bi->optimal_io_bytes = (uint32_t)v;

@@ -624,6 +624,32 @@ static struct vfy_dev xfs_dev(void)
 	return d;
 }
 
+/* Data-moving passthrough chunks fit max_segments pages (a scattered user buffer takes one
+ * segment per page; more fails with EINVAL), MDTS and the Block Limits VPD. */
+static void test_passthru_chunk_bounds(void **state)
+{
+	struct vfy_dev d = { .kind = VFY_DEV_NVME, .lbs = 512, .ms = 8, .pi_type = 1,
+			     .mdts_bytes = 512 * 1024 };
+
+	(void)state;
+	assert_int_equal(vfy_pi_read.max_blocks(&d), 1024);
+	d.passthru_max_bytes = 127 * 4096;
+	assert_int_equal(vfy_pi_read.max_blocks(&d), 127 * 8);
+	d.lbs = 4096;
+	assert_int_equal(vfy_pi_read.max_blocks(&d), 127);
+	d.passthru_max_bytes = 1024;	/* below one block: still one */
+	assert_int_equal(vfy_pi_read.max_blocks(&d), 1);
+
+	memset(&d, 0, sizeof(d));
+	d.kind = VFY_DEV_SCSI;
+	d.lbs = 512;
+	assert_int_equal(vfy_scsi_read.max_blocks(&d), 2048);
+	d.passthru_max_bytes = 64 * 4096;
+	assert_int_equal(vfy_scsi_read.max_blocks(&d), 512);
+	d.max_xfer_blocks = 100;
+	assert_int_equal(vfy_scsi_read.max_blocks(&d), 100);
+}
+
 static void test_xfs_verify_fields_and_resume(void **state)
 {
 	struct vfy_dev d = xfs_dev();
@@ -701,6 +727,7 @@ int main(void)
 		cmocka_unit_test_setup(test_scsi_verify_method, reset),
 		cmocka_unit_test_setup(test_nvme_refused, reset),
 		cmocka_unit_test_setup(test_scsi_refused, reset),
+		cmocka_unit_test_setup(test_passthru_chunk_bounds, reset),
 		cmocka_unit_test_setup(test_xfs_verify_fields_and_resume, reset),
 		cmocka_unit_test_setup(test_xfs_verify_errors, reset),
 	};
