@@ -141,7 +141,8 @@ static const char *const state_sql[STMT_NR] = {
 		"last_pass_id = excluded.last_pass_id, dev_idx = excluded.dev_idx, "
 		"error = excluded.error, err = excluded.err, cls = excluded.cls, "
 		"reads = excluded.reads, in_gap = excluded.in_gap, "
-		"reproducible = excluded.reproducible, "
+		/* once proven damage, a later read that recovers does not hide it */
+		"reproducible = max(reproducible, excluded.reproducible), "
 		"state = 'open', cleared = NULL, cleared_pass_id = NULL "
 		"RETURNING id",
 	[STMT_ERROR_PASS] =
@@ -1240,8 +1241,9 @@ int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const ch
 				 pass_id, device, offset, length, owners_json);
 }
 
-/* Damage only: errors in bridged gaps and operational failures are not media damage. */
-#define HIST_DAMAGE "in_gap = 0 AND cls != 'operational'"
+/* Damage only: errors in bridged gaps, operational failures and transient errors (failed
+ * once, then every block read fine) are not media damage. */
+#define HIST_DAMAGE "in_gap = 0 AND cls != 'operational' AND reproducible = 1"
 
 /* Return 0 after counting the open and cleared damage of target_id, or -errno. */
 static int hist_counts(struct scan_state *st, int64_t target_id, unsigned *open,

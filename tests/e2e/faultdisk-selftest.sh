@@ -116,7 +116,7 @@ e2e_check_fails "a bad command is refused" ctl_send "frobnicate"
 e2e_bad_add 0 512
 e2e_bad_add $((2 * MIB)) 4096
 e2e_bad_clear
-e2e_check_fails "clear removes all ranges" grep -Eq "^(bad|delay) " "$E2E_CTL"
+e2e_check_fails "clear removes all ranges" grep -Eq "^(bad|delay|flaky) " "$E2E_CTL"
 e2e_check "sector 0 reads after clear" sector_reads_ok 0
 
 # delay: the delayed read takes >= DELAY_MS, a read elsewhere meanwhile does not
@@ -136,6 +136,15 @@ e2e_check "delayed read succeeded" test "$rc" = 0
 e2e_check "delayed read took >= ${DELAY_MS} ms ($((t3 - t0)) ms)" test $((t3 - t0)) -ge "$DELAY_MS"
 e2e_check "delay range counted the read" test "$(e2e_bad_reads "$DELAY_OFF" "$DELAY_LEN")" = 1
 e2e_bad_del "$DELAY_OFF" "$DELAY_LEN"
+
+# flaky: the next 2 reads fail, then the sector reads with the image's data
+e2e_flaky_add "$BAD_OFF" "$BAD_LEN" 2
+e2e_check "flaky sector fails (1 of 2)" sector_fails_eio "$BAD_SECTOR"
+e2e_check "flaky sector fails (2 of 2)" sector_fails_eio "$BAD_SECTOR"
+e2e_check "flaky sector then reads" sector_reads_ok "$BAD_SECTOR"
+e2e_check "flaky range listed with left=0 reads=3" \
+	grep -qx "flaky $BAD_OFF $BAD_LEN left=0 reads=3" "$E2E_CTL"
+e2e_bad_del "$BAD_OFF" "$BAD_LEN"
 
 e2e_assert_unchanged "$hash0"
 

@@ -11,14 +11,16 @@
  * written to ctl change the state while the disk is in use:
  *
  *   add OFFSET LENGTH           bad byte range (bytes; decimal or 0x hex)
- *   del OFFSET LENGTH           remove exactly that range (bad or delay)
+ *   del OFFSET LENGTH           remove exactly that range (of any kind)
  *   clear                       remove every range
  *   delay OFFSET LENGTH MS      reads touching the range sleep MS ms first
+ *   flaky OFFSET LENGTH N       the next N reads touching the range fail with EIO,
+ *                               later ones succeed (a transient error)
  *   readonly on|off             writes fail with EROFS (and are still counted)
  *   reset                       zero the counters
  *
- * Reading ctl returns one line per range, "bad OFFSET LENGTH reads=N" or
- * "delay OFFSET LENGTH ms=M reads=N", then "reads N" (read requests on disk),
+ * Reading ctl returns one line per range, "bad OFFSET LENGTH reads=N",
+ * "delay OFFSET LENGTH ms=M reads=N" or "flaky OFFSET LENGTH left=K reads=N", then "reads N" (read requests on disk),
  * "read_bytes N", "writes N" (write requests received, refused ones too),
  * "write_bytes N" (bytes actually written), "readonly 0|1" and
  * "max_read_size N" (largest read request the kernel sent). A read at offset 0
@@ -57,13 +59,14 @@
 enum fd_range_kind {
 	FD_RANGE_BAD,
 	FD_RANGE_DELAY,
+	FD_RANGE_FLAKY,
 };
 
 struct fd_range {
 	enum fd_range_kind kind;
 	uint64_t off_bytes;
 	uint64_t len_bytes;
-	unsigned int delay_ms;
+	unsigned int delay_ms;	/* delay: ms; flaky: failures left */
 	uint64_t reads;		/* read requests that touched the range */
 };
 
@@ -174,7 +177,7 @@ static int fd_add_locked(enum fd_range_kind kind, uint64_t off, uint64_t len,
 	return 0;
 }
 
-/* Remove the bad or delay ranges equal to OFF/LEN; returns 0 or -ENOENT. */
+/* Remove the ranges (of any kind) equal to OFF/LEN; returns 0 or -ENOENT. */
 static int fd_del_locked(uint64_t off, uint64_t len)
 {
 	int found = 0;
@@ -253,6 +256,10 @@ static int fd_ctl_command(char *line)
 		if (!fd_parse_range(argv[1], argv[2], &off, &len) &&
 		    !fd_parse_u64(argv[3], &ms) && ms <= UINT_MAX)
 			ret = fd_add_locked(FD_RANGE_DELAY, off, len, ms);
+	} else if (!strcmp(argv[0], "flaky") && argc == 4) {
+		if (!fd_parse_range(argv[1], argv[2], &off, &len) &&
+		    !fd_parse_u64(argv[3], &ms) && ms <= UINT_MAX)
+			ret = fd_add_locked(FD_RANGE_FLAKY, off, len, ms);
 	} else if (!strcmp(argv[0], "readonly") && argc == 2) {
 		if (!strcmp(argv[1], "on") || !strcmp(argv[1], "1")) {
 			fd_state.readonly = 1;
@@ -296,6 +303,9 @@ static int fd_ctl_snapshot(struct fd_ctl_handle *h)
 		if (r->kind == FD_RANGE_BAD)
 			fprintf(f, "bad %" PRIu64 " %" PRIu64 " reads=%" PRIu64 "\n",
 				r->off_bytes, r->len_bytes, r->reads);
+		else if (r->kind == FD_RANGE_FLAKY)
+			fprintf(f, "flaky %" PRIu64 " %" PRIu64 " left=%u reads=%" PRIu64 "\n",
+				r->off_bytes, r->len_bytes, r->delay_ms, r->reads);
 		else
 			fprintf(f, "delay %" PRIu64 " %" PRIu64 " ms=%u reads=%" PRIu64 "\n",
 				r->off_bytes, r->len_bytes, r->delay_ms, r->reads);
@@ -432,9 +442,14 @@ static int fd_disk_read(char *buf, size_t size, off_t off)
 		if (!fd_overlaps(r, off, size))
 			continue;
 		r->reads++;
-		if (r->kind == FD_RANGE_BAD)
+		if (r->kind == FD_RANGE_BAD) {
 			bad = 1;
-		else if (r->delay_ms > delay_ms)
+		} else if (r->kind == FD_RANGE_FLAKY) {
+			if (r->delay_ms) {
+				r->delay_ms--;
+				bad = 1;
+			}
+		} else if (r->delay_ms > delay_ms)
 			delay_ms = r->delay_ms;
 	}
 	pthread_mutex_unlock(&fd_state.lock);

@@ -165,6 +165,13 @@ _e2e_loop_is_ours()
 
 # _e2e_cleanup : undo whatever e2e_setup and e2e_mount did, in reverse order.
 # Safe after a half-finished setup and safe to call more than once.
+# e2e_on_cleanup CMD : run CMD (eval) first when the test ends, however it ends; for
+# machine settings a test changes (and must put back).
+e2e_on_cleanup()
+{
+	E2E_ON_CLEANUP="${E2E_ON_CLEANUP:-}$1;"
+}
+
 _e2e_cleanup()
 {
 	local pid
@@ -175,6 +182,7 @@ _e2e_cleanup()
 
 	[ -z "$E2E_CLEANED" ] || return 0
 	E2E_CLEANED=1
+	[ -z "${E2E_ON_CLEANUP:-}" ] || eval "$E2E_ON_CLEANUP"
 
 	# nothing of ours may keep the filesystem busy: not our cwd, not a
 	# background job the test left running (mediascan, a reader)
@@ -340,6 +348,13 @@ e2e_bad_add()
 	_e2e_ctl_write "add $1 $2"
 }
 
+# e2e_flaky_add OFF LEN N : the next N reads touching [OFF, OFF+LEN) fail with EIO, later
+# ones read fine (a transient error).
+e2e_flaky_add()
+{
+	_e2e_ctl_write "flaky $1 $2 $3"
+}
+
 # e2e_bad_del OFF LEN : remove the range added with exactly OFF LEN (bad or delay).
 e2e_bad_del()
 {
@@ -390,7 +405,7 @@ _e2e_ctl_value()
 e2e_bad_reads()
 {
 	e2e_ctl | awk -v o="$1" -v l="$2" '
-		($1 == "bad" || $1 == "delay") && $2 == o && $3 == l {
+		($1 == "bad" || $1 == "delay" || $1 == "flaky") && $2 == o && $3 == l {
 			for (i = 4; i <= NF; i++)
 				if ($i ~ /^reads=/) {
 					print substr($i, 7)

@@ -401,6 +401,50 @@ static void test_errors_upserted(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 }
 
+static int count_open(const struct scan_state_target *t, void *arg)
+{
+	*(unsigned *)arg += t->open_errors;
+	return 0;
+}
+
+static int count_rows(const struct scan_state_error_row *e, void *arg)
+{
+	(void)e;
+	++*(unsigned *)arg;
+	return 0;
+}
+
+/* A transient error (failed once, every block then read fine) is not damage in the history;
+ * a range proven bad stays damage when a later pass only sees it fail transiently. */
+static void test_transient_not_damage(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct scan_error e[2] = {
+		mk_err(0, 8192, 512, -EIO),
+		mk_err(0, 1 << 20, 65536, -EIO),
+	};
+	unsigned open = 0, rows = 0;
+	int64_t p1 = begin(st, KEY), p2;
+
+	e[1].reproducible = 0;
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, e, 2, devs), 0);
+	assert_int_equal(scan_state_list_targets(st, count_open, &open), 1);
+	assert_int_equal(open, 1);
+	assert_int_equal(scan_state_list_errors(st, 1, 0, 1, count_rows, &rows), 1);
+	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 2, 1), 0);
+
+	p2 = begin(st, KEY);
+	e[0].reproducible = 0;
+	assert_int_equal(scan_state_checkpoint(st, p2, cur, 2, 0, e, 1, devs), 0);
+	assert_int_equal(query_int(f, "SELECT reproducible FROM errors WHERE offset = 8192"), 1);
+	open = 0;
+	assert_int_equal(scan_state_list_targets(st, count_open, &open), 1);
+	assert_int_equal(open, 1);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
 static void test_checkpoint_atomic(void **state)
 {
 	struct fixture *f = *state;
@@ -609,6 +653,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_finished_not_resumable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resumable_by_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_upserted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_transient_not_damage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_moved_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_pages_moved_aside, setup, teardown),
