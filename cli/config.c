@@ -12,6 +12,7 @@
 
 #include "config_file.h"
 #include "units.h"
+#include "verify.h"
 
 enum {
 	CFG_SET_WINDOW = 1 << 0,
@@ -137,6 +138,13 @@ static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char
 			return -1;
 		}
 	} else if (strcmp(name, "method") == 0) {
+		const struct vfy_ops *ops;
+		char why[160];
+
+		if (vfy_method_lookup(value, &ops, why, sizeof(why)) < 0) {
+			cfg_fail(p, "bad method: %s", why);
+			return -1;
+		}
 		snprintf(o->method, sizeof(o->method), "%s", value);
 		o->method_line = p->line;
 	} else if (strcmp(name, "on_damage") == 0) {

@@ -184,6 +184,9 @@ static json_object *json_report(const struct cli_report *rep)
 	if (r->engine_note[0])
 		json_object_object_add(root, "engine_refused",
 				       json_object_new_string(r->engine_note));
+	json_object_object_add(root, "io_size", json_object_new_int64(r->io_size));
+	if (r->io_buffer)
+		json_object_object_add(root, "io_buffer", json_object_new_string(r->io_buffer));
 	for (unsigned i = 0; i < t->nr_devices; i++) {
 		json_object *d = json_object_new_object();
 

@@ -104,6 +104,19 @@ struct kio_diskstat {
 int kio_diskstat_parse(const char *line, struct kio_diskstat *st);
 /* Return 0 and fill st from /sys/class/block/NAME/stat (NAME as sda1, nvme0n1), or -errno. */
 int kio_diskstat_read(const char *disk_name, struct kio_diskstat *st);
+/* How an I/O buffer from kio_buf_alloc is backed (kio_mem.c). */
+enum kio_buf_kind {
+	KIO_BUF_THP,			/* transparent huge pages: one segment per 2 MiB */
+	KIO_BUF_HUGETLB,		/* hugetlbfs pages (MAP_HUGETLB) */
+	KIO_BUF_PAGES,			/* small pages: one segment per page at worst */
+};
+/*
+ * Return a zeroed buffer of at least len bytes (2 MiB multiple, huge pages when the kernel
+ * gives them) and set *map_len for kio_buf_free and *kind, or NULL.
+ */
+void *kio_buf_alloc(size_t len, size_t *map_len, enum kio_buf_kind *kind);
+void kio_buf_free(void *buf, size_t map_len);
+
 /* Return 0 after putting the calling thread in the idle I/O class, or -errno. */
 int kio_ioprio_set_idle(void);
 /* Return 0 after putting the calling thread in best-effort class at level (0..7), or -errno. */

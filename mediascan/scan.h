@@ -125,6 +125,8 @@ struct scan_result {
 	char engine[16];		/* engine that ran */
 	char engine_note[512];		/* why earlier engines were refused */
 	char method_note[512];		/* a verify method's fallback, said in the report */
+	uint32_t io_size;		/* bytes per read, as the scan ran */
+	const char *io_buffer;		/* what backs the I/O buffers: thp, hugetlb, pages */
 	struct scan_error *errors;
 	size_t nr_errors;
 	size_t sealed;			/* errors[0..sealed) were checkpointed: never grown */

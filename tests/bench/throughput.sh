@@ -121,7 +121,7 @@ for c in $CASES; do
 			$drop
 			case $t in
 			ms) one_ms "$dev" "$o.ms" ;;
-			alt) one_ms "$dev" "$o.alt" "$MEDIASCAN_ALT" $MEDIASCAN_ALT_ENV ;;
+			alt) one_ms "$dev" "$o.alt" "$MEDIASCAN_ALT" ${MEDIASCAN_ALT_ENV:-} ;;
 			fio) one_fio "$dev" "$o.fio" ;;
 			fiofix) one_fio "$dev" "$o.fiofix" --fixedbufs --registerfiles ;;
 			esac

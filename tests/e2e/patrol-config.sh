@@ -46,6 +46,9 @@ check_bad "impossible window" 6 "impossible window"
 printf '[global]\nstate_dir = %s\nwindow = never\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
 check_bad "bad window value" 3 "bad window"
 
+printf '[global]\nstate_dir = %s\n[target a]\npath = %s\nmethod = nvme-verfy\n' "$state" "$E2E_LOOP" >"$conf"
+check_bad "unknown method" 5 "bad method: unknown method 'nvme-verfy'"
+
 # A good config passes --check and scans nothing either.
 printf '[global]\nstate_dir = %s\nwindow = 1h\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
 out=$("$MEDIASCAN" patrol --config "$conf" --check)
