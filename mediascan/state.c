@@ -92,6 +92,11 @@ static const char *const state_migrations[] = {
 	"CREATE INDEX error_passes_pass ON error_passes(pass_id, error_id);\n",
 	/* 1 -> 2: errors handed to the journal and on_damage once (scan_state_take_unnotified). */
 	"ALTER TABLE errors ADD COLUMN notified INTEGER NOT NULL DEFAULT 0;\n",
+	/* 2 -> 3: what a drive-side method was told (kept across --resume). */
+	"ALTER TABLE errors ADD COLUMN vfy_fail INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE errors ADD COLUMN dev_status INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE errors ADD COLUMN pi_expected INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE errors ADD COLUMN pi_found INTEGER NOT NULL DEFAULT 0;\n",
 };
 
 _Static_assert(sizeof(state_migrations) / sizeof(state_migrations[0]) == SCAN_STATE_SCHEMA_VERSION,
@@ -132,15 +137,18 @@ static const char *const state_sql[STMT_NR] = {
 	/* Seen again: no new row; times_seen counts passes, a cleared error opens again. */
 	[STMT_ERROR_UPSERT] =
 		"INSERT INTO errors (target_id, pass_id, last_pass_id, dev_idx, device, offset, "
-		"length, error, err, cls, reads, in_gap, reproducible, first_seen, last_seen) "
+		"length, error, err, cls, reads, in_gap, reproducible, first_seen, last_seen, "
+		"vfy_fail, dev_status, pi_expected, pi_found) "
 		"VALUES ((SELECT target_id FROM passes WHERE id = ?1), ?1, ?1, ?2, ?3, ?4, ?5, ?6, "
-		"?7, ?8, ?9, ?10, ?11, ?12, ?12) "
+		"?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16) "
 		"ON CONFLICT (target_id, device, offset, length) DO UPDATE SET "
 		"last_seen = excluded.last_seen, "
 		"times_seen = times_seen + (last_pass_id != excluded.last_pass_id), "
 		"last_pass_id = excluded.last_pass_id, dev_idx = excluded.dev_idx, "
 		"error = excluded.error, err = excluded.err, cls = excluded.cls, "
 		"reads = excluded.reads, in_gap = excluded.in_gap, "
+		"vfy_fail = excluded.vfy_fail, dev_status = excluded.dev_status, "
+		"pi_expected = excluded.pi_expected, pi_found = excluded.pi_found, "
 		/* once proven damage, a later read that recovers does not hide it */
 		"reproducible = max(reproducible, excluded.reproducible), "
 		"state = 'open', cleared = NULL, cleared_pass_id = NULL "
@@ -176,7 +184,8 @@ static const char *const state_sql[STMT_NR] = {
 		"JOIN targets t ON t.id = p.target_id WHERE p.id = ?1",
 	[STMT_ERRORS_OF_PASS] =
 		"SELECT e.dev_idx, e.device, e.offset, e.length, e.err, e.cls, e.reads, e.in_gap, "
-		"e.reproducible FROM error_passes ep JOIN errors e ON e.id = ep.error_id "
+		"e.reproducible, e.vfy_fail, e.dev_status, e.pi_expected, e.pi_found "
+		"FROM error_passes ep JOIN errors e ON e.id = ep.error_id "
 		"WHERE ep.pass_id = ?1 ORDER BY e.dev_idx, e.offset, e.length",
 	[STMT_ERROR_OWNERS] =
 		"UPDATE errors SET owners_json = ?5 "
@@ -909,6 +918,10 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 	sqlite3_bind_int(s, 10, !!e->in_gap);
 	sqlite3_bind_int(s, 11, !!e->reproducible);
 	sqlite3_bind_int64(s, 12, now);
+	sqlite3_bind_int(s, 13, (int)e->vfy_fail);
+	sqlite3_bind_int64(s, 14, e->dev_status);
+	sqlite3_bind_int64(s, 15, (sqlite3_int64)e->pi_expected);	/* bits kept as is */
+	sqlite3_bind_int64(s, 16, (sqlite3_int64)e->pi_found);
 	ret = state_row(st, s);
 	if (ret <= 0)
 		return ret ? ret : -EIO;
@@ -1058,6 +1071,10 @@ int scan_state_load_errors(struct scan_state *st, int64_t pass_id, scan_state_er
 			.reads = (unsigned)sqlite3_column_int64(s, 6),
 			.in_gap = sqlite3_column_int(s, 7),
 			.reproducible = sqlite3_column_int(s, 8),
+			.vfy_fail = (enum vfy_fail)sqlite3_column_int(s, 9),
+			.dev_status = (uint32_t)sqlite3_column_int64(s, 10),
+			.pi_expected = (uint64_t)sqlite3_column_int64(s, 11),
+			.pi_found = (uint64_t)sqlite3_column_int64(s, 12),
 		};
 		const char *device = (const char *)sqlite3_column_text(s, 1);
 

@@ -18,7 +18,7 @@
 #include "scan.h"
 
 #define SCAN_STATE_DB_NAME "mediascan.db"
-#define SCAN_STATE_SCHEMA_VERSION 2
+#define SCAN_STATE_SCHEMA_VERSION 3
 #define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
 
 struct scan_state;

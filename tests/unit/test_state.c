@@ -445,6 +445,47 @@ static void test_transient_not_damage(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 }
 
+/* What a drive-side method said survives a checkpoint (a resumed pi-read still names the
+ * tag and its values; NVMe status and the failure kind stay). */
+static void test_device_details_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct scan_error e = mk_err(0, 5120, 512, -EILSEQ);
+	struct collected c = {0};
+	int64_t p1 = begin(st, KEY);
+
+	e.vfy_fail = VFY_FAIL_PI_REF;
+	e.dev_status = 0x284;
+	e.pi_expected = 20;
+	e.pi_found = 0xffffffffffff3039ull;	/* the top bit set: stored as is */
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, &e, 1, devs), 0);
+	assert_int_equal(scan_state_close(st), 0);
+	st = open_ok(f);
+	assert_int_equal(scan_state_load_errors(st, p1, collect, &c), 1);
+	assert_int_equal(c.e[0].vfy_fail, VFY_FAIL_PI_REF);
+	assert_int_equal(c.e[0].dev_status, 0x284);
+	assert_int_equal(c.e[0].pi_expected, 20);
+	assert_true(c.e[0].pi_found == 0xffffffffffff3039ull);
+	assert_int_equal(scan_state_close(st), 0);
+
+	/* A store of schema 2 (before these columns) is migrated and keeps its errors. */
+	exec_sql(f->db, "ALTER TABLE errors DROP COLUMN vfy_fail;"
+			"ALTER TABLE errors DROP COLUMN dev_status;"
+			"ALTER TABLE errors DROP COLUMN pi_expected;"
+			"ALTER TABLE errors DROP COLUMN pi_found;"
+			"UPDATE meta SET value = '2' WHERE key = 'schema_version';");
+	st = open_ok(f);
+	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			 SCAN_STATE_SCHEMA_VERSION);
+	c.n = 0;
+	assert_int_equal(scan_state_load_errors(st, p1, collect, &c), 1);
+	assert_int_equal(c.e[0].offset, 5120);
+	assert_int_equal(c.e[0].vfy_fail, VFY_FAIL_NONE);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
 static void test_checkpoint_atomic(void **state)
 {
 	struct fixture *f = *state;
@@ -654,6 +695,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resumable_by_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_upserted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transient_not_damage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_details_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_moved_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_pages_moved_aside, setup, teardown),
