@@ -12,6 +12,7 @@ e2e_require_root_loop_fuse
 ms_require
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 [ -w "$thp" ] || e2e_skip "cannot change $thp"
+[ -w /proc/sys/vm/nr_hugepages ] || e2e_skip "cannot change vm.nr_hugepages"
 e2e_setup 256
 thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp")
 hp_was=$(cat /proc/sys/vm/nr_hugepages)
@@ -78,7 +79,7 @@ if [ "$(cat /proc/sys/vm/nr_hugepages)" -ge 4 ]; then
 	ms_expect_eq "hugetlb: buffer" "$(ms_jq "$out" '.io_buffer')" hugetlb
 	requests_ok "hugetlb" 1048576
 else
-	e2e_fail "could not reserve 4 hugetlb pages (memory too fragmented?)"
+	e2e_skip "THP and small pages checked; could not reserve 4 hugetlb pages for the rest (memory too fragmented)"
 fi
 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
