@@ -168,7 +168,8 @@ int kio_partitions(const char *disk_name, struct kio_part *out, unsigned max);
  * -ENOENT. */
 int kio_devt_of_name(const char *name, dev_t *devt);
 /* Return 0 and fill m for the (last) mount naming block device devt as its logdev= or rtdev=
- * (an XFS external log or realtime device), -ENOENT if none. */
+ * (an XFS external log or realtime device) or an ext4 whose GETFSMAP reports devt (its
+ * external journal), -ENOENT if none. */
 int kio_mount_find_aux_dev(dev_t devt, struct kio_mount *m);
 /* ---- end of issue 4 block ---- */
 

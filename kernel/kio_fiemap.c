@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 #include <linux/fiemap.h>
+#include <linux/fsmap.h>
 
 #include "kio.h"
 
@@ -212,6 +213,37 @@ static int opt_names_dev(const char *opts, const char *key, dev_t devt)
 	return 0;
 }
 
+/*
+ * Return 1 when the ext4 filesystem mounted at mp reports records for device devt through
+ * GETFSMAP: its external journal, which mountinfo does not name. ext4 accepts only its own
+ * devices (and 0, UINT32_MAX) as keys and lists the journal only from physical 0.
+ */
+static int ext4_owns_dev(const char *mp, dev_t devt)
+{
+	struct fsmap_head *head = calloc(1, fsmap_sizeof(1));
+	int fd, found = 0;
+
+	if (!head || (uint32_t)devt != devt)
+		goto out;
+	fd = open(mp, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+	if (fd < 0)
+		goto out;
+	head->fmh_count = 1;
+	head->fmh_keys[0].fmr_device = (uint32_t)devt;
+	head->fmh_keys[1].fmr_device = UINT32_MAX;
+	head->fmh_keys[1].fmr_physical = UINT64_MAX;
+	head->fmh_keys[1].fmr_owner = UINT64_MAX;
+	head->fmh_keys[1].fmr_offset = UINT64_MAX;
+	head->fmh_keys[1].fmr_flags = UINT32_MAX;
+	if (ioctl(fd, FS_IOC_GETFSMAP, head) == 0 && head->fmh_entries &&
+	    head->fmh_recs[0].fmr_device == (uint32_t)devt)
+		found = 1;
+	close(fd);
+out:
+	free(head);
+	return found;
+}
+
 int kio_mount_find_aux_dev(dev_t devt, struct kio_mount *m)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -224,6 +256,7 @@ int kio_mount_find_aux_dev(dev_t devt, struct kio_mount *m)
 	while (getline(&line, &cap, f) > 0) {
 		char *sep = strstr(line, " - "), *save = NULL, *tok, *fstype, *opts;
 		unsigned n = 0;
+		int is_ext4;
 
 		if (!sep)
 			continue;
@@ -232,7 +265,9 @@ int kio_mount_find_aux_dev(dev_t devt, struct kio_mount *m)
 		if (!fstype || !strtok_r(NULL, " \n", &save))
 			continue;
 		opts = strtok_r(NULL, " \n", &save);
-		if (!opts || (!opt_names_dev(opts, "logdev", devt) &&
+		is_ext4 = strcmp(fstype, "ext4") == 0 || strcmp(fstype, "ext3") == 0 ||
+			  strcmp(fstype, "ext2") == 0;
+		if (!opts || (!is_ext4 && !opt_names_dev(opts, "logdev", devt) &&
 			      !opt_names_dev(opts, "rtdev", devt)))
 			continue;
 		save = NULL;
@@ -241,6 +276,19 @@ int kio_mount_find_aux_dev(dev_t devt, struct kio_mount *m)
 				break;
 		if (!tok)
 			continue;
+		if (is_ext4) {
+			char *ep = strdup(tok);
+
+			if (!ep) {
+				ret = -ENOMEM;
+				break;
+			}
+			mi_unescape(ep);
+			n = ext4_owns_dev(ep, devt);
+			free(ep);
+			if (!n)
+				continue;
+		}
 		free(mp);
 		mp = strdup(tok);
 		if (!mp) {

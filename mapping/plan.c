@@ -343,7 +343,10 @@ int map_plan_next(struct map_plan *p, struct map_range *out, unsigned max)
 		else
 			ret = plan_stream(p, p->t, (uint32_t)d->info.devt,
 					  d->role == MAP_ROLE_DATA && fs_fills_gaps(p->t),
-					  fs_data_end(p->t), 0, UINT64_MAX);
+					  fs_data_end(p->t), 0,
+					  /* never past the device: ext4 reports its external
+					   * journal one block beyond the end of a journal_dev */
+					  d->info.size_bytes ? d->info.size_bytes : UINT64_MAX);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {			/* device finished: its last range */

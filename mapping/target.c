@@ -18,6 +18,7 @@
 
 #include "target.h"
 #include "fsx.h"
+#include "fsmap.h"
 
 const char *map_role_name(enum map_role role)
 {
@@ -162,6 +163,7 @@ static int open_xfs(struct map_target *t, const struct kio_mount *m, char *err, 
 #define EXT4_SB_FEAT_COMPAT_OFF	0x5c
 #define EXT4_SB_JNL_INUM_OFF	0xe0
 #define EXT4_SB_JNL_UUID_OFF	0xd0
+#define EXT4_SB_JNL_DEV_OFF	0xe4
 #define EXT4_SB_BLOCKS_LO_OFF	0x04
 #define EXT4_SB_BLOCKS_HI_OFF	0x150
 #define EXT4_SB_FEAT_INCOMPAT_OFF 0x60
@@ -172,6 +174,77 @@ static int open_xfs(struct map_target *t, const struct kio_mount *m, char *err, 
 static uint32_t le32_at(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * Return 1 and set *rec_dev to the device of the first GETFSMAP record at or after device
+ * low_dev, 0 if there is none, or -errno (EINVAL: ext4 takes only 0, UINT32_MAX and its own
+ * devices as keys, so a record for low_dev is the kernel saying the device is the
+ * filesystem's). ext4 reports its external journal only to a query whose low key starts at
+ * physical 0 (ext4_getfsmap_logdev), hence one query per candidate device.
+ */
+static int fsmap_first_dev(int mount_fd, uint32_t low_dev, uint32_t *rec_dev)
+{
+	struct fsmap_head *head = calloc(1, fsmap_sizeof(1));
+	int ret;
+
+	if (!head)
+		return -ENOMEM;
+	map_fsmap_keys(head, low_dev, 0, UINT64_MAX);
+	head->fmh_keys[1].fmr_device = UINT32_MAX;
+	head->fmh_count = 1;
+	ret = kio_getfsmap(mount_fd, head);
+	if (ret >= 0) {
+		ret = head->fmh_entries > 0;
+		if (ret)
+			*rec_dev = head->fmh_recs[0].fmr_device;
+	}
+	free(head);
+	return ret;
+}
+
+/* Return 1 when GETFSMAP confirms devt as a device of the filesystem on mount_fd. */
+static int fsmap_has_dev(int mount_fd, dev_t devt)
+{
+	/* GETFSMAP's new_encode_dev() is glibc's dev_t for majors below 4096. */
+	uint32_t want = (uint32_t)devt, got;
+
+	return devt && (dev_t)want == devt && fsmap_first_dev(mount_fd, want, &got) == 1 &&
+	       got == want;
+}
+
+/*
+ * Return a malloc'ed path of ext4's external journal device, or NULL. Candidates, each
+ * confirmed by GETFSMAP: the device of the first record (when it sorts before the data
+ * device), the superblock's s_journal_dev (what the kernel opens unless journal_path= was
+ * given), libblkid's device for the journal UUID (needs a blkid cache or udev's links).
+ */
+static char *ext4_journal_dev(const struct map_target *t, const unsigned char *sb,
+			      const char *uuid)
+{
+	uint32_t data_dev = (uint32_t)t->devices[0].info.devt, first, jdev;
+	char path[PATH_MAX];
+	dev_t cand = 0;
+
+	if (fsmap_first_dev(t->mount_fd, 0, &first) == 1 && first != data_dev)
+		cand = (dev_t)first;
+	jdev = le32_at(sb + EXT4_SB_JNL_DEV_OFF);
+	if (!cand && jdev && fsmap_has_dev(t->mount_fd, (dev_t)jdev))
+		cand = (dev_t)jdev;
+	if (cand && kio_devpath_from_devt(cand, path, sizeof(path)) == 0)
+		return strdup(path);
+#if HAVE_BLKID
+	{
+		char *dev = blkid_evaluate_tag("UUID", uuid, NULL);
+
+		if (dev && kio_devt_of_path(dev, &cand) == 0 && fsmap_has_dev(t->mount_fd, cand))
+			return dev;
+		free(dev);
+	}
+#else
+	(void)uuid;
+#endif
+	return NULL;
 }
 
 /* Set up the devices of a mounted ext4 (or ext2/ext3 through the ext4 driver). */
@@ -209,22 +282,27 @@ static int open_ext4(struct map_target *t, const struct kio_mount *m, char *err,
 				       EXT4_INCOMPAT_64BIT ? le32_at(sb + EXT4_SB_BLOCKS_HI_OFF) : 0)
 			    << 32 | le32_at(sb + EXT4_SB_BLOCKS_LO_OFF)) * t->fs_block_size;
 	format_uuid(sb + EXT4_SB_UUID_OFF, t->uuid, sizeof(t->uuid));
-#if HAVE_BLKID
-	/* An external journal device: read it too, as the log. */
+	/*
+	 * An external journal device: read it too, as the log (found and confirmed through
+	 * GETFSMAP: libblkid alone needs a blkid cache or udev's links, which hosts may lack).
+	 */
 	if ((le32_at(sb + EXT4_SB_FEAT_COMPAT_OFF) & EXT4_COMPAT_HAS_JOURNAL) &&
 	    le32_at(sb + EXT4_SB_JNL_INUM_OFF) == 0) {
 		char uuid[40], *dev;
 
 		format_uuid(sb + EXT4_SB_JNL_UUID_OFF, uuid, sizeof(uuid));
-		dev = blkid_evaluate_tag("UUID", uuid, NULL);
-		if (dev) {
-			ret = add_device(t, dev, MAP_ROLE_LOG, err, errlen, err_class);
-			free(dev);
-			if (ret < 0)
-				return ret;
+		dev = ext4_journal_dev(t, sb, uuid);
+		if (!dev) {
+			snprintf(err, errlen, "%s has an external journal (UUID %s) that neither "
+				 "GETFSMAP nor libblkid can find", t->mount_point, uuid);
+			*err_class = MAP_TERR_OPERATIONAL;
+			return -ENODEV;
 		}
+		ret = add_device(t, dev, MAP_ROLE_LOG, err, errlen, err_class);
+		free(dev);
+		if (ret < 0)
+			return ret;
 	}
-#endif
 	return 0;
 }
 

@@ -491,6 +491,28 @@ static void test_two_devices(void **state)
 	assert_int_equal(mk.first_keys[0].fmr_device, DEV1);
 }
 
+/* A record reaching past the end of its device (ext4's external journal on a journal_dev is
+ * reported one block too long) is planned only up to the end. */
+static void test_clipped_at_device_end(void **state)
+{
+	struct map_plan_opts o;
+	struct map_range r[16];
+	unsigned n;
+
+	(void)state;
+	T.nr_devices = 2;
+	T.devices[1] = T.devices[0];
+	T.devices[1].role = MAP_ROLE_LOG;
+	T.devices[1].info.devt = makedev(7, 4);
+	T.devices[1].info.size_bytes = 100 * MiB;
+	mock_add(DEV0, 1 * MiB, 64 * KiB, 131, 0, 0);
+	mock_special(DEV1, 4 * KiB, 100 * MiB, XFS_FMR_OWN_LOG);
+	opts_init(&o, 0);
+	n = plan_all(&o, 64, r, 16);
+	assert_int_equal(n, 2);
+	range_is(&r[1], 1, 4 * KiB, 100 * MiB - 4 * KiB, MAP_TAG_LOG, 0);
+}
+
 static void test_whole_device(void **state)
 {
 	struct map_plan_opts o;
@@ -542,6 +564,7 @@ int main(void)
 		cmocka_unit_test_setup(test_getfsmap_error, setup),
 		cmocka_unit_test_setup(test_default_gap, setup),
 		cmocka_unit_test_setup(test_two_devices, setup),
+		cmocka_unit_test_setup(test_clipped_at_device_end, setup),
 		cmocka_unit_test_setup(test_whole_device, setup),
 	};
 

@@ -1,0 +1,82 @@
+#!/bin/bash
+# ext4-logdev.sh - ext4 with an external journal device (mke2fs -O journal_dev): the kernel's
+# GETFSMAP names it, so both devices are planned and read even without a blkid cache or udev;
+# errors are reported with the device's role (data, log), a bad block in the journal is owned
+# by the journal, and `mediascan map` on the journal device answers through the filesystem.
+# The two devices are loop devices over two regions of one fault disk. Nothing is written.
+set -euo pipefail
+. "$(dirname "$0")/../lib/ms.sh"
+e2e_require_root_loop_fuse
+ms_require
+e2e_setup 512
+
+LOG_AT=$((400 * 1024 * 1024))		# the log device starts here on the fault disk
+DATA= LOGDEV=
+cleanup_loops()
+{
+	cd / || :
+	if mountpoint -q -- "$E2E_MNT" 2>/dev/null; then
+		umount -- "$E2E_MNT" 2>/dev/null || umount -l -- "$E2E_MNT" 2>/dev/null
+	fi
+	for l in $DATA $LOGDEV; do
+		losetup -d "$l" 2>/dev/null || :
+		# losetup -d only sets autoclear while the device is still open: wait for it
+		for _ in $(seq 50); do
+			losetup --noheadings --output BACK-FILE -- "$l" 2>/dev/null |
+				grep -q "$E2E_FUSE/disk" || break
+			sleep 0.1
+		done
+	done
+}
+trap 'rc=$?; set +e; cleanup_loops; _e2e_cleanup; exit $rc' EXIT
+
+DATA=$(losetup --direct-io=on --sector-size 512 --offset 0 --sizelimit "$LOG_AT" \
+	--find --show "$E2E_FUSE/disk") || e2e_hard_error "losetup (data) failed"
+LOGDEV=$(losetup --direct-io=on --sector-size 512 --offset "$LOG_AT" --sizelimit $((100 << 20)) \
+	--find --show "$E2E_FUSE/disk") || e2e_hard_error "losetup (log) failed"
+mke2fs -q -F -O journal_dev -b 4096 "$LOGDEV" || e2e_hard_error "mke2fs journal_dev failed"
+mkfs.ext4 -q -F -b 4096 -J device="$LOGDEV" "$DATA" || e2e_hard_error "mkfs.ext4 failed"
+mount "$DATA" "$E2E_MNT" || e2e_hard_error "mount failed"
+m=$E2E_MNT
+xfs_io -f -c "pwrite -S 0x11 0 64k" -c fsync "$m/file" >/dev/null
+sync
+umount "$m"
+e2e_readonly on
+h=$(e2e_hash)
+# Cleanly unmounted: a read-only mount loads the journal without writing to it.
+mount -o ro "$DATA" "$m" || e2e_hard_error "ro mount failed"
+rm -f /run/blkid/blkid.tab 2>/dev/null || :	# no blkid cache: GETFSMAP must find it
+file=$(ms_first_phys "$m/file")
+e2e_bad_add $((file + 4096)) 512
+e2e_bad_add $((LOG_AT + (1 << 20))) 512
+out=$E2E_DIR/report.json
+
+e2e_reset_counters
+ms_scan "$out" "$m" --queue-depth 1
+ms_expect_eq "exit status 1" "$MS_RC" 1
+ms_expect_eq "both devices, with their roles" \
+	"$(ms_jq "$out" '[.devices[] | "\(.path)=\(.role)"] | join(",")')" "$DATA=data,$LOGDEV=log"
+ms_expect_eq "the journal error: on the journal device, role log, owned by the journal" \
+	"$(ms_jq "$out" '.media_errors[] | select(.role == "log") | "\(.device) \(.offset) \(.owners[0].type) \(.owners[0].metadata)"')" \
+	"$LOGDEV $((1 << 20)) metadata journal"
+ms_expect_eq "the data error: the file" \
+	"$(ms_jq "$out" '.media_errors[] | select(.role == "data") | .owners[0].paths | join(",")')" "$m/file"
+ms_expect_eq "damaged metadata: the journal, on the journal device" \
+	"$(ms_jq "$out" '.damaged_metadata[] | "\(.type) \(.device)"')" "journal $LOGDEV"
+e2e_check "the journal was read" test "$(e2e_bad_reads $((LOG_AT + (1 << 20))) 512)" -ge 1
+ms_expect_eq "scanned == planned" "$(ms_jq "$out" '.scanned_bytes == .planned_bytes')" true
+
+# map on the journal device goes through the filesystem mounted with it.
+ans=$E2E_DIR/map.json
+rc=0
+"$MEDIASCAN" map "$LOGDEV" $((1 << 20)) --json "$ans" -q || rc=$?
+ms_expect_eq "map log device: exit 1 (metadata hit)" "$rc" 1
+ms_expect_eq "map log device: role and owner" \
+	"$(ms_jq "$ans" '.media_errors[0] | "\(.role) \(.owners[0].type) \(.owners[0].metadata)"')" \
+	"log metadata journal"
+ms_expect_eq "map log device: the filesystem" "$(ms_jq "$ans" '.targets[0].target')" "$m"
+
+ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
+umount "$m"
+e2e_assert_unchanged "$h"
+e2e_pass "ext4 external journal: found through GETFSMAP, planned, read, reported with its role"
