@@ -24,6 +24,41 @@ static int cmp_error(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+static int is_damage(const struct scan_error *e)
+{
+	return e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap && e->reproducible;
+}
+
+/*
+ * Look up the owners of every damage error (sorted by device and offset), one batch per
+ * device: nearby ranges share GETFSMAP passes (as `mediascan map` does) instead of one query
+ * each. The groups follow the damage errors in order; read them after map_damage_resolve.
+ */
+static int add_damage_batched(struct cli_report *rep)
+{
+	const struct scan_result *r = rep->r;
+	uint64_t *off = malloc(sizeof(*off) * (r->nr_errors + 1));
+	uint64_t *len = malloc(sizeof(*len) * (r->nr_errors + 1));
+	int ret = off && len ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < r->nr_errors && ret == 0;) {
+		uint32_t dev = r->errors[i].dev_idx;
+		size_t n = 0;
+
+		for (; i < r->nr_errors && r->errors[i].dev_idx == dev; i++) {
+			if (!is_damage(&r->errors[i]))
+				continue;
+			off[n] = r->errors[i].offset;
+			len[n++] = r->errors[i].length;
+		}
+		if (n)
+			ret = map_damage_add_many(&rep->dmg, rep->t, dev, off, len, n);
+	}
+	free(off);
+	free(len);
+	return ret;
+}
+
 int cli_report_build(struct cli_report *rep)
 {
 	struct scan_result *r = rep->r;
@@ -81,11 +116,10 @@ int cli_report_build(struct cli_report *rep)
 		}
 		rep->nr_damage_errors++;
 		rep->exit_bits |= e->cls == SCAN_ERR_PI ? CLI_EXIT_INTEGRITY : CLI_EXIT_MEDIA;
-		ret = map_damage_add(&rep->dmg, rep->t, e->dev_idx, e->offset, e->length,
-				     &rep->own_first[i], &rep->own_count[i]);
-		if (ret < 0)
-			return ret;
 	}
+	ret = add_damage_batched(rep);
+	if (ret < 0)
+		return ret;
 	ret = map_damage_resolve(&rep->dmg, rep->t);
 	if (ret < 0)
 		return ret;
@@ -93,7 +127,7 @@ int cli_report_build(struct cli_report *rep)
 	for (size_t i = 0, g = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
-		if (e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap && e->reproducible)
+		if (is_damage(e))
 			map_damage_group(&rep->dmg, g++, &rep->own_first[i], &rep->own_count[i]);
 	}
 	if (r->fatal || !r->complete)
