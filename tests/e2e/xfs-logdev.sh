@@ -10,29 +10,7 @@ ms_require
 e2e_setup 512
 
 LOG_AT=$((400 * 1024 * 1024))		# the log device starts here on the fault disk
-DATA= LOGDEV=
-cleanup_loops()
-{
-	cd / || :
-	if mountpoint -q -- "$E2E_MNT" 2>/dev/null; then
-		umount -- "$E2E_MNT" 2>/dev/null || umount -l -- "$E2E_MNT" 2>/dev/null
-	fi
-	for l in $DATA $LOGDEV; do
-		losetup -d "$l" 2>/dev/null || :
-		# losetup -d only sets autoclear while the device is still open: wait for it
-		for _ in $(seq 50); do
-			losetup --noheadings --output BACK-FILE -- "$l" 2>/dev/null |
-				grep -q "$E2E_FUSE/disk" || break
-			sleep 0.1
-		done
-	done
-}
-trap 'rc=$?; set +e; cleanup_loops; _e2e_cleanup; exit $rc' EXIT
-
-DATA=$(losetup --direct-io=on --sector-size 512 --offset 0 --sizelimit "$LOG_AT" \
-	--find --show "$E2E_FUSE/disk") || e2e_hard_error "losetup (data) failed"
-LOGDEV=$(losetup --direct-io=on --sector-size 512 --offset "$LOG_AT" --sizelimit $((100 << 20)) \
-	--find --show "$E2E_FUSE/disk") || e2e_hard_error "losetup (log) failed"
+ms_split_loops "$LOG_AT" $((100 << 20))	# sets DATA and LOGDEV
 mkfs.xfs -q -f -l logdev="$LOGDEV",size=64m "$DATA" || e2e_hard_error "mkfs.xfs failed"
 mount -o logdev="$LOGDEV" "$DATA" "$E2E_MNT" || e2e_hard_error "mount failed"
 m=$E2E_MNT

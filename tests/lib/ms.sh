@@ -75,3 +75,35 @@ ms_first_phys()
 {
 	e2e_file_phys "$1" | awk '$1 == 0 { print $2; exit }'
 }
+
+# ms_split_loops AT LEN : two loop devices over the fault disk (after e2e_setup): DATA over
+# [0, AT) and LOGDEV over [AT, AT+LEN), for filesystems with an external log or journal.
+# Sets DATA and LOGDEV; the EXIT trap unmounts E2E_MNT and detaches both before the usual
+# cleanup.
+ms_split_loops()
+{
+	DATA= LOGDEV=
+	trap 'rc=$?; set +e; _ms_split_cleanup; _e2e_cleanup; exit $rc' EXIT
+	DATA=$(losetup --direct-io=on --sector-size 512 --offset 0 --sizelimit "$1" \
+		--find --show "$E2E_FUSE/disk") || e2e_hard_error "losetup (data) failed"
+	LOGDEV=$(losetup --direct-io=on --sector-size 512 --offset "$1" --sizelimit "$2" \
+		--find --show "$E2E_FUSE/disk") || e2e_hard_error "losetup (log) failed"
+}
+
+_ms_split_cleanup()
+{
+	local l
+	cd / || :
+	if mountpoint -q -- "$E2E_MNT" 2>/dev/null; then
+		umount -- "$E2E_MNT" 2>/dev/null || umount -l -- "$E2E_MNT" 2>/dev/null
+	fi
+	for l in $DATA $LOGDEV; do
+		losetup -d "$l" 2>/dev/null || :
+		# losetup -d only sets autoclear while the device is still open: wait for it
+		for _ in $(seq 50); do
+			losetup --noheadings --output BACK-FILE -- "$l" 2>/dev/null |
+				grep -q "$E2E_FUSE/disk" || break
+			sleep 0.1
+		done
+	done
+}

@@ -463,6 +463,15 @@ static void test_default_gap(void **state)
 	range_is(&r[1], 0, 1 * MiB, 192 * KiB, MAP_TAG_DATA, 1);
 }
 
+/* Data device 7:3 plus an external log on 7:4 (DEV1), otherwise alike. */
+static void add_log_device(void)
+{
+	T.nr_devices = 2;
+	T.devices[1] = T.devices[0];
+	T.devices[1].role = MAP_ROLE_LOG;
+	T.devices[1].info.devt = makedev(7, 4);
+}
+
 static void test_two_devices(void **state)
 {
 	struct map_plan_opts o;
@@ -470,11 +479,7 @@ static void test_two_devices(void **state)
 	unsigned n;
 
 	(void)state;
-	/* Data device 7:3 plus an external log on 7:4. */
-	T.nr_devices = 2;
-	T.devices[1] = T.devices[0];
-	T.devices[1].role = MAP_ROLE_LOG;
-	T.devices[1].info.devt = makedev(7, 4);
+	add_log_device();
 	T.devices[1].info.logical_block_size = 4096;
 	mock_add(DEV0, 1 * MiB, 64 * KiB, 131, 0, 0);
 	mock_special(DEV0, 1 * MiB + 64 * KiB, 1 * MiB, XFS_FMR_OWN_FREE);
@@ -500,10 +505,7 @@ static void test_clipped_at_device_end(void **state)
 	unsigned n;
 
 	(void)state;
-	T.nr_devices = 2;
-	T.devices[1] = T.devices[0];
-	T.devices[1].role = MAP_ROLE_LOG;
-	T.devices[1].info.devt = makedev(7, 4);
+	add_log_device();
 	T.devices[1].info.size_bytes = 100 * MiB;
 	mock_add(DEV0, 1 * MiB, 64 * KiB, 131, 0, 0);
 	mock_special(DEV1, 4 * KiB, 100 * MiB, XFS_FMR_OWN_LOG);
