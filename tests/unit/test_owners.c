@@ -16,6 +16,7 @@
 #include <xfs/xfs.h>
 
 #include "damage.h"
+#include "fake_fsmap.h"
 #include "fsx.h"
 #include "kio.h"
 #include "owners.h"
@@ -23,8 +24,6 @@
 
 #define KiB 1024ull
 #define MiB (1024ull * 1024)
-#define MOCK_FD 3
-#define MOCK_MAX_RECS 64
 
 /* XFS geometry: 4K blocks, 1000 blocks per AG, so an AG is 4096000 bytes. */
 #define BS 4096u
@@ -40,102 +39,7 @@
 #define MISC		(4 * AG_BYTES)			/* bmbt 140, attr 141, prealloc 142 */
 #define UNKNOWN		(5 * AG_BYTES)
 
-static struct {
-	struct fsmap recs[MOCK_MAX_RECS];
-	unsigned nr;
-	unsigned per_call;
-	int fail;
-	unsigned calls;
-	struct fsmap first_keys[2];
-} mk;
-
-int __wrap_kio_getfsmap(int fd, struct fsmap_head *head);
-
 static uint32_t DEV0, DEV1;
-
-static void mock_add(uint32_t dev, uint64_t phys, uint64_t len, uint64_t owner, uint64_t off,
-		     uint32_t flags)
-{
-	struct fsmap *r;
-
-	assert_true(mk.nr < MOCK_MAX_RECS);
-	r = &mk.recs[mk.nr++];
-	memset(r, 0, sizeof(*r));
-	r->fmr_device = dev;
-	r->fmr_physical = phys;
-	r->fmr_length = len;
-	r->fmr_owner = owner;
-	r->fmr_offset = off;
-	r->fmr_flags = flags;
-}
-
-static void mock_special(uint32_t dev, uint64_t phys, uint64_t len, uint64_t owner)
-{
-	mock_add(dev, phys, len, owner, 0, FMR_OF_SPECIAL_OWNER);
-}
-
-static int key_cmp(const struct fsmap *a, const struct fsmap *b)
-{
-	if (a->fmr_physical != b->fmr_physical)
-		return a->fmr_physical < b->fmr_physical ? -1 : 1;
-	if (a->fmr_owner != b->fmr_owner)
-		return a->fmr_owner < b->fmr_owner ? -1 : 1;
-	if (a->fmr_offset != b->fmr_offset)
-		return a->fmr_offset < b->fmr_offset ? -1 : 1;
-	return 0;
-}
-
-/* Records overlapping [lo, hi]; after a continuation key, strictly after it. */
-static int in_query(const struct fsmap *r, const struct fsmap *lo, const struct fsmap *hi)
-{
-	if (r->fmr_device < lo->fmr_device || r->fmr_device > hi->fmr_device)
-		return 0;
-	if (r->fmr_device == lo->fmr_device) {
-		if (lo->fmr_length == 0) {
-			if (r->fmr_physical + r->fmr_length <= lo->fmr_physical)
-				return 0;
-		} else if (key_cmp(r, lo) <= 0) {
-			return 0;
-		}
-	}
-	if (r->fmr_device == hi->fmr_device && r->fmr_physical > hi->fmr_physical)
-		return 0;
-	return 1;
-}
-
-/* FS_IOC_GETFSMAP as the kernel answers it, plus kio_getfsmap's key advance. */
-int __wrap_kio_getfsmap(int fd, struct fsmap_head *head)
-{
-	const struct fsmap lo = head->fmh_keys[0], hi = head->fmh_keys[1];
-	unsigned cap = head->fmh_count, n = 0;
-	int more = 0;
-
-	assert_int_equal(fd, MOCK_FD);
-	assert_true(head->fmh_count > 0);
-	if (lo.fmr_length == 0)
-		memcpy(mk.first_keys, head->fmh_keys, sizeof(mk.first_keys));
-	mk.calls++;
-	if (mk.fail)
-		return mk.fail;
-	if (mk.per_call && mk.per_call < cap)
-		cap = mk.per_call;
-	for (unsigned i = 0; i < mk.nr; i++) {
-		if (!in_query(&mk.recs[i], &lo, &hi))
-			continue;
-		if (n == cap) {
-			more = 1;
-			break;
-		}
-		head->fmh_recs[n++] = mk.recs[i];
-	}
-	head->fmh_entries = n;
-	if (n == 0)
-		return 0;
-	if (!more)
-		head->fmh_recs[n - 1].fmr_flags |= FMR_OF_LAST;
-	head->fmh_keys[0] = head->fmh_recs[n - 1];
-	return (int)n;
-}
 
 /* Health and scrub queries of damage resolve: this fake XFS answers none of them. */
 int __wrap_kio_xfs_scrub_metadata(int fd, struct xfs_scrub_metadata *sm);
@@ -179,7 +83,7 @@ static void fs_build(void)
 {
 	uint64_t f = 0;
 
-	memset(&mk, 0, sizeof(mk));
+	mock_reset();
 	mock_special(DEV0, 0, 64 * KiB, XFS_FMR_OWN_FS);
 	f = 64 * KiB;
 	mock_special(DEV0, f, INO_CHUNK - f, XFS_FMR_OWN_FREE);
@@ -556,7 +460,7 @@ static void test_damage_file_forks(void **state)
 
 	(void)state;
 	/* One inode with data and attribute fork blocks at touching offsets: two ranges. */
-	memset(&mk, 0, sizeof(mk));
+	mock_reset();
 	mock_add(DEV0, 1 * MiB, 4 * KiB, 200, 0, FMR_OF_ATTR_FORK);
 	mock_add(DEV0, 1 * MiB + 4 * KiB, 8 * KiB, 200, 4 * KiB, 0);
 	mock_add(DEV0, 1 * MiB + 12 * KiB, 4 * KiB, 200, 12 * KiB, FMR_OF_PREALLOC);
@@ -633,7 +537,7 @@ static void test_gaps_pending(void **state)
 	struct owners w = { 0 };
 
 	(void)state;
-	memset(&mk, 0, sizeof(mk));
+	mock_reset();
 	mock_special(DEV0, 0, 64 * KiB, XFS_FMR_OWN_FS);
 	mock_special(DEV0, 64 * KiB, 64 * KiB, XFS_FMR_OWN_FREE);
 	/* 128K..192K: no record at all (as ext4 leaves out a group's allocated tail) */
