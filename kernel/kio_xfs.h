@@ -56,6 +56,7 @@ struct kio_xfs_inode {
 	uint16_t mode;
 	uint16_t sick;			/* XFS_BS_SICK_* */
 	uint16_t checked;
+	uint32_t xflags;		/* FS_XFLAG_* (bs_xflags): REALTIME for rt files */
 };
 /* Return the number of inodes (>= *next_ino) written to out (at most max) and advance
  * *next_ino past them, 0 at the end, or -errno. XFS_IOC_BULKSTAT. */

@@ -38,6 +38,7 @@ static void inode_from_bs(const struct xfs_bulkstat *bs, struct kio_xfs_inode *o
 	o->mode = bs->bs_mode;
 	o->sick = bs->bs_sick;
 	o->checked = bs->bs_checked;
+	o->xflags = bs->bs_xflags;
 }
 
 int kio_xfs_bulkstat(int fd, uint64_t *next_ino, struct kio_xfs_inode *out, unsigned max)

@@ -70,6 +70,8 @@ static const char *const NOTE_EXT4 =
 static const char *const NOTE_XFS =
 	"allocated, owner not found: a free-space, inode or block-map btree block (without "
 	"rmapbt XFS cannot say which), or a file changed since";
+static const char *const NOTE_OTHER =
+	"allocated, owner not found: on the external log device, which holds only the log";
 static const char *const NOTE_FAILED =
 	"allocated, owner not found: the owner index could not be built (see notes)";
 
@@ -92,6 +94,7 @@ static int cmp_hit_start(const void *a, const void *b)
 /* The index's answer for one filesystem. */
 struct fs_hits {
 	uint32_t fs_idx;
+	int space;			/* SPACE_*: the device the offsets are on */
 	int failed;
 	struct map_ix_hits h;
 	uint64_t max_len;		/* longest hit: bound for the search */
@@ -113,7 +116,28 @@ static int owners_append(struct map_owner **v, size_t *nr, size_t *cap, const st
 	return 0;
 }
 
-/* Build the index of one filesystem over the pending ranges it holds. */
+/*
+ * Which offset space a pending owner's range is in: the data device, the XFS realtime
+ * device, or another (an external log: nothing to index there). Offsets of different
+ * devices must never meet in one index.
+ */
+enum { SPACE_DATA, SPACE_RT, SPACE_OTHER };
+
+static int owner_space(const struct map_target *t, const struct map_owner *o)
+{
+	if (o->dev_idx >= t->nr_devices)
+		return SPACE_DATA;
+	switch (t->devices[o->dev_idx].role) {
+	case MAP_ROLE_RT:
+		return SPACE_RT;
+	case MAP_ROLE_LOG:
+		return SPACE_OTHER;
+	default:
+		return SPACE_DATA;
+	}
+}
+
+/* Build the index of one filesystem over the pending ranges it holds on one device. */
 static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *fh)
 {
 	struct map_target *fs = map_target_fs(t, fh->fs_idx);
@@ -129,7 +153,8 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 	for (size_t i = 0; i < d->nr_owners; i++) {
 		const struct map_owner *o = &d->owners[i];
 
-		if ((o->flags & MAP_OWNF_PENDING) && o->fs_idx == fh->fs_idx)
+		if ((o->flags & MAP_OWNF_PENDING) && o->fs_idx == fh->fs_idx &&
+		    owner_space(t, o) == fh->space)
 			q[nq++] = (struct map_ix_query){ o->fs_offset, o->fs_offset + o->length };
 	}
 	qsort(q, nq, sizeof(*q), cmp_query);
@@ -142,7 +167,10 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 		q[w++] = q[i];
 	}
 	nq = w;
-	if (fs->fs == MAP_FS_EXT4) {
+	if (fh->space == SPACE_OTHER) {
+		fh->note = NOTE_OTHER;
+		ret = 0;
+	} else if (fs->fs == MAP_FS_EXT4) {
 		fh->note = NOTE_EXT4;
 		ret = map_index_ext4(fs, q, nq, &fh->h, &unreadable, why, sizeof(why));
 		if (ret == -EOPNOTSUPP) {
@@ -155,7 +183,7 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 	} else {
 		fh->note = NOTE_XFS;
 		d->notes |= MAP_NOTE_NO_RMAPBT;
-		ret = map_index_xfs(fs, q, nq, &fh->h, why, sizeof(why));
+		ret = map_index_xfs(fs, q, nq, fh->space == SPACE_RT, &fh->h, why, sizeof(why));
 	}
 	free(q);
 	if (ret == -ENOMEM)
@@ -273,7 +301,7 @@ static int resolve_pending(struct map_damage *d, struct map_target *t)
 		if (!(o->flags & MAP_OWNF_PENDING) || !map_target_fs(t, o->fs_idx))
 			continue;
 		for (k = 0; k < nfs; k++)
-			if (fhs[k].fs_idx == o->fs_idx)
+			if (fhs[k].fs_idx == o->fs_idx && fhs[k].space == owner_space(t, o))
 				break;
 		if (k == nfs) {
 			struct fs_hits *n = realloc(fhs, sizeof(*n) * (nfs + 1));
@@ -284,6 +312,7 @@ static int resolve_pending(struct map_damage *d, struct map_target *t)
 			}
 			fhs = n;
 			memset(&fhs[nfs], 0, sizeof(fhs[nfs]));
+			fhs[nfs].space = owner_space(t, o);
 			fhs[nfs++].fs_idx = o->fs_idx;
 		}
 	}
@@ -304,7 +333,8 @@ static int resolve_pending(struct map_damage *d, struct map_target *t)
 			size_t k;
 
 			for (k = 0; k < nfs; k++)
-				if ((o->flags & MAP_OWNF_PENDING) && fhs[k].fs_idx == o->fs_idx)
+				if ((o->flags & MAP_OWNF_PENDING) && fhs[k].fs_idx == o->fs_idx &&
+				    fhs[k].space == owner_space(t, o))
 					break;
 			ret = k < nfs ? expand_pending(t, o, &fhs[k], &v, &nr, &cap) :
 					owners_append(&v, &nr, &cap, o);

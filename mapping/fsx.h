@@ -74,7 +74,7 @@ int map_index_ext4(struct map_target *fs, const struct map_ix_query *q, size_t n
  * the log and AG headers from the geometry, inode chunks from INUMBERS, and every inode
  * from bulkstat, opened by handle, mapped with FIEMAP (GETBMAPX for directories).
  */
-int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq,
+int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq, int rt,
 		  struct map_ix_hits *h, char *why, size_t whylen);
 /*
  * Return 0 after finding file owners of the queries by one directory walk of the mount

@@ -73,7 +73,7 @@ static int bmapx_match(int fd, int attr, const struct map_ix_query *q, size_t nq
 	return ret < 0 ? ret : 0;
 }
 
-int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq,
+int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq, int rt,
 		  struct map_ix_hits *h, char *why, size_t whylen)
 {
 	const struct kio_xfs_geom *g = &fs->xfs;
@@ -85,7 +85,8 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 	struct kio_xfs_inode *inodes = NULL;
 	struct map_owner o;
 	uint64_t next;
-	int ret, n;
+	size_t mq;
+	int ret, n = 0;
 
 	if (!x)
 		return -ENOMEM;
@@ -95,6 +96,8 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		return ret < 0 ? ret : -EINVAL;
 	}
 	inopblog = log2_roundup(bs / ge.inodesize);
+	/* Log, AG headers and inode chunks live on the data device only. */
+	mq = rt ? 0 : nq;
 
 	/* The internal log. */
 	memset(&o, 0, sizeof(o));
@@ -106,7 +109,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		o.kind = MAP_OWN_LOG;
 		o.meta_type = "log";
 		o.ag = (int64_t)agno;
-		ret = map_ix_match(q, nq, start, start + (uint64_t)g->logblocks * bs, 0, &o, h);
+		ret = map_ix_match(q, mq, start, start + (uint64_t)g->logblocks * bs, 0, &o, h);
 		if (ret < 0)
 			return ret;
 	}
@@ -119,7 +122,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		o.kind = MAP_OWN_METADATA;
 		o.meta_type = "fs-headers";
 		o.ag = agno;
-		ret = map_ix_match(q, nq, agno * ag_bytes, agno * ag_bytes + hdr, 0, &o, h);
+		ret = map_ix_match(q, mq, agno * ag_bytes, agno * ag_bytes + hdr, 0, &o, h);
 		if (ret < 0)
 			return ret;
 	}
@@ -131,7 +134,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		goto out_free;
 	}
 	next = 0;
-	while ((n = kio_xfs_inumbers(fs->mount_fd, &next, chunks, BULK)) > 0) {
+	while (mq && (n = kio_xfs_inumbers(fs->mount_fd, &next, chunks, BULK)) > 0) {
 		for (int i = 0; i < n; i++) {
 			uint64_t ino = chunks[i].startino;
 			uint64_t agno = ino >> (agblklog + inopblog);
@@ -144,7 +147,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 			o.kind = MAP_OWN_METADATA;
 			o.meta_type = "inodes";
 			o.ag = (int64_t)agno;
-			ret = map_ix_match(q, nq, start, start + len, 0, &o, h);
+			ret = map_ix_match(q, mq, start, start + len, 0, &o, h);
 			if (ret < 0)
 				goto out_free;
 		}
@@ -169,6 +172,11 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 			int fd;
 
 			if (!in->blocks || (!S_ISREG(in->mode) && !S_ISDIR(in->mode)))
+				continue;
+			/* A realtime file's data (FIEMAP) is on the rt device, its other forks
+			 * and every other inode's on the data device: match each only against
+			 * queries of its own device. */
+			if (!!(in->xflags & FS_XFLAG_REALTIME) != !!rt)
 				continue;
 			fd = kio_open_inode(fs->mount_fd, x->handle_type, in->ino, in->gen,
 					    O_NOATIME | O_NONBLOCK);

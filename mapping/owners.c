@@ -57,9 +57,11 @@ static void owner_from_rec(const struct map_target *t, uint32_t dev_idx, const s
 			o->kind = MAP_OWN_FREE;
 		else if (strcmp(special, "unknown") == 0) {
 			o->kind = MAP_OWN_UNKNOWN;
-			/* ext4 file data, XFS without rmapbt: the owner index will tell. */
-			if (t->devices[dev_idx].role == MAP_ROLE_DATA &&
-			    (t->fs == MAP_FS_EXT4 || (t->fs == MAP_FS_XFS && !t->xfs.has_rmapbt)))
+			/* ext4 file data, XFS without rmapbt, XFS realtime data (no rt rmap): the
+			 * owner index will tell. */
+			if ((t->devices[dev_idx].role == MAP_ROLE_DATA &&
+			     (t->fs == MAP_FS_EXT4 || (t->fs == MAP_FS_XFS && !t->xfs.has_rmapbt))) ||
+			    (t->devices[dev_idx].role == MAP_ROLE_RT && t->fs == MAP_FS_XFS))
 				o->flags |= MAP_OWNF_PENDING;
 		}
 		else if (strcmp(special, "log") == 0)
@@ -152,6 +154,28 @@ static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, 
 	return 0;
 }
 
+/*
+ * Set head's keys to the records of device d overlapping [start, end) (callers clip them).
+ * XFS reports its external log only to a query that starts at 0: ask from there. Its
+ * realtime device answers from the rt bitmap in whole blocks and reports the allocated
+ * stretch before the next free extent only when the query reaches past the block holding
+ * the range's end (Linux 6.1: a one-sector query in allocated space returns nothing): widen
+ * the query to whole blocks plus one.
+ */
+static void query_keys(const struct map_target *t, const struct map_device *d,
+		       struct fsmap_head *head, uint64_t start, uint64_t end)
+{
+	uint64_t bs = t->fs == MAP_FS_XFS && t->xfs.blocksize ? t->xfs.blocksize : 0;
+
+	if (d->role == MAP_ROLE_LOG)
+		start = 0;
+	if (d->role == MAP_ROLE_RT && bs) {
+		start -= start % bs;
+		end = (end + bs - 1) / bs * bs + bs;
+	}
+	map_fsmap_keys(head, (uint32_t)d->info.devt, start, end - 1);
+}
+
 /* Owners through GETFSMAP of a mounted filesystem's device. */
 static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
 			struct map_owner **owners, size_t *nr)
@@ -167,9 +191,7 @@ static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset,
 	if (!head)
 		return -ENOMEM;
 	head->fmh_count = OWNERS_BATCH;
-	/* XFS reports its external log only to a query that starts at 0: ask from there. */
-	map_fsmap_keys(head, (uint32_t)d->info.devt, d->role == MAP_ROLE_LOG ? 0 : offset,
-		       end - 1);
+	query_keys(t, d, head, offset, end);
 	for (;;) {
 		ret = kio_getfsmap(t->mount_fd, head);
 		if (ret <= 0)
@@ -337,8 +359,7 @@ static int many_cluster(struct map_target *t, uint32_t dev_idx, const uint64_t *
 	for (size_t i = a; i < b; i++)
 		if (off[ord[i]] + len[ord[i]] > cend)
 			cend = off[ord[i]] + len[ord[i]];
-	map_fsmap_keys(head, (uint32_t)d->info.devt, d->role == MAP_ROLE_LOG ? 0 : off[ord[a]],
-		       cend - 1);
+	query_keys(t, d, head, off[ord[a]], cend);
 	for (;;) {
 		ret = kio_getfsmap(t->mount_fd, head);
 		if (ret <= 0)
