@@ -24,35 +24,7 @@ h=$(e2e_hash)
 # Cleanly unmounted: a read-only mount loads the journal without writing to it.
 mount -o ro "$DATA" "$m" || e2e_hard_error "ro mount failed"
 rm -f /run/blkid/blkid.tab 2>/dev/null || :	# no blkid cache: GETFSMAP must find it
-file=$(ms_first_phys "$m/file")
-e2e_bad_add $((file + 4096)) 512
-e2e_bad_add $((LOG_AT + (1 << 20))) 512
-out=$E2E_DIR/report.json
-
-e2e_reset_counters
-ms_scan "$out" "$m" --queue-depth 1
-ms_expect_eq "exit status 1" "$MS_RC" 1
-ms_expect_eq "both devices, with their roles" \
-	"$(ms_jq "$out" '[.devices[] | "\(.path)=\(.role)"] | join(",")')" "$DATA=data,$LOGDEV=log"
-ms_expect_eq "the journal error: on the journal device, role log, owned by the journal" \
-	"$(ms_jq "$out" '.media_errors[] | select(.role == "log") | "\(.device) \(.offset) \(.owners[0].type) \(.owners[0].metadata)"')" \
-	"$LOGDEV $((1 << 20)) metadata journal"
-ms_expect_eq "the data error: the file" \
-	"$(ms_jq "$out" '.media_errors[] | select(.role == "data") | .owners[0].paths | join(",")')" "$m/file"
-ms_expect_eq "damaged metadata: the journal, on the journal device" \
-	"$(ms_jq "$out" '.damaged_metadata[] | "\(.type) \(.device)"')" "journal $LOGDEV"
-e2e_check "the journal was read" test "$(e2e_bad_reads $((LOG_AT + (1 << 20))) 512)" -ge 1
-ms_expect_eq "scanned == planned" "$(ms_jq "$out" '.scanned_bytes == .planned_bytes')" true
-
-# map on the journal device goes through the filesystem mounted with it.
-ans=$E2E_DIR/map.json
-rc=0
-"$MEDIASCAN" map "$LOGDEV" $((1 << 20)) --json "$ans" -q || rc=$?
-ms_expect_eq "map log device: exit 1 (metadata hit)" "$rc" 1
-ms_expect_eq "map log device: role and owner" \
-	"$(ms_jq "$ans" '.media_errors[0] | "\(.role) \(.owners[0].type) \(.owners[0].metadata)"')" \
-	"log metadata journal"
-ms_expect_eq "map log device: the filesystem" "$(ms_jq "$ans" '.targets[0].target')" "$m"
+ms_check_split_log "$m" "$LOG_AT" metadata journal
 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 umount "$m"

@@ -107,3 +107,38 @@ _ms_split_cleanup()
 		done
 	done
 }
+
+# ms_check_split_log MNT AT TYPE META : with MNT mounted over ms_split_loops devices (log at AT),
+# a bad 512 B block in MNT/file and one 1 MiB into the log device: a scan names the file on
+# the data device and the log's owner (type TYPE, metadata META, e.g. "log log" for XFS,
+# "metadata journal" for ext4) on the log device, reads all it planned, and `mediascan map`
+# on the log device answers the same through the filesystem.
+ms_check_split_log()
+{
+	local m=$1 at=$2 type=$3 meta=$4 out=$E2E_DIR/report.json ans=$E2E_DIR/map.json rc=0
+	local file
+	file=$(ms_first_phys "$m/file")
+	e2e_bad_add $((file + 4096)) 512
+	e2e_bad_add $((at + (1 << 20))) 512
+	e2e_reset_counters
+	ms_scan "$out" "$m" --queue-depth 1
+	ms_expect_eq "exit status 1" "$MS_RC" 1
+	ms_expect_eq "both devices, with their roles" \
+		"$(ms_jq "$out" '[.devices[] | "\(.path)=\(.role)"] | join(",")')" "$DATA=data,$LOGDEV=log"
+	ms_expect_eq "the log error: on the log device, role log, owned by the $meta" \
+		"$(ms_jq "$out" '.media_errors[] | select(.role == "log") | "\(.device) \(.offset) \(.owners[0].type) \(.owners[0].metadata)"')" \
+		"$LOGDEV $((1 << 20)) $type $meta"
+	ms_expect_eq "the data error: the file" \
+		"$(ms_jq "$out" '.media_errors[] | select(.role == "data") | .owners[0].paths | join(",")')" "$m/file"
+	ms_expect_eq "damaged metadata: the $meta, on the log device" \
+		"$(ms_jq "$out" '.damaged_metadata[] | "\(.type) \(.device)"')" "$meta $LOGDEV"
+	e2e_check "the log device was read" test "$(e2e_bad_reads $((at + (1 << 20))) 512)" -ge 1
+	ms_expect_eq "scanned == planned" "$(ms_jq "$out" '.scanned_bytes == .planned_bytes')" true
+
+	"$MEDIASCAN" map "$LOGDEV" $((1 << 20)) --json "$ans" -q || rc=$?
+	ms_expect_eq "map log device: exit 1 (metadata hit)" "$rc" 1
+	ms_expect_eq "map log device: role and owner" \
+		"$(ms_jq "$ans" '.media_errors[0] | "\(.role) \(.owners[0].type) \(.owners[0].metadata)"')" \
+		"log $type $meta"
+	ms_expect_eq "map log device: the filesystem" "$(ms_jq "$ans" '.targets[0].target')" "$m"
+}
