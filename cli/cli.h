@@ -76,6 +76,9 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
 int cli_report_build(struct cli_report *rep);
+/* Return 1 when e is media or PI damage: not operational, not in a bridged gap, not
+ * transient (the state store's HIST_DAMAGE is the same rule in SQL). */
+int cli_is_damage(const struct scan_error *e);
 /* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
 int cli_report_write_json(const struct cli_report *rep, const char *path);
 /* Print the human summary of the report. */

@@ -24,7 +24,7 @@ static int cmp_error(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static int is_damage(const struct scan_error *e)
+int cli_is_damage(const struct scan_error *e)
 {
 	return e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap && e->reproducible;
 }
@@ -46,7 +46,7 @@ static int add_damage_batched(struct cli_report *rep)
 		size_t n = 0;
 
 		for (; i < r->nr_errors && r->errors[i].dev_idx == dev; i++) {
-			if (!is_damage(&r->errors[i]))
+			if (!cli_is_damage(&r->errors[i]))
 				continue;
 			off[n] = r->errors[i].offset;
 			len[n++] = r->errors[i].length;
@@ -127,7 +127,7 @@ int cli_report_build(struct cli_report *rep)
 	for (size_t i = 0, g = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
-		if (is_damage(e))
+		if (cli_is_damage(e))
 			map_damage_group(&rep->dmg, g++, &rep->own_first[i], &rep->own_count[i]);
 	}
 	if (r->fatal || !r->complete)
@@ -312,7 +312,7 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 		for (size_t i = 0; i < r->nr_errors; i++) {
 			const struct scan_error *e = &r->errors[i];
 
-			if (e->cls == SCAN_ERR_OPERATIONAL || e->in_gap || !e->reproducible)
+			if (!cli_is_damage(e))
 				continue;
 			fprintf(f, "  %s  offset %" PRIu64 "  length %" PRIu64 "  %s, read %u time%s\n",
 				t->devices[e->dev_idx].path, e->offset, e->length,

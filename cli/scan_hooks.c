@@ -22,11 +22,6 @@
 #include "state.h"
 #include "units.h"
 
-static int is_damage(const struct scan_error *e)
-{
-	return e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap && e->reproducible;
-}
-
 static const char *first_path(const struct cli_report *rep, uint64_t inode)
 {
 	const struct map_inode_paths *p = map_damage_paths(&rep->dmg, inode);
@@ -157,7 +152,7 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 		json_object *ej;
 		int is_new = 1;
 
-		if (!is_damage(e))
+		if (!cli_is_damage(e))
 			continue;
 		ej = cli_report_error_json(rep, i);
 		if (st) {
@@ -231,7 +226,7 @@ void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f)
 		const struct scan_error *e = &r->errors[i];
 		const char *dev = rep->t->devices[e->dev_idx].path;
 
-		if (!is_damage(e))
+		if (!cli_is_damage(e))
 			continue;
 		if (!rep->own_count[i]) {
 			fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64

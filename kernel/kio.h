@@ -71,6 +71,13 @@ int kio_stat_dev(const char *path, dev_t *devt, int *is_dir);
  * last record so the next call continues (the GETFSMAP iteration protocol).
  */
 int kio_getfsmap(int fd, struct fsmap_head *head);
+/*
+ * Return 1 and set *rec_dev to the device of the first GETFSMAP record at or after device
+ * low_dev (from physical 0), 0 if there is none, or -errno (ext4 takes only 0, UINT32_MAX and
+ * its own devices as keys: EINVAL for another; it lists its external journal only to a query
+ * from physical 0). Finds and confirms an external log or journal device.
+ */
+int kio_getfsmap_first_dev(int fd, uint32_t low_dev, uint32_t *rec_dev);
 
 /* disk statistics (kio_diskstat.c) */
 

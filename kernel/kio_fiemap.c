@@ -15,7 +15,6 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 #include <linux/fiemap.h>
-#include <linux/fsmap.h>
 
 #include "kio.h"
 
@@ -220,27 +219,16 @@ static int opt_names_dev(const char *opts, const char *key, dev_t devt)
  */
 static int ext4_owns_dev(const char *mp, dev_t devt)
 {
-	struct fsmap_head *head = calloc(1, fsmap_sizeof(1));
-	int fd, found = 0;
+	uint32_t got;
+	int fd, found;
 
-	if (!head || (uint32_t)devt != devt)
-		goto out;
+	if ((uint32_t)devt != devt)
+		return 0;
 	fd = open(mp, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
 	if (fd < 0)
-		goto out;
-	head->fmh_count = 1;
-	head->fmh_keys[0].fmr_device = (uint32_t)devt;
-	head->fmh_keys[1].fmr_device = UINT32_MAX;
-	head->fmh_keys[1].fmr_physical = UINT64_MAX;
-	head->fmh_keys[1].fmr_owner = UINT64_MAX;
-	head->fmh_keys[1].fmr_offset = UINT64_MAX;
-	head->fmh_keys[1].fmr_flags = UINT32_MAX;
-	if (ioctl(fd, FS_IOC_GETFSMAP, head) == 0 && head->fmh_entries &&
-	    head->fmh_recs[0].fmr_device == (uint32_t)devt)
-		found = 1;
+		return 0;
+	found = kio_getfsmap_first_dev(fd, (uint32_t)devt, &got) == 1 && got == (uint32_t)devt;
 	close(fd);
-out:
-	free(head);
 	return found;
 }
 

@@ -119,6 +119,30 @@ int kio_getfsmap(int fd, struct fsmap_head *head)
 	return (int)head->fmh_entries;
 }
 
+int kio_getfsmap_first_dev(int fd, uint32_t low_dev, uint32_t *rec_dev)
+{
+	struct fsmap_head *head = calloc(1, fsmap_sizeof(1));
+	int ret = 0;
+
+	if (!head)
+		return -ENOMEM;
+	head->fmh_count = 1;
+	head->fmh_keys[0].fmr_device = low_dev;
+	head->fmh_keys[1].fmr_device = UINT32_MAX;
+	head->fmh_keys[1].fmr_physical = UINT64_MAX;
+	head->fmh_keys[1].fmr_owner = UINT64_MAX;
+	head->fmh_keys[1].fmr_offset = UINT64_MAX;
+	head->fmh_keys[1].fmr_flags = UINT32_MAX;
+	if (ioctl(fd, FS_IOC_GETFSMAP, head) < 0)
+		ret = -errno;
+	else if (head->fmh_entries) {
+		*rec_dev = head->fmh_recs[0].fmr_device;
+		ret = 1;
+	}
+	free(head);
+	return ret;
+}
+
 int kio_xfs_geometry(int fd, struct kio_xfs_geom *g)
 {
 	struct xfs_fsop_geom geo;

@@ -176,40 +176,13 @@ static uint32_t le32_at(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/*
- * Return 1 and set *rec_dev to the device of the first GETFSMAP record at or after device
- * low_dev, 0 if there is none, or -errno (EINVAL: ext4 takes only 0, UINT32_MAX and its own
- * devices as keys, so a record for low_dev is the kernel saying the device is the
- * filesystem's). ext4 reports its external journal only to a query whose low key starts at
- * physical 0 (ext4_getfsmap_logdev), hence one query per candidate device.
- */
-static int fsmap_first_dev(int mount_fd, uint32_t low_dev, uint32_t *rec_dev)
-{
-	struct fsmap_head *head = calloc(1, fsmap_sizeof(1));
-	int ret;
-
-	if (!head)
-		return -ENOMEM;
-	map_fsmap_keys(head, low_dev, 0, UINT64_MAX);
-	head->fmh_keys[1].fmr_device = UINT32_MAX;
-	head->fmh_count = 1;
-	ret = kio_getfsmap(mount_fd, head);
-	if (ret >= 0) {
-		ret = head->fmh_entries > 0;
-		if (ret)
-			*rec_dev = head->fmh_recs[0].fmr_device;
-	}
-	free(head);
-	return ret;
-}
-
 /* Return 1 when GETFSMAP confirms devt as a device of the filesystem on mount_fd. */
 static int fsmap_has_dev(int mount_fd, dev_t devt)
 {
 	/* GETFSMAP's new_encode_dev() is glibc's dev_t for majors below 4096. */
 	uint32_t want = (uint32_t)devt, got;
 
-	return devt && (dev_t)want == devt && fsmap_first_dev(mount_fd, want, &got) == 1 &&
+	return devt && (dev_t)want == devt && kio_getfsmap_first_dev(mount_fd, want, &got) == 1 &&
 	       got == want;
 }
 
@@ -226,7 +199,7 @@ static char *ext4_journal_dev(const struct map_target *t, const unsigned char *s
 	char path[PATH_MAX];
 	dev_t cand = 0;
 
-	if (fsmap_first_dev(t->mount_fd, 0, &first) == 1 && first != data_dev)
+	if (kio_getfsmap_first_dev(t->mount_fd, 0, &first) == 1 && first != data_dev)
 		cand = (dev_t)first;
 	jdev = le32_at(sb + EXT4_SB_JNL_DEV_OFF);
 	if (!cand && jdev && fsmap_has_dev(t->mount_fd, (dev_t)jdev))

@@ -66,7 +66,8 @@ struct fd_range {
 	enum fd_range_kind kind;
 	uint64_t off_bytes;
 	uint64_t len_bytes;
-	unsigned int delay_ms;	/* delay: ms; flaky: failures left */
+	unsigned int delay_ms;	/* delay ranges */
+	unsigned int fail_left;	/* flaky ranges: reads that still fail */
 	uint64_t reads;		/* read requests that touched the range */
 };
 
@@ -138,9 +139,9 @@ static ssize_t fd_find_locked(enum fd_range_kind kind, uint64_t off, uint64_t le
 	return -ENOENT;
 }
 
-/* Add (or, for delay, update) a range; returns 0 or -errno. */
-static int fd_add_locked(enum fd_range_kind kind, uint64_t off, uint64_t len,
-			 unsigned int delay_ms)
+/* Add (or, for delay and flaky, update) a range; arg is the delay in ms or the failures
+ * left; returns 0 or -errno. */
+static int fd_add_locked(enum fd_range_kind kind, uint64_t off, uint64_t len, unsigned int arg)
 {
 	struct fd_range *r;
 	ssize_t idx;
@@ -148,7 +149,10 @@ static int fd_add_locked(enum fd_range_kind kind, uint64_t off, uint64_t len,
 
 	idx = fd_find_locked(kind, off, len);
 	if (idx >= 0) {
-		fd_state.ranges[idx].delay_ms = delay_ms;
+		if (kind == FD_RANGE_FLAKY)
+			fd_state.ranges[idx].fail_left = arg;
+		else
+			fd_state.ranges[idx].delay_ms = arg;
 		return 0;
 	}
 	if (fd_state.nr_ranges == fd_state.alloc_ranges) {
@@ -171,7 +175,8 @@ static int fd_add_locked(enum fd_range_kind kind, uint64_t off, uint64_t len,
 		.kind = kind,
 		.off_bytes = off,
 		.len_bytes = len,
-		.delay_ms = delay_ms,
+		.delay_ms = kind == FD_RANGE_DELAY ? arg : 0,
+		.fail_left = kind == FD_RANGE_FLAKY ? arg : 0,
 	};
 	fd_state.nr_ranges++;
 	return 0;
@@ -305,7 +310,7 @@ static int fd_ctl_snapshot(struct fd_ctl_handle *h)
 				r->off_bytes, r->len_bytes, r->reads);
 		else if (r->kind == FD_RANGE_FLAKY)
 			fprintf(f, "flaky %" PRIu64 " %" PRIu64 " left=%u reads=%" PRIu64 "\n",
-				r->off_bytes, r->len_bytes, r->delay_ms, r->reads);
+				r->off_bytes, r->len_bytes, r->fail_left, r->reads);
 		else
 			fprintf(f, "delay %" PRIu64 " %" PRIu64 " ms=%u reads=%" PRIu64 "\n",
 				r->off_bytes, r->len_bytes, r->delay_ms, r->reads);
@@ -445,8 +450,8 @@ static int fd_disk_read(char *buf, size_t size, off_t off)
 		if (r->kind == FD_RANGE_BAD) {
 			bad = 1;
 		} else if (r->kind == FD_RANGE_FLAKY) {
-			if (r->delay_ms) {
-				r->delay_ms--;
+			if (r->fail_left) {
+				r->fail_left--;
 				bad = 1;
 			}
 		} else if (r->delay_ms > delay_ms)
