@@ -16,11 +16,15 @@
  *   delay OFFSET LENGTH MS      reads touching the range sleep MS ms first
  *   flaky OFFSET LENGTH N       the next N reads touching the range fail with EIO,
  *                               later ones succeed (a transient error)
+ *   errno OFFSET LENGTH E       reads touching the range fail with errno E (a number:
+ *                               ETIMEDOUT, ENOLINK, EREMOTEIO, ENODEV, ENODATA, ...; the loop
+ *                               device hands it to its reader through errno_to_blk_status)
  *   readonly on|off             writes fail with EROFS (and are still counted)
  *   reset                       zero the counters
  *
  * Reading ctl returns one line per range, "bad OFFSET LENGTH reads=N",
- * "delay OFFSET LENGTH ms=M reads=N" or "flaky OFFSET LENGTH left=K reads=N", then "reads N" (read requests on disk),
+ * "delay OFFSET LENGTH ms=M reads=N", "flaky OFFSET LENGTH left=K reads=N" or
+ * "errno OFFSET LENGTH errno=E reads=N", then "reads N" (read requests on disk),
  * "read_bytes N", "writes N" (write requests received, refused ones too),
  * "write_bytes N" (bytes actually written), "readonly 0|1" and
  * "max_read_size N" (largest read request the kernel sent). A read at offset 0
@@ -60,6 +64,7 @@ enum fd_range_kind {
 	FD_RANGE_BAD,
 	FD_RANGE_DELAY,
 	FD_RANGE_FLAKY,
+	FD_RANGE_ERRNO,
 };
 
 struct fd_range {
@@ -68,6 +73,7 @@ struct fd_range {
 	uint64_t len_bytes;
 	unsigned int delay_ms;	/* delay ranges */
 	unsigned int fail_left;	/* flaky ranges: reads that still fail */
+	unsigned int err;	/* errno ranges: the positive errno reads fail with */
 	uint64_t reads;		/* read requests that touched the range */
 };
 
@@ -151,6 +157,8 @@ static int fd_add_locked(enum fd_range_kind kind, uint64_t off, uint64_t len, un
 	if (idx >= 0) {
 		if (kind == FD_RANGE_FLAKY)
 			fd_state.ranges[idx].fail_left = arg;
+		else if (kind == FD_RANGE_ERRNO)
+			fd_state.ranges[idx].err = arg;
 		else
 			fd_state.ranges[idx].delay_ms = arg;
 		return 0;
@@ -177,6 +185,7 @@ static int fd_add_locked(enum fd_range_kind kind, uint64_t off, uint64_t len, un
 		.len_bytes = len,
 		.delay_ms = kind == FD_RANGE_DELAY ? arg : 0,
 		.fail_left = kind == FD_RANGE_FLAKY ? arg : 0,
+		.err = kind == FD_RANGE_ERRNO ? arg : 0,
 	};
 	fd_state.nr_ranges++;
 	return 0;
@@ -265,6 +274,10 @@ static int fd_ctl_command(char *line)
 		if (!fd_parse_range(argv[1], argv[2], &off, &len) &&
 		    !fd_parse_u64(argv[3], &ms) && ms <= UINT_MAX)
 			ret = fd_add_locked(FD_RANGE_FLAKY, off, len, ms);
+	} else if (!strcmp(argv[0], "errno") && argc == 4) {
+		if (!fd_parse_range(argv[1], argv[2], &off, &len) &&
+		    !fd_parse_u64(argv[3], &ms) && ms > 0 && ms < 4096)
+			ret = fd_add_locked(FD_RANGE_ERRNO, off, len, ms);
 	} else if (!strcmp(argv[0], "readonly") && argc == 2) {
 		if (!strcmp(argv[1], "on") || !strcmp(argv[1], "1")) {
 			fd_state.readonly = 1;
@@ -311,6 +324,9 @@ static int fd_ctl_snapshot(struct fd_ctl_handle *h)
 		else if (r->kind == FD_RANGE_FLAKY)
 			fprintf(f, "flaky %" PRIu64 " %" PRIu64 " left=%u reads=%" PRIu64 "\n",
 				r->off_bytes, r->len_bytes, r->fail_left, r->reads);
+		else if (r->kind == FD_RANGE_ERRNO)
+			fprintf(f, "errno %" PRIu64 " %" PRIu64 " errno=%u reads=%" PRIu64 "\n",
+				r->off_bytes, r->len_bytes, r->err, r->reads);
 		else
 			fprintf(f, "delay %" PRIu64 " %" PRIu64 " ms=%u reads=%" PRIu64 "\n",
 				r->off_bytes, r->len_bytes, r->delay_ms, r->reads);
@@ -430,7 +446,7 @@ static int fd_disk_read(char *buf, size_t size, off_t off)
 {
 	unsigned int delay_ms = 0;
 	size_t done = 0;
-	int bad = 0;
+	int bad = 0, err = 0;
 	size_t i;
 	ssize_t n;
 
@@ -454,6 +470,8 @@ static int fd_disk_read(char *buf, size_t size, off_t off)
 				r->fail_left--;
 				bad = 1;
 			}
+		} else if (r->kind == FD_RANGE_ERRNO) {
+			err = (int)r->err;
 		} else if (r->delay_ms > delay_ms)
 			delay_ms = r->delay_ms;
 	}
@@ -463,6 +481,8 @@ static int fd_disk_read(char *buf, size_t size, off_t off)
 		fd_sleep_ms(delay_ms);
 	if (bad)
 		return -EIO;
+	if (err)
+		return -err;
 
 	while (done < size) {
 		n = pread(fd_state.img_fd, buf + done, size - done, off + done);

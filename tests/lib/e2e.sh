@@ -355,6 +355,12 @@ e2e_flaky_add()
 	_e2e_ctl_write "flaky $1 $2 $3"
 }
 
+# e2e_errno_add OFF LEN E : reads touching [OFF, OFF+LEN) fail with errno E (a number).
+e2e_errno_add()
+{
+	_e2e_ctl_write "errno $1 $2 $3"
+}
+
 # e2e_bad_del OFF LEN : remove the range added with exactly OFF LEN (bad or delay).
 e2e_bad_del()
 {
@@ -405,7 +411,7 @@ _e2e_ctl_value()
 e2e_bad_reads()
 {
 	e2e_ctl | awk -v o="$1" -v l="$2" '
-		($1 == "bad" || $1 == "delay" || $1 == "flaky") && $2 == o && $3 == l {
+		($1 == "bad" || $1 == "delay" || $1 == "flaky" || $1 == "errno") && $2 == o && $3 == l {
 			for (i = 4; i <= NF; i++)
 				if ($i ~ /^reads=/) {
 					print substr($i, 7)
