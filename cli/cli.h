@@ -18,6 +18,8 @@ enum cli_exit {
 	CLI_EXIT_INTEGRITY = 2,		/* protection information mismatches */
 	CLI_EXIT_OPERATIONAL = 4,	/* the scan could not do all it should */
 	CLI_EXIT_USAGE = 8,		/* bad command line */
+	CLI_EXIT_DEVICE = 16,		/* the disk is failing or slow: device faults, slow
+					 * sectors, or the scan stopped to spare the disk */
 };
 
 /* Everything a report is made of. */
@@ -25,19 +27,24 @@ struct cli_report {
 	struct map_target *t;
 	const char *method;
 	struct scan_result *r;
-	struct map_damage dmg;
-	size_t *own_first;		/* per scan error: its owners in dmg.owners */
-	size_t *own_count;
+	struct map_damage dmg;		/* owners of damage: what to restore */
+	struct map_damage risk;		/* owners of slow and device-fault ranges: at risk */
+	size_t *own_first;		/* per scan error: its owners in dmg.owners (damage) or */
+	size_t *own_count;		/* risk.owners (slow, device fault) */
 	int resumed;			/* the pass continued an interrupted one */
 	unsigned exit_bits;
-	unsigned nr_damage_errors;	/* media/PI/timeout errors outside bridged gaps */
+	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */
 	unsigned nr_gap_errors;
 	unsigned nr_transient_errors;	/* failed once, read fine when retried */
+	unsigned nr_slow_errors;	/* answered slower than the I/O timeout */
+	unsigned nr_device_faults;	/* timeouts, transport, target, device gone */
 	unsigned nr_op_errors;
 };
 
 #define CLI_DEFAULT_STATE_DIR "/var/lib/mediascan"
 #define CLI_SCAN_DEFAULT_DEPTH 16
+/* Failed or late reads in a row on one device before the disk is called failing. */
+#define CLI_DEFAULT_MAX_FAILED_READS 256
 
 /* One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`. */
 struct cli_scan_cfg {
@@ -53,6 +60,8 @@ struct cli_scan_cfg {
 	uint64_t merge_gap;
 	uint64_t rate, rate_min, rate_max;	/* bytes/s */
 	double window_s, max_duration_s, io_timeout_s;
+	unsigned max_failed_reads;	/* with max_failed_reads_set; else the default */
+	int max_failed_reads_set;
 	int no_backoff;
 	int resume;
 	int no_state;
@@ -76,9 +85,6 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
 int cli_report_build(struct cli_report *rep);
-/* Return 1 when e is media or PI damage: not operational, not in a bridged gap, not
- * transient (the state store's HIST_DAMAGE is the same rule in SQL). */
-int cli_is_damage(const struct scan_error *e);
 /* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
 int cli_report_write_json(const struct cli_report *rep, const char *path);
 /* Print the human summary of the report. */

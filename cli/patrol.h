@@ -14,12 +14,14 @@
 #define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
 
 /*
- * Return the number of cleared errors after storing owners, clearing what a complete pass did
- * not see, and sending journal events and on_damage for damage not told before (st may be
- * NULL: everything is new). Failures are warnings.
+ * Return the number of settled errors after storing owners, settling (settle[0..nr_settle):
+ * read cleanly, or no longer allocated) the open errors a complete pass did not see fail,
+ * and sending journal events and on_damage for damage not told before (st may be NULL:
+ * everything is new). Failures are warnings.
  */
 int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
-		   struct scan_state *st, int64_t pass_id, const char *key);
+		   struct scan_state *st, int64_t pass_id, const char *key,
+		   const struct scan_state_outcome *settle, size_t nr_settle);
 /* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
 void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f);
 /* Return the exit status of `sh -c cmd` fed input on stdin (128+N if killed by N), or -errno. */

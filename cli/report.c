@@ -15,26 +15,21 @@
 #include "escape.h"
 #include "units.h"
 
-static int cmp_error(const void *a, const void *b)
+/* Slow and device-fault ranges: not lost, but their owners are at risk. */
+static int is_at_risk(const struct scan_error *e)
 {
-	const struct scan_error *x = a, *y = b;
+	enum scan_verdict v = scan_error_verdict(e);
 
-	if (x->dev_idx != y->dev_idx)
-		return x->dev_idx < y->dev_idx ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-int cli_is_damage(const struct scan_error *e)
-{
-	return e->cls != SCAN_ERR_OPERATIONAL && !e->in_gap && e->reproducible;
+	return v == SCAN_V_SLOW || v == SCAN_V_DEVICE;
 }
 
 /*
- * Look up the owners of every damage error (sorted by device and offset), one batch per
- * device: nearby ranges share GETFSMAP passes (as `mediascan map` does) instead of one query
- * each. The groups follow the damage errors in order; read them after map_damage_resolve.
+ * Look up the owners of every error that `want` selects (sorted by device and offset) in d,
+ * one batch per device: nearby ranges share GETFSMAP passes (as `mediascan map` does) instead
+ * of one query each. The groups follow those errors in order; read them after resolve.
  */
-static int add_damage_batched(struct cli_report *rep)
+static int add_batched(struct cli_report *rep, struct map_damage *d,
+		       int (*want)(const struct scan_error *e))
 {
 	const struct scan_result *r = rep->r;
 	uint64_t *off = malloc(sizeof(*off) * (r->nr_errors + 1));
@@ -46,13 +41,13 @@ static int add_damage_batched(struct cli_report *rep)
 		size_t n = 0;
 
 		for (; i < r->nr_errors && r->errors[i].dev_idx == dev; i++) {
-			if (!cli_is_damage(&r->errors[i]))
+			if (!want(&r->errors[i]))
 				continue;
 			off[n] = r->errors[i].offset;
 			len[n++] = r->errors[i].length;
 		}
 		if (n)
-			ret = map_damage_add_many(&rep->dmg, rep->t, dev, off, len, n);
+			ret = map_damage_add_many(d, rep->t, dev, off, len, n);
 	}
 	free(off);
 	free(len);
@@ -66,29 +61,9 @@ int cli_report_build(struct cli_report *rep)
 
 	/*
 	 * Errors split by checkpoints (or loaded from an interrupted run) are shown as the
-	 * runs they form: merge neighbours of the same kind.
+	 * runs they form: merge neighbours that say the same (result.c's one rule).
 	 */
-	if (r->nr_errors > 1) {
-		size_t w = 0;
-
-		/* Reads complete out of order: sort by device and offset first. */
-		qsort(r->errors, r->nr_errors, sizeof(*r->errors), cmp_error);
-
-		for (size_t i = 0; i < r->nr_errors; i++) {
-			struct scan_error *p = w ? &r->errors[w - 1] : NULL, *e = &r->errors[i];
-
-			if (p && p->dev_idx == e->dev_idx && p->offset + p->length == e->offset &&
-			    p->err == e->err && p->cls == e->cls && p->in_gap == e->in_gap &&
-			    p->reproducible == e->reproducible) {
-				p->length += e->length;
-				if (e->reads > p->reads)
-					p->reads = e->reads;
-				continue;
-			}
-			r->errors[w++] = *e;
-		}
-		r->nr_errors = w;
-	}
+	scan_result_coalesce(r);
 	rep->own_first = calloc(r->nr_errors + 1, sizeof(size_t));
 	rep->own_count = calloc(r->nr_errors + 1, sizeof(size_t));
 	if (!rep->own_first || !rep->own_count)
@@ -96,39 +71,59 @@ int cli_report_build(struct cli_report *rep)
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
-		if (e->cls == SCAN_ERR_OPERATIONAL) {
+		switch (scan_error_verdict(e)) {
+		case SCAN_V_OPERATIONAL:
 			rep->nr_op_errors++;
 			rep->exit_bits |= CLI_EXIT_OPERATIONAL;
-			continue;
-		}
-		if (e->in_gap) {
+			break;
+		case SCAN_V_GAP:
 			rep->nr_gap_errors++;
-			continue;
-		}
-		if (!e->reproducible) {
+			break;
+		case SCAN_V_TRANSIENT:
 			/*
 			 * Failed once, then every block read fine: not proven damage. The
 			 * usual cause is a bad neighbour whose request the block layer merged
 			 * with this read; that neighbour is reported on its own.
 			 */
 			rep->nr_transient_errors++;
-			continue;
+			break;
+		case SCAN_V_SLOW:
+			rep->nr_slow_errors++;
+			rep->exit_bits |= CLI_EXIT_DEVICE;
+			break;
+		case SCAN_V_DEVICE:
+			rep->nr_device_faults++;
+			rep->exit_bits |= CLI_EXIT_DEVICE;
+			break;
+		case SCAN_V_DAMAGE:
+			rep->nr_damage_errors++;
+			rep->exit_bits |= e->cls == SCAN_ERR_PI ? CLI_EXIT_INTEGRITY : CLI_EXIT_MEDIA;
+			break;
 		}
-		rep->nr_damage_errors++;
-		rep->exit_bits |= e->cls == SCAN_ERR_PI ? CLI_EXIT_INTEGRITY : CLI_EXIT_MEDIA;
 	}
-	ret = add_damage_batched(rep);
+	if (r->failing)
+		rep->exit_bits |= CLI_EXIT_DEVICE;
+	ret = add_batched(rep, &rep->dmg, scan_is_damage);
 	if (ret < 0)
 		return ret;
 	ret = map_damage_resolve(&rep->dmg, rep->t);
 	if (ret < 0)
 		return ret;
+	if (rep->nr_slow_errors || rep->nr_device_faults) {
+		ret = add_batched(rep, &rep->risk, is_at_risk);
+		if (ret == 0)
+			ret = map_damage_resolve(&rep->risk, rep->t);
+		if (ret < 0)
+			return ret;
+	}
 	/* The owner index (ext4, XFS without rmapbt) may replace owners: final spans. */
-	for (size_t i = 0, g = 0; i < r->nr_errors; i++) {
+	for (size_t i = 0, g = 0, k = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
-		if (cli_is_damage(e))
+		if (scan_is_damage(e))
 			map_damage_group(&rep->dmg, g++, &rep->own_first[i], &rep->own_count[i]);
+		else if (is_at_risk(e))
+			map_damage_group(&rep->risk, k++, &rep->own_first[i], &rep->own_count[i]);
 	}
 	if (r->fatal || !r->complete)
 		rep->exit_bits |= CLI_EXIT_OPERATIONAL;
@@ -138,20 +133,24 @@ int cli_report_build(struct cli_report *rep)
 int cli_report_free(struct cli_report *rep)
 {
 	map_damage_free(&rep->dmg);
+	map_damage_free(&rep->risk);
 	free(rep->own_first);
 	free(rep->own_count);
 	rep->own_first = rep->own_count = NULL;
 	return 0;
 }
 
-static json_object *json_owner(const struct cli_report *rep, const struct map_owner *o)
+/* The owner table error e's owners live in: damage's, or at-risk's. */
+static const struct map_damage *owner_table(const struct cli_report *rep,
+					    const struct scan_error *e)
 {
-	return cli_owner_json(&rep->dmg, rep->t, o);	/* cli/map_report.c */
+	return scan_is_damage(e) ? &rep->dmg : &rep->risk;
 }
 
 static json_object *json_error(const struct cli_report *rep, size_t i)
 {
 	const struct scan_error *e = &rep->r->errors[i];
+	const struct map_damage *d = owner_table(rep, e);
 	json_object *j = json_object_new_object(), *owners = json_object_new_array();
 
 	json_object_object_add(j, "device",
@@ -163,6 +162,11 @@ static json_object *json_error(const struct cli_report *rep, size_t i)
 	json_object_object_add(j, "error", json_object_new_string(scan_error_name(e)));
 	json_object_object_add(j, "reads", json_object_new_int((int)e->reads));
 	json_object_object_add(j, "reproducible", json_object_new_boolean(e->reproducible));
+	json_object_object_add(j, "verdict",
+			       json_object_new_string(scan_verdict_name(scan_error_verdict(e))));
+	if (e->latency_ns)
+		json_object_object_add(j, "latency_s",
+				       json_object_new_double((double)e->latency_ns / 1e9));
 	if (e->vfy_fail != VFY_FAIL_NONE) {
 		/* Drive-side methods: what the device said, and for PI which tag failed. */
 		json_object_object_add(j, "device_error",
@@ -176,8 +180,8 @@ static json_object *json_error(const struct cli_report *rep, size_t i)
 		}
 	}
 	for (size_t k = 0; k < rep->own_count[i]; k++)
-		json_object_array_add(owners,
-				      json_owner(rep, &rep->dmg.owners[rep->own_first[i] + k]));
+		json_object_array_add(owners, cli_owner_json(d, rep->t,
+							     &d->owners[rep->own_first[i] + k]));
 	json_object_object_add(j, "owners", owners);
 	return j;
 }
@@ -201,7 +205,8 @@ static json_object *json_report(const struct cli_report *rep)
 	json_object *root = json_object_new_object();
 	json_object *devs = json_object_new_array(), *errs = json_object_new_array();
 	json_object *gaps = json_object_new_array(), *ops = json_object_new_array();
-	json_object *transient = json_object_new_array();
+	json_object *transient = json_object_new_array(), *slow = json_object_new_array();
+	json_object *faults = json_object_new_array();
 
 	json_object_object_add(root, "schema", json_object_new_string("mediascan-report/1"));
 	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
@@ -252,19 +257,35 @@ static json_object *json_report(const struct cli_report *rep)
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
-		if (e->cls == SCAN_ERR_OPERATIONAL)
+		switch (scan_error_verdict(e)) {
+		case SCAN_V_OPERATIONAL:
 			json_object_array_add(ops, json_plain_error(t, e));
-		else if (e->in_gap)
+			break;
+		case SCAN_V_GAP:
 			json_object_array_add(gaps, json_plain_error(t, e));
-		else if (!e->reproducible)
+			break;
+		case SCAN_V_TRANSIENT:
 			json_object_array_add(transient, json_plain_error(t, e));
-		else
+			break;
+		case SCAN_V_SLOW:
+			json_object_array_add(slow, json_error(rep, i));
+			break;
+		case SCAN_V_DEVICE:
+			json_object_array_add(faults, json_error(rep, i));
+			break;
+		case SCAN_V_DAMAGE:
 			json_object_array_add(errs, json_error(rep, i));
+			break;
+		}
 	}
 	json_object_object_add(root, "media_errors", errs);
 	cli_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
 	json_object_object_add(root, "bridged_gap_errors", gaps);
 	json_object_object_add(root, "transient_errors", transient);
+	json_object_object_add(root, "slow_errors", slow);
+	json_object_object_add(root, "device_faults", faults);
+	if (r->failing)
+		json_object_object_add(root, "disk_failing", json_object_new_string(r->failing_msg));
 	json_object_object_add(root, "operational_errors", ops);
 	json_object_object_add(root, "unreadable_directories",
 			       json_object_new_int((int)rep->dmg.unreadable_dirs));
@@ -300,6 +321,45 @@ out_put:
 	return ret;
 }
 
+/* Slow sectors and device faults: loud, with their owners, never "restore". */
+static void print_at_risk(const struct cli_report *rep, FILE *f)
+{
+	const struct scan_result *r = rep->r;
+
+	if (rep->nr_device_faults)
+		fprintf(f, "\nDevice faults (%u): the disk or its path is failing (timeouts, "
+			"transport or target errors, device gone). Nothing is known lost yet; "
+			"these owners are at risk:\n", rep->nr_device_faults);
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+
+		if (scan_error_verdict(e) != SCAN_V_DEVICE)
+			continue;
+		fprintf(f, "  %s  offset %" PRIu64 "  length %" PRIu64 "  %s\n",
+			rep->t->devices[e->dev_idx].path, e->offset, e->length,
+			scan_error_name(e));
+		for (size_t k = 0; k < rep->own_count[i]; k++)
+			cli_print_owner(f, &rep->risk, rep->t,
+					&rep->risk.owners[rep->own_first[i] + k]);
+	}
+	if (rep->nr_slow_errors)
+		fprintf(f, "\nSlow sectors (%u): they answered, but slower than --io-timeout "
+			"(marginal media; nothing lost; watch this disk):\n", rep->nr_slow_errors);
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+
+		if (scan_error_verdict(e) != SCAN_V_SLOW)
+			continue;
+		fprintf(f, "  %s  offset %" PRIu64 "  length %" PRIu64 "  answered after %.1f s%s\n",
+			rep->t->devices[e->dev_idx].path, e->offset, e->length,
+			(double)e->latency_ns / 1e9,
+			e->reproducible ? "" : " once (fast when read again alone)");
+		for (size_t k = 0; k < rep->own_count[i]; k++)
+			cli_print_owner(f, &rep->risk, rep->t,
+					&rep->risk.owners[rep->own_first[i] + k]);
+	}
+}
+
 void cli_report_print(const struct cli_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
@@ -312,7 +372,7 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 		for (size_t i = 0; i < r->nr_errors; i++) {
 			const struct scan_error *e = &r->errors[i];
 
-			if (!cli_is_damage(e))
+			if (!scan_is_damage(e))
 				continue;
 			fprintf(f, "  %s  offset %" PRIu64 "  length %" PRIu64 "  %s, read %u time%s\n",
 				t->devices[e->dev_idx].path, e->offset, e->length,
@@ -329,6 +389,8 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 		}
 	}
 	cli_print_damage(f, &rep->dmg, t);		/* cli/map_report.c */
+	if (rep->nr_slow_errors || rep->nr_device_faults)
+		print_at_risk(rep, f);
 	if (rep->nr_gap_errors)
 		fprintf(f, "\n%u bad range(s) found in free space read only to bridge a gap "
 			"(not damage; see bridged_gap_errors in --json).\n", rep->nr_gap_errors);
@@ -347,6 +409,9 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 		fprintf(f, "\nwarning: the directory walk stopped early: %s\n",
 			strerror(-rep->dmg.paths_err));
 	cli_print_notes(f, &rep->dmg);
+	if (r->failing)
+		fprintf(f, "\nTHIS DISK IS FAILING: %s. The scan stopped to spare it: copy what "
+			"you can (ddrescue) before scanning further.\n", r->failing_msg);
 	if (r->stopped == 2)
 		fprintf(f, "\nStopped after --max-duration; continue with --resume.\n");
 	if (r->nr_backoffs)

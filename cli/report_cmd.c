@@ -154,10 +154,24 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	struct report_ctx *r = arg;
 	json_object *owners = owners_now(r, e->owners_json);
 	int is_new = e->first_pass_id > r->new_after && !e->cleared;
-	const char *action = e->cleared ? "none: read cleanly by a later pass" : action_of(owners);
+	enum scan_verdict v = SCAN_V_DAMAGE;
+	const char *action;
 	char a[64], b[64], esc[PATH_MAX * 4];
 
-	if (!e->cleared)
+	if (e->verdict && scan_verdict_parse(e->verdict, &v) < 0)
+		v = SCAN_V_DAMAGE;		/* unknown name from a newer build: the safe side */
+	if (e->unallocated)
+		action = "none: no longer allocated (file rewritten or deleted)";
+	else if (e->cleared)
+		action = "none: read cleanly by a later pass";
+	else if (v == SCAN_V_SLOW)
+		action = "nothing lost: a slow sector (marginal media); watch the disk (SMART)";
+	else if (v == SCAN_V_DEVICE)
+		action = "the disk or its path is failing: check cabling and SMART, copy what you "
+			 "can (ddrescue); nothing known lost yet";
+	else
+		action = action_of(owners);
+	if (!e->cleared && v == SCAN_V_DAMAGE)
 		r->nr_open++;
 	if (r->json) {
 		json_object *j = json_object_new_object();
@@ -166,9 +180,14 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 		json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
 		json_object_object_add(j, "length", json_object_new_uint64(e->length));
 		json_object_object_add(j, "error", json_object_new_string(e->error));
-		json_object_object_add(j, "class", json_object_new_string(e->cls));
+		json_object_object_add(j, "class", json_object_new_string(e->cls ? e->cls : ""));
+		json_object_object_add(j, "verdict",
+				       json_object_new_string(e->verdict ? e->verdict : "damage"));
+		if (e->latency_ns)
+			json_object_object_add(j, "latency_s",
+					       json_object_new_double((double)e->latency_ns / 1e9));
 		json_object_object_add(j, "state", json_object_new_string(
-			e->cleared ? "cleared" : "open"));
+			e->unallocated ? "unallocated" : e->cleared ? "cleared" : "open"));
 		json_object_object_add(j, "new", json_object_new_boolean(is_new));
 		json_object_object_add(j, "first_seen", json_object_new_int64(e->first_seen));
 		json_object_object_add(j, "last_seen", json_object_new_int64(e->last_seen));
@@ -181,9 +200,11 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 		json_object_array_add(r->errors, j);
 		return 0;
 	}
-	printf("  %-7s %s offset %llu length %llu %s, first seen %s, last seen %s, %u pass%s\n",
-	       e->cleared ? "cleared" : is_new ? "NEW" : "open", e->device,
+	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
+	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
+	       e->device,
 	       (unsigned long long)e->offset, (unsigned long long)e->length, e->error,
+	       v == SCAN_V_DAMAGE ? "" : " ", v == SCAN_V_DAMAGE ? "" : scan_verdict_name(v),
 	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
 	       e->times_seen, e->times_seen == 1 ? "" : "es");
 	for (size_t i = 0; i < json_object_array_length(owners); i++) {
@@ -219,7 +240,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 			       m ? json_object_get_string(m) : "");
 		}
 	}
-	if (!e->cleared)
+	if (!e->cleared || e->unallocated)
 		printf("          what to do: %s\n", action);
 	json_object_put(owners);
 	return 0;

@@ -56,8 +56,11 @@ static void scan_usage(FILE *f)
 		"                         scsi-verify, pi-read, xfs-verify (see mediascan probe)\n"
 		"  --merge-gap SIZE       bridge gaps up to SIZE between ranges (default 64k on\n"
 		"                         rotational disks, 0 otherwise)\n"
-		"  --io-timeout DURATION  a read slower than this is reported as 'timeout' and the\n"
-		"                         scan goes on (default 30s; 0 disables)\n"
+		"  --io-timeout DURATION  a read slower than this is set aside; once the queue has\n"
+		"                         drained it is read again alone and narrowed: 'slow' sectors\n"
+		"                         with their latency, never damage (default 30s; 0 disables)\n"
+		"  --max-failed-reads N   after N failed or late reads in a row the disk is called\n"
+		"                         failing and the scan stops (default %d; 0 never)\n"
 		"pacing:\n"
 		"  --rate SIZE[/s]        read at most SIZE per second (fio's deadline model)\n"
 		"  --window DURATION      pace the pass to end within DURATION (7d, 12h, 90m)\n"
@@ -73,8 +76,8 @@ static void scan_usage(FILE *f)
 		"  --resume               continue the interrupted pass of this target\n"
 		"  --no-state             keep no checkpoints\n"
 		"exit status: 0 clean, 1 media errors, 2 integrity errors, 4 operational error,\n"
-		"             8 usage error (bits may combine)\n",
-		DEFAULT_DEPTH, scan_engine_names());
+		"             8 usage error, 16 disk failing or slow (bits may combine)\n",
+		DEFAULT_DEPTH, scan_engine_names(), CLI_DEFAULT_MAX_FAILED_READS);
 }
 
 int cli_parse_rate(const char *s, uint64_t *bps)
@@ -98,7 +101,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
-		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT,
+		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -115,6 +118,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		{ "no-backoff", no_argument, NULL, O_NO_BACKOFF },
 		{ "max-duration", required_argument, NULL, O_MAXDUR },
 		{ "io-timeout", required_argument, NULL, O_IOTIMEOUT },
+		{ "max-failed-reads", required_argument, NULL, O_MAX_FAILED },
 		{ "ioprio", required_argument, NULL, O_IOPRIO },
 		{ "state-dir", required_argument, NULL, O_STATE_DIR },
 		{ "resume", no_argument, NULL, O_RESUME },
@@ -147,6 +151,21 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 				return CLI_EXIT_USAGE;
 			}
 			break;
+		case O_MAX_FAILED: {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' || v > 1000000) {
+				cli_err("bad --max-failed-reads '%s': give a number from 0 to 1000000",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			a->max_failed_reads = (unsigned)v;
+			a->max_failed_reads_set = 1;
+			break;
+		}
 		case O_DEPTH: {
 			char *end;
 

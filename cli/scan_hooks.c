@@ -138,7 +138,8 @@ static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct cli_
 }
 
 int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
-		   struct scan_state *st, int64_t pass_id, const char *key)
+		   struct scan_state *st, int64_t pass_id, const char *key,
+		   const struct scan_state_outcome *settle, size_t nr_settle)
 {
 	const struct scan_result *r = rep->r;
 	json_object *fresh = json_object_new_array();
@@ -152,7 +153,7 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 		json_object *ej;
 		int is_new = 1;
 
-		if (!cli_is_damage(e))
+		if (!scan_is_damage(e))
 			continue;
 		ej = cli_report_error_json(rep, i);
 		if (st) {
@@ -178,7 +179,7 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 			journal_error(cfg, rep, i, pass_id);
 	}
 	if (st && r->complete) {
-		cleared = scan_state_clear_missing(st, key, pass_id);
+		cleared = scan_state_settle(st, key, pass_id, settle, nr_settle);
 		if (cleared < 0) {
 			cli_err("warning: cleared errors not recorded: %s", scan_state_errmsg(st));
 			cleared = 0;
@@ -226,7 +227,7 @@ void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f)
 		const struct scan_error *e = &r->errors[i];
 		const char *dev = rep->t->devices[e->dev_idx].path;
 
-		if (!cli_is_damage(e))
+		if (!scan_is_damage(e))
 			continue;
 		if (!rep->own_count[i]) {
 			fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64

@@ -104,7 +104,105 @@ struct ckpt_ctx {
 	int64_t pass_started;		/* unix seconds, of a resumed pass */
 	const char *dev_paths[MAP_MAX_DEVICES];
 	int warned;
+	/* The history's open errors on this target's devices: what a clean read may clear. */
+	struct scan_watch *watch;
+	int64_t *watch_ids;
+	size_t nr_watch, cap_watch;
+	const struct map_target *t;
 };
+
+/* Keep one open error of the history as a range the scan watches. */
+static int on_open_error(const struct scan_state_open_error *e, void *arg)
+{
+	struct ckpt_ctx *k = arg;
+
+	for (unsigned d = 0; d < k->t->nr_devices; d++) {
+		if (strcmp(k->t->devices[d].path, e->device) != 0)
+			continue;
+		if (k->nr_watch == k->cap_watch) {
+			size_t cap = k->cap_watch ? k->cap_watch * 2 : 16;
+			struct scan_watch *w = realloc(k->watch, cap * sizeof(*w));
+			int64_t *ids;
+
+			if (!w)
+				return -ENOMEM;
+			k->watch = w;
+			ids = realloc(k->watch_ids, cap * sizeof(*ids));
+			if (!ids)
+				return -ENOMEM;
+			k->watch_ids = ids;
+			k->cap_watch = cap;
+		}
+		k->watch[k->nr_watch] = (struct scan_watch){
+			.dev_idx = d, .offset = e->offset, .length = e->length,
+		};
+		k->watch_ids[k->nr_watch++] = e->id;
+		return 0;
+	}
+	return 0;			/* a device no longer part of the target: left open */
+}
+
+static int cmp_watch(const void *a, const void *b)
+{
+	const struct scan_watch *x = a, *y = b;
+
+	if (x->dev_idx != y->dev_idx)
+		return x->dev_idx < y->dev_idx ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * Load the open errors of key as watched ranges (sorted by device and offset, ids kept in
+ * the same order). Return 0 or -errno.
+ */
+static int load_watch(struct ckpt_ctx *k, const char *key)
+{
+	int ret = scan_state_open_errors(k->st, key, on_open_error, k);
+
+	if (ret < 0)
+		return ret;
+	/* The store answers by device path then offset; sort by device index, ids along. */
+	for (size_t i = 1; i < k->nr_watch; i++) {
+		struct scan_watch w = k->watch[i];
+		int64_t id = k->watch_ids[i];
+		size_t j = i;
+
+		for (; j > 0 && cmp_watch(&k->watch[j - 1], &w) > 0; j--) {
+			k->watch[j] = k->watch[j - 1];
+			k->watch_ids[j] = k->watch_ids[j - 1];
+		}
+		k->watch[j] = w;
+		k->watch_ids[j] = id;
+	}
+	return 0;
+}
+
+/*
+ * What this run says of each watched open error (only a complete pass settles them): every
+ * byte read cleanly, cleared; not read at all (not in the plan: free now, or preallocated),
+ * no longer allocated; partly read or not read in this run of a resumed pass, still open.
+ * An error this pass saw fail again is never settled (the store checks). Return the
+ * outcomes (n of them) or NULL.
+ */
+static struct scan_state_outcome *settle_outcomes(const struct ckpt_ctx *k,
+						  const struct scan_opts *so, int resumed)
+{
+	struct scan_state_outcome *v = calloc(k->nr_watch + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < k->nr_watch; i++) {
+		const struct scan_watch *w = &k->watch[i];
+
+		v[i].id = k->watch_ids[i];
+		if (w->clean_bytes >= w->length)
+			v[i].how = SCAN_SETTLE_READ_CLEAN;
+		else if (w->clean_bytes == 0 &&
+			 !(resumed && w->offset < so->start_cursor[w->dev_idx]))
+			v[i].how = SCAN_SETTLE_UNALLOCATED;
+		else
+			v[i].how = SCAN_SETTLE_KEEP;
+	}
+	return v;
+}
 
 static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 {
@@ -163,6 +261,12 @@ static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 	if (ret < 0)
 		return ret;
 	target_key(t, key, sizeof(key));
+	k->t = t;
+	ret = load_watch(k, key);
+	if (ret < 0)
+		return ret;
+	so->watch = k->watch;
+	so->nr_watch = k->nr_watch;
 	for (unsigned d = 0; d < t->nr_devices; d++)
 		k->dev_paths[d] = t->devices[d].path;
 	if (a->resume) {
@@ -249,6 +353,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	so.isolate_step_bytes = 16 * 4096;
 	so.stop = &stop_requested;
 	so.io_timeout_ns = (uint64_t)(a->io_timeout_s * 1e9);
+	so.max_failed_reads = a->max_failed_reads_set ? a->max_failed_reads :
+			      CLI_DEFAULT_MAX_FAILED_READS;
 	so.max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
 	ret = cli_method_setup(method, &t, &so, &cm);	/* issue 5: drive-side methods */
 	if (ret) {
@@ -319,6 +425,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	for (unsigned i = 0; i < t.nr_devices; i++) {
 		devs[i].fd = t.devices[i].fd;
 		devs[i].logical_block_size = t.devices[i].info.logical_block_size;
+		devs[i].size_bytes = t.devices[i].info.size_bytes;
+		devs[i].path = t.devices[i].path;
 	}
 	ret = map_plan_open(&t, &po, &plan);
 	if (ret < 0) {
@@ -406,9 +514,12 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	}
 	if (ck.st || a->journal || a->on_damage) {
 		char key[8192];
+		struct scan_state_outcome *settle = ck.st && r.complete ?
+			settle_outcomes(&ck, &so, resumed) : NULL;
 
 		target_key(&t, key, sizeof(key));
-		cli_scan_after(a, &rep, ck.st, ck.pass_id, key);
+		cli_scan_after(a, &rep, ck.st, ck.pass_id, key, settle, settle ? ck.nr_watch : 0);
+		free(settle);
 	}
 	if (a->format && strcmp(a->format, "xfs_scrub") == 0)
 		cli_report_print_xfs_scrub(&rep, stderr);
@@ -418,6 +529,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	cli_report_free(&rep);
 	cli_method_close(&cm);
 	scan_state_close(ck.st);
+	free(ck.watch);
+	free(ck.watch_ids);
 	scan_result_free(&r);
 	map_target_close(&t);
 	return status;
@@ -425,6 +538,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 out_state:
 	cli_method_close(&cm);
 	scan_state_close(ck.st);
+	free(ck.watch);
+	free(ck.watch_ids);
 	scan_result_free(&r);
 	map_target_close(&t);
 	return ret;

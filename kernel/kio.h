@@ -47,6 +47,8 @@ int kio_close(int fd);
 /* Return bytes read (short only at end of device) or -errno. */
 ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t offset);
 
+/* Return 0 and set *bytes to the current size of the block device open on fd, or -errno. */
+int kio_bdev_size(int fd, uint64_t *bytes);
 /* Return 0 and fill bi for the block device open on fd, or -errno (-ENOTBLK if not one). */
 int kio_bdev_info(int fd, struct kio_bdev_info *bi);
 /* Return 0 and write "/dev/NAME" for devt (from sysfs uevent DEVNAME), or -errno. */

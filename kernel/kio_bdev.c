@@ -134,6 +134,13 @@ static void bdev_names(dev_t devt, struct kio_bdev_info *bi)
 	}
 }
 
+int kio_bdev_size(int fd, uint64_t *bytes)
+{
+	if (ioctl(fd, BLKGETSIZE64, bytes) < 0)
+		return -errno;
+	return 0;
+}
+
 int kio_bdev_info(int fd, struct kio_bdev_info *bi)
 {
 	struct stat st;

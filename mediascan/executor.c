@@ -4,6 +4,7 @@
  * reads to isolation, report hung reads as timeouts, and checkpoint a cursor per device.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,54 +14,24 @@
 #include "kio.h"
 #include "scan.h"
 
+#include "exec.h"
+
 #define EXEC_BATCH 256
 #define EXEC_PROGRESS_NS 500000000ull		/* redraw about twice a second */
 #define EXEC_SAMPLE_NS 250000000ull		/* foreground-load sampling period */
-#define EXEC_IDLE_WAIT_NS 100000000ull		/* longest blind wait for completions */
+#define EXEC_MIN_HARD_CAP_NS 10000000000ull	/* a late read is waited for at least 10 s */
 
-/* One queue slot: the read and a copy of the range it belongs to (for gap checks). */
-struct exec_slot {
-	struct scan_io io;
-	struct map_range range;
-	int busy;
-	int timed_out;			/* reported as a timeout; its completion is ignored */
-};
-
-struct exec {
-	size_t buf_map_len, iso_map_len;	/* mapped sizes of eng.buf and iso_buf */
-	const struct scan_device *devs;
-	unsigned nr_devs;
-	const struct scan_opts *o;
-	struct scan_result *r;
-	struct scan_source *src;
-	struct scan_engine eng;
-	struct exec_slot *slots;
-	struct scan_io **done;
-	unsigned inflight;
-	struct map_range *batch;
-	unsigned batch_len, batch_pos;
-	uint64_t range_pos;		/* next byte to read in batch[batch_pos] */
-	int src_done;
-	void *iso_buf;
-	uint64_t start_ns, last_progress_ns, rate_mark_ns, rate_mark_bytes;
-	double rate_bps;
-	struct scan_gov gov;
-	int have_gov;
-	uint64_t next_sample_ns;
-	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
-	uint64_t next_checkpoint_ns;
-	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
-	uint64_t cursor[SCAN_MAX_DEVICES];
-	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
-	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
-};
-
-static uint64_t now_ns(void)
+uint64_t exec_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return exec_now_ns();
 }
 
 static void sleep_ns(uint64_t ns)
@@ -73,9 +44,168 @@ static void sleep_ns(uint64_t ns)
 	nanosleep(&ts, NULL);		/* EINTR: the loop looks at the stop flag */
 }
 
-static int exec_stopping(const struct exec *x)
+int exec_stopping(const struct exec *x)
 {
-	return x->o->stop && *x->o->stop;
+	return x->halt || (x->o->stop && *x->o->stop);
+}
+
+void exec_failing(struct exec *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	x->halt = 1;
+	if (x->r->failing)
+		return;				/* the first reason is the one to tell */
+	x->r->failing = 1;
+	va_start(ap, fmt);
+	vsnprintf(x->r->failing_msg, sizeof(x->r->failing_msg), fmt, ap);
+	va_end(ap);
+}
+
+void exec_note_read(struct exec *x, uint32_t dev, int bad)
+{
+	if (!bad) {
+		x->bad_run[dev] = 0;
+		return;
+	}
+	if (x->o->max_failed_reads && ++x->bad_run[dev] >= x->o->max_failed_reads)
+		exec_failing(x, "%u reads in a row failed or answered late on %s",
+			     x->bad_run[dev], x->devs[dev].path ? x->devs[dev].path : "the device");
+}
+
+void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length)
+{
+	const struct scan_opts *o = x->o;
+	size_t lo = 0, hi = o->nr_watch;
+
+	if (!o->nr_watch)
+		return;
+	/* The first watch at or after (dev, offset - longest watch), then forward. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct scan_watch *w = &o->watch[mid];
+
+		if (w->dev_idx < dev || (w->dev_idx == dev &&
+					 w->offset + x->watch_max_len <= offset))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < o->nr_watch; i++) {
+		struct scan_watch *w = &o->watch[i];
+		uint64_t a, b;
+
+		if (w->dev_idx != dev || w->offset >= offset + length)
+			break;
+		a = w->offset > offset ? w->offset : offset;
+		b = w->offset + w->length < offset + length ? w->offset + w->length :
+		    offset + length;
+		if (a < b)
+			w->clean_bytes += b - a;
+	}
+}
+
+int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state)
+{
+	struct exec_late *l;
+
+	if (x->nr_late == x->cap_late) {
+		size_t cap = x->cap_late ? x->cap_late * 2 : 16;
+		struct exec_late *n = realloc(x->late, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->late = n;
+		x->cap_late = cap;
+	}
+	l = &x->late[x->nr_late];
+	memset(l, 0, sizeof(*l));
+	l->dev_idx = slot->io.dev_idx;
+	l->offset = slot->io.offset;
+	l->length = slot->io.length;
+	l->range = slot->range;
+	l->issue_ns = slot->io.issue_ns;
+	l->latency_ns = state == EXEC_LATE_CANCELLED ? x->o->io_timeout_ns : 0;
+	l->state = state;
+	slot->late_idx = (int)x->nr_late++;
+	return 0;
+}
+
+ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
+			uint64_t *lat_ns)
+{
+	struct exec_slot *slot = NULL;
+	uint64_t start, now;
+	int ret, got = 0;
+
+	*lat_ns = 0;
+	if (exec_stopping(x))
+		return -EINTR;
+	for (unsigned i = 0; i < x->o->depth && !slot; i++)
+		if (!x->slots[i].busy)
+			slot = &x->slots[i];
+	if (!slot)
+		return -EBUSY;
+	memset(&slot->io, 0, sizeof(slot->io));
+	memset(&slot->range, 0, sizeof(slot->range));
+	slot->io.offset = offset;
+	slot->io.length = len;
+	slot->io.dev_idx = dev;
+	slot->io.buf = x->eng.buf;		/* data is not kept: the discard buffer */
+	slot->io.issue_ns = start = now_ns();
+	slot->timed_out = 0;
+	slot->alone = 1;
+	slot->late_idx = -1;
+	ret = x->eng.ops->queue(&x->eng, &slot->io);
+	if (ret < 0)
+		return ret;
+	slot->busy = 1;
+	x->inflight++;
+	ret = x->eng.ops->commit(&x->eng);
+	if (ret < 0) {
+		slot->timed_out = 1;		/* may still complete: exec_complete frees it */
+		return ret;
+	}
+	for (;;) {
+		int n = x->eng.ops->getevents(&x->eng, 1, x->done_alone, x->o->depth,
+					      EXEC_IDLE_WAIT_NS);
+
+		if (n < 0) {
+			slot->timed_out = 1;
+			return n;
+		}
+		for (int i = 0; i < n; i++) {
+			struct exec_slot *s = (struct exec_slot *)x->done_alone[i];
+
+			if (s == slot)
+				got = 1;
+			else
+				x->deferred[x->nr_deferred++] = s;	/* for the loop */
+		}
+		now = now_ns();
+		if (got) {
+			slot->busy = 0;
+			slot->alone = 0;
+			x->inflight--;
+			*lat_ns = now - start;
+			x->r->isolation_reads++;
+			if (slot->io.res > 0)	/* own I/O for backoff; not in read_bytes */
+				x->dev_read_bytes[dev] += (uint64_t)slot->io.res;
+			return slot->io.res;
+		}
+		*lat_ns = now - start;
+		if (exec_stopping(x)) {
+			slot->timed_out = 1;	/* abandoned: exec_complete frees it */
+			return -EINTR;
+		}
+		if (now - start >= x->hard_cap_ns) {
+			slot->timed_out = 1;
+			exec_failing(x, "%s did not answer a read in %.0f s",
+				     x->devs[dev].path ? x->devs[dev].path : "the device",
+				     (double)(now - start) / 1e9);
+			return -ETIME;
+		}
+	}
 }
 
 /* Return 1 when the current batch has a range to read, 0 at the end, or -errno. */
@@ -129,6 +259,8 @@ static void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now)
 	slot->io.planned_bytes = map_range_planned_bytes(rg, x->range_pos, len);
 	slot->range = *rg;
 	slot->timed_out = 0;
+	slot->alone = 0;
+	slot->late_idx = -1;
 	x->range_pos += len;
 	if (x->range_pos >= end) {
 		x->batch_pos++;
@@ -267,6 +399,8 @@ static int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev
 			x->r->isolation_reads++;
 		if (ret == -EOPNOTSUPP)
 			return ret;
+		if (ret == 0)
+			exec_note_clean(x, dev_idx, offset, chunk);
 		if (ret < 0) {
 			struct scan_error e = {
 				.dev_idx = dev_idx, .offset = offset, .length = chunk, .err = ret,
@@ -280,6 +414,8 @@ static int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev
 		} else if (ret > 0 && res.have_lba && res.lba >= lba && res.lba < lba + nlb) {
 			/* The device named the block: the ones before it are good. */
 			uint64_t bad = res.lba * lbs - vd->part_start_bytes;
+
+			exec_note_clean(x, dev_idx, offset, bad - offset);
 
 			ret = exec_vfy_bad(x, dev_idx, rg, bad, lbs, reads + 1, &res);
 			if (ret < 0)
@@ -305,13 +441,96 @@ static int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev
 	return 0;
 }
 
-/* A read came back: account it, or isolate its failing blocks. */
+/* Isolation's reads: the engine, one at a time, bounded by the hard cap and the stop flag. */
+static ssize_t exec_iso_read(void *arg, uint32_t dev, void *buf, size_t len, uint64_t offset)
+{
+	struct exec *x = arg;
+	uint64_t lat;
+	ssize_t n;
+
+	(void)buf;
+	n = exec_read_alone(x, dev, offset, (uint32_t)len, &lat);
+	if (n == -ECANCELED)
+		n = -ETIME;			/* not answered within the I/O timeout */
+	if (n != -EINTR)
+		exec_note_read(x, dev, n != (ssize_t)len);
+	if (n == (ssize_t)len && (!x->o->io_timeout_ns || lat <= x->o->io_timeout_ns))
+		exec_note_clean(x, dev, offset, len);	/* good halves never overlap */
+	return n;
+}
+
+int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint64_t offset,
+		 uint64_t length, int err)
+{
+	const struct scan_device *d = &x->devs[dev];
+	struct scan_isolate si;
+	int ret;
+
+	if (x->o->vfy_isolate && x->iso_ready[dev]) {
+		uint64_t before = x->r->isolation_reads;
+
+		ret = exec_vfy_span(x, x->o->vfy_isolate, dev, rg, offset, length, 1, 1);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+		x->r->isolation_reads = before;	/* refused: isolate by plain re-reads */
+	}
+	memset(&si, 0, sizeof(si));
+	si.dev_idx = dev;
+	si.lbs = d->logical_block_size;
+	si.step_bytes = x->o->isolate_step_bytes;
+	si.buf = x->eng.buf;
+	si.read = exec_iso_read;
+	si.read_arg = x;
+	si.range = rg;
+	si.r = x->r;
+	ret = scan_isolate_range(&si, offset, length, err);
+	if (ret == -EINTR) {
+		/* Stopped while narrowing: what is not narrowed is not proven damage. */
+		struct scan_error e = {
+			.dev_idx = dev, .offset = offset, .length = length, .err = -EINTR,
+			.cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
+		};
+		ret = scan_result_add(x->r, &e);
+	}
+	return ret;
+}
+
+/*
+ * A read came back short: the device may have shrunk or gone. Return 1 when it did (the
+ * scan stops, nothing past the new end is damage), 0 when the short read is a failure.
+ */
+static int exec_short_read(struct exec *x, const struct scan_io *io)
+{
+	const struct scan_device *d = &x->devs[io->dev_idx];
+	const char *path = d->path ? d->path : "the device";
+	uint64_t size = 0;
+	int ret;
+	struct scan_error e = {
+		.dev_idx = io->dev_idx, .offset = io->offset, .length = io->length,
+		.err = -ENXIO, .cls = SCAN_ERR_DEVICE, .reads = 1, .reproducible = 1,
+	};
+
+	if (!d->size_bytes)
+		return 0;
+	ret = kio_bdev_size(d->fd, &size);
+	if (ret == 0 && size >= d->size_bytes)
+		return 0;
+	if (scan_result_add(x->r, &e) < 0)
+		x->r->fatal = -ENOMEM;
+	if (ret < 0)
+		exec_failing(x, "%s is gone (%s)", path, strerror(-ret));
+	else
+		exec_failing(x, "%s shrank from %llu to %llu bytes during the scan", path,
+			     (unsigned long long)d->size_bytes, (unsigned long long)size);
+	return 1;
+}
+
+/* A read came back: account it, keep a late one for the recheck, or isolate a failure. */
 static int exec_complete(struct exec *x, struct exec_slot *slot)
 {
 	struct scan_io *io = &slot->io;
-	const struct scan_device *d = &x->devs[io->dev_idx];
-	struct scan_isolate si;
-	int err = io->res, ret;
+	struct map_range rg;
+	int err = io->res;
 
 	slot->busy = 0;
 	x->inflight--;
@@ -319,22 +538,42 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		x->r->read_bytes += (uint64_t)io->res;
 		x->dev_read_bytes[io->dev_idx] += (uint64_t)io->res;
 	}
-	if (slot->timed_out)
-		return 0;			/* already reported and accounted */
-	x->r->scanned_bytes += io->planned_bytes;
-	if (io->res == (int)io->length)
+	if (slot->alone) {
+		slot->alone = 0;		/* an abandoned exec_read_alone answered at last */
 		return 0;
-	if (err >= 0)
+	}
+	if (slot->timed_out) {
+		/* Reported late (and accounted) by the watchdog: what did it say in the end? */
+		struct exec_late *l = &x->late[slot->late_idx];
+
+		l->latency_ns = now_ns() - io->issue_ns;
+		if (io->res == (int)io->length) {
+			l->state = EXEC_LATE_ANSWERED;
+			return 0;
+		}
+		if (io->res == -ECANCELED) {
+			l->state = EXEC_LATE_CANCELLED;
+			return 0;
+		}
+		l->state = EXEC_LATE_FAILED;	/* a failure: isolated below */
+	} else {
+		x->r->scanned_bytes += io->planned_bytes;
+		if (io->res == (int)io->length) {
+			exec_note_read(x, io->dev_idx, 0);
+			exec_note_clean(x, io->dev_idx, io->offset, io->length);
+			return 0;
+		}
+		if (err == -ECANCELED && x->o->io_timeout_ns) {
+			/* The linked timeout fired and the kernel cancelled it: recheck later. */
+			x->r->nr_timeouts++;
+			exec_note_read(x, io->dev_idx, 1);
+			return exec_late_add(x, slot, EXEC_LATE_CANCELLED);
+		}
+	}
+	if (err >= 0) {
+		if (exec_short_read(x, io))
+			return 0;
 		err = -EIO;			/* short read inside the device: treat as failed */
-	if (err == -ECANCELED && x->o->io_timeout_ns) {
-		/* The linked timeout fired and the kernel cancelled the read. */
-		struct scan_error e = {
-			.dev_idx = io->dev_idx, .offset = io->offset, .length = io->length,
-			.err = -ETIME, .cls = SCAN_ERR_TIMEOUT, .reads = 1, .reproducible = 1,
-			.in_gap = io->planned_bytes == 0,
-		};
-		x->r->nr_timeouts++;
-		return scan_result_add(x->r, &e);
 	}
 	if (scan_classify(err) == SCAN_ERR_OPERATIONAL) {
 		struct scan_error e = {
@@ -343,34 +582,21 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		};
 		return scan_result_add(x->r, &e);
 	}
-	if (x->o->vfy_isolate && x->iso_ready[io->dev_idx]) {
-		uint64_t before = x->r->isolation_reads;
-
-		ret = exec_vfy_span(x, x->o->vfy_isolate, io->dev_idx, &slot->range, io->offset,
-				    io->length, 1, 1);
-		if (ret != -EOPNOTSUPP)
-			return ret;
-		x->r->isolation_reads = before;	/* refused: isolate by plain re-reads */
-	}
-	memset(&si, 0, sizeof(si));
-	si.fd = d->fd;
-	si.dev_idx = io->dev_idx;
-	si.lbs = d->logical_block_size;
-	si.step_bytes = x->o->isolate_step_bytes;
-	si.buf = x->iso_buf;
-	si.read = kio_pread;
-	si.range = &slot->range;
-	si.r = x->r;
-	ret = scan_isolate_range(&si, io->offset, io->length, err);
-	x->r->isolation_reads += si.reads;
-	return ret;
+	if ((err == -ENODEV || err == -ENXIO) && exec_short_read(x, io))
+		return 0;			/* the device went away */
+	exec_note_read(x, io->dev_idx, 1);
+	/* Isolation's reads may take this very slot: work from copies. */
+	rg = slot->range;
+	return exec_isolate(x, io->dev_idx, &rg, io->offset, io->length, err);
 }
 
-/* Report reads in flight longer than the I/O timeout; return ns until the next may expire. */
+/*
+ * Set aside reads in flight longer than the I/O timeout (they are waited for, re-read alone
+ * and narrowed once the queue has drained: recheck.c); return ns until the next may expire.
+ */
 static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
-	int ret;
 
 	if (!x->o->io_timeout_ns)
 		return next;
@@ -378,28 +604,21 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 		struct exec_slot *s = &x->slots[i];
 		uint64_t age;
 
-		if (!s->busy || s->timed_out)
+		if (!s->busy || s->timed_out || s->alone)
 			continue;
 		age = now - s->io.issue_ns;
 		if (age >= x->o->io_timeout_ns) {
-			struct scan_error e = {
-				.dev_idx = s->io.dev_idx, .offset = s->io.offset,
-				.length = s->io.length, .err = -ETIME, .cls = SCAN_ERR_TIMEOUT,
-				.reads = 1, .reproducible = 1,
-				.in_gap = s->io.planned_bytes == 0,
-			};
-
 			/*
-			 * The read is stuck in the device or driver: report it and go on. Its
-			 * slot stays taken until the kernel gives it back; the buffer is the
-			 * shared discard buffer, so nothing else waits on it.
+			 * The read is stuck in the device or driver: go on. Its slot stays taken
+			 * until the kernel gives it back; the buffer is the shared discard
+			 * buffer, so nothing else waits on it.
 			 */
+			if (exec_late_add(x, s, EXEC_LATE_WAITING) < 0)
+				return 0;
 			s->timed_out = 1;
 			x->r->nr_timeouts++;
 			x->r->scanned_bytes += s->io.planned_bytes;
-			ret = scan_result_add(x->r, &e);
-			if (ret < 0)
-				return 0;
+			exec_note_read(x, s->io.dev_idx, 1);
 			continue;
 		}
 		if (x->o->io_timeout_ns - age < next)
@@ -468,6 +687,19 @@ static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 	return 0;
 }
 
+/* Completions that arrived while exec_read_alone waited for its own read. */
+static int exec_complete_deferred(struct exec *x)
+{
+	int ret;
+
+	while (x->nr_deferred) {
+		ret = exec_complete(x, x->deferred[--x->nr_deferred]);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int exec_loop(struct exec *x)
 {
 	uint64_t now, wait, dog, timeout;
@@ -497,7 +729,8 @@ static int exec_loop(struct exec *x)
 			unsigned live = 0;
 
 			for (unsigned i = 0; i < x->o->depth; i++)
-				live += x->slots[i].busy && !x->slots[i].timed_out;
+				live += x->slots[i].busy && !x->slots[i].timed_out &&
+					!x->slots[i].alone;
 			if (!live)
 				return 0;
 		}
@@ -517,6 +750,9 @@ static int exec_loop(struct exec *x)
 			if (ret < 0)
 				return ret;
 		}
+		ret = exec_complete_deferred(x);
+		if (ret < 0)
+			return ret;
 		now = now_ns();
 		exec_sample(x, now);
 		exec_progress(x, 0);
@@ -639,8 +875,7 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	const struct scan_engine_ops *ops;
 	struct exec *x;
 	int fds[SCAN_MAX_DEVICES];
-	size_t iso_len;
-	enum kio_buf_kind kind, iso_kind;
+	enum kio_buf_kind kind;
 	int ret, eng_ready = 0;
 
 	if (nr_devs == 0 || nr_devs > SCAN_MAX_DEVICES || o->depth == 0 || o->io_size == 0 ||
@@ -675,29 +910,35 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 		ret = -ENOMEM;
 		goto out_x;
 	}
-	iso_len = o->io_size > 4096 ? o->io_size : 4096;	/* halves may exceed io_size/2 */
-	x->iso_buf = kio_buf_alloc(iso_len, &x->iso_map_len, &iso_kind);
-	if (!x->iso_buf) {
-		ret = -ENOMEM;
-		goto out_buf;
-	}
 	/*
 	 * Small pages split a read that needs more than max_segments of them in two at the
 	 * block layer. Capping reads at max_segments pages instead was measured no faster
 	 * (docs/performance.md, "THP never"), so reads keep their size; the report says.
 	 */
 	r->io_size = o->io_size;
-	r->io_buffer = kind == KIO_BUF_PAGES || iso_kind == KIO_BUF_PAGES ? "pages" :
-		       kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
+	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
 	x->slots = calloc(o->depth, sizeof(*x->slots));
 	x->done = calloc(o->depth, sizeof(*x->done));
+	x->done_alone = calloc(o->depth, sizeof(*x->done_alone));
+	x->deferred = calloc(o->depth, sizeof(*x->deferred));
 	x->batch = calloc(EXEC_BATCH, sizeof(*x->batch));
-	if (!x->slots || !x->done || !x->batch) {
+	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->batch) {
 		ret = -ENOMEM;
 		goto out_mem;
 	}
 	for (unsigned d = 0; d < nr_devs; d++)
 		x->cursor[d] = o->start_cursor[d];
+	/*
+	 * A read past the I/O timeout is waited for this long before the disk is called not
+	 * answering: a drive that retries a sector internally may take a minute.
+	 */
+	for (size_t i = 0; i < o->nr_watch; i++)
+		if (o->watch[i].length > x->watch_max_len)
+			x->watch_max_len = o->watch[i].length;
+	x->hard_cap_ns = UINT64_MAX;
+	if (o->io_timeout_ns)
+		x->hard_cap_ns = o->io_timeout_ns * 4 > EXEC_MIN_HARD_CAP_NS ?
+				 o->io_timeout_ns * 4 : EXEC_MIN_HARD_CAP_NS;
 	x->start_ns = x->last_progress_ns = x->rate_mark_ns = now_ns();
 	x->next_checkpoint_ns = x->start_ns + o->checkpoint_interval_ns;
 	if (o->gov) {
@@ -734,6 +975,8 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	}
 	eng_ready = 1;
 	ret = exec_loop(x);
+	if (ret == 0)
+		ret = exec_recheck(x);		/* the late reads, now that the queue is empty */
 out_loop:
 	if (ret < 0) {
 		r->fatal = ret;
@@ -743,18 +986,20 @@ out_loop:
 		ret = 0;
 	}
 	/* Let live reads finish before their buffer goes away (timed-out ones may not). */
-	for (unsigned tries = 0; x->inflight && tries < 50; tries++) {
+	for (unsigned tries = 0; eng_ready && x->inflight && tries < 50; tries++) {
 		int n = ops->getevents(&x->eng, 1, x->done, o->depth, EXEC_IDLE_WAIT_NS);
 
 		for (int i = 0; i < n; i++)
 			exec_complete(x, (struct exec_slot *)x->done[i]);
+		exec_complete_deferred(x);
 		if (n < 0)
 			break;
 	}
 	if (o->stop && *o->stop && !r->stopped)
 		r->stopped = 1;
 	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
-	r->complete = x->src_done && x->batch_pos >= x->batch_len && !r->fatal && !r->stopped;
+	r->complete = x->src_done && x->batch_pos >= x->batch_len && !r->fatal && !r->stopped &&
+		      !r->failing;
 	if (x->have_gov) {
 		r->nr_backoffs = x->gov.nr_backoffs;
 		r->backoff_s = (double)x->gov.backoff_ns / 1e9;
@@ -780,9 +1025,10 @@ out_loop:
 out_mem:
 	free(x->slots);
 	free(x->done);
+	free(x->done_alone);
+	free(x->deferred);
 	free(x->batch);
-	kio_buf_free(x->iso_buf, x->iso_map_len);
-out_buf:
+	free(x->late);
 	if (x->inflight == 0)
 		kio_buf_free(x->eng.buf, x->buf_map_len);
 out_x:

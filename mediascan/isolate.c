@@ -2,76 +2,14 @@
  * mediascan/isolate.c - narrow a failed read to the exact failing logical blocks: bisect
  * down to a small span, then step block by block, counting how often each bad block is
  * read (on a dying disk every bad read can take seconds, so bisection keeps that low).
+ * Reads go through si->read, which the executor backs with its engine (each read bounded
+ * by a time limit, and abandoned when the scan stops).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scan.h"
-
-enum scan_err_class scan_classify(int err)
-{
-	switch (err) {
-	case -EIO:
-	case -ENODATA:
-		return SCAN_ERR_MEDIA;
-	case -EILSEQ:
-		return SCAN_ERR_PI;
-	case -ETIME:
-		return SCAN_ERR_TIMEOUT;
-	default:
-		return SCAN_ERR_OPERATIONAL;
-	}
-}
-
-const char *scan_error_name(const struct scan_error *e)
-{
-	if (e->cls == SCAN_ERR_TIMEOUT)
-		return "timeout";
-	switch (e->err) {
-	case -EIO:
-		return "EIO";
-	case -ENODATA:
-		return "ENODATA";
-	case -EILSEQ:
-		return "EILSEQ";
-	}
-	return strerrorname_np(-e->err) ? strerrorname_np(-e->err) : "unknown";
-}
-
-/* A PI mismatch names one block's tag, expected and found values: it is never merged. */
-static int error_has_pi(const struct scan_error *e)
-{
-	return e->vfy_fail == VFY_FAIL_PI_GUARD || e->vfy_fail == VFY_FAIL_PI_APP ||
-	       e->vfy_fail == VFY_FAIL_PI_REF || e->pi_expected || e->pi_found;
-}
-
-int scan_result_add(struct scan_result *r, const struct scan_error *e)
-{
-	/* An error already handed to a checkpoint is stored by its range: do not grow it. */
-	struct scan_error *last = r->nr_errors > r->sealed ? &r->errors[r->nr_errors - 1] : NULL;
-
-	/* Merging keeps the first error's details: only errors that say the same merge. */
-	if (last && last->dev_idx == e->dev_idx && last->offset + last->length == e->offset &&
-	    last->err == e->err && last->in_gap == e->in_gap &&
-	    last->reproducible == e->reproducible && last->vfy_fail == e->vfy_fail &&
-	    last->dev_status == e->dev_status && !error_has_pi(last) && !error_has_pi(e)) {
-		last->length += e->length;
-		if (e->reads > last->reads)
-			last->reads = e->reads;
-		return 0;
-	}
-	if ((r->nr_errors & (r->nr_errors - 1)) == 0) {
-		size_t cap = r->nr_errors ? r->nr_errors * 2 : 8;
-		struct scan_error *n = realloc(r->errors, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->errors = n;
-	}
-	r->errors[r->nr_errors++] = *e;
-	return 0;
-}
 
 /* Record failing bytes [offset, offset+length), split where planned and gap bytes meet. */
 static int add_bad(struct scan_isolate *si, uint64_t offset, uint64_t length, int err,
@@ -95,10 +33,13 @@ static int add_bad(struct scan_isolate *si, uint64_t offset, uint64_t length, in
 	return 0;
 }
 
-/* Return the read's -errno, or 0 when every byte came back. */
+/*
+ * Return the read's -errno, or 0 when every byte came back. -ETIME: no answer within the
+ * executor's limit (a device fault); -EINTR: the scan is stopping (isolation gives up).
+ */
 static int try_read(struct scan_isolate *si, uint64_t offset, uint64_t length)
 {
-	ssize_t n = si->read(si->fd, si->buf, length, offset);
+	ssize_t n = si->read(si->read_arg, si->dev_idx, si->buf, length, offset);
 
 	si->reads++;
 	if (n < 0)
@@ -117,6 +58,8 @@ static int isolate_span(struct scan_isolate *si, uint64_t offset, uint64_t lengt
 		for (uint64_t b = offset; b < offset + length; b += si->lbs) {
 			int e = try_read(si, b, si->lbs);
 
+			if (e == -EINTR)
+				return e;
 			if (!e)
 				continue;
 			*found = 1;
@@ -130,7 +73,11 @@ static int isolate_span(struct scan_isolate *si, uint64_t offset, uint64_t lengt
 	if (!half)
 		half = si->lbs;
 	el = try_read(si, offset, half);
+	if (el == -EINTR)
+		return el;
 	er = try_read(si, offset + half, length - half);
+	if (er == -EINTR)
+		return er;
 	if (el) {
 		ret = isolate_span(si, offset, half, el, reads + 1, found);
 		if (ret < 0)

@@ -16,11 +16,24 @@
 
 #define SCAN_MAX_DEVICES 4
 
+/* What a failed or late read said (mediascan/result.c classifies; stored by name). */
 enum scan_err_class {
 	SCAN_ERR_MEDIA,			/* -EIO (I/O error) or -ENODATA (medium error) */
 	SCAN_ERR_PI,			/* -EILSEQ: protection information mismatch */
-	SCAN_ERR_TIMEOUT,		/* the read did not complete within the I/O timeout */
-	SCAN_ERR_OPERATIONAL,		/* any other errno: not media damage */
+	SCAN_ERR_TIMEOUT,		/* no answer at all, long after the I/O timeout */
+	SCAN_ERR_OPERATIONAL,		/* any other errno: our own trouble, not the disk's */
+	SCAN_ERR_DEVICE,		/* -ETIMEDOUT, -ENOLINK, -EREMOTEIO, -ENODEV, resized */
+	SCAN_ERR_SLOW,			/* answered, but later than the I/O timeout */
+};
+
+/* What an error means to an admin; only damage says "restore". */
+enum scan_verdict {
+	SCAN_V_DAMAGE,			/* the blocks fail every read: data or metadata lost */
+	SCAN_V_TRANSIENT,		/* failed once, then read fine: watch this disk */
+	SCAN_V_SLOW,			/* answered slower than --io-timeout: marginal, nothing lost */
+	SCAN_V_DEVICE,			/* timeouts, transport, target, device gone: disk failing */
+	SCAN_V_GAP,			/* only in bytes read to bridge planned ranges */
+	SCAN_V_OPERATIONAL,		/* our own trouble: what could not be done */
 };
 
 /* A run of failing logical blocks (or an operational failure of a read). */
@@ -33,10 +46,21 @@ struct scan_error {
 	unsigned reads;			/* reads that touched these blocks, the first included */
 	int in_gap;			/* only in bytes read to bridge planned ranges: no damage */
 	int reproducible;		/* 0: the read failed once, then every piece read fine */
+	uint64_t latency_ns;		/* slow: the slowest read of these blocks */
 	/* Drive-side methods (integrity/): what the device said; fail VFY_FAIL_NONE otherwise. */
 	enum vfy_fail vfy_fail;
 	uint32_t dev_status;		/* NVMe (SCT << 8 | SC) or SCSI (key << 16 | asc << 8 | ascq) */
 	uint64_t pi_expected, pi_found;	/* pi-read: the tag's expected and found values */
+};
+
+/*
+ * A range the history holds open (damage, slow, device fault): the scan counts the bytes of
+ * it that it read cleanly (on time, every byte), so that only a clean read clears it.
+ */
+struct scan_watch {
+	uint32_t dev_idx;
+	uint64_t offset, length;	/* bytes */
+	uint64_t clean_bytes;		/* out: read cleanly this run (reads never overlap) */
 };
 
 /* Where a stream of planned ranges comes from (mapping's plan, through the caller). */
@@ -56,8 +80,12 @@ struct scan_progress {
 	unsigned nr_errors;
 };
 
-/* Read function used by isolation (kio_pread; replaced by unit tests). */
-typedef ssize_t (*scan_read_fn)(int fd, void *buf, size_t len, uint64_t offset);
+/*
+ * Read function used by isolation: bytes read or -errno (-ETIME no answer in time, -EINTR
+ * the scan is stopping). The executor's reads its engine; unit tests use a fake device.
+ */
+typedef ssize_t (*scan_read_fn)(void *arg, uint32_t dev_idx, void *buf, size_t len,
+				uint64_t offset);
 
 /* Where the scan stands, for a checkpoint: everything before cursor[d] has been read. */
 struct scan_checkpoint {
@@ -83,7 +111,10 @@ struct scan_opts {
 	uint64_t planned_total;		/* bytes of the whole pass, for progress and the window */
 	uint64_t scanned_base;		/* planned bytes already read before a resume */
 	uint64_t start_cursor[SCAN_MAX_DEVICES];	/* where a resumed plan starts, per device */
-	uint64_t io_timeout_ns;		/* a read slower than this is a "timeout" error; 0 none */
+	uint64_t io_timeout_ns;		/* a read slower than this is "slow" (re-read, narrowed);
+					 * 0 none */
+	unsigned max_failed_reads;	/* this many failed or late reads in a row on one device:
+					 * the disk is failing, stop; 0 never */
 	uint64_t max_duration_ns;	/* stop cleanly after this long; 0 none */
 	const struct scan_gov_opts *gov;	/* NULL: as fast as the device goes */
 	struct scan_stat_view views[SCAN_GOV_MAX_VIEWS];	/* for backoff */
@@ -104,11 +135,15 @@ struct scan_opts {
 	const struct vfy_ops *vfy;
 	const struct vfy_ops *vfy_isolate;
 	struct vfy_dev *vfy_devs[SCAN_MAX_DEVICES];
+	struct scan_watch *watch;	/* sorted by device and offset; may be NULL */
+	size_t nr_watch;
 };
 
 struct scan_device {
 	int fd;				/* O_RDONLY|O_DIRECT */
 	uint32_t logical_block_size;	/* bytes */
+	uint64_t size_bytes;		/* when the scan started; 0 unknown (no resize check) */
+	const char *path;		/* for messages; may be NULL */
 };
 
 struct scan_result {
@@ -120,6 +155,8 @@ struct scan_result {
 	int complete;			/* every planned range was read */
 	int stopped;			/* 1 signal, 2 --max-duration */
 	unsigned nr_timeouts;		/* reads that exceeded the I/O timeout */
+	int failing;			/* stopped to spare a failing disk (failing_msg says why) */
+	char failing_msg[256];
 	unsigned nr_backoffs;		/* times the governor backed off for other I/O */
 	double backoff_s;		/* time spent backed off */
 	char engine[16];		/* engine that ran */
@@ -139,19 +176,36 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	     const struct scan_opts *o, struct scan_result *r);
 /* Return 0; free what scan_run allocated in r. */
 int scan_result_free(struct scan_result *r);
+/* The error model (mediascan/result.c). */
 /* Return the error class of a failed read's -errno. */
 enum scan_err_class scan_classify(int err);
+/* Return the stored name of a class ("media", "pi", "timeout", "device", "slow", ...). */
+const char *scan_class_name(enum scan_err_class c);
+/* Return 0 with *out set from a stored class name, or -EINVAL. */
+int scan_class_parse(const char *s, enum scan_err_class *out);
+/* Return what the error means to an admin. */
+enum scan_verdict scan_error_verdict(const struct scan_error *e);
+/* Return 1 when the error is damage (the only verdict that says "restore"). */
+int scan_is_damage(const struct scan_error *e);
+/* Return the name of a verdict ("damage", "transient", "slow", "device-fault", ...). */
+const char *scan_verdict_name(enum scan_verdict v);
+/* Return 0 with *out set from a verdict name, or -EINVAL. */
+int scan_verdict_parse(const char *s, enum scan_verdict *out);
 /* Return a short name for an error: "EIO", "ENODATA", "EILSEQ", "timeout", or strerrorname. */
 const char *scan_error_name(const struct scan_error *e);
+/* Return 1 when b continues a and both say the same (merging keeps a's details). */
+int scan_error_mergeable(const struct scan_error *a, const struct scan_error *b);
+/* Return 0 after sorting r's errors by device and offset and merging mergeable neighbours. */
+int scan_result_coalesce(struct scan_result *r);
 
 /* Isolation of one failed read. */
 struct scan_isolate {
-	int fd;
 	uint32_t dev_idx;
 	uint32_t lbs;			/* logical block size, bytes */
 	uint32_t step_bytes;		/* spans this small are read block by block */
 	void *buf;			/* aligned, at least io_size/2 bytes (and >= lbs) */
 	scan_read_fn read;
+	void *read_arg;
 	const struct map_range *range;	/* for gap checks; may be NULL */
 	uint64_t reads;			/* isolation reads issued */
 	struct scan_result *r;		/* errors are appended here */
@@ -159,7 +213,8 @@ struct scan_isolate {
 
 /*
  * Return 0 after narrowing the failed read [offset, offset+length) (which failed with err)
- * to its failing logical blocks, appended to si->r; -ENOMEM on allocation failure.
+ * to its failing logical blocks, appended to si->r; -EINTR when a read said the scan is
+ * stopping (what was found so far is kept); -ENOMEM on allocation failure.
  */
 int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length, int err);
 /* Return 0 after appending one error to r (coalescing with an adjacent last one), or -ENOMEM. */

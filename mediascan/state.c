@@ -97,6 +97,21 @@ static const char *const state_migrations[] = {
 	"ALTER TABLE errors ADD COLUMN dev_status INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE errors ADD COLUMN pi_expected INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE errors ADD COLUMN pi_found INTEGER NOT NULL DEFAULT 0;\n",
+	/*
+	 * 3 -> 4: the verdict that mediascan/result.c computed (damage, transient, slow,
+	 * device-fault, gap, operational) is stored, so no query re-encodes the rule; rows of
+	 * older passes get the verdict their columns meant (a timeout was a read that never
+	 * answered in time: a device fault, not damage). Slow reads keep their latency.
+	 */
+	"ALTER TABLE errors ADD COLUMN verdict TEXT NOT NULL DEFAULT 'damage';\n"
+	"ALTER TABLE errors ADD COLUMN latency_ns INTEGER NOT NULL DEFAULT 0;\n"
+	"UPDATE errors SET verdict = CASE WHEN cls = 'operational' THEN 'operational' "
+	"WHEN cls = 'timeout' THEN 'device-fault' WHEN in_gap THEN 'gap' "
+	"WHEN reproducible = 0 THEN 'transient' ELSE 'damage' END;\n"
+	"CREATE INDEX errors_target_verdict ON errors(target_id, verdict, state);\n"
+	/* why a cleared row is cleared: 'read' (a later pass read it cleanly), 'unallocated' */
+	"ALTER TABLE errors ADD COLUMN cleared_why TEXT;\n"
+	"CREATE INDEX errors_target_device ON errors(target_id, device, offset);\n",
 };
 
 _Static_assert(sizeof(state_migrations) / sizeof(state_migrations[0]) == SCAN_STATE_SCHEMA_VERSION,
@@ -121,7 +136,12 @@ enum state_stmt {
 	STMT_PASS_TARGET,
 	STMT_ERRORS_OF_PASS,
 	STMT_ERROR_OWNERS,
-	STMT_ERRORS_CLEAR,
+	STMT_ERROR_OVERLAP,
+	STMT_ERROR_PASSES_MOVE,
+	STMT_ERROR_PASSES_DEL,
+	STMT_ERROR_DEL,
+	STMT_ERROR_MERGE,
+	STMT_ERROR_SETTLE,
 	STMT_NR,
 };
 
@@ -138,9 +158,9 @@ static const char *const state_sql[STMT_NR] = {
 	[STMT_ERROR_UPSERT] =
 		"INSERT INTO errors (target_id, pass_id, last_pass_id, dev_idx, device, offset, "
 		"length, error, err, cls, reads, in_gap, reproducible, first_seen, last_seen, "
-		"vfy_fail, dev_status, pi_expected, pi_found) "
+		"vfy_fail, dev_status, pi_expected, pi_found, verdict, latency_ns) "
 		"VALUES ((SELECT target_id FROM passes WHERE id = ?1), ?1, ?1, ?2, ?3, ?4, ?5, ?6, "
-		"?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16) "
+		"?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18) "
 		"ON CONFLICT (target_id, device, offset, length) DO UPDATE SET "
 		"last_seen = excluded.last_seen, "
 		"times_seen = times_seen + (last_pass_id != excluded.last_pass_id), "
@@ -151,6 +171,9 @@ static const char *const state_sql[STMT_NR] = {
 		"pi_expected = excluded.pi_expected, pi_found = excluded.pi_found, "
 		/* once proven damage, a later read that recovers does not hide it */
 		"reproducible = max(reproducible, excluded.reproducible), "
+		/* nor does a later read that failed otherwise: only a clean read clears damage */
+		"verdict = CASE WHEN verdict = 'damage' THEN 'damage' ELSE excluded.verdict END, "
+		"latency_ns = max(latency_ns, excluded.latency_ns), "
 		"state = 'open', cleared = NULL, cleared_pass_id = NULL "
 		"RETURNING id",
 	[STMT_ERROR_PASS] =
@@ -184,16 +207,40 @@ static const char *const state_sql[STMT_NR] = {
 		"JOIN targets t ON t.id = p.target_id WHERE p.id = ?1",
 	[STMT_ERRORS_OF_PASS] =
 		"SELECT e.dev_idx, e.device, e.offset, e.length, e.err, e.cls, e.reads, e.in_gap, "
-		"e.reproducible, e.vfy_fail, e.dev_status, e.pi_expected, e.pi_found "
+		"e.reproducible, e.vfy_fail, e.dev_status, e.pi_expected, e.pi_found, e.latency_ns "
 		"FROM error_passes ep JOIN errors e ON e.id = ep.error_id "
 		"WHERE ep.pass_id = ?1 ORDER BY e.dev_idx, e.offset, e.length",
 	[STMT_ERROR_OWNERS] =
 		"UPDATE errors SET owners_json = ?5 "
 		"WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
 		"AND device = ?2 AND offset = ?3 AND length = ?4",
-	[STMT_ERRORS_CLEAR] =
-		"UPDATE errors SET state = 'cleared', cleared = ?3, cleared_pass_id = ?2 "
-		"WHERE target_id = ?1 AND state = 'open' AND pass_id <= ?2 AND NOT EXISTS "
+	/*
+	 * Rows are identified by block ranges: an error that overlaps rows of the same target
+	 * and device is the same damage (runs are stored with other boundaries from pass to
+	 * pass: completion order, checkpoints), merged into the oldest row.
+	 */
+	[STMT_ERROR_OVERLAP] =
+		"SELECT id, offset, length, verdict, pass_id, first_seen, times_seen, last_pass_id "
+		"FROM errors WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
+		"AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 ORDER BY id",
+	[STMT_ERROR_PASSES_MOVE] =
+		"INSERT OR IGNORE INTO error_passes (error_id, pass_id) "
+		"SELECT ?1, pass_id FROM error_passes WHERE error_id = ?2",
+	[STMT_ERROR_PASSES_DEL] = "DELETE FROM error_passes WHERE error_id = ?1",
+	[STMT_ERROR_DEL] = "DELETE FROM errors WHERE id = ?1",
+	[STMT_ERROR_MERGE] =
+		"UPDATE errors SET offset = ?2, length = ?3, pass_id = ?4, first_seen = ?5, "
+		"times_seen = ?6, last_pass_id = ?7, last_seen = ?8, dev_idx = ?9, error = ?10, "
+		"err = ?11, cls = ?12, reads = ?13, in_gap = ?14, "
+		"reproducible = max(reproducible, ?15), vfy_fail = ?16, dev_status = ?17, "
+		"pi_expected = ?18, pi_found = ?19, verdict = ?20, "
+		"latency_ns = max(latency_ns, ?21), state = 'open', cleared = NULL, "
+		"cleared_pass_id = NULL, cleared_why = NULL WHERE id = ?1",
+	/* Settle an open error this complete pass did not see fail: read cleanly, or gone. */
+	[STMT_ERROR_SETTLE] =
+		"UPDATE errors SET state = 'cleared', cleared = ?3, cleared_pass_id = ?2, "
+		"cleared_why = ?4 WHERE id = ?1 AND state = 'open' "
+		"AND target_id = (SELECT target_id FROM passes WHERE id = ?2) AND NOT EXISTS "
 		"(SELECT 1 FROM error_passes ep WHERE ep.error_id = errors.id AND ep.pass_id = ?2)",
 };
 
@@ -208,13 +255,6 @@ static const char *const pass_result_names[] = {
 	[SCAN_PASS_COMPLETE] = "complete",
 	[SCAN_PASS_INTERRUPTED] = "interrupted",
 	[SCAN_PASS_FAILED] = "failed",
-};
-
-static const char *const err_class_names[] = {
-	[SCAN_ERR_MEDIA] = "media",
-	[SCAN_ERR_PI] = "pi",
-	[SCAN_ERR_TIMEOUT] = "timeout",
-	[SCAN_ERR_OPERATIONAL] = "operational",
 };
 
 const char *scan_pass_result_name(enum scan_pass_result r)
@@ -232,19 +272,12 @@ static enum scan_pass_result pass_result_parse(const char *s)
 	return SCAN_PASS_FAILED;
 }
 
+/* A stored class name back to the class; a name this build does not know is operational. */
 static enum scan_err_class err_class_parse(const char *s)
 {
-	for (unsigned i = 0; i < sizeof(err_class_names) / sizeof(err_class_names[0]); i++)
-		if (s && !strcmp(s, err_class_names[i]))
-			return i;
-	return SCAN_ERR_OPERATIONAL;
-}
+	enum scan_err_class c;
 
-static const char *err_class_name(enum scan_err_class c)
-{
-	if ((unsigned)c >= sizeof(err_class_names) / sizeof(err_class_names[0]))
-		return "operational";
-	return err_class_names[c];
+	return scan_class_parse(s, &c) == 0 ? c : SCAN_ERR_OPERATIONAL;
 }
 
 /* Map a SQLite result code to -errno (0 for OK, ROW, DONE). */
@@ -898,37 +931,150 @@ int scan_state_resume(struct scan_state *st, int64_t pass_id)
 	return sqlite3_changes(st->db) ? 0 : -ESTALE;
 }
 
-/* Upsert one error of pass_id and record that the pass saw it; return 0 or -errno. */
+/* Bind the columns an error row takes from e, from index at on (10 values). */
+static void bind_error_fields(sqlite3_stmt *s, int at, const struct scan_error *e)
+{
+	bind_text(s, at, scan_error_name(e));
+	sqlite3_bind_int(s, at + 1, e->err);
+	bind_text(s, at + 2, scan_class_name(e->cls));
+	sqlite3_bind_int64(s, at + 3, e->reads);
+	sqlite3_bind_int(s, at + 4, !!e->in_gap);
+	sqlite3_bind_int(s, at + 5, !!e->reproducible);
+}
+
+/* Rows of the history that the error being stored overlaps (the same damage). */
+struct overlap {
+	int64_t id, pass_id, first_seen, last_pass_id;
+	uint64_t offset, length;
+	unsigned times_seen;
+	int damage;
+};
+
+/*
+ * Merge error e into the overlapping rows ov[0..n) (oldest first): one row, the oldest, takes
+ * the union of their ranges, their history (first seen, passes) and e's latest details; a
+ * range once damage stays damage until a clean read settles it. Return its id, or -errno.
+ */
+static int64_t state_merge_error(struct scan_state *st, int64_t pass_id,
+				 const struct scan_error *e, const struct overlap *ov, size_t n,
+				 int64_t now)
+{
+	uint64_t lo = e->offset, hi = e->offset + e->length;
+	int64_t first_pass = ov[0].pass_id, first_seen = ov[0].first_seen;
+	unsigned times = 0;
+	int seen_now = 0, damage = scan_is_damage(e);
+	sqlite3_stmt *s;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = ov[i].offset < lo ? ov[i].offset : lo;
+		hi = ov[i].offset + ov[i].length > hi ? ov[i].offset + ov[i].length : hi;
+		first_pass = ov[i].pass_id < first_pass ? ov[i].pass_id : first_pass;
+		first_seen = ov[i].first_seen < first_seen ? ov[i].first_seen : first_seen;
+		times = ov[i].times_seen > times ? ov[i].times_seen : times;
+		seen_now |= ov[i].last_pass_id == pass_id;
+		damage |= ov[i].damage;
+	}
+	for (size_t i = 1; i < n; i++) {
+		s = state_stmt(st, STMT_ERROR_PASSES_MOVE);
+		sqlite3_bind_int64(s, 1, ov[0].id);
+		sqlite3_bind_int64(s, 2, ov[i].id);
+		ret = state_exec(st, s);
+		if (ret == 0) {
+			s = state_stmt(st, STMT_ERROR_PASSES_DEL);
+			sqlite3_bind_int64(s, 1, ov[i].id);
+			ret = state_exec(st, s);
+		}
+		if (ret == 0) {
+			s = state_stmt(st, STMT_ERROR_DEL);
+			sqlite3_bind_int64(s, 1, ov[i].id);
+			ret = state_exec(st, s);
+		}
+		if (ret < 0)
+			return ret;
+	}
+	s = state_stmt(st, STMT_ERROR_MERGE);
+	sqlite3_bind_int64(s, 1, ov[0].id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)lo);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)(hi - lo));
+	sqlite3_bind_int64(s, 4, first_pass);
+	sqlite3_bind_int64(s, 5, first_seen);
+	sqlite3_bind_int64(s, 6, times + !seen_now);
+	sqlite3_bind_int64(s, 7, pass_id);
+	sqlite3_bind_int64(s, 8, now);
+	sqlite3_bind_int64(s, 9, e->dev_idx);
+	bind_error_fields(s, 10, e);
+	sqlite3_bind_int(s, 16, (int)e->vfy_fail);
+	sqlite3_bind_int64(s, 17, e->dev_status);
+	sqlite3_bind_int64(s, 18, (sqlite3_int64)e->pi_expected);
+	sqlite3_bind_int64(s, 19, (sqlite3_int64)e->pi_found);
+	bind_text(s, 20, damage ? scan_verdict_name(SCAN_V_DAMAGE) :
+		  scan_verdict_name(scan_error_verdict(e)));
+	sqlite3_bind_int64(s, 21, (sqlite3_int64)e->latency_ns);
+	ret = state_exec(st, s);
+	return ret < 0 ? ret : ov[0].id;
+}
+
+/* Store one error of pass_id (merged with the rows it overlaps) and record that the pass saw
+ * it; return 0 or -errno. */
 static int state_put_error(struct scan_state *st, int64_t pass_id, const struct scan_error *e,
 			   const char *device, int64_t now)
 {
-	sqlite3_stmt *s = state_stmt(st, STMT_ERROR_UPSERT);
+	struct overlap ov[16];
+	sqlite3_stmt *s = state_stmt(st, STMT_ERROR_OVERLAP);
 	int64_t error_id;
+	size_t n = 0;
 	int ret;
 
 	sqlite3_bind_int64(s, 1, pass_id);
-	sqlite3_bind_int64(s, 2, e->dev_idx);
-	bind_text(s, 3, device);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)e->offset);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)e->length);
-	bind_text(s, 6, scan_error_name(e));
-	sqlite3_bind_int(s, 7, e->err);
-	bind_text(s, 8, err_class_name(e->cls));
-	sqlite3_bind_int64(s, 9, e->reads);
-	sqlite3_bind_int(s, 10, !!e->in_gap);
-	sqlite3_bind_int(s, 11, !!e->reproducible);
-	sqlite3_bind_int64(s, 12, now);
-	sqlite3_bind_int(s, 13, (int)e->vfy_fail);
-	sqlite3_bind_int64(s, 14, e->dev_status);
-	sqlite3_bind_int64(s, 15, (sqlite3_int64)e->pi_expected);	/* bits kept as is */
-	sqlite3_bind_int64(s, 16, (sqlite3_int64)e->pi_found);
-	ret = state_row(st, s);
-	if (ret <= 0)
-		return ret ? ret : -EIO;
-	error_id = sqlite3_column_int64(s, 0);
-	ret = state_exec(st, s);
+	bind_text(s, 2, device);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)e->offset);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)e->length);
+	while ((ret = state_row(st, s)) > 0) {
+		const char *v = (const char *)sqlite3_column_text(s, 3);
+
+		if (n == sizeof(ov) / sizeof(ov[0]))
+			continue;		/* bounded: the rest merge next time */
+		ov[n].id = sqlite3_column_int64(s, 0);
+		ov[n].offset = (uint64_t)sqlite3_column_int64(s, 1);
+		ov[n].length = (uint64_t)sqlite3_column_int64(s, 2);
+		ov[n].damage = v && strcmp(v, scan_verdict_name(SCAN_V_DAMAGE)) == 0;
+		ov[n].pass_id = sqlite3_column_int64(s, 4);
+		ov[n].first_seen = sqlite3_column_int64(s, 5);
+		ov[n].times_seen = (unsigned)sqlite3_column_int64(s, 6);
+		ov[n].last_pass_id = sqlite3_column_int64(s, 7);
+		n++;
+	}
+	state_release(s);
 	if (ret < 0)
 		return ret;
+	if (n) {
+		error_id = state_merge_error(st, pass_id, e, ov, n, now);
+		if (error_id < 0)
+			return (int)error_id;
+	} else {
+		s = state_stmt(st, STMT_ERROR_UPSERT);
+		sqlite3_bind_int64(s, 1, pass_id);
+		sqlite3_bind_int64(s, 2, e->dev_idx);
+		bind_text(s, 3, device);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)e->offset);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)e->length);
+		bind_error_fields(s, 6, e);
+		sqlite3_bind_int64(s, 12, now);
+		sqlite3_bind_int(s, 13, (int)e->vfy_fail);
+		sqlite3_bind_int64(s, 14, e->dev_status);
+		sqlite3_bind_int64(s, 15, (sqlite3_int64)e->pi_expected);	/* bits kept as is */
+		sqlite3_bind_int64(s, 16, (sqlite3_int64)e->pi_found);
+		bind_text(s, 17, scan_verdict_name(scan_error_verdict(e)));
+		sqlite3_bind_int64(s, 18, (sqlite3_int64)e->latency_ns);
+		ret = state_row(st, s);
+		if (ret <= 0)
+			return ret ? ret : -EIO;
+		error_id = sqlite3_column_int64(s, 0);
+		ret = state_exec(st, s);
+		if (ret < 0)
+			return ret;
+	}
 
 	s = state_stmt(st, STMT_ERROR_PASS);
 	sqlite3_bind_int64(s, 1, error_id);
@@ -1075,6 +1221,7 @@ int scan_state_load_errors(struct scan_state *st, int64_t pass_id, scan_state_er
 			.dev_status = (uint32_t)sqlite3_column_int64(s, 10),
 			.pi_expected = (uint64_t)sqlite3_column_int64(s, 11),
 			.pi_found = (uint64_t)sqlite3_column_int64(s, 12),
+			.latency_ns = (uint64_t)sqlite3_column_int64(s, 13),
 		};
 		const char *device = (const char *)sqlite3_column_text(s, 1);
 
@@ -1108,15 +1255,53 @@ int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *de
 	return sqlite3_changes(st->db);
 }
 
-int scan_state_clear_missing(struct scan_state *st, const char *key, int64_t pass_id)
+static int hist_prepare(struct scan_state *st, const char *sql, sqlite3_stmt **s);
+
+int scan_state_open_errors(struct scan_state *st, const char *key, scan_state_open_fn fn,
+			   void *arg)
+{
+	sqlite3_stmt *s;
+	int ret, rc, count = 0;
+
+	if (!st || !key || !fn)
+		return -EINVAL;
+	ret = hist_prepare(st, "SELECT e.id, e.device, e.offset, e.length FROM errors e "
+			   "JOIN targets t ON t.id = e.target_id WHERE t.key = ?1 AND "
+			   "e.state = 'open' ORDER BY e.device, e.offset", &s);
+	if (ret < 0)
+		return ret;
+	bind_text(s, 1, key);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct scan_state_open_error e = {
+			.id = sqlite3_column_int64(s, 0),
+			.device = (const char *)sqlite3_column_text(s, 1),
+			.offset = (uint64_t)sqlite3_column_int64(s, 2),
+			.length = (uint64_t)sqlite3_column_int64(s, 3),
+		};
+
+		if (!e.device)
+			continue;
+		ret = fn(&e, arg);
+		if (ret < 0) {
+			sqlite3_finalize(s);
+			return ret;
+		}
+		count++;
+	}
+	ret = rc == SQLITE_DONE ? count : state_fail(st, rc);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int scan_state_settle(struct scan_state *st, const char *key, int64_t pass_id,
+		      const struct scan_state_outcome *v, size_t n)
 {
 	enum scan_pass_result result;
 	sqlite3_stmt *s;
 	const char *tkey;
-	int64_t target_id;
-	int ret, same_key;
+	int ret, same_key, settled = 0;
 
-	if (!st || !key)
+	if (!st || !key || (n && !v))
 		return -EINVAL;
 	s = state_stmt(st, STMT_PASS_TARGET);
 	sqlite3_bind_int64(s, 1, pass_id);
@@ -1124,21 +1309,34 @@ int scan_state_clear_missing(struct scan_state *st, const char *key, int64_t pas
 	if (ret <= 0)
 		return ret ? ret : -ENOENT;
 	result = pass_result_parse((const char *)sqlite3_column_text(s, 0));
-	target_id = sqlite3_column_int64(s, 1);
 	tkey = (const char *)sqlite3_column_text(s, 2);
 	same_key = tkey && !strcmp(tkey, key);
 	state_release(s);
 	if (result != SCAN_PASS_COMPLETE || !same_key)
 		return -EINVAL;
-
-	s = state_stmt(st, STMT_ERRORS_CLEAR);
-	sqlite3_bind_int64(s, 1, target_id);
-	sqlite3_bind_int64(s, 2, pass_id);
-	sqlite3_bind_int64(s, 3, time(NULL));
-	ret = state_exec(st, s);
+	ret = state_begin(st);
 	if (ret < 0)
 		return ret;
-	return sqlite3_changes(st->db);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].how == SCAN_SETTLE_KEEP)
+			continue;
+		s = state_stmt(st, STMT_ERROR_SETTLE);
+		sqlite3_bind_int64(s, 1, v[i].id);
+		sqlite3_bind_int64(s, 2, pass_id);
+		sqlite3_bind_int64(s, 3, time(NULL));
+		bind_text(s, 4, v[i].how == SCAN_SETTLE_READ_CLEAN ? "read" : "unallocated");
+		ret = state_exec(st, s);
+		if (ret < 0)
+			goto out_rollback;
+		settled += sqlite3_changes(st->db);
+	}
+	ret = state_commit(st);
+	if (ret < 0)
+		goto out_rollback;
+	return settled;
+out_rollback:
+	state_rollback(st);
+	return ret;
 }
 
 /*
@@ -1258,9 +1456,10 @@ int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const ch
 				 pass_id, device, offset, length, owners_json);
 }
 
-/* Damage only: errors in bridged gaps, operational failures and transient errors (failed
- * once, then every block read fine) are not media damage. */
-#define HIST_DAMAGE "in_gap = 0 AND cls != 'operational' AND reproducible = 1"
+/* Damage only (the verdict result.c computed when the row was written). */
+#define HIST_DAMAGE "verdict = 'damage'"
+/* What the history lists: damage, and slow and device-fault ranges (the disk's health). */
+#define HIST_LISTED "verdict IN ('damage', 'slow', 'device-fault')"
 
 /* Return 0 after counting the open and cleared damage of target_id, or -errno. */
 static int hist_counts(struct scan_state *st, int64_t target_id, unsigned *open,
@@ -1268,7 +1467,8 @@ static int hist_counts(struct scan_state *st, int64_t target_id, unsigned *open,
 {
 	sqlite3_stmt *s;
 	int ret = hist_prepare(st, "SELECT coalesce(sum(state = 'open'), 0), "
-			       "coalesce(sum(state = 'cleared'), 0) FROM errors "
+			       "coalesce(sum(state = 'cleared' AND "
+			       "coalesce(cleared_why, 'read') = 'read'), 0) FROM errors "
 			       "WHERE target_id = ?1 AND " HIST_DAMAGE, &s);
 
 	if (ret < 0)
@@ -1349,7 +1549,8 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 		return -EINVAL;
 	ret = hist_prepare(st, "SELECT id, pass_id, last_pass_id, device, offset, length, error, "
 			   "cls, owners_json, first_seen, last_seen, times_seen, state, cleared, "
-			   "cleared_pass_id FROM errors WHERE target_id = ?1 AND " HIST_DAMAGE
+			   "cleared_pass_id, verdict, latency_ns, cleared_why FROM errors "
+			   "WHERE target_id = ?1 AND " HIST_LISTED
 			   " AND last_seen >= ?2 AND (?3 OR state = 'open') "
 			   "ORDER BY first_seen DESC, pass_id DESC, device, offset", &s);
 	if (ret < 0)
@@ -1375,7 +1576,12 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 			.cleared = state && strcmp(state, "cleared") == 0,
 			.cleared_at = sqlite3_column_int64(s, 13),
 			.cleared_pass_id = sqlite3_column_int64(s, 14),
+			.verdict = (const char *)sqlite3_column_text(s, 15),
+			.latency_ns = (uint64_t)sqlite3_column_int64(s, 16),
 		};
+		const char *why = (const char *)sqlite3_column_text(s, 17);
+
+		e.unallocated = e.cleared && why && strcmp(why, "unallocated") == 0;
 
 		ret = fn(&e, arg);
 		if (ret < 0) {

@@ -18,7 +18,7 @@
 #include "scan.h"
 
 #define SCAN_STATE_DB_NAME "mediascan.db"
-#define SCAN_STATE_SCHEMA_VERSION 3
+#define SCAN_STATE_SCHEMA_VERSION 4
 #define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
 
 struct scan_state;
@@ -98,11 +98,35 @@ int scan_state_load_errors(struct scan_state *st, int64_t pass_id, scan_state_er
 /* Return 1 after storing owners_json (a JSON array) for an error of pass_id's target, 0 if none. */
 int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *device,
 			  uint64_t offset, uint64_t length, const char *owners_json);
+/* An open error of a target's history (strings valid during the callback). */
+struct scan_state_open_error {
+	int64_t id;
+	const char *device;
+	uint64_t offset, length;	/* bytes */
+};
+typedef int (*scan_state_open_fn)(const struct scan_state_open_error *e, void *arg);
+/* Return the number of open errors of target key handed to fn (by device, offset), or -errno. */
+int scan_state_open_errors(struct scan_state *st, const char *key, scan_state_open_fn fn,
+			   void *arg);
+
+/* What a complete pass found of an open error it did not see fail. */
+enum scan_state_settle_how {
+	SCAN_SETTLE_KEEP,		/* not read (whole) this pass: stays open */
+	SCAN_SETTLE_READ_CLEAN,		/* every byte read cleanly: cleared */
+	SCAN_SETTLE_UNALLOCATED,	/* not in this pass's plan: no longer allocated */
+};
+struct scan_state_outcome {
+	int64_t id;
+	enum scan_state_settle_how how;
+};
 /*
- * Return the number of open errors of target key that the complete pass pass_id did not see,
- * now marked cleared, or -errno (-EINVAL if the pass is not complete or not of that key).
+ * Return the number of open errors settled (cleared as read cleanly, or marked no longer
+ * allocated) by complete pass pass_id of target key, or -errno (-EINVAL when the pass is not
+ * complete or of another target). An error the pass saw fail is never settled.
  */
-int scan_state_clear_missing(struct scan_state *st, const char *key, int64_t pass_id);
+int scan_state_settle(struct scan_state *st, const char *key, int64_t pass_id,
+		      const struct scan_state_outcome *v, size_t n);
+
 
 /* History, for status, report and metrics. */
 
@@ -114,7 +138,7 @@ struct scan_state_target {
 	struct scan_state_pass latest;
 	struct scan_state_pass last_complete;
 	struct scan_state_pass prev_complete;	/* the complete pass before last_complete */
-	unsigned open_errors;		/* media/PI/timeout damage, not bridged gaps */
+	unsigned open_errors;		/* damage (verdict "damage") still open */
 	unsigned cleared_errors;
 };
 
@@ -123,11 +147,14 @@ struct scan_state_error_row {
 	int64_t id;
 	int64_t first_pass_id, last_pass_id, cleared_pass_id;
 	const char *device, *error, *cls;
+	const char *verdict;		/* damage, slow or device-fault (result.c's names) */
+	uint64_t latency_ns;		/* slow: the slowest answer seen */
 	const char *owners_json;	/* NULL when never mapped */
 	uint64_t offset, length;	/* bytes */
 	int64_t first_seen, last_seen, cleared_at;	/* unix seconds */
 	unsigned times_seen;
 	int cleared;			/* state 'cleared' (else 'open') */
+	int unallocated;		/* cleared because no longer allocated, not read */
 };
 
 /* Called for each target or error row; a negative return stops the walk. */

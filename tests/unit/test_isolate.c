@@ -29,11 +29,12 @@ static struct {
 	size_t max_len;			/* longest read */
 } dev;
 
-static ssize_t fake_read(int fd, void *buf, size_t len, uint64_t offset)
+static ssize_t fake_read(void *arg, uint32_t dev_idx, void *buf, size_t len, uint64_t offset)
 {
 	int ret = 0;
 
-	assert_int_equal(fd, FAKE_FD);
+	assert_ptr_equal(arg, (void *)(uintptr_t)FAKE_FD);
+	assert_int_equal(dev_idx, 1);
 	assert_int_equal(offset % LBS, 0);
 	assert_int_equal(len % LBS, 0);
 	assert_true(len > 0);
@@ -53,9 +54,9 @@ static ssize_t fake_read(int fd, void *buf, size_t len, uint64_t offset)
 }
 
 /* A short read: the device returns half of what was asked for where a block is "short". */
-static ssize_t short_read(int fd, void *buf, size_t len, uint64_t offset)
+static ssize_t short_read(void *arg, uint32_t dev_idx, void *buf, size_t len, uint64_t offset)
 {
-	ssize_t n = fake_read(fd, buf, len, offset);
+	ssize_t n = fake_read(arg, dev_idx, buf, len, offset);
 
 	if (n == -EREMOTEIO)
 		return (ssize_t)(len / 2);
@@ -82,7 +83,7 @@ static int setup(void **state)
 	isobuf = aligned_alloc(4096, 1 * MiB);
 	assert_non_null(isobuf);
 	memset(&si, 0, sizeof(si));
-	si.fd = FAKE_FD;
+	si.read_arg = (void *)(uintptr_t)FAKE_FD;
 	si.dev_idx = 1;
 	si.lbs = LBS;
 	si.step_bytes = LBS;

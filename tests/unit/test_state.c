@@ -379,15 +379,33 @@ static void test_errors_upserted(void **state)
 	c.n = 0;
 	assert_int_equal(scan_state_load_errors(st, p2, collect, &c), 1);
 	assert_int_equal(c.e[0].offset, 4096);
-	assert_int_equal(scan_state_clear_missing(st, KEY, p2), -EINVAL);	/* not complete */
+	/*
+	 * Settling: only what the pass read cleanly is cleared, what it did not read at all is
+	 * "no longer allocated", what it saw fail (e[1]) is never settled, KEEP stays open.
+	 */
+	struct scan_state_outcome v[3] = {
+		{ query_int(f, "SELECT id FROM errors WHERE offset = 8192"), SCAN_SETTLE_READ_CLEAN },
+		{ query_int(f, "SELECT id FROM errors WHERE offset = 4096"), SCAN_SETTLE_READ_CLEAN },
+		{ query_int(f, "SELECT id FROM errors WHERE offset = 1048576"),
+		  SCAN_SETTLE_UNALLOCATED },
+	};
+	assert_int_equal(scan_state_settle(st, KEY, p2, v, 3), -EINVAL);	/* not complete */
 	assert_int_equal(scan_state_finish(st, p2, SCAN_PASS_COMPLETE, 2, 1), 0);
-	assert_int_equal(scan_state_clear_missing(st, KEY2, p2), -EINVAL);	/* other key */
-	assert_int_equal(scan_state_clear_missing(st, KEY, p2), 2);
-	assert_int_equal(scan_state_clear_missing(st, KEY, p2), 0);
+	assert_int_equal(scan_state_settle(st, KEY2, p2, v, 3), -EINVAL);	/* other key */
+	v[2].how = SCAN_SETTLE_KEEP;
+	assert_int_equal(scan_state_settle(st, KEY, p2, v, 3), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE state = 'open'"), 2);
+	v[2].how = SCAN_SETTLE_UNALLOCATED;
+	assert_int_equal(scan_state_settle(st, KEY, p2, v, 3), 1);
+	assert_int_equal(scan_state_settle(st, KEY, p2, v, 3), 0);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE state = 'open'"), 1);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE state = 'cleared' AND "
 				      "cleared_pass_id = (SELECT max(id) FROM passes)"),
 			 2);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE cleared_why = "
+				      "'unallocated' AND offset = 1048576"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE cleared_why = 'read' "
+				      "AND offset = 8192"), 1);
 
 	/* A cleared error seen again is open again. */
 	p2 = begin(st, KEY);
@@ -471,7 +489,12 @@ static void test_device_details_kept(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 
 	/* A store of schema 2 (before these columns) is migrated and keeps its errors. */
-	exec_sql(f->db, "ALTER TABLE errors DROP COLUMN vfy_fail;"
+	exec_sql(f->db, "DROP INDEX errors_target_verdict;"
+			"DROP INDEX errors_target_device;"
+			"ALTER TABLE errors DROP COLUMN cleared_why;"
+			"ALTER TABLE errors DROP COLUMN verdict;"
+			"ALTER TABLE errors DROP COLUMN latency_ns;"
+			"ALTER TABLE errors DROP COLUMN vfy_fail;"
 			"ALTER TABLE errors DROP COLUMN dev_status;"
 			"ALTER TABLE errors DROP COLUMN pi_expected;"
 			"ALTER TABLE errors DROP COLUMN pi_found;"
@@ -483,6 +506,95 @@ static void test_device_details_kept(void **state)
 	assert_int_equal(scan_state_load_errors(st, p1, collect, &c), 1);
 	assert_int_equal(c.e[0].offset, 5120);
 	assert_int_equal(c.e[0].vfy_fail, VFY_FAIL_NONE);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+/*
+ * Rows are block ranges: the same bad run stored with other boundaries (checkpoints,
+ * completion order) in a later pass is the same row, never a new one; a slow read of a range
+ * that is damage leaves it damage.
+ */
+static void test_overlap_merges(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct scan_error one = mk_err(0, 4096, 1024, -EIO);
+	struct scan_error halves[2] = { mk_err(0, 4096, 512, -EIO), mk_err(0, 4608, 512, -EIO) };
+	struct scan_error slow = mk_err(0, 4096, 512, 0);
+	int64_t p1 = begin(st, KEY), p2, p3;
+
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, &one, 1, devs), 0);
+	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 2, 1), 0);
+	p2 = begin(st, KEY);
+	/* Pass 2 stores the run as two rows sealed by a checkpoint in between. */
+	assert_int_equal(scan_state_checkpoint(st, p2, cur, 2, 0, &halves[0], 1, devs), 0);
+	assert_int_equal(scan_state_checkpoint(st, p2, cur, 2, 0, &halves[1], 1, devs), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors"), 1);
+	assert_int_equal(query_int(f, "SELECT pass_id FROM errors"), p1);	/* not NEW */
+	assert_int_equal(query_int(f, "SELECT times_seen FROM errors"), 2);
+	assert_int_equal(query_int(f, "SELECT length FROM errors"), 1024);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM error_passes"), 2);
+	assert_int_equal(scan_state_finish(st, p2, SCAN_PASS_COMPLETE, 2, 1), 0);
+	/* Two old rows that one new error spans become one (the oldest). */
+	exec_sql(f->db, "INSERT INTO errors (target_id, pass_id, last_pass_id, dev_idx, device, "
+			"offset, length, error, err, cls, first_seen, last_seen) SELECT target_id, "
+			"pass_id, last_pass_id, dev_idx, device, 8192, 512, error, err, cls, "
+			"first_seen, last_seen FROM errors");
+	p3 = begin(st, KEY);
+	one.offset = 4096;
+	one.length = 8192;
+	assert_int_equal(scan_state_checkpoint(st, p3, cur, 2, 0, &one, 1, devs), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors"), 1);
+	assert_int_equal(query_int(f, "SELECT length FROM errors"), 8192);
+	assert_int_equal(query_int(f, "SELECT pass_id FROM errors"), p1);
+	/* A slow answer on damage does not turn it into "slow". */
+	slow.cls = SCAN_ERR_SLOW;
+	slow.latency_ns = 3000000000ull;
+	assert_int_equal(scan_state_checkpoint(st, p3, cur, 2, 0, &slow, 1, devs), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE verdict = 'damage'"), 1);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+/* Schema 3 -> 4: rows get the verdict their columns meant; a timeout is a device fault. */
+static void test_verdict_migration(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct scan_error e[4] = {
+		mk_err(0, 4096, 512, -EIO), mk_err(0, 8192, 512, -ETIME),
+		mk_err(0, 16384, 512, -EIO), mk_err(0, 32768, 4096, -ENODATA),
+	};
+	int64_t p1 = begin(st, KEY);
+
+	e[2].reproducible = 0;			/* transient */
+	e[3].in_gap = 1;			/* bridged gap */
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, e, 4, devs), 0);
+	assert_int_equal(scan_state_close(st), 0);
+	/* What the rows say now, computed by result.c when they were written. */
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 8192 AND "
+				      "verdict = 'device-fault'"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 16384 AND "
+				      "verdict = 'transient'"), 1);
+	/* A schema-3 store has no verdict: the migration computes the same ones. */
+	exec_sql(f->db, "DROP INDEX errors_target_verdict;"
+			"DROP INDEX errors_target_device;"
+			"ALTER TABLE errors DROP COLUMN cleared_why;"
+			"ALTER TABLE errors DROP COLUMN verdict;"
+			"ALTER TABLE errors DROP COLUMN latency_ns;"
+			"UPDATE meta SET value = '3' WHERE key = 'schema_version';");
+	st = open_ok(f);
+	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			 SCAN_STATE_SCHEMA_VERSION);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 4096 AND "
+				      "verdict = 'damage'"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 8192 AND "
+				      "verdict = 'device-fault'"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 16384 AND "
+				      "verdict = 'transient'"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 32768 AND "
+				      "verdict = 'gap'"), 1);
 	assert_int_equal(scan_state_close(st), 0);
 }
 
@@ -696,6 +808,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_upserted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transient_not_damage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_details_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_migration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overlap_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_moved_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_pages_moved_aside, setup, teardown),

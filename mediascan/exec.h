@@ -1,0 +1,107 @@
+/*
+ * mediascan/exec.h - the executor's private state, shared by executor.c (the read loop,
+ * isolation of failed reads) and recheck.c (reads that answered late: waited for, re-read
+ * alone and narrowed once the queue has drained). Not for use outside mediascan/.
+ */
+#ifndef MEDIASCAN_EXEC_H
+#define MEDIASCAN_EXEC_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "scan.h"
+
+#define EXEC_IDLE_WAIT_NS 100000000ull		/* longest blind wait for completions */
+
+/* One queue slot: the read and a copy of the range it belongs to (for gap checks). */
+struct exec_slot {
+	struct scan_io io;		/* first: the engine hands back &io */
+	struct map_range range;
+	int busy;
+	int timed_out;			/* past the I/O timeout (or abandoned): see late_idx */
+	int alone;			/* issued by exec_read_alone, not by the loop */
+	int late_idx;			/* its entry in exec.late, -1 none */
+};
+
+/* What became of a read that did not answer within the I/O timeout. */
+enum exec_late_state {
+	EXEC_LATE_WAITING,		/* still in flight */
+	EXEC_LATE_ANSWERED,		/* answered late with all its data */
+	EXEC_LATE_CANCELLED,		/* the kernel cancelled it at the linked timeout */
+	EXEC_LATE_FAILED,		/* answered late with an error: isolated as a failure */
+	EXEC_LATE_DONE,			/* rechecked */
+};
+
+struct exec_late {
+	uint32_t dev_idx;
+	uint64_t offset, length;	/* bytes */
+	struct map_range range;		/* for gap checks */
+	uint64_t issue_ns;
+	uint64_t latency_ns;		/* when it answered (or the timeout, when cancelled) */
+	enum exec_late_state state;
+};
+
+struct exec {
+	size_t buf_map_len;		/* mapped size of eng.buf */
+	const struct scan_device *devs;
+	unsigned nr_devs;
+	const struct scan_opts *o;
+	struct scan_result *r;
+	struct scan_source *src;
+	struct scan_engine eng;
+	struct exec_slot *slots;
+	struct scan_io **done;		/* the loop's completions */
+	struct scan_io **done_alone;	/* exec_read_alone's completions */
+	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
+	unsigned nr_deferred;
+	unsigned inflight;
+	struct map_range *batch;
+	unsigned batch_len, batch_pos;
+	uint64_t range_pos;		/* next byte to read in batch[batch_pos] */
+	int src_done;
+	int halt;			/* stop: the disk is failing, resized or gone */
+	uint64_t start_ns, last_progress_ns, rate_mark_ns, rate_mark_bytes;
+	double rate_bps;
+	struct scan_gov gov;
+	int have_gov;
+	uint64_t next_sample_ns;
+	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
+	uint64_t next_checkpoint_ns;
+	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
+	uint64_t cursor[SCAN_MAX_DEVICES];
+	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
+	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
+	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
+	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */
+	uint64_t watch_max_len;		/* longest o->watch range, for the lookup */
+	struct exec_late *late;		/* reads past the I/O timeout, in order */
+	size_t nr_late, cap_late;
+};
+
+/* Return 1 when the scan is to stop (signal, --max-duration, failing disk). */
+int exec_stopping(const struct exec *x);
+/* Return CLOCK_MONOTONIC in ns. */
+uint64_t exec_now_ns(void);
+/*
+ * Return bytes read, or -errno, after reading [offset, offset+len) of device dev through the
+ * engine and waiting for that read alone; *lat_ns is how long it took. -ETIME: no answer
+ * within hard_cap_ns (the read is abandoned in flight and the disk called failing); -EINTR:
+ * the scan is stopping; -ECANCELED: the kernel cancelled it at the I/O timeout.
+ */
+ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
+			uint64_t *lat_ns);
+/* Return 0 after narrowing a failed read of [offset, offset+length) on dev; -errno. */
+int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint64_t offset,
+		 uint64_t length, int err);
+/* Count bytes [offset, offset+length) of dev, read cleanly, into the watches they cover. */
+void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
+/* Count a failed or late read (bad 1) or a good one (bad 0) of dev; may call it failing. */
+void exec_note_read(struct exec *x, uint32_t dev, int bad);
+/* Call the disk failing: record why (printf-style) and stop the scan. */
+void exec_failing(struct exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
+int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
+/* Return 0 after settling every late read (recheck.c), or -errno. */
+int exec_recheck(struct exec *x);
+
+#endif
