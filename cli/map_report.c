@@ -264,9 +264,18 @@ int cli_mapping_json(json_object *root, const struct map_damage *d)
 	const char *notes[8];
 	int n = map_damage_notes(d, notes, 8);
 
-	if (d->scrub)
+	if (d->scrub) {
 		json_object_object_add(root, "scrub", json_object_new_string(
 			d->scrub > 0 ? "available" : "unavailable"));
+		if (d->scrub < 0) {
+			json_object_object_add(root, "scrub_reason", json_object_new_string(
+				map_scrub_why_name(map_scrub_why(d->scrub))));
+			const char *en = strerrorname_np(-d->scrub);
+
+			json_object_object_add(root, "scrub_error",
+					       json_object_new_string(en ? en : "unknown"));
+		}
+	}
 	if (d->fs_health_sick || d->fs_health_checked) {
 		json_object *h = json_object_new_object();
 

@@ -671,9 +671,31 @@ int map_damage_notes(const struct map_damage *d, const char **out, unsigned max)
 		out[n++] = "this XFS has no reverse-mapping btree: owners were found by reading "
 			   "every inode's block map; a filesystem made with `mkfs.xfs -m rmapbt=1` "
 			   "maps bad blocks to owners much faster (and names btree blocks)";
-	if ((d->notes & MAP_NOTE_NO_SCRUB) && n < max)
-		out[n++] = "this kernel has no XFS online scrub (XFS_IOC_SCRUB_METADATA): no "
-			   "scrub verdicts; the health the kernel keeps is reported";
+	if ((d->notes & MAP_NOTE_NO_SCRUB) && n < max) {
+		switch (map_scrub_why(d->scrub)) {
+		case MAP_SCRUB_NORECOVERY:
+			out[n++] = "the filesystem is mounted norecovery and the kernel refuses "
+				   "online scrub there: no scrub verdicts; the health the kernel "
+				   "keeps is reported (mount without norecovery to get them)";
+			break;
+		case MAP_SCRUB_SHUTDOWN:
+			out[n++] = "the filesystem is shut down and the kernel refuses online "
+				   "scrub: no scrub verdicts; the health the kernel keeps is reported";
+			break;
+		case MAP_SCRUB_NOT_PERMITTED:
+			out[n++] = "online scrub (XFS_IOC_SCRUB_METADATA) needs CAP_SYS_ADMIN: no "
+				   "scrub verdicts; the health the kernel keeps is reported";
+			break;
+		case MAP_SCRUB_PROBE_FAILED:
+			out[n++] = "the online scrub probe (XFS_IOC_SCRUB_METADATA) failed: no "
+				   "scrub verdicts; the health the kernel keeps is reported";
+			break;
+		default:
+			out[n++] = "this kernel has no XFS online scrub (XFS_IOC_SCRUB_METADATA): "
+				   "no scrub verdicts; the health the kernel keeps is reported";
+			break;
+		}
+	}
 	if ((d->notes & MAP_NOTE_NO_EXT2FS) && n < max)
 		out[n++] = "built without libext2fs: ext4 owners were found by a directory walk "
 			   "with FIEMAP (slower; journal and orphan inodes stay unnamed)";

@@ -47,7 +47,7 @@ struct map_damage_meta {
 
 /* Things to tell the user once (map_damage.notes). */
 #define MAP_NOTE_NO_RMAPBT	(1u << 0)	/* XFS without rmapbt: owners by an inode sweep */
-#define MAP_NOTE_NO_SCRUB	(1u << 1)	/* the kernel has no XFS online scrub */
+#define MAP_NOTE_NO_SCRUB	(1u << 1)	/* online scrub did not answer (why: scrub) */
 #define MAP_NOTE_NO_EXT2FS	(1u << 2)	/* ext4 owners without libext2fs: directory walk */
 #define MAP_NOTE_INDEX_FAILED	(1u << 3)	/* the owner index could not be built: see note */
 #define MAP_NOTE_UNREADABLE_META (1u << 4)	/* the index hit unreadable inode tables */

@@ -141,6 +141,49 @@ enum map_verdict map_scrub_verdict(int ret, uint32_t oflags)
 	return MAP_VERDICT_CLEAN;
 }
 
+enum map_scrub_why map_scrub_why(int state)
+{
+	switch (state) {
+	case 1:
+		return MAP_SCRUB_AVAILABLE;
+	case 0:
+		return MAP_SCRUB_NOT_ASKED;
+	case -ENOTTY:			/* XFS built without CONFIG_XFS_ONLINE_SCRUB */
+	case -EOPNOTSUPP:
+	case -EINVAL:			/* a kernel that knows no scrub type PROBE */
+		return MAP_SCRUB_NO_KERNEL;
+	case -ENOTRECOVERABLE:		/* fs/xfs/scrub/scrub.c: mounted norecovery */
+		return MAP_SCRUB_NORECOVERY;
+	case -ESHUTDOWN:		/* fs/xfs/scrub/scrub.c: the filesystem is shut down */
+		return MAP_SCRUB_SHUTDOWN;
+	case -EPERM:			/* the ioctl needs CAP_SYS_ADMIN */
+	case -EACCES:
+		return MAP_SCRUB_NOT_PERMITTED;
+	}
+	return MAP_SCRUB_PROBE_FAILED;
+}
+
+const char *map_scrub_why_name(enum map_scrub_why why)
+{
+	switch (why) {
+	case MAP_SCRUB_AVAILABLE:
+		return "available";
+	case MAP_SCRUB_NOT_ASKED:
+		return "not asked";
+	case MAP_SCRUB_NO_KERNEL:
+		return "kernel has no online scrub";
+	case MAP_SCRUB_NORECOVERY:
+		return "mounted norecovery: the kernel refuses scrub";
+	case MAP_SCRUB_SHUTDOWN:
+		return "filesystem is shut down: the kernel refuses scrub";
+	case MAP_SCRUB_NOT_PERMITTED:
+		return "not permitted: scrub needs CAP_SYS_ADMIN";
+	case MAP_SCRUB_PROBE_FAILED:
+		return "the scrub probe failed";
+	}
+	return "the scrub probe failed";
+}
+
 /* Results already asked for during one annotate call. */
 struct scrub_cache {
 	struct map_scrub_result *v;
@@ -225,7 +268,27 @@ static unsigned log2_roundup(uint64_t v)
 	return l;
 }
 
-/* Scrub the allocated inodes whose records lie in the damaged bytes of an inode chunk. */
+/* Whether inode ino is allocated, from the inode btree (XFS_IOC_INUMBERS, which reads no inode
+ * cluster): 1 allocated, 0 free, -errno when the kernel did not say. */
+static int inode_allocated(struct map_target *fs, uint64_t ino)
+{
+	struct kio_xfs_ichunk ch;
+	uint64_t next = ino & ~63ull;		/* inobt records cover 64 aligned inodes */
+	int ret = kio_xfs_inumbers(fs->mount_fd, &next, &ch, 1);
+
+	if (ret < 0)
+		return ret;
+	if (ret == 0 || ino < ch.startino || ino >= ch.startino + 64)
+		return 0;
+	return !!(ch.allocmask & (1ull << (ino - ch.startino)));
+}
+
+/*
+ * Scrub the allocated inodes whose records lie in the damaged bytes of an inode chunk. The
+ * inode btree says which are allocated: bulkstat cannot, as it skips (or fails on) an inode
+ * whose cluster is unreadable or fails its verifier, and those are the ones to ask about.
+ * Their generation comes from bulkstat when it answers, else 0 (scrub then checks none).
+ */
 static void scrub_inode_records(struct map_target *fs, struct map_fsx *x, struct scrub_cache *c,
 				struct map_owner *o)
 {
@@ -243,10 +306,16 @@ static void scrub_inode_records(struct map_target *fs, struct map_fsx *x, struct
 		uint64_t ino = agno << (agblklog + inopblog) | (in_ag / bs) << inopblog |
 			       (in_ag % bs) / x->inodesize;
 		struct kio_xfs_inode in;
+		int alloc = inode_allocated(fs, ino);
+		uint32_t gen = 0;
 
-		if (kio_xfs_bulkstat_one(fs->mount_fd, ino, &in) < 0)
+		if (alloc == 0)
 			continue;		/* free inode record */
-		scrub_ask(fs, c, o, XFS_SCRUB_TYPE_INODE, 0, ino, in.gen);
+		if (kio_xfs_bulkstat_one(fs->mount_fd, ino, &in) == 0)
+			gen = in.gen;
+		else if (alloc < 0)
+			continue;		/* no inode btree answer: bulkstat decides */
+		scrub_ask(fs, c, o, XFS_SCRUB_TYPE_INODE, 0, ino, gen);
 	}
 }
 

@@ -128,6 +128,21 @@ const char *map_verdict_name(enum map_verdict v);
 /* Return the verdict of a scrub query: from the ioctl's return ret (-ENOENT absent, -EUCLEAN
  * or -EBADMSG corrupt, other errors "error"), else from the worst XFS_SCRUB_OFLAG_* set. */
 enum map_verdict map_scrub_verdict(int ret, uint32_t oflags);
+/* Whether online scrub answered on a filesystem, and if not, why (from the probe's errno). */
+enum map_scrub_why {
+	MAP_SCRUB_NOT_ASKED,		/* no XFS owner to ask about */
+	MAP_SCRUB_AVAILABLE,
+	MAP_SCRUB_NO_KERNEL,		/* -ENOTTY, -EOPNOTSUPP, -EINVAL: no online scrub */
+	MAP_SCRUB_NORECOVERY,		/* -ENOTRECOVERABLE: mounted norecovery, scrub refused */
+	MAP_SCRUB_SHUTDOWN,		/* -ESHUTDOWN: the filesystem is shut down */
+	MAP_SCRUB_NOT_PERMITTED,	/* -EPERM, -EACCES: needs CAP_SYS_ADMIN */
+	MAP_SCRUB_PROBE_FAILED,		/* any other errno */
+};
+/* Return what a scrub state says (map_damage.scrub: 1 answered, 0 not asked, -errno of the
+ * probe otherwise). */
+enum map_scrub_why map_scrub_why(int state);
+/* Return the static reason for people and JSON: "kernel has no online scrub", ... */
+const char *map_scrub_why_name(enum map_scrub_why why);
 /* Return the static name of XFS scrub type (XFS_SCRUB_TYPE_*): "inode", "bnobt", ... */
 const char *map_scrub_type_name(uint32_t type);
 /* Return the number of names of the set health bits written to out (at most max). */

@@ -5,7 +5,10 @@
  * about with the exact struct xfs_scrub_metadata (sm_type, sm_agno for AG metadata, sm_ino and
  * sm_gen for inodes, sm_flags 0: check, never repair, reserved zero); each outcome flag and
  * errno becomes its verdict; without online scrub nothing is asked and the kernel's health
- * (AG sick/checked, bulkstat bs_sick/bs_checked) is still reported.
+ * (AG sick/checked, bulkstat bs_sick/bs_checked) is still reported, and the probe's errno says
+ * why scrub is unavailable (no scrub in the kernel, a norecovery mount, ...). Inode records
+ * in a damaged inode chunk are asked about when the inode btree (kio_xfs_inumbers, wrapped)
+ * says they are allocated, even when bulkstat cannot read them.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -36,6 +39,7 @@ int __wrap_kio_xfs_scrub_metadata(int fd, struct xfs_scrub_metadata *sm);
 int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out);
 int __wrap_kio_xfs_ag_geometry(int fd, uint32_t agno, struct xfs_ag_geometry *ag);
 int __wrap_kio_xfs_geometry_ext(int fd, struct kio_xfs_geom_ext *g);
+int __wrap_kio_xfs_inumbers(int fd, uint64_t *next_ino, struct kio_xfs_ichunk *out, unsigned max);
 
 /* What the fake kernel's scrub says about each object. */
 static int scrub_answer(struct xfs_scrub_metadata *sm)
@@ -108,7 +112,22 @@ int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
 	}
 	if (ino == 999)
 		return -ENOENT;
+	if (ino == 129)
+		return -EUCLEAN;			/* its cluster fails the verifier */
 	return 0;
+}
+
+/* The inode btree: one chunk from 128, inodes 128, 129 and 131 allocated, 130 free. */
+int __wrap_kio_xfs_inumbers(int fd, uint64_t *next_ino, struct kio_xfs_ichunk *out, unsigned max)
+{
+	assert_int_equal(fd, MOCK_FD);
+	assert_true(max >= 1);
+	assert_int_equal(*next_ino, 128);		/* the chunk's first inode */
+	out->startino = 128;
+	out->allocmask = 0x0b;
+	out->alloccount = 3;
+	*next_ino = 192;
+	return 1;
 }
 
 int __wrap_kio_xfs_ag_geometry(int fd, uint32_t agno, struct xfs_ag_geometry *ag)
@@ -326,6 +345,60 @@ static void test_not_xfs_nothing_asked(void **state)
 	assert_int_equal(o[1].health, MAP_HEALTH_NONE);
 }
 
+static void test_inode_chunk_records(void **state)
+{
+	/* 2 KiB of the inode chunk at block 16 of AG 0: the records of inodes 128-131. */
+	struct map_owner o = meta("inodes", 0);
+	unsigned sick, checked;
+	int scrub = 0;
+
+	(void)state;
+	o.fs_offset = 16 * 4096;
+	o.length = 2048;
+	assert_int_equal(map_health_annotate(&T, &o, 1, &scrub, &sick, &checked), 0);
+	/* 130 is free: not asked; 129 is allocated but bulkstat fails: asked with gen 0. */
+	assert_int_equal(mk.nr_calls, 3);
+	call_is(0, XFS_SCRUB_TYPE_INODE, 0, 128, 1128);
+	call_is(1, XFS_SCRUB_TYPE_INODE, 0, 129, 0);
+	call_is(2, XFS_SCRUB_TYPE_INODE, 0, 131, 1131);
+	assert_int_equal(o.nr_scrub, 3);
+	assert_int_equal(o.scrub[1].ino, 129);
+}
+
+/* Why scrub is unavailable comes from the probe's errno, never from a message. */
+static void test_unavailable_reason(void **state)
+{
+	struct map_owner o = meta("fs-headers", 0);
+	unsigned sick, checked;
+	int scrub = 0;
+
+	(void)state;
+	mk.probe_ret = -ENOTRECOVERABLE;		/* scrub-enabled XFS mounted norecovery */
+	assert_int_equal(map_health_annotate(&T, &o, 1, &scrub, &sick, &checked), 0);
+	assert_int_equal(mk.nr_calls, 0);
+	assert_int_equal(scrub, -ENOTRECOVERABLE);
+	assert_int_equal(map_scrub_why(scrub), MAP_SCRUB_NORECOVERY);
+	assert_string_equal(map_scrub_why_name(map_scrub_why(scrub)),
+			    "mounted norecovery: the kernel refuses scrub");
+
+	assert_int_equal(map_scrub_why(1), MAP_SCRUB_AVAILABLE);
+	assert_int_equal(map_scrub_why(0), MAP_SCRUB_NOT_ASKED);
+	assert_int_equal(map_scrub_why(-ENOTTY), MAP_SCRUB_NO_KERNEL);	/* no scrub built in */
+	assert_int_equal(map_scrub_why(-EOPNOTSUPP), MAP_SCRUB_NO_KERNEL);
+	assert_int_equal(map_scrub_why(-EINVAL), MAP_SCRUB_NO_KERNEL);
+	assert_int_equal(map_scrub_why(-ESHUTDOWN), MAP_SCRUB_SHUTDOWN);
+	assert_int_equal(map_scrub_why(-EPERM), MAP_SCRUB_NOT_PERMITTED);
+	assert_int_equal(map_scrub_why(-EACCES), MAP_SCRUB_NOT_PERMITTED);
+	assert_int_equal(map_scrub_why(-EIO), MAP_SCRUB_PROBE_FAILED);
+	assert_string_equal(map_scrub_why_name(MAP_SCRUB_NO_KERNEL), "kernel has no online scrub");
+	assert_string_equal(map_scrub_why_name(MAP_SCRUB_SHUTDOWN),
+			    "filesystem is shut down: the kernel refuses scrub");
+	/* Every reason has its own sentence. */
+	for (int a = MAP_SCRUB_NO_KERNEL; a <= MAP_SCRUB_PROBE_FAILED; a++)
+		for (int b = a + 1; b <= MAP_SCRUB_PROBE_FAILED; b++)
+			assert_string_not_equal(map_scrub_why_name(a), map_scrub_why_name(b));
+}
+
 static void test_verdict_flags(void **state)
 {
 	(void)state;
@@ -376,6 +449,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inode_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_once_and_absent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_xfs_nothing_asked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inode_chunk_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unavailable_reason, setup, teardown),
 		cmocka_unit_test(test_verdict_flags),
 		cmocka_unit_test(test_health_names),
 	};
