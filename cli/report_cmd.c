@@ -29,6 +29,7 @@ struct report_ctx {
 	/* per target */
 	const struct scan_state_target *t;
 	int64_t new_after;		/* errors first seen in a later pass are new */
+	int fs_here;			/* the target is mounted at its path now (same key) */
 	struct map_inode_paths *want;
 	size_t nr_want;
 	json_object *errors;
@@ -94,7 +95,12 @@ static const struct map_inode_paths *current_paths(const struct report_ctx *r, u
 	return NULL;
 }
 
-/* The owners as stored, with paths replaced by the current ones where found. */
+/*
+ * The owners as stored, each file named only by the paths that are that inode now: the same
+ * filesystem mounted at the target's path (key checked) and the same inode generation. A
+ * number reused by another file names nothing: "path unknown now", with the paths it had
+ * when scanned kept apart (paths_at_scan).
+ */
 static json_object *owners_now(const struct report_ctx *r, const char *owners_json)
 {
 	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL;
@@ -104,21 +110,54 @@ static json_object *owners_now(const struct report_ctx *r, const char *owners_js
 		return json_object_new_array();
 	}
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *o = json_object_array_get_idx(a, i), *v, *paths;
+		json_object *o = json_object_array_get_idx(a, i), *v, *g, *old = NULL, *paths;
 		const struct map_inode_paths *p;
+		uint64_t ino;
+		uint32_t gen = 0;
+		const char *why;
 
-		if (!json_object_object_get_ex(o, "inode", &v))
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, "inode", &v))
 			continue;
-		p = current_paths(r, json_object_get_uint64(v));
-		if (!p || !p->nr_paths)
-			continue;
+		ino = json_object_get_uint64(v);
+		if (json_object_object_get_ex(o, "generation", &g))
+			gen = (uint32_t)json_object_get_int64(g);
 		paths = json_object_new_array();
-		for (unsigned k = 0; k < p->nr_paths; k++)
-			json_object_array_add(paths, json_object_new_string(p->paths[k]));
+		p = r->fs_here ? current_paths(r, ino) : NULL;
+		for (unsigned k = 0; p && k < p->nr_paths; k++)
+			if (map_path_is_inode(p->paths[k], ino, gen))
+				json_object_array_add(paths, json_object_new_string(p->paths[k]));
+		if (json_object_object_get_ex(o, "paths", &old))
+			json_object_object_add(o, "paths_at_scan", json_object_get(old));
 		json_object_object_add(o, "paths", paths);
-		json_object_object_add(o, "paths_resolved", json_object_new_boolean(1));
+		json_object_object_add(o, "paths_resolved", json_object_new_boolean(
+			json_object_array_length(paths) > 0));
+		if (json_object_array_length(paths))
+			continue;
+		why = !r->fs_here ? "the filesystem scanned is not mounted at its path now" :
+		      !gen ? "its generation is unknown: cannot tell it from a reused inode number" :
+		      "no path reaches that inode of that generation now (deleted, or the number "
+		      "reused by another file)";
+		json_object_object_add(o, "path_unknown", json_object_new_string(why));
 	}
 	return a;
+}
+
+/* Return 1 when the target mounted (or the disk) at t->path now is the one of the history. */
+static int target_here(const struct scan_state_target *t)
+{
+	struct map_target mt;
+	char key[8192], legacy[8192], err[512];
+	int cls, here;
+
+	if (!t->path || !t->path[0] || !t->key)
+		return 0;
+	if (map_target_open(t->path, &mt, err, sizeof(err), &cls) < 0)
+		return 0;
+	map_target_key(&mt, key, sizeof(key), legacy, sizeof(legacy));
+	here = strcmp(key, t->key) == 0 || strcmp(legacy, t->key) == 0;
+	map_target_close(&mt);
+	return here;
 }
 
 static const char *action_of(json_object *owners)
@@ -229,7 +268,17 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 						json_object_array_get_idx(paths, k)), esc,
 						sizeof(esc)));
 			} else {
-				printf(" (no path found)");
+				json_object *why = NULL, *was = NULL;
+
+				json_object_object_get_ex(o, "path_unknown", &why);
+				printf(" path unknown now (%s)", why ? json_object_get_string(why) :
+				       "no path found");
+				if (json_object_object_get_ex(o, "paths_at_scan", &was))
+					for (size_t k = 0; k < json_object_array_length(was); k++)
+						printf("%s %s", k ? "," : "; at the scan:",
+						       cli_escape(json_object_get_string(
+							json_object_array_get_idx(was, k)), esc,
+							sizeof(esc)));
 			}
 			printf("\n");
 		} else {
@@ -266,7 +315,8 @@ static int report_target(const struct scan_state_target *t, void *arg)
 		return ret;
 	if (!ret && !r->all)
 		return 0;			/* nothing open: not listed */
-	if (r->nr_want && stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode))
+	r->fs_here = target_here(t);
+	if (r->nr_want && r->fs_here && stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		map_paths_resolve(t->path, r->want, r->nr_want, NULL);
 	if (r->json) {
 		json_object *j = json_object_new_object();

@@ -149,7 +149,8 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
-		const char *dev = rep->t->devices[e->dev_idx].path;
+		const struct map_device *md = &rep->t->devices[e->dev_idx];
+		const char *dev = md->ident[0] ? md->ident : md->path;	/* the rows' key */
 		json_object *ej;
 		int is_new = 1;
 

@@ -79,18 +79,12 @@ static void pick_views(const struct map_target *t, struct scan_opts *so)
 	}
 }
 
-/* The key under which the state store knows this target: filesystem UUID and devices. */
+/* The key under which the state store knows this target (mapping/target.c: UUID, WWN...). */
 static void target_key(const struct map_target *t, char *key, size_t len)
 {
-	size_t n;
+	char legacy[8192];
 
-	if (t->fs != MAP_FS_NONE)
-		n = (size_t)snprintf(key, len, "%s:%s:", t->fs_type, t->uuid);
-	else
-		n = (size_t)snprintf(key, len, "device:%llu:",
-				     (unsigned long long)t->devices[0].info.size_bytes);
-	for (unsigned i = 0; i < t->nr_devices && n < len; i++)
-		n += (size_t)snprintf(key + n, len - n, "%s%s", i ? "," : "", t->devices[i].path);
+	map_target_key(t, key, len, legacy, sizeof(legacy));
 }
 
 void cli_scan_target_key(const struct map_target *t, char *key, size_t len)
@@ -98,11 +92,26 @@ void cli_scan_target_key(const struct map_target *t, char *key, size_t len)
 	target_key(t, key, len);
 }
 
+/* What error rows name device d by: its key (role or disk identity), else its path. */
+static const char *dev_key(const struct map_target *t, unsigned d)
+{
+	return t->devices[d].ident[0] ? t->devices[d].ident : t->devices[d].path;
+}
+
+/* Return the index of the device a history row names (its key, or an old row's path). */
+static int dev_of_row(const struct map_target *t, const char *device)
+{
+	for (unsigned d = 0; d < t->nr_devices; d++)
+		if (strcmp(dev_key(t, d), device) == 0 || strcmp(t->devices[d].path, device) == 0)
+			return (int)d;
+	return -1;
+}
+
 struct ckpt_ctx {
 	struct scan_state *st;
 	int64_t pass_id;
 	int64_t pass_started;		/* unix seconds, of a resumed pass */
-	const char *dev_paths[MAP_MAX_DEVICES];
+	const char *dev_keys[MAP_MAX_DEVICES];	/* what error rows name each device by */
 	int warned;
 	/* The history's open errors on this target's devices: what a clean read may clear. */
 	struct scan_watch *watch;
@@ -116,9 +125,9 @@ static int on_open_error(const struct scan_state_open_error *e, void *arg)
 {
 	struct ckpt_ctx *k = arg;
 
-	for (unsigned d = 0; d < k->t->nr_devices; d++) {
-		if (strcmp(k->t->devices[d].path, e->device) != 0)
-			continue;
+	int d = dev_of_row(k->t, e->device);
+
+	if (d >= 0) {
 		if (k->nr_watch == k->cap_watch) {
 			size_t cap = k->cap_watch ? k->cap_watch * 2 : 16;
 			struct scan_watch *w = realloc(k->watch, cap * sizeof(*w));
@@ -134,7 +143,7 @@ static int on_open_error(const struct scan_state_open_error *e, void *arg)
 			k->cap_watch = cap;
 		}
 		k->watch[k->nr_watch] = (struct scan_watch){
-			.dev_idx = d, .offset = e->offset, .length = e->length,
+			.dev_idx = (uint32_t)d, .offset = e->offset, .length = e->length,
 		};
 		k->watch_ids[k->nr_watch++] = e->id;
 		return 0;
@@ -209,7 +218,7 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 	struct ckpt_ctx *k = arg;
 	int ret = scan_state_checkpoint(k->st, k->pass_id, c->cursor, c->nr_devs,
 					c->scanned_bytes, c->new_errors, c->nr_new_errors,
-					k->dev_paths);
+					k->dev_keys);
 
 	if (ret < 0 && !k->warned) {
 		/* A full /var must not stop a media scan: warn once, keep scanning. */
@@ -231,16 +240,14 @@ static int on_loaded_error(const struct scan_error *e, const char *device, void 
 {
 	struct load_ctx *l = arg;
 	struct scan_error copy = *e;
+	int d = dev_of_row(l->t, device);
 
-	for (unsigned d = 0; d < l->t->nr_devices; d++) {
-		if (strcmp(l->t->devices[d].path, device) != 0)
-			continue;
-		if (e->offset >= l->cursor[d])
-			return 0;		/* will be read again in this run */
-		copy.dev_idx = d;
-		return scan_result_add(l->r, &copy);
-	}
-	return 0;				/* a device no longer part of the target */
+	if (d < 0)
+		return 0;			/* a device no longer part of the target */
+	if (e->offset >= l->cursor[d])
+		return 0;			/* will be read again in this run */
+	copy.dev_idx = (uint32_t)d;
+	return scan_result_add(l->r, &copy);
 }
 
 /* Set up the state store and the pass; 0, or -errno after a warning (scan without state). */
@@ -249,7 +256,8 @@ static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 		      struct map_plan_opts *po, struct scan_result *r, struct ckpt_ctx *k,
 		      int *resumed)
 {
-	char warn[512] = "", key[8192];
+	char warn[512] = "", key[8192], legacy[8192];
+	const char *dev_paths[MAP_MAX_DEVICES];
 	uint64_t cursor[MAP_MAX_DEVICES] = { 0 };
 	struct scan_state_pass pass;
 	int ret;
@@ -260,15 +268,28 @@ static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 		cli_err("warning: %s", warn);
 	if (ret < 0)
 		return ret;
-	target_key(t, key, sizeof(key));
+	ret = map_target_key(t, key, sizeof(key), legacy, sizeof(legacy));
+	if (ret == -ENOENT && !a->quiet)
+		cli_err("note: %s has no stable identity (no WWN, serial or backing file): its "
+			"history is kept under its kernel name, which can change at boot",
+			t->devices[0].path);
+	/* History kept under kernel names by older versions moves to the stable key. */
+	if (scan_state_adopt_key(k->st, key, legacy) < 0)
+		cli_err("warning: the history under the old key %s was not moved: %s", legacy,
+			scan_state_errmsg(k->st));
 	k->t = t;
+	for (unsigned d = 0; d < t->nr_devices; d++) {
+		k->dev_keys[d] = dev_key(t, d);
+		dev_paths[d] = t->devices[d].path;
+	}
+	ret = scan_state_set_devices(k->st, k->dev_keys, dev_paths, t->nr_devices);
+	if (ret < 0)
+		return ret;
 	ret = load_watch(k, key);
 	if (ret < 0)
 		return ret;
 	so->watch = k->watch;
 	so->nr_watch = k->nr_watch;
-	for (unsigned d = 0; d < t->nr_devices; d++)
-		k->dev_paths[d] = t->devices[d].path;
 	if (a->resume) {
 		ret = scan_state_find_resumable(k->st, key, &k->pass_id, cursor, t->nr_devices);
 		if (ret < 0)

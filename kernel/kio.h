@@ -47,6 +47,16 @@ int kio_close(int fd);
 /* Return bytes read (short only at end of device) or -errno. */
 ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t offset);
 
+/*
+ * Return 0 and write a stable identity of whole disk name (kernel name: sda, nvme0n1, loop3)
+ * to out: "wwid:...", "serial:..." or "loop-file:PATH", from sysfs; -ENOENT when it has none.
+ */
+int kio_bdev_ident(const char *name, char *out, size_t len);
+/*
+ * Return 0 and set *ino and *gen (FS_IOC_GETVERSION: the inode generation) of the file at
+ * path (not following a final symlink), or -errno.
+ */
+int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen);
 /* Return 0 and set *bytes to the current size of the block device open on fd, or -errno. */
 int kio_bdev_size(int fd, uint64_t *bytes);
 /* Return 0 and fill bi for the block device open on fd, or -errno (-ENOTBLK if not one). */

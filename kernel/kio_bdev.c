@@ -134,6 +134,42 @@ static void bdev_names(dev_t devt, struct kio_bdev_info *bi)
 	}
 }
 
+/* Read a sysfs attribute of block device name into out, trimmed; 0, or -errno (-ENOENT empty). */
+static int ident_attr(const char *name, const char *attr, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/%s", name, attr);
+	n = kio_sysfs_read(path, out, len);
+	if (n < 0)
+		return n;
+	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t' || out[n - 1] == '\n'))
+		out[--n] = '\0';
+	return n > 0 ? 0 : -ENOENT;
+}
+
+int kio_bdev_ident(const char *name, char *out, size_t len)
+{
+	/* The kernel's own names for a disk that survive a reboot, most specific first. */
+	static const char *const attrs[][2] = {
+		{ "wwid", "wwid" },			/* NVMe namespace: eui., nguid, nvme. */
+		{ "device/wwid", "wwid" },		/* SCSI: naa., t10., eui. (VPD 0x83) */
+		{ "serial", "serial" },			/* virtio-blk */
+		{ "device/serial", "serial" },		/* MMC, some drivers */
+		{ "loop/backing_file", "loop-file" },	/* a loop device: what it shows */
+	};
+	char v[512];
+
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		if (ident_attr(name, attrs[i][0], v, sizeof(v)) == 0) {
+			snprintf(out, len, "%s:%s", attrs[i][1], v);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int kio_bdev_size(int fd, uint64_t *bytes)
 {
 	if (ioctl(fd, BLKGETSIZE64, bytes) < 0)

@@ -1,13 +1,17 @@
 /*
  * kernel/kio_fs.c - filesystem-level kernel interfaces: /proc/self/mountinfo lookups,
- * FS_IOC_GETFSMAP and XFS_IOC_FSGEOMETRY.
+ * FS_IOC_GETFSMAP, XFS_IOC_FSGEOMETRY and FS_IOC_GETVERSION (an inode's generation).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/fs.h>
 #include <xfs/xfs.h>
 
 #include "kio.h"
@@ -168,4 +172,28 @@ int kio_xfs_geometry(int fd, struct kio_xfs_geom *g)
 #endif
 	memcpy(g->uuid, geo.uuid, sizeof(g->uuid));
 	return 0;
+}
+
+int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen)
+{
+	struct stat st;
+	int fd, version = 0, ret = 0;
+
+	/* O_PATH would not do: FS_IOC_GETVERSION needs a real open; no follow, no blocking. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	*ino = (uint64_t)st.st_ino;
+	if (ioctl(fd, FS_IOC_GETVERSION, &version) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	*gen = (uint32_t)version;
+out_close:
+	close(fd);
+	return ret;
 }

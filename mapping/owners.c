@@ -605,6 +605,16 @@ static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap,
 	return ret;
 }
 
+int map_path_is_inode(const char *path, uint64_t ino, uint32_t gen)
+{
+	uint64_t i;
+	uint32_t g;
+
+	if (!gen || kio_inode_ident(path, &i, &g) < 0)
+		return 0;			/* cannot tell: not named */
+	return i == ino && g == gen;
+}
+
 int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr,
 		      unsigned *unreadable_dirs)
 {

@@ -119,6 +119,11 @@ struct map_inode_paths {
  */
 int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr,
 		      unsigned *unreadable_dirs);
+/*
+ * Return 1 when path (not followed if a symlink) is inode ino of generation gen now; 0 when it
+ * is another file (the number was reused), gone, or gen is unknown (0): then it cannot be told.
+ */
+int map_path_is_inode(const char *path, uint64_t ino, uint32_t gen);
 /* Return 0; free the paths of want[]. */
 int map_paths_free(struct map_inode_paths *want, size_t nr);
 

@@ -67,6 +67,58 @@ static int find_opt(const char *opts, const char *key, char *out, size_t len)
 	}
 	return -ENOENT;
 }
+/* The identity the history knows device d of t by (map_device.ident). */
+static void device_ident(const struct map_target *t, struct map_device *d)
+{
+	const struct kio_bdev_info *bi = &d->info;
+	char id[300];
+	uint64_t part = 0;
+
+	d->ident[0] = '\0';
+	if (t->fs != MAP_FS_NONE && (d->role == MAP_ROLE_DATA || d->role == MAP_ROLE_LOG ||
+				     d->role == MAP_ROLE_RT)) {
+		snprintf(d->ident, sizeof(d->ident), "%s", map_role_name(d->role));
+		return;
+	}
+	if (kio_bdev_ident(bi->disk_name, id, sizeof(id)) < 0)
+		return;
+	if (bi->is_partition) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "/sys/class/block/%s/partition", bi->name);
+		if (kio_sysfs_u64(path, &part) < 0)
+			return;
+		snprintf(d->ident, sizeof(d->ident), "%s:part%llu", id, (unsigned long long)part);
+		return;
+	}
+	snprintf(d->ident, sizeof(d->ident), "%s", id);
+}
+
+int map_target_key(const struct map_target *t, char *key, size_t len, char *legacy,
+		   size_t legacy_len)
+{
+	size_t n;
+	int ret = 0;
+
+	if (t->fs != MAP_FS_NONE)
+		n = (size_t)snprintf(legacy, legacy_len, "%s:%s:", t->fs_type, t->uuid);
+	else
+		n = (size_t)snprintf(legacy, legacy_len, "device:%llu:",
+				     (unsigned long long)t->devices[0].info.size_bytes);
+	for (unsigned i = 0; i < t->nr_devices && n < legacy_len; i++)
+		n += (size_t)snprintf(legacy + n, legacy_len - n, "%s%s", i ? "," : "",
+				      t->devices[i].path);
+	if (t->fs != MAP_FS_NONE && t->uuid[0]) {
+		snprintf(key, len, "%s:%s", t->fs_type, t->uuid);
+	} else if (t->fs == MAP_FS_NONE && t->devices[0].ident[0]) {
+		snprintf(key, len, "device:%s", t->devices[0].ident);
+	} else {
+		snprintf(key, len, "%s", legacy);	/* no stable identity: the kernel name */
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
 
 /* Open a device of the target; 0 or -errno with a reason. */
 static int add_device(struct map_target *t, const char *path, enum map_role role, char *err,
@@ -101,6 +153,7 @@ static int add_device(struct map_target *t, const char *path, enum map_role role
 		return ret;
 	}
 	d->fd = fd;
+	device_ident(t, d);
 	t->nr_devices++;
 	return 0;
 }

@@ -25,7 +25,14 @@ enum map_role {
 };
 
 struct map_device {
-	char path[PATH_MAX];		/* /dev/... */
+	char path[PATH_MAX];		/* /dev/... (display only: kernel names move) */
+	/*
+	 * What the history knows the device by: its role in a filesystem ("data", "log",
+	 * "realtime"; the filesystem is known by its UUID), else the disk's own identity
+	 * ("wwid:...", "serial:...", "loop-file:...", with ":partN" for a partition); "" when
+	 * the device has none (then the kernel name is all there is).
+	 */
+	char ident[320];
 	enum map_role role;
 	int fd;				/* O_RDONLY|O_DIRECT, -1 when closed */
 	struct kio_bdev_info info;
@@ -123,6 +130,14 @@ int map_target_open_device(const char *path, struct map_target *t, unsigned *dev
 struct map_target *map_target_fs(struct map_target *t, uint32_t fs_idx);
 /* Return the segment of a partitioned disk holding byte offset, or NULL. */
 const struct map_seg *map_target_seg(const struct map_target *t, uint64_t offset);
+/*
+ * Return 0 after writing the key the state store knows target t by: "FSTYPE:UUID" for a
+ * filesystem, "device:IDENT" for a disk or bare device; -ENOENT (with the legacy key, size
+ * and kernel names, written) when a device has no stable identity. legacy gets the key of
+ * older versions ("FSTYPE:UUID:/dev/a,/dev/b", "device:SIZE:/dev/a"), to find old history.
+ */
+int map_target_key(const struct map_target *t, char *key, size_t len, char *legacy,
+		   size_t legacy_len);
 /* Return the filesystems of a name for messages: "xfs, ext4". */
 #define MAP_SUPPORTED_FS "xfs, ext4 (ext2/ext3 mounted by the ext4 driver)"
 

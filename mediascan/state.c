@@ -111,6 +111,12 @@ static const char *const state_migrations[] = {
 	"CREATE INDEX errors_target_verdict ON errors(target_id, verdict, state);\n"
 	/* why a cleared row is cleared: 'read' (a later pass read it cleanly), 'unallocated' */
 	"ALTER TABLE errors ADD COLUMN cleared_why TEXT;\n"
+	/*
+	 * device holds what the device is known by (its role in the filesystem, or the disk's
+	 * WWN/serial: kernel names move at boot); device_path the kernel path, for people. Rows
+	 * of older versions hold the path in device and are matched by it until rewritten.
+	 */
+	"ALTER TABLE errors ADD COLUMN device_path TEXT;\n"
 	"CREATE INDEX errors_target_device ON errors(target_id, device, offset);\n",
 };
 
@@ -158,9 +164,9 @@ static const char *const state_sql[STMT_NR] = {
 	[STMT_ERROR_UPSERT] =
 		"INSERT INTO errors (target_id, pass_id, last_pass_id, dev_idx, device, offset, "
 		"length, error, err, cls, reads, in_gap, reproducible, first_seen, last_seen, "
-		"vfy_fail, dev_status, pi_expected, pi_found, verdict, latency_ns) "
+		"vfy_fail, dev_status, pi_expected, pi_found, verdict, latency_ns, device_path) "
 		"VALUES ((SELECT target_id FROM passes WHERE id = ?1), ?1, ?1, ?2, ?3, ?4, ?5, ?6, "
-		"?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18) "
+		"?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) "
 		"ON CONFLICT (target_id, device, offset, length) DO UPDATE SET "
 		"last_seen = excluded.last_seen, "
 		"times_seen = times_seen + (last_pass_id != excluded.last_pass_id), "
@@ -222,7 +228,8 @@ static const char *const state_sql[STMT_NR] = {
 	[STMT_ERROR_OVERLAP] =
 		"SELECT id, offset, length, verdict, pass_id, first_seen, times_seen, last_pass_id "
 		"FROM errors WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
-		"AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 ORDER BY id",
+		"AND (device = ?2 OR device = ?5) AND offset < ?3 + ?4 AND offset + length > ?3 "
+		"ORDER BY id",
 	[STMT_ERROR_PASSES_MOVE] =
 		"INSERT OR IGNORE INTO error_passes (error_id, pass_id) "
 		"SELECT ?1, pass_id FROM error_passes WHERE error_id = ?2",
@@ -235,7 +242,8 @@ static const char *const state_sql[STMT_NR] = {
 		"reproducible = max(reproducible, ?15), vfy_fail = ?16, dev_status = ?17, "
 		"pi_expected = ?18, pi_found = ?19, verdict = ?20, "
 		"latency_ns = max(latency_ns, ?21), state = 'open', cleared = NULL, "
-		"cleared_pass_id = NULL, cleared_why = NULL WHERE id = ?1",
+		"cleared_pass_id = NULL, cleared_why = NULL, device = ?22, device_path = ?23 "
+		"WHERE id = ?1",
 	/* Settle an open error this complete pass did not see fail: read cleanly, or gone. */
 	[STMT_ERROR_SETTLE] =
 		"UPDATE errors SET state = 'cleared', cleared = ?3, cleared_pass_id = ?2, "
@@ -248,7 +256,44 @@ struct scan_state {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[STMT_NR];
 	char errmsg[256];
+	/* scan_state_set_devices: the kernel path of each device key, for device_path */
+	char *dev_key[8], *dev_path[8];
+	unsigned nr_dev;
 };
+
+static int hist_prepare(struct scan_state *st, const char *sql, sqlite3_stmt **s);
+
+/* The kernel path of device key (scan_state_set_devices), or key itself. */
+static const char *state_dev_path(const struct scan_state *st, const char *key)
+{
+	for (unsigned i = 0; i < st->nr_dev; i++)
+		if (strcmp(st->dev_key[i], key) == 0)
+			return st->dev_path[i];
+	return key;
+}
+
+int scan_state_set_devices(struct scan_state *st, const char *const *keys,
+			   const char *const *paths, unsigned n)
+{
+	if (!st || n > sizeof(st->dev_key) / sizeof(st->dev_key[0]))
+		return -EINVAL;
+	for (unsigned i = 0; i < st->nr_dev; i++) {
+		free(st->dev_key[i]);
+		free(st->dev_path[i]);
+	}
+	st->nr_dev = 0;
+	for (unsigned i = 0; i < n; i++) {
+		st->dev_key[i] = strdup(keys[i]);
+		st->dev_path[i] = strdup(paths[i]);
+		if (!st->dev_key[i] || !st->dev_path[i]) {
+			free(st->dev_key[i]);
+			free(st->dev_path[i]);
+			return -ENOMEM;
+		}
+		st->nr_dev++;
+	}
+	return 0;
+}
 
 static const char *const pass_result_names[] = {
 	[SCAN_PASS_RUNNING] = "running",
@@ -812,6 +857,10 @@ int scan_state_close(struct scan_state *st)
 		return 0;
 	for (unsigned i = 0; i < STMT_NR; i++)
 		sqlite3_finalize(st->stmt[i]);
+	for (unsigned i = 0; i < st->nr_dev; i++) {
+		free(st->dev_key[i]);
+		free(st->dev_path[i]);
+	}
 	sqlite3_exec(st->db, "PRAGMA optimize", NULL, NULL, NULL);
 	sqlite3_close_v2(st->db);
 	free(st);
@@ -821,6 +870,26 @@ int scan_state_close(struct scan_state *st)
 const char *scan_state_errmsg(const struct scan_state *st)
 {
 	return st ? st->errmsg : "";
+}
+
+int scan_state_adopt_key(struct scan_state *st, const char *key, const char *legacy_key)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	if (!st || !key || !legacy_key || !strcmp(key, legacy_key))
+		return 0;
+	/* Only when the target is not known by its new key yet: never merge two histories. */
+	ret = hist_prepare(st, "UPDATE targets SET key = ?1 WHERE key = ?2 AND NOT EXISTS "
+			   "(SELECT 1 FROM targets WHERE key = ?1)", &s);
+	if (ret < 0)
+		return ret;
+	bind_text(s, 1, key);
+	bind_text(s, 2, legacy_key);
+	ret = sqlite3_step(s);
+	ret = ret == SQLITE_DONE ? sqlite3_changes(st->db) : state_fail(st, ret);
+	sqlite3_finalize(s);
+	return ret;
 }
 
 int scan_state_begin_pass(struct scan_state *st, const char *key, const char *path,
@@ -956,8 +1025,8 @@ struct overlap {
  * range once damage stays damage until a clean read settles it. Return its id, or -errno.
  */
 static int64_t state_merge_error(struct scan_state *st, int64_t pass_id,
-				 const struct scan_error *e, const struct overlap *ov, size_t n,
-				 int64_t now)
+				 const struct scan_error *e, const char *device,
+				 const struct overlap *ov, size_t n, int64_t now)
 {
 	uint64_t lo = e->offset, hi = e->offset + e->length;
 	int64_t first_pass = ov[0].pass_id, first_seen = ov[0].first_seen;
@@ -1011,6 +1080,8 @@ static int64_t state_merge_error(struct scan_state *st, int64_t pass_id,
 	bind_text(s, 20, damage ? scan_verdict_name(SCAN_V_DAMAGE) :
 		  scan_verdict_name(scan_error_verdict(e)));
 	sqlite3_bind_int64(s, 21, (sqlite3_int64)e->latency_ns);
+	bind_text(s, 22, device);
+	bind_text(s, 23, state_dev_path(st, device));
 	ret = state_exec(st, s);
 	return ret < 0 ? ret : ov[0].id;
 }
@@ -1030,6 +1101,7 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 	bind_text(s, 2, device);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)e->offset);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)e->length);
+	bind_text(s, 5, state_dev_path(st, device));	/* rows of older versions */
 	while ((ret = state_row(st, s)) > 0) {
 		const char *v = (const char *)sqlite3_column_text(s, 3);
 
@@ -1049,7 +1121,7 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 	if (ret < 0)
 		return ret;
 	if (n) {
-		error_id = state_merge_error(st, pass_id, e, ov, n, now);
+		error_id = state_merge_error(st, pass_id, e, device, ov, n, now);
 		if (error_id < 0)
 			return (int)error_id;
 	} else {
@@ -1067,6 +1139,7 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 		sqlite3_bind_int64(s, 16, (sqlite3_int64)e->pi_found);
 		bind_text(s, 17, scan_verdict_name(scan_error_verdict(e)));
 		sqlite3_bind_int64(s, 18, (sqlite3_int64)e->latency_ns);
+		bind_text(s, 19, state_dev_path(st, device));
 		ret = state_row(st, s);
 		if (ret <= 0)
 			return ret ? ret : -EIO;
@@ -1255,8 +1328,6 @@ int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *de
 	return sqlite3_changes(st->db);
 }
 
-static int hist_prepare(struct scan_state *st, const char *sql, sqlite3_stmt **s);
-
 int scan_state_open_errors(struct scan_state *st, const char *key, scan_state_open_fn fn,
 			   void *arg)
 {
@@ -1265,7 +1336,8 @@ int scan_state_open_errors(struct scan_state *st, const char *key, scan_state_op
 
 	if (!st || !key || !fn)
 		return -EINVAL;
-	ret = hist_prepare(st, "SELECT e.id, e.device, e.offset, e.length FROM errors e "
+	ret = hist_prepare(st, "SELECT e.id, e.device, e.offset, e.length, e.device_path "
+			   "FROM errors e "
 			   "JOIN targets t ON t.id = e.target_id WHERE t.key = ?1 AND "
 			   "e.state = 'open' ORDER BY e.device, e.offset", &s);
 	if (ret < 0)
@@ -1277,10 +1349,13 @@ int scan_state_open_errors(struct scan_state *st, const char *key, scan_state_op
 			.device = (const char *)sqlite3_column_text(s, 1),
 			.offset = (uint64_t)sqlite3_column_int64(s, 2),
 			.length = (uint64_t)sqlite3_column_int64(s, 3),
+			.device_path = (const char *)sqlite3_column_text(s, 4),
 		};
 
 		if (!e.device)
 			continue;
+		if (!e.device_path)
+			e.device_path = e.device;	/* a row of an older version */
 		ret = fn(&e, arg);
 		if (ret < 0) {
 			sqlite3_finalize(s);
@@ -1452,7 +1527,7 @@ int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const ch
 {
 	return hist_update_range(st, "UPDATE errors SET owners_json = ?5 "
 				 "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
-				 "AND device = ?2 AND offset >= ?3 AND offset + length <= ?3 + ?4",
+				 "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3",
 				 pass_id, device, offset, length, owners_json);
 }
 
@@ -1549,7 +1624,8 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 		return -EINVAL;
 	ret = hist_prepare(st, "SELECT id, pass_id, last_pass_id, device, offset, length, error, "
 			   "cls, owners_json, first_seen, last_seen, times_seen, state, cleared, "
-			   "cleared_pass_id, verdict, latency_ns, cleared_why FROM errors "
+			   "cleared_pass_id, verdict, latency_ns, cleared_why, "
+			   "coalesce(device_path, device) FROM errors "
 			   "WHERE target_id = ?1 AND " HIST_LISTED
 			   " AND last_seen >= ?2 AND (?3 OR state = 'open') "
 			   "ORDER BY first_seen DESC, pass_id DESC, device, offset", &s);
@@ -1581,6 +1657,7 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 		};
 		const char *why = (const char *)sqlite3_column_text(s, 17);
 
+		e.device = (const char *)sqlite3_column_text(s, 18);	/* for people */
 		e.unallocated = e.cleared && why && strcmp(why, "unallocated") == 0;
 
 		ret = fn(&e, arg);

@@ -61,6 +61,17 @@ const char *scan_state_errmsg(const struct scan_state *st);
 const char *scan_pass_result_name(enum scan_pass_result r);
 
 /*
+ * Return 0 after telling st the kernel path (paths[i], for people) of each device key
+ * (keys[i]: what error rows name devices by), or -errno.
+ */
+int scan_state_set_devices(struct scan_state *st, const char *const *keys,
+			   const char *const *paths, unsigned n);
+/*
+ * Return 1 after renaming the target known by legacy_key (the key of an older version, made
+ * of kernel names) to key, 0 when there was none or key is known already, or -errno.
+ */
+int scan_state_adopt_key(struct scan_state *st, const char *key, const char *legacy_key);
+/*
  * Return 0 and set *pass_id to a new running pass of target key (created or updated with path
  * and fs_type), or -errno. Earlier unfinished passes of the target stop being resumable.
  */
@@ -101,7 +112,8 @@ int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *de
 /* An open error of a target's history (strings valid during the callback). */
 struct scan_state_open_error {
 	int64_t id;
-	const char *device;
+	const char *device;		/* the device's key (a path in rows of older versions) */
+	const char *device_path;	/* its kernel path when last written */
 	uint64_t offset, length;	/* bytes */
 };
 typedef int (*scan_state_open_fn)(const struct scan_state_open_error *e, void *arg);

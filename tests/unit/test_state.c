@@ -492,6 +492,7 @@ static void test_device_details_kept(void **state)
 	exec_sql(f->db, "DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
+			"ALTER TABLE errors DROP COLUMN device_path;"
 			"ALTER TABLE errors DROP COLUMN verdict;"
 			"ALTER TABLE errors DROP COLUMN latency_ns;"
 			"ALTER TABLE errors DROP COLUMN vfy_fail;"
@@ -581,6 +582,7 @@ static void test_verdict_migration(void **state)
 	exec_sql(f->db, "DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
+			"ALTER TABLE errors DROP COLUMN device_path;"
 			"ALTER TABLE errors DROP COLUMN verdict;"
 			"ALTER TABLE errors DROP COLUMN latency_ns;"
 			"UPDATE meta SET value = '3' WHERE key = 'schema_version';");
