@@ -64,6 +64,7 @@ struct cli_scan_cfg {
 	int max_failed_reads_set;
 	int no_backoff;
 	int resume;
+	int recheck;			/* re-read only the open errors of the history */
 	int no_state;
 	int quiet;
 	/* For patrol and scripts (cli/scan_hooks.c). */

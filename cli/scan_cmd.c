@@ -74,6 +74,8 @@ static void scan_usage(FILE *f)
 		"state:\n"
 		"  --state-dir DIR        checkpoints and history (default " DEFAULT_STATE_DIR ")\n"
 		"  --resume               continue the interrupted pass of this target\n"
+		"  --recheck              re-read only the open errors of the history (after a\n"
+		"                         restore or a drive's reallocation): cleared when read clean\n"
 		"  --no-state             keep no checkpoints\n"
 		"exit status: 0 clean, 1 media errors, 2 integrity errors, 4 operational error,\n"
 		"             8 usage error, 16 disk failing or slow (bits may combine)\n",
@@ -101,7 +103,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
-		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED,
+		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED, O_RECHECK,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -122,6 +124,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		{ "ioprio", required_argument, NULL, O_IOPRIO },
 		{ "state-dir", required_argument, NULL, O_STATE_DIR },
 		{ "resume", no_argument, NULL, O_RESUME },
+		{ "recheck", no_argument, NULL, O_RECHECK },
 		{ "no-state", no_argument, NULL, O_NO_STATE },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -242,6 +245,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_STATE_DIR:
 			a->state_dir = optarg;
 			break;
+		case O_RECHECK:
+			a->recheck = 1;
+			break;
 		case O_RESUME:
 			a->resume = 1;
 			break;
@@ -283,6 +289,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	}
 	if (a->resume && a->no_state) {
 		cli_err("--resume needs the state store; drop --no-state");
+		return CLI_EXIT_USAGE;
+	}
+	if (a->recheck && (a->no_state || a->resume)) {
+		cli_err("--recheck re-reads the open errors of the history: not with --%s",
+			a->no_state ? "no-state" : "resume");
 		return CLI_EXIT_USAGE;
 	}
 	a->target = argv[optind];

@@ -194,7 +194,8 @@ static int load_watch(struct ckpt_ctx *k, const char *key)
  * outcomes (n of them) or NULL.
  */
 static struct scan_state_outcome *settle_outcomes(const struct ckpt_ctx *k,
-						  const struct scan_opts *so, int resumed)
+						  const struct scan_opts *so, int resumed,
+						  int recheck)
 {
 	struct scan_state_outcome *v = calloc(k->nr_watch + 1, sizeof(*v));
 
@@ -204,7 +205,7 @@ static struct scan_state_outcome *settle_outcomes(const struct ckpt_ctx *k,
 		v[i].id = k->watch_ids[i];
 		if (w->clean_bytes >= w->length)
 			v[i].how = SCAN_SETTLE_READ_CLEAN;
-		else if (w->clean_bytes == 0 &&
+		else if (w->clean_bytes == 0 && !recheck &&
 			 !(resumed && w->offset < so->start_cursor[w->dev_idx]))
 			v[i].how = SCAN_SETTLE_UNALLOCATED;
 		else
@@ -250,6 +251,43 @@ static int on_loaded_error(const struct scan_error *e, const char *device, void 
 	return scan_result_add(l->r, &copy);
 }
 
+/* The open errors as the plan of a recheck: each watched range, whole logical blocks. */
+struct recheck_src {
+	const struct ckpt_ctx *k;
+	size_t pos;
+};
+
+static int recheck_source_next(void *arg, struct map_range *out, unsigned max)
+{
+	struct recheck_src *rs = arg;
+	unsigned n = 0;
+
+	for (; rs->pos < rs->k->nr_watch && n < max; rs->pos++) {
+		const struct scan_watch *w = &rs->k->watch[rs->pos];
+		uint32_t lbs = rs->k->t->devices[w->dev_idx].info.logical_block_size;
+		uint64_t lo, hi;
+
+		lbs = lbs ? lbs : 512;
+		lo = w->offset - w->offset % lbs;
+		hi = w->offset + w->length;
+		hi = hi % lbs ? hi + lbs - hi % lbs : hi;
+		/* Neighbouring errors that share a block are read once. */
+		if (n && out[n - 1].dev_idx == w->dev_idx && out[n - 1].offset +
+		    out[n - 1].length >= lo) {
+			if (hi > out[n - 1].offset + out[n - 1].length)
+				out[n - 1].length = hi - out[n - 1].offset;
+			continue;
+		}
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].offset = lo;
+		out[n].length = hi - lo;
+		out[n].dev_idx = w->dev_idx;
+		out[n].tags = MAP_TAG_DATA;
+		n++;
+	}
+	return (int)n;
+}
+
 /* Set up the state store and the pass; 0, or -errno after a warning (scan without state). */
 static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 		      const struct vfy_ops *method, struct scan_opts *so,
@@ -290,6 +328,8 @@ static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 		return ret;
 	so->watch = k->watch;
 	so->nr_watch = k->nr_watch;
+	if (a->recheck && !k->nr_watch)
+		return -ENOENT;			/* nothing to recheck: no pass is begun */
 	if (a->resume) {
 		ret = scan_state_find_resumable(k->st, key, &k->pass_id, cursor, t->nr_devices);
 		if (ret < 0)
@@ -317,9 +357,14 @@ static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 			printf("mediascan: no interrupted pass of %s to resume; starting a new "
 			       "pass\n", a->target);
 	}
+	if (a->recheck) {
+		so->planned_total = 0;
+		for (size_t i = 0; i < k->nr_watch; i++)
+			so->planned_total += k->watch[i].length;
+	}
 	return scan_state_begin_pass(k->st, key, t->mount_point[0] ? t->mount_point : t->arg,
 				     t->fs_type, so->planned_total, method->name,
-				     a->engine ? a->engine : "auto", &k->pass_id);
+				     a->engine ? a->engine : "auto", a->recheck, &k->pass_id);
 }
 
 int cli_scan_run(const struct cli_scan_cfg *a)
@@ -329,6 +374,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	struct map_plan *plan = NULL;
 	struct scan_device devs[SCAN_MAX_DEVICES];
 	struct scan_source src;
+	struct recheck_src rsrc = { 0 };
 	struct scan_opts so;
 	struct scan_gov_opts go;
 	struct scan_result r;
@@ -384,7 +430,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	}
 	method = cm.ops;
 	snprintf(r.method_note, sizeof(r.method_note), "%s", cm.why);
-	ret = map_plan_count(&t, &po, &so.planned_total, NULL);
+	/* A recheck reads the open errors of the history only: its plan comes from there. */
+	ret = a->recheck ? 0 : map_plan_count(&t, &po, &so.planned_total, NULL);
 	if (ret < 0) {
 		cli_err("cannot plan %s: reading the space map (GETFSMAP) failed: %s", a->target,
 			strerror(-ret));
@@ -393,10 +440,22 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	}
 	if (!a->no_state) {
 		ret = open_state(a, &t, method, &so, &po, &r, &ck, &resumed);
+		if (ret == -ENOENT && a->recheck) {
+			if (!a->quiet)
+				printf("mediascan: nothing to recheck: the history of %s has no open "
+				       "errors\n", a->target);
+			scan_state_close(ck.st);
+			free(ck.watch);
+			free(ck.watch_ids);
+			scan_result_free(&r);
+			map_target_close(&t);
+			return CLI_EXIT_CLEAN;
+		}
 		if (ret < 0) {
-			if (a->resume) {
-				cli_err("cannot resume: the state store in %s failed: %s",
-					a->state_dir, strerror(-ret));
+			if (a->resume || a->recheck) {
+				cli_err("cannot %s: the state store in %s failed: %s",
+					a->resume ? "resume" : "recheck", a->state_dir,
+					strerror(-ret));
 				scan_state_close(ck.st);
 				scan_result_free(&r);
 				map_target_close(&t);
@@ -449,14 +508,20 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		devs[i].size_bytes = t.devices[i].info.size_bytes;
 		devs[i].path = t.devices[i].path;
 	}
-	ret = map_plan_open(&t, &po, &plan);
-	if (ret < 0) {
-		cli_err("cannot plan %s: %s", a->target, strerror(-ret));
-		ret = CLI_EXIT_OPERATIONAL;
-		goto out_state;
+	if (a->recheck) {
+		rsrc.k = &ck;
+		src.next = recheck_source_next;
+		src.arg = &rsrc;
+	} else {
+		ret = map_plan_open(&t, &po, &plan);
+		if (ret < 0) {
+			cli_err("cannot plan %s: %s", a->target, strerror(-ret));
+			ret = CLI_EXIT_OPERATIONAL;
+			goto out_state;
+		}
+		src.next = plan_source_next;
+		src.arg = plan;
 	}
-	src.next = plan_source_next;
-	src.arg = plan;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -466,7 +531,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	if (human) {
 		char sz[32], rb[32];
 
-		printf("mediascan: %s %s (%s", resumed ? "resuming" : "scanning",
+		printf("mediascan: %s %s (%s", resumed ? "resuming" : a->recheck ?
+		       "rechecking the open errors of" : "scanning",
 		       t.mount_point[0] ? t.mount_point : t.arg, t.fs_type);
 		for (unsigned i = 0; i < t.nr_devices; i++)
 			printf("%s %s %s", i ? "," : " on", map_role_name(t.devices[i].role),
@@ -536,11 +602,15 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	if (ck.st || a->journal || a->on_damage) {
 		char key[8192];
 		struct scan_state_outcome *settle = ck.st && r.complete ?
-			settle_outcomes(&ck, &so, resumed) : NULL;
+			settle_outcomes(&ck, &so, resumed, a->recheck) : NULL;
 
 		target_key(&t, key, sizeof(key));
-		cli_scan_after(a, &rep, ck.st, ck.pass_id, key, settle, settle ? ck.nr_watch : 0);
+		ret = cli_scan_after(a, &rep, ck.st, ck.pass_id, key, settle,
+				     settle ? ck.nr_watch : 0);
 		free(settle);
+		if (a->recheck && human)
+			printf("mediascan: rechecked %zu open error%s: %d read cleanly (cleared)\n",
+			       ck.nr_watch, ck.nr_watch == 1 ? "" : "s", ret > 0 ? ret : 0);
 	}
 	if (a->format && strcmp(a->format, "xfs_scrub") == 0)
 		cli_report_print_xfs_scrub(&rep, stderr);

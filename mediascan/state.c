@@ -117,6 +117,8 @@ static const char *const state_migrations[] = {
 	 * of older versions hold the path in device and are matched by it until rewritten.
 	 */
 	"ALTER TABLE errors ADD COLUMN device_path TEXT;\n"
+	/* 'recheck': a pass that re-read only the open errors (not a pass over the target) */
+	"ALTER TABLE passes ADD COLUMN kind TEXT NOT NULL DEFAULT 'full';\n"
 	"CREATE INDEX errors_target_device ON errors(target_id, device, offset);\n",
 };
 
@@ -193,11 +195,11 @@ static const char *const state_sql[STMT_NR] = {
 		"UPDATE passes SET result = 'interrupted', ended = ?2 "
 		"WHERE target_id = ?1 AND result = 'running'",
 	[STMT_PASS_INSERT] =
-		"INSERT INTO passes (target_id, started, planned_bytes, method, engine, result) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, 'running')",
+		"INSERT INTO passes (target_id, started, planned_bytes, method, engine, result, kind) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
 	[STMT_LATEST_PASS] =
 		"SELECT p.id, p.result FROM passes p JOIN targets t ON t.id = p.target_id "
-		"WHERE t.key = ?1 ORDER BY p.id DESC LIMIT 1",
+		"WHERE t.key = ?1 AND p.kind = 'full' ORDER BY p.id DESC LIMIT 1",
 	[STMT_CURSORS_GET] = "SELECT dev_idx, offset FROM cursors WHERE pass_id = ?1",
 	[STMT_PASS_RESUME] =
 		"UPDATE passes SET result = 'running', ended = NULL "
@@ -894,7 +896,7 @@ int scan_state_adopt_key(struct scan_state *st, const char *key, const char *leg
 
 int scan_state_begin_pass(struct scan_state *st, const char *key, const char *path,
 			  const char *fs_type, uint64_t planned_bytes, const char *method,
-			  const char *engine, int64_t *pass_id)
+			  const char *engine, int recheck, int64_t *pass_id)
 {
 	int64_t now = time(NULL), target_id;
 	sqlite3_stmt *s;
@@ -932,6 +934,7 @@ int scan_state_begin_pass(struct scan_state *st, const char *key, const char *pa
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)planned_bytes);
 	bind_text(s, 4, method);
 	bind_text(s, 5, engine);
+	bind_text(s, 6, recheck ? "recheck" : "full");
 	ret = state_exec(st, s);
 	if (ret < 0)
 		goto out_rollback;
@@ -1489,7 +1492,7 @@ int scan_state_latest_pass(struct scan_state *st, const char *key, struct scan_s
 	if (ret < 0 || !target_id)
 		return ret;
 	return hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes WHERE target_id = ?1 "
-			     "ORDER BY id DESC LIMIT 1", target_id, p);
+			     "AND kind = 'full' ORDER BY id DESC LIMIT 1", target_id, p);
 }
 
 /*
@@ -1584,18 +1587,20 @@ int scan_state_list_targets(struct scan_state *st, scan_state_target_fn fn, void
 		if (!t.fs_type)
 			t.fs_type = "";
 		ret = hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes WHERE target_id = ?1 "
-				    "ORDER BY id DESC LIMIT 1", t.id, &t.latest);
+				    "AND kind = 'full' ORDER BY id DESC LIMIT 1", t.id, &t.latest);
 		if (ret >= 0) {
 			t.has_latest = ret;
 			ret = hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes "
-					    "WHERE target_id = ?1 AND result = 'complete' "
-					    "ORDER BY id DESC LIMIT 1", t.id, &t.last_complete);
+					    "WHERE target_id = ?1 AND result = 'complete' AND "
+					    "kind = 'full' ORDER BY id DESC LIMIT 1", t.id,
+					    &t.last_complete);
 		}
 		if (ret >= 0) {
 			t.has_complete = ret;
 			ret = hist_one_pass(st, "SELECT " HIST_PASS_COLS " FROM passes "
-					    "WHERE target_id = ?1 AND result = 'complete' "
-					    "ORDER BY id DESC LIMIT 1 OFFSET 1", t.id, &t.prev_complete);
+					    "WHERE target_id = ?1 AND result = 'complete' AND "
+					    "kind = 'full' ORDER BY id DESC LIMIT 1 OFFSET 1", t.id,
+					    &t.prev_complete);
 		}
 		if (ret >= 0) {
 			t.has_prev_complete = ret;

@@ -73,11 +73,13 @@ int scan_state_set_devices(struct scan_state *st, const char *const *keys,
 int scan_state_adopt_key(struct scan_state *st, const char *key, const char *legacy_key);
 /*
  * Return 0 and set *pass_id to a new running pass of target key (created or updated with path
- * and fs_type), or -errno. Earlier unfinished passes of the target stop being resumable.
+ * and fs_type), or -errno. Earlier unfinished passes of the target stop being resumable. A
+ * recheck pass (re-reads only the open errors) is never the target's latest or last complete
+ * pass, and is never resumed.
  */
 int scan_state_begin_pass(struct scan_state *st, const char *key, const char *path,
 			  const char *fs_type, uint64_t planned_bytes, const char *method,
-			  const char *engine, int64_t *pass_id);
+			  const char *engine, int recheck, int64_t *pass_id);
 /*
  * Return 1 and set *pass_id and cursor[0..nr_devs) (device offsets in bytes, 0 for a device
  * without a cursor) when the latest pass of key is running or interrupted, 0 if none, -errno.

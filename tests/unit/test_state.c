@@ -124,7 +124,7 @@ static int64_t begin(struct scan_state *st, const char *key)
 {
 	int64_t id = -1;
 
-	assert_int_equal(scan_state_begin_pass(st, key, "/srv", "xfs", 1 << 30, "read", "io_uring",
+	assert_int_equal(scan_state_begin_pass(st, key, "/srv", "xfs", 1 << 30, "read", "io_uring", 0,
 					       &id),
 			 0);
 	assert_true(id > 0);
@@ -493,6 +493,7 @@ static void test_device_details_kept(void **state)
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
 			"ALTER TABLE errors DROP COLUMN device_path;"
+			"ALTER TABLE passes DROP COLUMN kind;"
 			"ALTER TABLE errors DROP COLUMN verdict;"
 			"ALTER TABLE errors DROP COLUMN latency_ns;"
 			"ALTER TABLE errors DROP COLUMN vfy_fail;"
@@ -583,6 +584,7 @@ static void test_verdict_migration(void **state)
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
 			"ALTER TABLE errors DROP COLUMN device_path;"
+			"ALTER TABLE passes DROP COLUMN kind;"
 			"ALTER TABLE errors DROP COLUMN verdict;"
 			"ALTER TABLE errors DROP COLUMN latency_ns;"
 			"UPDATE meta SET value = '3' WHERE key = 'schema_version';");
