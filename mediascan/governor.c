@@ -89,21 +89,41 @@ static uint64_t gov_clamp_bps(const struct scan_gov *g, uint64_t bps)
 	return bps;
 }
 
+/*
+ * The most a window may ask for: rate_max_bps when set, else SCAN_GOV_WINDOW_CATCHUP times the
+ * window's nominal rate (planned total over the window). A pass that fell behind (the disk was
+ * busy or slow) catches up at that pace and, once late, goes on at it: never unthrottled, which
+ * would hit production I/O exactly when the disk is already struggling.
+ */
+static uint64_t gov_window_cap_bps(const struct scan_gov *g)
+{
+	uint64_t nominal;
+
+	if (g->o.rate_max_bps)
+		return g->o.rate_max_bps;
+	nominal = gov_muldiv(g->o.planned_total_bytes, 1, g->o.window_s, true);
+	if (!nominal)
+		nominal = 1;
+	return nominal > UINT64_MAX / SCAN_GOV_WINDOW_CATCHUP ? UINT64_MAX :
+	       nominal * SCAN_GOV_WINDOW_CATCHUP;
+}
+
 /* The window's pace: remaining planned bytes over remaining time, within the bounds. */
 static uint64_t gov_window_bps(const struct scan_gov *g, uint64_t now_ns)
 {
-	uint64_t left_bytes, left_ns, bps;
+	uint64_t left_bytes, left_ns, bps, cap = gov_window_cap_bps(g);
 
 	if (g->issued_bytes >= g->o.planned_total_bytes)
 		return g->pace_bps;		/* the plan grew past its total: keep going */
 	left_bytes = g->o.planned_total_bytes - g->issued_bytes;
 	if (now_ns >= g->window_end_ns)
-		return g->o.rate_max_bps;	/* late: as fast as allowed (0 = unlimited) */
+		return cap;			/* late: the catch-up pace, not unlimited */
 	left_ns = g->window_end_ns - now_ns;
 	bps = gov_muldiv(left_bytes, NS_PER_S, left_ns, true);
 	if (!bps)
 		bps = 1;
-	return gov_clamp_bps(g, bps);
+	bps = gov_clamp_bps(g, bps);
+	return bps > cap ? cap : bps;
 }
 
 static void gov_update_rate(struct scan_gov *g, uint64_t now_ns)

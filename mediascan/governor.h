@@ -21,6 +21,9 @@
 #define SCAN_GOV_CREDIT_NS 100000000ull		/* most a late caller may catch up: 100 ms */
 #define SCAN_GOV_WINDOW_RECALC_NS 1000000000ull	/* window rate recomputed at most this often */
 
+/* A window that fell behind catches up at most this many times its nominal rate. */
+#define SCAN_GOV_WINDOW_CATCHUP 4
+
 struct scan_gov_opts {
 	uint64_t rate_bps;		/* fixed pace in bytes/s; 0 = unlimited (must be 0 with
 					   window_s: bound a window with rate_max_bps) */
