@@ -104,6 +104,11 @@ static const struct {
 	{ "mediascan_last_complete_pass_timestamp_seconds",
 	  "End of the last complete pass, unix time (0: none yet)." },
 	{ "mediascan_last_complete_pass_duration_seconds", "Duration of the last complete pass." },
+	{ "mediascan_slow_ranges_open",
+	  "Ranges that answered slower than the I/O timeout, not read cleanly since." },
+	{ "mediascan_device_faults_open",
+	  "Ranges with device faults (timeouts, transport, target, device gone) not read "
+	  "cleanly since." },
 };
 
 static int metric_row(const struct scan_state_target *t, void *arg)
@@ -118,9 +123,7 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 			mt = &m->targets[i];
 	if (!mt)
 		return 0;
-	/* The key is TYPE:UUID:DEV[,DEV]: the device list follows the last colon. */
-	devs = strrchr(t->key, ':');
-	devs = devs ? devs + 1 : "";
+	devs = mt->devices ? mt->devices : "";
 	switch (m->pass) {
 	case 0:
 		v = t->has_latest ? (double)t->latest.planned_bytes : 0;
@@ -161,6 +164,12 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 		break;
 	case 9:
 		v = t->has_complete ? (double)(t->last_complete.ended - t->last_complete.started) : 0;
+		break;
+	case 10:
+		v = t->open_slow;
+		break;
+	case 11:
+		v = t->open_device_faults;
 		break;
 	}
 	fprintf(m->f, "%s{target=\"", metrics[m->pass].name);

@@ -42,6 +42,7 @@ static void on_patrol_signal(int sig)
 struct patrol_target {
 	struct cli_patrol_target c;
 	char key[8192];
+	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
 	char disks[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
 	unsigned nr_disks;
 	uint64_t planned_bytes;
@@ -100,6 +101,10 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 		return ret;
 	}
 	cli_scan_target_key(&t, pt->key, sizeof(pt->key));
+	pt->devices[0] = '\0';
+	for (unsigned d = 0, n = 0; d < t.nr_devices && n < sizeof(pt->devices); d++)
+		n += (unsigned)snprintf(pt->devices + n, sizeof(pt->devices) - n, "%s%s",
+					d ? "," : "", t.devices[d].path);
 	pt->nr_disks = 0;
 	for (unsigned d = 0; d < t.nr_devices; d++) {
 		char leaves[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
@@ -324,6 +329,7 @@ static void patrol_metrics(struct patrol *p)
 	for (unsigned i = 0; i < p->nr; i++) {
 		mt[i].name = p->t[i].c.name;
 		mt[i].key = p->t[i].key;
+		mt[i].devices = p->t[i].devices;
 		mt[i].rate_bps = p->t[i].pid ? p->t[i].rate_bps : 0;
 		mt[i].running = p->t[i].pid != 0;
 	}

@@ -48,6 +48,7 @@ char *cli_fmt_time(int64_t t, char *buf, size_t len);
 struct cli_metrics_target {
 	const char *name;
 	const char *key;
+	const char *devices;		/* its devices' kernel paths, for the label */
 	double rate_bps;		/* recent rate seen by patrol, -1 unknown */
 	int running;
 };

@@ -1534,28 +1534,31 @@ int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const ch
 				 pass_id, device, offset, length, owners_json);
 }
 
-/* Damage only (the verdict result.c computed when the row was written). */
-#define HIST_DAMAGE "verdict = 'damage'"
 /* What the history lists: damage, and slow and device-fault ranges (the disk's health). */
 #define HIST_LISTED "verdict IN ('damage', 'slow', 'device-fault')"
 
-/* Return 0 after counting the open and cleared damage of target_id, or -errno. */
-static int hist_counts(struct scan_state *st, int64_t target_id, unsigned *open,
-		       unsigned *cleared)
+/* Return 0 after counting the open and cleared damage, and open slow and device-fault ranges,
+ * of target t (by verdict), or -errno. */
+static int hist_counts(struct scan_state *st, struct scan_state_target *t)
 {
 	sqlite3_stmt *s;
-	int ret = hist_prepare(st, "SELECT coalesce(sum(state = 'open'), 0), "
-			       "coalesce(sum(state = 'cleared' AND "
-			       "coalesce(cleared_why, 'read') = 'read'), 0) FROM errors "
-			       "WHERE target_id = ?1 AND " HIST_DAMAGE, &s);
+	int ret = hist_prepare(st, "SELECT "
+			       "coalesce(sum(verdict = 'damage' AND state = 'open'), 0), "
+			       "coalesce(sum(verdict = 'damage' AND state = 'cleared' AND "
+			       "coalesce(cleared_why, 'read') = 'read'), 0), "
+			       "coalesce(sum(verdict = 'slow' AND state = 'open'), 0), "
+			       "coalesce(sum(verdict = 'device-fault' AND state = 'open'), 0) "
+			       "FROM errors WHERE target_id = ?1", &s);
 
 	if (ret < 0)
 		return ret;
-	sqlite3_bind_int64(s, 1, target_id);
+	sqlite3_bind_int64(s, 1, t->id);
 	ret = sqlite3_step(s);
 	if (ret == SQLITE_ROW) {
-		*open = (unsigned)sqlite3_column_int64(s, 0);
-		*cleared = (unsigned)sqlite3_column_int64(s, 1);
+		t->open_errors = (unsigned)sqlite3_column_int64(s, 0);
+		t->cleared_errors = (unsigned)sqlite3_column_int64(s, 1);
+		t->open_slow = (unsigned)sqlite3_column_int64(s, 2);
+		t->open_device_faults = (unsigned)sqlite3_column_int64(s, 3);
 		ret = 0;
 	} else {
 		ret = state_fail(st, ret);
@@ -1604,7 +1607,7 @@ int scan_state_list_targets(struct scan_state *st, scan_state_target_fn fn, void
 		}
 		if (ret >= 0) {
 			t.has_prev_complete = ret;
-			ret = hist_counts(st, t.id, &t.open_errors, &t.cleared_errors);
+			ret = hist_counts(st, &t);
 		}
 		if (ret >= 0)
 			ret = fn(&t, arg);

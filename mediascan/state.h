@@ -154,6 +154,8 @@ struct scan_state_target {
 	struct scan_state_pass prev_complete;	/* the complete pass before last_complete */
 	unsigned open_errors;		/* damage (verdict "damage") still open */
 	unsigned cleared_errors;
+	unsigned open_slow;		/* slow ranges still open */
+	unsigned open_device_faults;	/* device-fault ranges still open */
 };
 
 /* One error row of the history (strings valid during the callback). */
