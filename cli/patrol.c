@@ -24,7 +24,6 @@
 #define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
 #define PATROL_RETRY_S 60		/* after a failed pass or a target that cannot open */
 #define PATROL_METRICS_S 10
-#define PATROL_MAX_DISKS 8
 
 static volatile sig_atomic_t got_term, got_hup, got_chld;
 
@@ -42,7 +41,7 @@ static void on_patrol_signal(int sig)
 struct patrol_target {
 	struct cli_patrol_target c;
 	char key[8192];
-	char disks[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
+	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
 	unsigned nr_disks;
 	uint64_t planned_bytes;
 	pid_t pid;			/* running scan, 0 none */
@@ -100,25 +99,7 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 		return ret;
 	}
 	cli_scan_target_key(&t, pt->key, sizeof(pt->key));
-	pt->nr_disks = 0;
-	for (unsigned d = 0; d < t.nr_devices; d++) {
-		char leaves[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
-		int n = kio_disk_leaves(NULL, t.devices[d].info.name, leaves, PATROL_MAX_DISKS);
-
-		if (n < 0) {		/* unknown topology: the device itself is the unit */
-			memcpy(leaves[0], t.devices[d].info.disk_name, KIO_DISK_NAME_LEN);
-			n = 1;
-		}
-		for (int i = 0; i < n; i++) {
-			unsigned k;
-
-			for (k = 0; k < pt->nr_disks; k++)
-				if (strcmp(pt->disks[k], leaves[i]) == 0)
-					break;
-			if (k == pt->nr_disks && k < PATROL_MAX_DISKS)
-				memcpy(pt->disks[pt->nr_disks++], leaves[i], KIO_DISK_NAME_LEN);
-		}
-	}
+	pt->nr_disks = (unsigned)cli_target_disks(&t, pt->disks, CLI_MAX_DISKS);
 	memset(&po, 0, sizeof(po));
 	po.merge_gap = (uint64_t)-1;
 	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);
@@ -203,11 +184,16 @@ static time_t patrol_due(struct patrol *p, struct patrol_target *pt, time_t now)
 	return now;
 }
 
-/* Child: one scan run of target pt. */
-static void patrol_child(struct patrol *p, struct patrol_target *pt, int active)
+/*
+ * Child: one scan run of target pt. It dies with the patrol (parent pid parent): SIGTERM
+ * when the patrol goes, however it goes (a SIGKILL of the patrol alone included), so it
+ * checkpoints and stops instead of scanning on beside the next patrol's scanner.
+ */
+static void patrol_child(struct patrol *p, struct patrol_target *pt, int active, pid_t parent)
 {
 	struct cli_scan_cfg a;
 	struct sigaction sa;
+	int ret;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -216,6 +202,12 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active)
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
+	ret = kio_pdeathsig_set(SIGTERM, parent);
+	if (ret == -ESRCH)
+		_exit(CLI_EXIT_OPERATIONAL);	/* the patrol is gone already */
+	if (ret < 0)
+		cli_err("warning: patrol: scan of %s will not stop if the patrol dies: %s",
+			pt->c.name, strerror(-ret));
 	scan_state_close(p->st);		/* one connection per process */
 
 	memset(&a, 0, sizeof(a));
@@ -246,7 +238,7 @@ static void patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 {
 	int active = cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
 				    minutes_now());
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	fflush(NULL);
 	pid = fork();
@@ -256,7 +248,7 @@ static void patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 		return;
 	}
 	if (pid == 0)
-		patrol_child(p, pt, active);
+		patrol_child(p, pt, active, self);
 	pt->pid = pid;
 	pt->active = active;
 	pt->last_sample = 0;

@@ -27,6 +27,25 @@ int cli_run_hook(const char *cmd, const char *input);
 /* Write the state store's key of target t (filesystem type:UUID:devices) into key. */
 void cli_scan_target_key(const struct map_target *t, char *key, size_t len);
 
+/* One scan per target and per physical disk (scan_lock.c). */
+#define CLI_LOCK_DIR "/run/mediascan"
+#define CLI_MAX_DISKS 8			/* physical disks under one target */
+struct cli_scan_lock {
+	int fd[1 + CLI_MAX_DISKS];	/* the target's lock, then one per disk */
+	unsigned nr;
+};
+/* Return the number of physical disks under target t written to out[0..max). */
+int cli_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max);
+/*
+ * Return 0 after locking target t (state store key key) and each of its disks for this
+ * process (label says who, for a refused scan's message); -EWOULDBLOCK when another scan
+ * holds one, or -errno, with one line in err and nothing held.
+ */
+int cli_scan_lock(const struct map_target *t, const char *key, const char *label,
+		  struct cli_scan_lock *lk, char *err, size_t len);
+/* Release the locks of cli_scan_lock. */
+void cli_scan_unlock(struct cli_scan_lock *lk);
+
 /* Return the exit status of `mediascan patrol ARGS`. */
 int cli_patrol_main(int argc, char **argv);
 /* Return the exit status of `mediascan status ARGS`. */

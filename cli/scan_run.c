@@ -212,7 +212,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	struct ckpt_ctx ck = { 0 };
 	const struct vfy_ops *method;
 	struct cli_method cm = { 0 };
-	char err[1024] = "";
+	struct cli_scan_lock lk;
+	char err[1024] = "", key[8192], who[PATH_MAX + 64];
 	int ret, err_class, status, resumed = 0;
 	struct sigaction sa;
 	int human;
@@ -237,6 +238,16 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		map_target_close(&t);
 		return CLI_EXIT_OPERATIONAL;
 	}
+	/* One scan per target and disk, whoever started it (issue 11). */
+	target_key(&t, key, sizeof(key));
+	snprintf(who, sizeof(who), "mediascan %s %s", a->label ? "patrol, target" : "scan",
+		 a->label ? a->label : a->target);
+	ret = cli_scan_lock(&t, key, who, &lk, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("%s", err);
+		map_target_close(&t);
+		return CLI_EXIT_OPERATIONAL;
+	}
 	human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
 
 	memset(&po, 0, sizeof(po));
@@ -252,6 +263,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	so.max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
 	ret = cli_method_setup(method, &t, &so, &cm);	/* issue 5: drive-side methods */
 	if (ret) {
+		cli_scan_unlock(&lk);
 		map_target_close(&t);
 		return ret;
 	}
@@ -261,6 +273,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	if (ret < 0) {
 		cli_err("cannot plan %s: reading the space map (GETFSMAP) failed: %s", a->target,
 			strerror(-ret));
+		cli_scan_unlock(&lk);
 		map_target_close(&t);
 		return CLI_EXIT_OPERATIONAL;
 	}
@@ -272,6 +285,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 					a->state_dir, strerror(-ret));
 				scan_state_close(ck.st);
 				scan_result_free(&r);
+				cli_scan_unlock(&lk);
 				map_target_close(&t);
 				return CLI_EXIT_OPERATIONAL;
 			}
@@ -404,12 +418,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 			rep.exit_bits |= CLI_EXIT_OPERATIONAL;
 		}
 	}
-	if (ck.st || a->journal || a->on_damage) {
-		char key[8192];
-
-		target_key(&t, key, sizeof(key));
+	if (ck.st || a->journal || a->on_damage)
 		cli_scan_after(a, &rep, ck.st, ck.pass_id, key);
-	}
 	if (a->format && strcmp(a->format, "xfs_scrub") == 0)
 		cli_report_print_xfs_scrub(&rep, stderr);
 	else if (human)
@@ -419,6 +429,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	cli_method_close(&cm);
 	scan_state_close(ck.st);
 	scan_result_free(&r);
+	cli_scan_unlock(&lk);
 	map_target_close(&t);
 	return status;
 
@@ -426,6 +437,7 @@ out_state:
 	cli_method_close(&cm);
 	scan_state_close(ck.st);
 	scan_result_free(&r);
+	cli_scan_unlock(&lk);
 	map_target_close(&t);
 	return ret;
 }
