@@ -36,8 +36,8 @@ cleanup_patrol()
 	[ -z "$patrol" ] || kill -KILL "$patrol" 2>/dev/null || :
 	[ -z "$scanner" ] || kill -KILL "$scanner" 2>/dev/null || :
 	sleep 0.5
-	(exit "$rc")
-	_e2e_trap_exit
+	_e2e_cleanup
+	exit "$rc"
 }
 trap cleanup_patrol EXIT
 
