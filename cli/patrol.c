@@ -231,6 +231,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	a.label = pt->c.name;
 	a.journal = 1;
 	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
+	a.hook_timeout_s = pt->c.o.hook_timeout_s;
 	_exit(cli_scan_run(&a));
 }
 
