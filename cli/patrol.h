@@ -22,8 +22,12 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 		   struct scan_state *st, int64_t pass_id, const char *key);
 /* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
 void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f);
-/* Return the exit status of `sh -c cmd` fed input on stdin (128+N if killed by N), or -errno. */
-int cli_run_hook(const char *cmd, const char *input);
+/*
+ * Return the exit status of `sh -c cmd` fed input on stdin (128+N if killed by signal N);
+ * -ETIMEDOUT after killing its process group when it ran longer than timeout_s (0: the
+ * default), -EINTR after killing it on SIGTERM/SIGINT (passed on to their handlers), or -errno.
+ */
+int cli_run_hook(const char *cmd, const char *input, double timeout_s);
 /* Write the state store's key of target t (filesystem type:UUID:devices) into key. */
 void cli_scan_target_key(const struct map_target *t, char *key, size_t len);
 
