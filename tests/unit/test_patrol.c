@@ -55,6 +55,7 @@ static void test_config_good(void **state)
 	assert_int_equal(cfg.targets[1].o.rate_max_bps, 50ull << 20);	/* overridden */
 	assert_int_equal(cfg.targets[1].o.rate_min_bps, 5ull << 20);	/* still inherited */
 	assert_string_equal(cfg.targets[1].o.method, "read");
+	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, (int)CLI_HOOK_TIMEOUT_DEFAULT_S);
 }
 
 /* text must fail with an error starting "FILE:LINE: " and containing why. */
@@ -86,6 +87,36 @@ static void test_config_errors(void **state)
 	bad("[global]\nactive_hours = 25:00-01:00\n[target a]\npath = /x\n", 2, "active_hours");
 	bad("[global]\nrate_min = 10M\nrate_max = 1M\n[target a]\npath = /x\n", 3, "rate_min");
 	bad("window = 1d\n[target a]\npath = /x\n", 1, "outside a section");
+}
+
+/* hook_timeout: [global] sets it for all, a target may override it (issue 11). */
+static void test_config_hook_timeout(void **state)
+{
+	char err[2048] = "";
+
+	(void)state;
+	write_conf("[global]\non_damage = true\nhook_timeout = 90s\n[target a]\npath = /x\n"
+		   "[target b]\npath = /y\nhook_timeout = 2m\n");
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, 90);
+	assert_int_equal((int)cfg.targets[1].o.hook_timeout_s, 120);
+	assert_string_equal(cfg.targets[1].o.on_damage, "true");
+	bad("[global]\nhook_timeout = 0s\n[target a]\npath = /x\n", 2, "bad hook_timeout");
+	bad("[target a]\npath = /x\nhook_timeout = soon\n", 3, "bad hook_timeout");
+}
+
+/* cli_run_hook: exit status, stdin, a timeout that kills the hook's whole group. */
+static void test_run_hook(void **state)
+{
+	static char big[200000];
+
+	(void)state;
+	assert_int_equal(cli_run_hook("exit 3", "x", 5), 3);
+	assert_int_equal(cli_run_hook("test \"$(cat)\" = hello", "hello", 5), 0);
+	/* A hook that reads nothing while stdin is larger than a pipe still times out. */
+	memset(big, 'x', sizeof(big) - 1);
+	assert_int_equal(cli_run_hook("sleep 30 & sleep 30; wait", big, 1), -ETIMEDOUT);
+	assert_int_equal(cli_run_hook("kill -9 $$", "", 5), 128 + 9);
 }
 
 static void test_active_hours(void **state)
@@ -183,6 +214,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_good),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_hook_timeout),
+		cmocka_unit_test(test_run_hook),
 		cmocka_unit_test(test_active_hours),
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
