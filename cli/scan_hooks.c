@@ -317,7 +317,14 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 				 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
 		cli_journal_send(&ev);
 	}
-	if (cfg->on_damage && nr_fresh) {
+	if (cfg->on_damage && nr_fresh && r->stopped == 1) {
+		/* Stopping (SIGTERM, SIGINT): start no command that could hold the stop up. */
+		told = 0;
+		cli_err("warning: on_damage not run, the scan is stopping: its %u damaged range%s "
+			"%s offered again on the next run", nr_fresh, nr_fresh == 1 ? "" : "s",
+			nr_fresh == 1 ? "is" : "are");
+		json_object_put(fresh);
+	} else if (cfg->on_damage && nr_fresh) {
 		json_object *doc = damage_doc(cfg, rep, pass_id, fresh);
 
 		ret = cli_run_hook(cfg->on_damage, json_object_to_json_string_ext(doc,
