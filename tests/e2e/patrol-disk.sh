@@ -40,10 +40,13 @@ EOC
 patrol=
 cleanup_all()
 {
+	local rc=$?
+
 	[ -z "$patrol" ] || kill -TERM "$patrol" 2>/dev/null || :
 	[ -z "$patrol" ] || wait "$patrol" 2>/dev/null || :
 	partx -d "$D" 2>/dev/null || :
-	_e2e_trap_exit
+	_e2e_cleanup
+	exit "$rc"
 }
 trap cleanup_all EXIT
 
