@@ -1,9 +1,11 @@
 /*
  * tests/unit/test_patrol.c - patrol's pieces without disks: the config parser (values,
  * inheritance, every error naming its line), active hours, the journal field list (checked
- * here because the hosts that run the tests have no journald) and the metrics textfile.
+ * here because the hosts that run the tests have no journald), the metrics textfile, the
+ * on_damage runner (exit status, timeout) and the scan locks and parent-death signal.
  */
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 
 #include "config_file.h"
 #include "journal.h"
+#include "kio.h"
 #include "patrol.h"
 
 static char conf_path[] = "/tmp/mediascan-test-patrol-XXXXXX";
@@ -119,6 +122,35 @@ static void test_run_hook(void **state)
 	assert_int_equal(cli_run_hook("kill -9 $$", "", 5), 128 + 9);
 }
 
+/* kio_lockfile_take: exclusive, names its holder, released on close; kio_pdeathsig_set. */
+static void test_locks(void **state)
+{
+	char dir[] = "/tmp/mediascan-test-lock-XXXXXX", path[128], holder[64];
+	int fd, fd2;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run/t.lock", dir);	/* run/ is made */
+	fd = kio_lockfile_take(path, "pid 1: first\n", holder, sizeof(holder));
+	assert_true(fd >= 0);
+	/* flock is per open file: a second open conflicts even in this process. */
+	fd2 = kio_lockfile_take(path, "pid 2: second\n", holder, sizeof(holder));
+	assert_int_equal(fd2, -EWOULDBLOCK);
+	assert_string_equal(holder, "pid 1: first");
+	close(fd);
+	fd2 = kio_lockfile_take(path, "pid 2: second\n", holder, sizeof(holder));
+	assert_true(fd2 >= 0);
+	close(fd2);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run", dir);
+	rmdir(path);
+	rmdir(dir);
+
+	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid()), 0);
+	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid() + 1), -ESRCH);
+	assert_int_equal(kio_pdeathsig_set(0, getppid()), 0);
+}
+
 static void test_active_hours(void **state)
 {
 	int s, e;
@@ -216,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_config_hook_timeout),
 		cmocka_unit_test(test_run_hook),
+		cmocka_unit_test(test_locks),
 		cmocka_unit_test(test_active_hours),
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
