@@ -235,18 +235,36 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	_exit(cli_scan_run(&a));
 }
 
-static void patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
+/*
+ * Return 0 after starting a scan of target pt, -EWOULDBLOCK when another mediascan scans it
+ * or one of its disks (an admin's scan, a scanner that outlived its patrol), or -errno; in
+ * both cases pt waits PATROL_RETRY_S.
+ */
+static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 {
 	int active = cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
 				    minutes_now());
+	struct cli_scan_lock lk;
 	pid_t pid, self = getpid();
+	char err[1024];
+	int ret;
 
+	/* A look at the locks only: the scan takes them itself, whoever starts it. */
+	ret = cli_scan_lock_ids(pt->key, pt->c.path, pt->disks, pt->nr_disks, "mediascan patrol",
+				&lk, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("patrol: not scanning %s for %d s: %s", pt->c.name, PATROL_RETRY_S, err);
+		pt->next_try = now + PATROL_RETRY_S;
+		return ret;
+	}
+	cli_scan_unlock(&lk);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		cli_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(errno));
+		ret = -errno;
+		cli_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(-ret));
 		pt->next_try = now + PATROL_RETRY_S;
-		return;
+		return ret;
 	}
 	if (pid == 0)
 		patrol_child(p, pt, active, self);
@@ -255,6 +273,7 @@ static void patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 	pt->last_sample = 0;
 	fprintf(stderr, "mediascan: patrol: scanning %s (%s)%s\n", pt->c.name, pt->c.path,
 		active ? "" : " at rate_min: outside active hours");
+	return 0;
 }
 
 /* Return the number of scans that ended. */
@@ -499,11 +518,9 @@ int cli_patrol_main(int argc, char **argv)
 			}
 			if (!best)
 				break;
-			patrol_start(&p, best, now);
-			if (!best->pid) {
-				best->next_try = now + PATROL_RETRY_S;	/* fork failed */
-				break;
-			}
+			ret = patrol_start(&p, best, now);
+			if (ret < 0 && ret != -EWOULDBLOCK)
+				break;				/* fork failed */
 		}
 		patrol_sample(&p, now);
 		if (now - last_metrics >= PATROL_METRICS_S) {

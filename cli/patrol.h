@@ -42,11 +42,19 @@ struct cli_scan_lock {
 int cli_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max);
 /*
  * Return 0 after locking target t (state store key key) and each of its disks for this
- * process (label says who, for a refused scan's message); -EWOULDBLOCK when another scan
- * holds one, or -errno, with one line in err and nothing held.
+ * process (label says who, for a refused scan's message; a lock file that cannot be made is
+ * a warning, not an error); -EWOULDBLOCK when another scan holds one, with one line in err
+ * and nothing held.
  */
 int cli_scan_lock(const struct map_target *t, const char *key, const char *label,
 		  struct cli_scan_lock *lk, char *err, size_t len);
+/*
+ * Return as cli_scan_lock, for a target known by its key, its name for messages and its
+ * disks[0..nr_disks) (patrol: to see whether a target is free before starting its scan).
+ */
+int cli_scan_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
+		      unsigned nr_disks, const char *label, struct cli_scan_lock *lk, char *err,
+		      size_t len);
 /* Release the locks of cli_scan_lock. */
 void cli_scan_unlock(struct cli_scan_lock *lk);
 

@@ -56,7 +56,10 @@ void cli_scan_unlock(struct cli_scan_lock *lk)
 	lk->nr = 0;
 }
 
-/* Return 0 after adding the lock on path (for what) to lk; -EWOULDBLOCK or -errno after err. */
+/*
+ * Return 0 after adding the lock on path (for what) to lk, or after a warning when the lock
+ * file cannot be made; -EWOULDBLOCK with err when another process holds it.
+ */
 static int take(struct cli_scan_lock *lk, const char *path, const char *what, const char *note,
 		char *err, size_t len)
 {
@@ -69,32 +72,32 @@ static int take(struct cli_scan_lock *lk, const char *path, const char *what, co
 		return fd;
 	}
 	if (fd < 0) {
-		snprintf(err, len, "cannot lock %s (%s): %s", what, path, strerror(-fd));
-		return fd;
+		/* No lock dir (not root, a sandbox without it): scan, but say what is lost. */
+		cli_err("warning: cannot lock %s (%s): %s; a second scan of it would not be "
+			"refused", what, path, strerror(-fd));
+		return 0;
 	}
 	lk->fd[lk->nr++] = fd;
 	return 0;
 }
 
-int cli_scan_lock(const struct map_target *t, const char *key, const char *label,
-		  struct cli_scan_lock *lk, char *err, size_t len)
+int cli_scan_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
+		      unsigned nr_disks, const char *label, struct cli_scan_lock *lk, char *err,
+		      size_t len)
 {
-	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN], path[PATH_MAX], what[PATH_MAX + 640];
-	char note[PATH_MAX + 64];
-	int nr, ret;
+	char path[PATH_MAX], what[PATH_MAX + 640], note[PATH_MAX + 64];
+	int ret;
 
 	lk->nr = 0;
 	snprintf(note, sizeof(note), "pid %d: %s\n", (int)getpid(), label);
 	snprintf(path, sizeof(path), "%s/target-%016" PRIx64 ".lock", CLI_LOCK_DIR, key_hash(key));
-	snprintf(what, sizeof(what), "target %s", t->mount_point[0] ? t->mount_point : t->arg);
+	snprintf(what, sizeof(what), "target %s", name);
 	ret = take(lk, path, what, note, err, len);
 	if (ret < 0)
 		return ret;
-	nr = cli_target_disks(t, disks, CLI_MAX_DISKS);
-	for (int i = 0; i < nr; i++) {
+	for (unsigned i = 0; i < nr_disks && i < CLI_MAX_DISKS; i++) {
 		snprintf(path, sizeof(path), "%s/disk-%s.lock", CLI_LOCK_DIR, disks[i]);
-		snprintf(what, sizeof(what), "disk %s (under %s)", disks[i],
-			 t->mount_point[0] ? t->mount_point : t->arg);
+		snprintf(what, sizeof(what), "disk %s (under %s)", disks[i], name);
 		ret = take(lk, path, what, note, err, len);
 		if (ret < 0) {
 			cli_scan_unlock(lk);
@@ -102,4 +105,14 @@ int cli_scan_lock(const struct map_target *t, const char *key, const char *label
 		}
 	}
 	return 0;
+}
+
+int cli_scan_lock(const struct map_target *t, const char *key, const char *label,
+		  struct cli_scan_lock *lk, char *err, size_t len)
+{
+	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
+	int nr = cli_target_disks(t, disks, CLI_MAX_DISKS);
+
+	return cli_scan_lock_ids(key, t->mount_point[0] ? t->mount_point : t->arg, disks,
+				 (unsigned)nr, label, lk, err, len);
 }

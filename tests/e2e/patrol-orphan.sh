@@ -3,7 +3,8 @@
 # process group: an admin's kill -9, the OOM killer, a supervisor other than systemd) leaves no
 # scanner running; while a scan of a target runs, a second scan of it (an admin's `mediascan
 # scan`) is refused with exit status 4 and says who holds it; a restarted patrol resumes the
-# pass and records it (no "Stale file handle", no "could not be recorded").
+# pass and records it (no "Stale file handle", no "could not be recorded"); a patrol that
+# finds its target held by an admin's scan waits for it, saying so once.
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 e2e_require_root_loop_fuse
@@ -106,6 +107,29 @@ ms_expect_eq "the killed pass was resumed and completed" \
 	"$(sqlite3 "$state/mediascan.db" "select id || ' ' || result from passes order by id limit 1")" \
 	"1 complete"
 ms_expect_eq "one error row" "$(sqlite3 "$state/mediascan.db" "select count(*) from errors")" 1
+
+# A patrol that finds its target being scanned by another mediascan (an admin's scan) waits
+# for it: one message, no scan started, no retry every second.
+"$MEDIASCAN" scan "$E2E_LOOP" --rate 5M --no-state --progress none >/dev/null 2>&1 &
+scanner=$!
+for _ in $(seq 50); do
+	grep -qs "pid $scanner" /run/mediascan/disk-"$(basename "$E2E_LOOP")".lock && break
+	sleep 0.1
+done
+"$MEDIASCAN" patrol --config "$conf" 2>"$E2E_DIR/patrol3.log" &
+patrol=$!
+sleep 4
+kill -TERM "$patrol"
+wait "$patrol" || :
+patrol=
+kill -TERM "$scanner"
+wait "$scanner" || :
+scanner=
+e2e_log "patrol beside an admin's scan: $(tr '\n' ' ' <"$E2E_DIR/patrol3.log")"
+ms_expect_eq "patrol says once that the target is being scanned" \
+	"$(grep -c "not scanning raw for 60 s: target $E2E_LOOP is being scanned by another mediascan (pid [0-9]*: mediascan scan $E2E_LOOP)" "$E2E_DIR/patrol3.log")" 1
+e2e_check_fails "patrol started no scan of it" grep -q "scanning raw (" "$E2E_DIR/patrol3.log"
+
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 e2e_assert_unchanged "$h"
 e2e_pass "scanners die with the patrol; a target is scanned by one process at a time"
