@@ -2,8 +2,9 @@
  * cli/patrol.c - `mediascan patrol`: the long-running service. Reads the config, then keeps
  * every target's passes going: a pass of each target within its window (paced by the
  * engine's governor, resumed from checkpoints after restarts), one scan per physical disk
- * at a time, different disks in parallel (one child process per running scan). SIGHUP
- * reloads the config, SIGTERM checkpoints every scan and exits.
+ * at a time, different disks in parallel (one child process per running scan, which dies
+ * with the patrol; a target another mediascan holds waits). SIGHUP reloads the config,
+ * SIGTERM checkpoints every scan and exits.
  */
 #include <errno.h>
 #include <getopt.h>

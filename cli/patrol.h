@@ -16,7 +16,8 @@
 /*
  * Return the number of cleared errors after storing owners, clearing what a complete pass did
  * not see, and sending journal events and on_damage for damage not told before (st may be
- * NULL: everything is new). Failures are warnings.
+ * NULL: everything is new); the damage is marked told only when on_damage (if any) exited 0.
+ * Failures are warnings.
  */
 int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 		   struct scan_state *st, int64_t pass_id, const char *key);
