@@ -71,6 +71,7 @@ struct cli_scan_cfg {
 	const char *format;		/* human output: NULL or "human", or "xfs_scrub" */
 	const char *label;		/* patrol target name for events; NULL: the target */
 	const char *on_damage;		/* shell command given the JSON of new damage on stdin */
+	double hook_timeout_s;		/* on_damage is killed after this; 0: the default */
 	int journal;			/* journal events for new damage and the pass end */
 	int window_from_start;		/* a resumed pass keeps the end of its window */
 };

@@ -21,6 +21,7 @@ enum {
 	CFG_SET_ACTIVE = 1 << 3,
 	CFG_SET_METHOD = 1 << 4,
 	CFG_SET_ON_DAMAGE = 1 << 5,
+	CFG_SET_HOOK_TIMEOUT = 1 << 6,
 };
 
 struct cfg_parse {
@@ -149,6 +150,15 @@ static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char
 		o->method_line = p->line;
 	} else if (strcmp(name, "on_damage") == 0) {
 		snprintf(o->on_damage, sizeof(o->on_damage), "%s", value);
+	} else if (strcmp(name, "hook_timeout") == 0) {
+		if (cli_parse_duration(value, &o->hook_timeout_s) || o->hook_timeout_s < 1 ||
+		    o->hook_timeout_s > 86400) {
+			cfg_fail(p, "bad hook_timeout '%s': give a duration from 1s to 1d, e.g. 5m",
+				 value);
+			return -1;
+		}
+		o->set |= CFG_SET_HOOK_TIMEOUT;
+		return 1;
 	} else {
 		return 0;
 	}
@@ -258,6 +268,8 @@ static void cfg_inherit(struct cli_patrol_target *t, const struct cli_patrol_opt
 	}
 	if (!(o->set & CFG_SET_ON_DAMAGE))
 		snprintf(o->on_damage, sizeof(o->on_damage), "%s", g->on_damage);
+	if (!(o->set & CFG_SET_HOOK_TIMEOUT))
+		o->hook_timeout_s = g->hook_timeout_s;
 }
 
 int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, size_t errlen)
@@ -268,6 +280,7 @@ int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, si
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CLI_DEFAULT_STATE_DIR);
 	c->global.window_s = CLI_PATROL_DEFAULT_WINDOW_S;
+	c->global.hook_timeout_s = CLI_HOOK_TIMEOUT_DEFAULT_S;
 	c->global.active_start_min = -1;
 	p.f = fopen(file, "re");
 	if (!p.f) {

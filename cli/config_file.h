@@ -12,6 +12,7 @@
 
 #define CLI_PATROL_MAX_TARGETS 64
 #define CLI_PATROL_DEFAULT_WINDOW_S (7 * 86400.0)
+#define CLI_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */
 
 /* Settings [global] gives and a target may override. */
 struct cli_patrol_opts {
@@ -20,6 +21,7 @@ struct cli_patrol_opts {
 	int active_start_min, active_end_min;	/* minutes after midnight; start -1: always */
 	char method[32];		/* "" : auto */
 	char on_damage[1024];		/* "" : none */
+	double hook_timeout_s;		/* on_damage killed after this */
 	unsigned window_line, rate_line, method_line;	/* where they were set (0: default) */
 	unsigned set;			/* keys this section set (CFG_SET_* in config.c) */
 };

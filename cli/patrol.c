@@ -2,8 +2,9 @@
  * cli/patrol.c - `mediascan patrol`: the long-running service. Reads the config, then keeps
  * every target's passes going: a pass of each target within its window (paced by the
  * engine's governor, resumed from checkpoints after restarts), one scan per physical disk
- * at a time, different disks in parallel (one child process per running scan). SIGHUP
- * reloads the config, SIGTERM checkpoints every scan and exits.
+ * at a time, different disks in parallel (one child process per running scan, which dies
+ * with the patrol; a target another mediascan holds waits). SIGHUP reloads the config,
+ * SIGTERM checkpoints every scan and exits.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,7 +25,6 @@
 #define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
 #define PATROL_RETRY_S 60		/* after a failed pass or a target that cannot open */
 #define PATROL_METRICS_S 10
-#define PATROL_MAX_DISKS 8
 
 static volatile sig_atomic_t got_term, got_hup, got_chld;
 
@@ -43,7 +43,7 @@ struct patrol_target {
 	struct cli_patrol_target c;
 	char key[8192];
 	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
-	char disks[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
+	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
 	unsigned nr_disks;
 	uint64_t planned_bytes;
 	pid_t pid;			/* running scan, 0 none */
@@ -105,25 +105,7 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	for (unsigned d = 0, n = 0; d < t.nr_devices && n < sizeof(pt->devices); d++)
 		n += (unsigned)snprintf(pt->devices + n, sizeof(pt->devices) - n, "%s%s",
 					d ? "," : "", t.devices[d].path);
-	pt->nr_disks = 0;
-	for (unsigned d = 0; d < t.nr_devices; d++) {
-		char leaves[PATROL_MAX_DISKS][KIO_DISK_NAME_LEN];
-		int n = kio_disk_leaves(NULL, t.devices[d].info.name, leaves, PATROL_MAX_DISKS);
-
-		if (n < 0) {		/* unknown topology: the device itself is the unit */
-			memcpy(leaves[0], t.devices[d].info.disk_name, KIO_DISK_NAME_LEN);
-			n = 1;
-		}
-		for (int i = 0; i < n; i++) {
-			unsigned k;
-
-			for (k = 0; k < pt->nr_disks; k++)
-				if (strcmp(pt->disks[k], leaves[i]) == 0)
-					break;
-			if (k == pt->nr_disks && k < PATROL_MAX_DISKS)
-				memcpy(pt->disks[pt->nr_disks++], leaves[i], KIO_DISK_NAME_LEN);
-		}
-	}
+	pt->nr_disks = (unsigned)cli_target_disks(&t, pt->disks, CLI_MAX_DISKS);
 	memset(&po, 0, sizeof(po));
 	po.merge_gap = (uint64_t)-1;
 	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);
@@ -208,11 +190,16 @@ static time_t patrol_due(struct patrol *p, struct patrol_target *pt, time_t now)
 	return now;
 }
 
-/* Child: one scan run of target pt. */
-static void patrol_child(struct patrol *p, struct patrol_target *pt, int active)
+/*
+ * Child: one scan run of target pt. It dies with the patrol (parent pid parent): SIGTERM
+ * when the patrol goes, however it goes (a SIGKILL of the patrol alone included), so it
+ * checkpoints and stops instead of scanning on beside the next patrol's scanner.
+ */
+static void patrol_child(struct patrol *p, struct patrol_target *pt, int active, pid_t parent)
 {
 	struct cli_scan_cfg a;
 	struct sigaction sa;
+	int ret;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -221,6 +208,12 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active)
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
+	ret = kio_pdeathsig_set(SIGTERM, parent);
+	if (ret == -ESRCH)
+		_exit(CLI_EXIT_OPERATIONAL);	/* the patrol is gone already */
+	if (ret < 0)
+		cli_err("warning: patrol: scan of %s will not stop if the patrol dies: %s",
+			pt->c.name, strerror(-ret));
 	scan_state_close(p->st);		/* one connection per process */
 
 	memset(&a, 0, sizeof(a));
@@ -244,29 +237,49 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active)
 	a.label = pt->c.name;
 	a.journal = 1;
 	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
+	a.hook_timeout_s = pt->c.o.hook_timeout_s;
 	_exit(cli_scan_run(&a));
 }
 
-static void patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
+/*
+ * Return 0 after starting a scan of target pt, -EWOULDBLOCK when another mediascan scans it
+ * or one of its disks (an admin's scan, a scanner that outlived its patrol), or -errno; in
+ * both cases pt waits PATROL_RETRY_S.
+ */
+static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 {
 	int active = cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
 				    minutes_now());
-	pid_t pid;
+	struct cli_scan_lock lk;
+	pid_t pid, self = getpid();
+	char err[1024];
+	int ret;
 
+	/* A look at the locks only: the scan takes them itself, whoever starts it. */
+	ret = cli_scan_lock_ids(pt->key, pt->c.path, pt->disks, pt->nr_disks, "mediascan patrol",
+				&lk, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("patrol: not scanning %s for %d s: %s", pt->c.name, PATROL_RETRY_S, err);
+		pt->next_try = now + PATROL_RETRY_S;
+		return ret;
+	}
+	cli_scan_unlock(&lk);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		cli_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(errno));
+		ret = -errno;
+		cli_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(-ret));
 		pt->next_try = now + PATROL_RETRY_S;
-		return;
+		return ret;
 	}
 	if (pid == 0)
-		patrol_child(p, pt, active);
+		patrol_child(p, pt, active, self);
 	pt->pid = pid;
 	pt->active = active;
 	pt->last_sample = 0;
 	fprintf(stderr, "mediascan: patrol: scanning %s (%s)%s\n", pt->c.name, pt->c.path,
 		active ? "" : " at rate_min: outside active hours");
+	return 0;
 }
 
 /* Return the number of scans that ended. */
@@ -512,11 +525,9 @@ int cli_patrol_main(int argc, char **argv)
 			}
 			if (!best)
 				break;
-			patrol_start(&p, best, now);
-			if (!best->pid) {
-				best->next_try = now + PATROL_RETRY_S;	/* fork failed */
-				break;
-			}
+			ret = patrol_start(&p, best, now);
+			if (ret < 0 && ret != -EWOULDBLOCK)
+				break;				/* fork failed */
 		}
 		patrol_sample(&p, now);
 		if (now - last_metrics >= PATROL_METRICS_S) {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,9 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "config_file.h"
 #include "journal.h"
+#include "kio.h"
 #include "patrol.h"
 #include "state.h"
 #include "units.h"
@@ -72,47 +75,156 @@ static void journal_error(const struct cli_scan_cfg *cfg, const struct cli_repor
 	}
 }
 
-int cli_run_hook(const char *cmd, const char *input)
-{
-	int pfd[2], status;
-	size_t len = strlen(input), off = 0;
-	pid_t pid;
+/* SIGTERM/SIGINT while a hook runs: stop it, then let the handler of the scan see it too. */
+static volatile sig_atomic_t hook_stop;
+static struct sigaction hook_old_term, hook_old_int;
 
+static void on_hook_signal(int sig)
+{
+	const struct sigaction *old = sig == SIGTERM ? &hook_old_term : &hook_old_int;
+
+	hook_stop = sig;
+	if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL &&
+	    old->sa_handler != SIG_IGN)
+		old->sa_handler(sig);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Return the wait status of hook pid after ending its process group: SIGTERM, up to
+ * HOOK_GRACE_S for the leader to go, then SIGKILL to whatever is left (sent while the leader
+ * is not yet reaped, so the group id cannot have been reused), or -errno.
+ */
+#define HOOK_GRACE_S 2.0
+static int hook_kill(pid_t pid)
+{
+	double until = mono_s() + HOOK_GRACE_S;
+	int status;
+
+	kill(-pid, SIGTERM);
+	while (mono_s() < until) {
+		siginfo_t si = { 0 };
+
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == pid)
+			break;
+		usleep(20000);
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return status;
+}
+
+int cli_run_hook(const char *cmd, const char *input, double timeout_s)
+{
+	size_t len = strlen(input), off = 0;
+	int pfd[2], status, ret, wfd;
+	double deadline;
+	struct sigaction sa;
+	pid_t pid, self = getpid();
+
+	if (timeout_s <= 0)
+		timeout_s = CLI_HOOK_TIMEOUT_DEFAULT_S;
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
 	if (pid < 0) {
-		int err = errno;
-
+		ret = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
-		return -err;
+		return ret;
 	}
 	if (pid == 0) {
+		/* Its own process group, so a timeout ends the hook and all it started. */
+		setpgid(0, 0);
+		if (kio_pdeathsig_set(SIGTERM, self) == -ESRCH)
+			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);	/* patrol's scanners ignore it */
 		if (dup2(pfd[0], STDIN_FILENO) < 0)
 			_exit(127);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid);			/* both sides: whichever runs first */
 	close(pfd[0]);
+	wfd = pfd[1];
+	fcntl(wfd, F_SETFL, O_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
-	while (off < len) {
-		ssize_t n = write(pfd[1], input + off, len - off);
+	hook_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_hook_signal;
+	sigaction(SIGTERM, &sa, &hook_old_term);
+	sigaction(SIGINT, &sa, &hook_old_int);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;			/* the command does not read it all: its choice */
-		off += (size_t)n;
+	deadline = mono_s() + timeout_s;
+	for (;;) {
+		struct pollfd pf = { .fd = wfd, .events = POLLOUT };
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) :
+			      128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+			break;
+		}
+		if (hook_stop || mono_s() >= deadline) {
+			ret = hook_kill(pid);
+			ret = ret < 0 ? ret : hook_stop ? -EINTR : -ETIMEDOUT;
+			break;
+		}
+		/* Feed stdin without blocking: a hook that does not read must still time out. */
+		if (poll(&pf, wfd >= 0 ? 1 : 0, 50) > 0 && wfd >= 0) {
+			ssize_t n = write(wfd, input + off, len - off);
+
+			if (n > 0)
+				off += (size_t)n;
+			else if (n < 0 && errno != EAGAIN && errno != EINTR)
+				off = len;	/* it does not read it all: its choice */
+		}
+		if (wfd >= 0 && off == len) {
+			close(wfd);
+			wfd = -1;
+		}
 	}
-	close(pfd[1]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (wfd >= 0)
+		close(wfd);
+	sigaction(SIGTERM, &hook_old_term, NULL);
+	sigaction(SIGINT, &hook_old_int, NULL);
+	if (hook_stop && (hook_stop == SIGTERM ? &hook_old_term : &hook_old_int)->sa_handler ==
+	    SIG_DFL)
+		raise(hook_stop);		/* nobody else will act on it */
+	return ret;
+}
+
+/* Say why on_damage (result ret of cli_run_hook) did not succeed, and what happens next. */
+static void hook_warn(const struct cli_scan_cfg *cfg, int ret, unsigned nr)
+{
+	char why[64];
+
+	if (ret == 0)
+		return;
+	if (ret == -ETIMEDOUT)
+		snprintf(why, sizeof(why), "timed out after %.0fs and was killed",
+			 cfg->hook_timeout_s > 0 ? cfg->hook_timeout_s : CLI_HOOK_TIMEOUT_DEFAULT_S);
+	else if (ret == -EINTR)
+		snprintf(why, sizeof(why), "was stopped: mediascan is stopping");
+	else if (ret < 0)
+		snprintf(why, sizeof(why), "could not run: %s", strerror(-ret));
+	else if (ret > 128)
+		snprintf(why, sizeof(why), "was killed by signal %d", ret - 128);
+	else
+		snprintf(why, sizeof(why), "failed with exit status %d", ret);
+	cli_err("warning: on_damage %s: %s; its %u damaged range%s stay%s untold and %s offered "
+		"again on the next run", why, cfg->on_damage, nr, nr == 1 ? "" : "s",
+		nr == 1 ? "s" : "", nr == 1 ? "is" : "are");
 }
 
 /* The JSON handed to on_damage: schema mediascan-damage/1. */
@@ -144,8 +256,9 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 	const struct scan_result *r = rep->r;
 	json_object *fresh = json_object_new_array();
 	const char *label = cfg->label ? cfg->label : cfg->target;
+	size_t *fresh_idx = calloc(r->nr_errors ? r->nr_errors : 1, sizeof(*fresh_idx));
 	unsigned nr_fresh = 0;
-	int cleared = 0, ret;
+	int cleared = 0, told = 1, ret;
 
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
@@ -167,13 +280,16 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 			if (ret < 0)
 				cli_err("warning: owners not stored in the history: %s",
 					scan_state_errmsg(st));
-			ret = scan_state_take_unnotified(st, pass_id, dev, e->offset, e->length);
+			/* Marked told only once it was (below): a failed on_damage is retried. */
+			ret = scan_state_count_unnotified(st, pass_id, dev, e->offset, e->length);
 			is_new = ret != 0;	/* an error of the store still tells */
 		}
 		if (!is_new) {
 			json_object_put(ej);
 			continue;
 		}
+		if (fresh_idx)
+			fresh_idx[nr_fresh] = i;
 		nr_fresh++;
 		json_object_array_add(fresh, ej);
 		if (cfg->journal)
@@ -203,18 +319,38 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 				 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
 		cli_journal_send(&ev);
 	}
-	if (cfg->on_damage && nr_fresh) {
+	if (cfg->on_damage && nr_fresh && r->stopped == 1) {
+		/* Stopping (SIGTERM, SIGINT): start no command that could hold the stop up. */
+		told = 0;
+		cli_err("warning: on_damage not run, the scan is stopping: its %u damaged range%s "
+			"%s offered again on the next run", nr_fresh, nr_fresh == 1 ? "" : "s",
+			nr_fresh == 1 ? "is" : "are");
+		json_object_put(fresh);
+	} else if (cfg->on_damage && nr_fresh) {
 		json_object *doc = damage_doc(cfg, rep, pass_id, fresh);
 
 		ret = cli_run_hook(cfg->on_damage, json_object_to_json_string_ext(doc,
-				   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		if (ret != 0)
-			cli_err("warning: on_damage command failed (%s %d): %s",
-				ret < 0 ? "error" : "exit", ret < 0 ? -ret : ret, cfg->on_damage);
+				   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
+				   cfg->hook_timeout_s);
+		told = ret == 0;
+		hook_warn(cfg, ret, nr_fresh);
 		json_object_put(doc);
 	} else {
 		json_object_put(fresh);
 	}
+	/* Told (journal, on_damage exit 0): not again. Else the next run offers it again. */
+	for (unsigned k = 0; st && told && fresh_idx && k < nr_fresh; k++) {
+		const struct scan_error *e = &r->errors[fresh_idx[k]];
+
+		ret = scan_state_take_unnotified(st, pass_id, rep->t->devices[e->dev_idx].path,
+						 e->offset, e->length);
+		if (ret < 0) {
+			cli_err("warning: damage not marked as told in the history (it will be "
+				"told again): %s", scan_state_errmsg(st));
+			break;
+		}
+	}
+	free(fresh_idx);
 	return cleared;
 }
 

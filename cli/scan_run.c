@@ -383,7 +383,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	struct ckpt_ctx ck = { 0 };
 	const struct vfy_ops *method;
 	struct cli_method cm = { 0 };
-	char err[1024] = "";
+	struct cli_scan_lock lk;
+	char err[1024] = "", key[8192], who[PATH_MAX + 64];
 	int ret, err_class, status, resumed = 0;
 	struct sigaction sa;
 	int human;
@@ -408,6 +409,16 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		map_target_close(&t);
 		return CLI_EXIT_OPERATIONAL;
 	}
+	/* One scan per target and disk, whoever started it (issue 11). */
+	target_key(&t, key, sizeof(key));
+	snprintf(who, sizeof(who), "mediascan %s %s", a->label ? "patrol, target" : "scan",
+		 a->label ? a->label : a->target);
+	ret = cli_scan_lock(&t, key, who, &lk, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("%s", err);
+		map_target_close(&t);
+		return CLI_EXIT_OPERATIONAL;
+	}
 	human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
 
 	memset(&po, 0, sizeof(po));
@@ -425,6 +436,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	so.max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
 	ret = cli_method_setup(method, &t, &so, &cm);	/* issue 5: drive-side methods */
 	if (ret) {
+		cli_scan_unlock(&lk);
 		map_target_close(&t);
 		return ret;
 	}
@@ -435,6 +447,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	if (ret < 0) {
 		cli_err("cannot plan %s: reading the space map (GETFSMAP) failed: %s", a->target,
 			strerror(-ret));
+		cli_scan_unlock(&lk);
 		map_target_close(&t);
 		return CLI_EXIT_OPERATIONAL;
 	}
@@ -458,6 +471,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 					strerror(-ret));
 				scan_state_close(ck.st);
 				scan_result_free(&r);
+				cli_scan_unlock(&lk);
 				map_target_close(&t);
 				return CLI_EXIT_OPERATIONAL;
 			}
@@ -600,11 +614,9 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		}
 	}
 	if (ck.st || a->journal || a->on_damage) {
-		char key[8192];
 		struct scan_state_outcome *settle = ck.st && r.complete ?
 			settle_outcomes(&ck, &so, resumed, a->recheck) : NULL;
 
-		target_key(&t, key, sizeof(key));
 		ret = cli_scan_after(a, &rep, ck.st, ck.pass_id, key, settle,
 				     settle ? ck.nr_watch : 0);
 		free(settle);
@@ -623,6 +635,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	free(ck.watch);
 	free(ck.watch_ids);
 	scan_result_free(&r);
+	cli_scan_unlock(&lk);
 	map_target_close(&t);
 	return status;
 
@@ -632,6 +645,7 @@ out_state:
 	free(ck.watch);
 	free(ck.watch_ids);
 	scan_result_free(&r);
+	cli_scan_unlock(&lk);
 	map_target_close(&t);
 	return ret;
 }

@@ -141,6 +141,19 @@ int kio_ioprio_set_idle(void);
 /* Return 0 after putting the calling thread in best-effort class at level (0..7), or -errno. */
 int kio_ioprio_set_be(int level);
 
+/* Process lifetime and exclusion (kio_proc.c). */
+/*
+ * Return 0 after asking for signal sig when the parent dies, -ESRCH if the parent (pid
+ * parent, read before the call) is already gone, or -errno.
+ */
+int kio_pdeathsig_set(int sig, pid_t parent);
+/*
+ * Return an fd (O_CLOEXEC) holding an exclusive flock() on lock file path (created 0644, its
+ * directory 0755 if missing) after writing note into it; -EWOULDBLOCK when another process
+ * holds it (its note's first line copied into holder), or -errno. Closing the fd releases it.
+ */
+int kio_lockfile_take(const char *path, const char *note, char *holder, size_t holder_len);
+
 /* Physical disks under block devices (kio_topology.c). */
 #define KIO_DISK_NAME_LEN 64
 /*

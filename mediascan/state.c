@@ -1680,6 +1680,30 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 	return ret;
 }
 
+int scan_state_count_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
+				uint64_t offset, uint64_t length)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	if (!st || !device)
+		return -EINVAL;
+	ret = hist_prepare(st, "SELECT count(*) FROM errors "
+			   "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
+			   "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 "
+			   "AND notified = 0", &s);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, pass_id);
+	bind_text(s, 2, device);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)offset);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)length);
+	ret = sqlite3_step(s);
+	ret = ret == SQLITE_ROW ? sqlite3_column_int(s, 0) : state_fail(st, ret);
+	sqlite3_finalize(s);
+	return ret;
+}
+
 int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
 			       uint64_t offset, uint64_t length)
 {

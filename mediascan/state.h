@@ -195,6 +195,13 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 			   scan_state_row_fn fn, void *arg);
 /*
  * Return the number of stored errors of pass_id's target on device overlapping
+ * [offset, offset+length) not yet notified (0: already told), or -errno. Nothing is marked:
+ * scan_state_take_unnotified does that once the damage was told.
+ */
+int scan_state_count_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
+				uint64_t offset, uint64_t length);
+/*
+ * Return the number of stored errors of pass_id's target on device overlapping
  * [offset, offset+length) not yet notified, now marked notified (0: already told), or -errno.
  */
 int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const char *device,

@@ -2,7 +2,8 @@
 # patrol-disk.sh - issue 6: patrol runs one scan per physical disk at a time. Two targets on
 # partitions of the same disk (a GPT on a loop device over the fault disk; `partx -a` adds
 # the partitions since this kernel parses no tables) are scanned one after the other, never
-# together; each pass still completes.
+# together; each pass still completes. Issue 11: by hand too, a scan of one partition while
+# another scan reads the other is refused (exit 4) by the disk's lock.
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 e2e_require_root_loop_fuse
@@ -40,10 +41,13 @@ EOC
 patrol=
 cleanup_all()
 {
+	local rc=$?
+
 	[ -z "$patrol" ] || kill -TERM "$patrol" 2>/dev/null || :
 	[ -z "$patrol" ] || wait "$patrol" 2>/dev/null || :
 	partx -d "$D" 2>/dev/null || :
-	_e2e_trap_exit
+	_e2e_cleanup
+	exit "$rc"
 }
 trap cleanup_all EXIT
 
@@ -77,6 +81,23 @@ e2e_check "each pass was paced (took at least 2 s)" \
 	test $((e1 - s1)) -ge 2 -a $((e2 - s2)) -ge 2
 e2e_check "the two passes on one disk did not overlap" \
 	test "$s2" -ge "$e1" -o "$s1" -ge "$e2"
+
+# Issue 11: the disk lock holds whoever scans. While an admin's scan reads p1, a scan of p2
+# (another target on the same disk) is refused with exit 4, naming the disk and the holder.
+"$MEDIASCAN" scan "${D}p1" --rate 20M --no-state --progress none >/dev/null 2>&1 &
+first=$!
+for _ in $(seq 50); do
+	ls /run/mediascan/disk-"$(basename "$D")".lock >/dev/null 2>&1 &&
+		grep -q "pid $first" /run/mediascan/disk-"$(basename "$D")".lock && break
+	sleep 0.1
+done
+rc=0
+"$MEDIASCAN" scan "${D}p2" --no-state --progress none >/dev/null 2>"$E2E_DIR/scan2.err" || rc=$?
+e2e_log "scan of p2 during a scan of p1: exit $rc: $(cat "$E2E_DIR/scan2.err")"
+wait "$first" || :
+ms_expect_eq "a scan of another target on a disk being scanned exits 4" "$rc" 4
+e2e_check "it names the disk and the scan holding it" \
+	grep -q "disk $(basename "$D") .*pid $first: mediascan scan ${D}p1" "$E2E_DIR/scan2.err"
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 e2e_assert_unchanged "$h"
-e2e_pass "targets on one disk are scanned one at a time"
+e2e_pass "targets on one disk are scanned one at a time, by patrol and by hand"

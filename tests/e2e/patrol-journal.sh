@@ -44,6 +44,8 @@ EOC
 patrol=
 cleanup_all()
 {
+	local rc=$?
+
 	[ -z "$patrol" ] || kill -TERM "$patrol" 2>/dev/null || :
 	[ -z "$patrol" ] || wait "$patrol" 2>/dev/null || :
 	if [ -n "$started_jd" ]; then
@@ -53,7 +55,8 @@ cleanup_all()
 		rm -f /run/systemd/journal/socket /run/systemd/journal/stdout \
 			/run/systemd/journal/dev-log /run/systemd/journal/io.systemd.journal
 	fi
-	_e2e_trap_exit
+	_e2e_cleanup
+	exit "$rc"
 }
 trap cleanup_all EXIT
 since=$(date '+%Y-%m-%d %H:%M:%S')

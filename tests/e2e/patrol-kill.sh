@@ -34,8 +34,11 @@ e2e_bad_add "$late" 4096
 pgid=
 cleanup_patrol()
 {
+	local rc=$?
+
 	[ -z "$pgid" ] || kill -KILL -- "-$pgid" 2>/dev/null || :
-	_e2e_trap_exit
+	_e2e_cleanup
+	exit "$rc"
 }
 trap cleanup_patrol EXIT
 

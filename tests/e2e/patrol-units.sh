@@ -1,7 +1,8 @@
 #!/bin/bash
 # patrol-units.sh - the packaging: the systemd units meson builds pass `systemd-analyze verify`
-# without a warning (template instances included), the man page is built, the bash completion
-# loads and completes the subcommands.
+# without a warning (template instances included), the patrol unit's sandbox lets the
+# documented on_damage example queue mail and both units have the lock dir, the man page is
+# built, the bash completion loads and completes the subcommands.
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 ms_require
@@ -25,6 +26,36 @@ e2e_check "patrol unit is sandboxed" grep -q "^ProtectSystem=strict" "$dir/media
 e2e_check "patrol unit has no network" grep -q "^PrivateNetwork=true" "$dir/mediascan-patrol.service"
 e2e_check "one-shot unit resumes and is bounded" \
 	grep -q "scan %f --resume --max-duration" "$dir/mediascan@tmp.service"
+
+# The sandbox against what the documented on_damage example needs (issue 11, finding 8): the
+# mail example (man page and docs/patrol.md) pipes to mail(1), which hands the message to the
+# local MTA's sendmail: postfix's postdrop writes maildrop/ and pokes public/pickup, exim4
+# writes its spool and log and switches to its own user. With ProtectSystem=strict each of
+# those paths must be in ReadWritePaths, and the capabilities in the bounding set.
+pu=$dir/mediascan-patrol.service
+e2e_check "the man page's on_damage example is mail(1)" \
+	grep -q 'on_damage = mail -s' "$E2E_ROOT/man/mediascan.8.scd"
+e2e_check "docs/patrol.md's on_damage example is mail(1)" \
+	grep -q '| mail -s "mediascan: damage on' "$E2E_ROOT/docs/patrol.md"
+rw=" $(sed -n 's/^ReadWritePaths=//p' "$pu" | tr '\n' ' ' | sed 's/-\//\//g') "
+for p in /var/spool/postfix/maildrop /var/spool/postfix/public /var/spool/exim4 /var/log/exim4 \
+	/var/mail; do
+	e2e_check "patrol unit lets on_damage's MTA write $p" grep -q " $p " <<<"$rw"
+done
+caps=" $(sed -n 's/^CapabilityBoundingSet=//p' "$pu" | tr '\n' ' ') "
+for c in CAP_DAC_OVERRIDE CAP_SETUID CAP_SETGID CAP_CHOWN CAP_KILL; do
+	e2e_check "patrol unit keeps $c for on_damage" grep -q " $c " <<<"$caps"
+done
+e2e_check_fails "no AF_INET needed: the example queues locally (PrivateNetwork stays)" \
+	grep -q "^PrivateNetwork=false" "$pu"
+# The lock dir of one scan per target/disk exists under ProtectSystem=strict in both units and
+# is kept when one of them stops.
+e2e_check "the binary locks in /run/mediascan" grep -qa "/run/mediascan" "$MEDIASCAN"
+for u in "$pu" "$dir/mediascan@tmp.service"; do
+	e2e_check "$(basename "$u"): RuntimeDirectory=mediascan" grep -qx "RuntimeDirectory=mediascan" "$u"
+	e2e_check "$(basename "$u"): RuntimeDirectoryPreserve=yes" \
+		grep -qx "RuntimeDirectoryPreserve=yes" "$u"
+done
 
 if [ -f "$E2E_BUILD/man/mediascan.8" ]; then
 	for w in patrol status report "--format" "--since" "--max-duration" "--window" "on_damage" \

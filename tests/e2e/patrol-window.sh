@@ -27,10 +27,13 @@ raw=$(losetup --direct-io=on --sector-size 512 -o $((400 << 20)) --find --show "
 patrol=
 cleanup_patrol()
 {
+	local rc=$?
+
 	[ -z "$patrol" ] || kill -TERM "$patrol" 2>/dev/null || :
 	[ -z "$patrol" ] || wait "$patrol" 2>/dev/null || :
 	losetup -d "$raw" 2>/dev/null || :
-	_e2e_trap_exit
+	_e2e_cleanup
+	exit "$rc"
 }
 trap cleanup_patrol EXIT
 raw_size=$(blockdev --getsize64 "$raw")

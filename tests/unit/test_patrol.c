@@ -1,9 +1,11 @@
 /*
  * tests/unit/test_patrol.c - patrol's pieces without disks: the config parser (values,
  * inheritance, every error naming its line), active hours, the journal field list (checked
- * here because the hosts that run the tests have no journald) and the metrics textfile.
+ * here because the hosts that run the tests have no journald), the metrics textfile, the
+ * on_damage runner (exit status, timeout) and the scan locks and parent-death signal.
  */
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 
 #include "config_file.h"
 #include "journal.h"
+#include "kio.h"
 #include "patrol.h"
 
 static char conf_path[] = "/tmp/mediascan-test-patrol-XXXXXX";
@@ -55,6 +58,7 @@ static void test_config_good(void **state)
 	assert_int_equal(cfg.targets[1].o.rate_max_bps, 50ull << 20);	/* overridden */
 	assert_int_equal(cfg.targets[1].o.rate_min_bps, 5ull << 20);	/* still inherited */
 	assert_string_equal(cfg.targets[1].o.method, "read");
+	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, (int)CLI_HOOK_TIMEOUT_DEFAULT_S);
 }
 
 /* text must fail with an error starting "FILE:LINE: " and containing why. */
@@ -86,6 +90,65 @@ static void test_config_errors(void **state)
 	bad("[global]\nactive_hours = 25:00-01:00\n[target a]\npath = /x\n", 2, "active_hours");
 	bad("[global]\nrate_min = 10M\nrate_max = 1M\n[target a]\npath = /x\n", 3, "rate_min");
 	bad("window = 1d\n[target a]\npath = /x\n", 1, "outside a section");
+}
+
+/* hook_timeout: [global] sets it for all, a target may override it (issue 11). */
+static void test_config_hook_timeout(void **state)
+{
+	char err[2048] = "";
+
+	(void)state;
+	write_conf("[global]\non_damage = true\nhook_timeout = 90s\n[target a]\npath = /x\n"
+		   "[target b]\npath = /y\nhook_timeout = 2m\n");
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, 90);
+	assert_int_equal((int)cfg.targets[1].o.hook_timeout_s, 120);
+	assert_string_equal(cfg.targets[1].o.on_damage, "true");
+	bad("[global]\nhook_timeout = 0s\n[target a]\npath = /x\n", 2, "bad hook_timeout");
+	bad("[target a]\npath = /x\nhook_timeout = soon\n", 3, "bad hook_timeout");
+}
+
+/* cli_run_hook: exit status, stdin, a timeout that kills the hook's whole group. */
+static void test_run_hook(void **state)
+{
+	static char big[200000];
+
+	(void)state;
+	assert_int_equal(cli_run_hook("exit 3", "x", 5), 3);
+	assert_int_equal(cli_run_hook("test \"$(cat)\" = hello", "hello", 5), 0);
+	/* A hook that reads nothing while stdin is larger than a pipe still times out. */
+	memset(big, 'x', sizeof(big) - 1);
+	assert_int_equal(cli_run_hook("sleep 30 & sleep 30; wait", big, 1), -ETIMEDOUT);
+	assert_int_equal(cli_run_hook("kill -9 $$", "", 5), 128 + 9);
+}
+
+/* kio_lockfile_take: exclusive, names its holder, released on close; kio_pdeathsig_set. */
+static void test_locks(void **state)
+{
+	char dir[] = "/tmp/mediascan-test-lock-XXXXXX", path[128], holder[64];
+	int fd, fd2;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run/t.lock", dir);	/* run/ is made */
+	fd = kio_lockfile_take(path, "pid 1: first\n", holder, sizeof(holder));
+	assert_true(fd >= 0);
+	/* flock is per open file: a second open conflicts even in this process. */
+	fd2 = kio_lockfile_take(path, "pid 2: second\n", holder, sizeof(holder));
+	assert_int_equal(fd2, -EWOULDBLOCK);
+	assert_string_equal(holder, "pid 1: first");
+	close(fd);
+	fd2 = kio_lockfile_take(path, "pid 2: second\n", holder, sizeof(holder));
+	assert_true(fd2 >= 0);
+	close(fd2);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run", dir);
+	rmdir(path);
+	rmdir(dir);
+
+	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid()), 0);
+	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid() + 1), -ESRCH);
+	assert_int_equal(kio_pdeathsig_set(0, getppid()), 0);
 }
 
 static void test_active_hours(void **state)
@@ -183,6 +246,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_good),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_hook_timeout),
+		cmocka_unit_test(test_run_hook),
+		cmocka_unit_test(test_locks),
 		cmocka_unit_test(test_active_hours),
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
