@@ -32,6 +32,7 @@ struct cli_report {
 	size_t *own_first;		/* per scan error: its owners in dmg.owners (damage) or */
 	size_t *own_count;		/* risk.owners (slow, device fault) */
 	int resumed;			/* the pass continued an interrupted one */
+	uint64_t base_bytes;		/* of r->scanned_bytes, read before a resume */
 	unsigned exit_bits;
 	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */
 	unsigned nr_gap_errors;
@@ -89,6 +90,8 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_report_build(struct cli_report *rep);
 /* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
 int cli_report_write_json(const struct cli_report *rep, const char *path);
+/* Return the rate of the summary: planned bytes checked per second in this run. */
+double cli_report_rate(const struct cli_report *rep);
 /* Print the human summary of the report. */
 void cli_report_print(const struct cli_report *rep, FILE *f);
 /* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */

@@ -12,7 +12,7 @@
 void cli_progress_cb(const struct scan_progress *p, void *arg)
 {
 	struct cli_progress *pr = arg;
-	char done[32], total[32], rate[32], eta[32], bar[BAR_WIDTH + 1];
+	char done[32], total[32], rate[32], eta[32], bar[BAR_WIDTH + 1], errs[64] = "";
 	double frac = p->planned_bytes ? (double)p->scanned_bytes / (double)p->planned_bytes : 0;
 	int fill;
 
@@ -24,9 +24,9 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 			return;
 		pr->last_log_s = p->elapsed_s;
 		fprintf(stderr, "progress t=%.2f scanned=%llu planned=%llu rate=%.0f target=%.0f "
-			"backoff=%d errors=%u\n", p->elapsed_s,
+			"backoff=%d errors=%u damage=%u\n", p->elapsed_s,
 			(unsigned long long)p->scanned_bytes, (unsigned long long)p->planned_bytes,
-			p->rate_bps, p->target_bps, p->backing_off, p->nr_errors);
+			p->rate_bps, p->target_bps, p->backing_off, p->nr_errors, p->nr_damage);
 		return;
 	}
 	if (frac > 1)
@@ -42,9 +42,15 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 			 (double)(p->planned_bytes - (p->scanned_bytes < p->planned_bytes ?
 						      p->scanned_bytes : p->planned_bytes)) /
 			 p->rate_bps : -1, eta, sizeof(eta));
+	/* What was found so far; files are known only once the scan is mapped, at the end. */
+	if (p->nr_damage)
+		snprintf(errs, sizeof(errs), "  %u bad range%s%s", p->nr_damage,
+			 p->nr_damage == 1 ? "" : "s", p->nr_errors > p->nr_damage ? " +" : "");
+	else if (p->nr_errors)
+		snprintf(errs, sizeof(errs), "  %u read%s to recheck", p->nr_errors,
+			 p->nr_errors == 1 ? "" : "s");
 	fprintf(stderr, "\r\033[K %5.1f%% [%s] %s / %s  %s/s  ETA %s%s%s", frac * 100, bar, done,
-		total, rate, eta, p->backing_off ? "  (backing off: disk busy)" : "",
-		p->nr_errors ? "  errors found" : "");
+		total, rate, eta, p->backing_off ? "  (backing off: disk busy)" : "", errs);
 	fflush(stderr);
 	pr->drawn = 1;
 }

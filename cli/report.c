@@ -360,12 +360,24 @@ static void print_at_risk(const struct cli_report *rep, FILE *f)
 	}
 }
 
+double cli_report_rate(const struct cli_report *rep)
+{
+	const struct scan_result *r = rep->r;
+	uint64_t done = r->scanned_bytes > rep->base_bytes ? r->scanned_bytes - rep->base_bytes : 0;
+
+	/*
+	 * Planned bytes checked per second in this run: a drive-side method moves no data
+	 * (read_bytes is 0), and bytes read before a resume took no time here.
+	 */
+	return r->elapsed_s > 0 ? (double)done / r->elapsed_s : 0;
+}
+
 void cli_report_print(const struct cli_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
 	const struct map_target *t = rep->t;
 	char a[32], b[32], c[32];
-	double rate = r->elapsed_s > 0 ? (double)r->read_bytes / r->elapsed_s : 0;
+	double rate = cli_report_rate(rep);
 
 	if (rep->nr_damage_errors) {
 		fprintf(f, "\nMedia errors (%u):\n", rep->nr_damage_errors);

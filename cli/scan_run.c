@@ -585,6 +585,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	rep.r = &r;
 	rep.method = method->name;
 	rep.resumed = resumed;
+	rep.base_bytes = so.scanned_base;
 	ret = cli_report_build(&rep);
 	if (ret < 0) {
 		cli_err("mapping the errors to their owners failed: %s", strerror(-ret));

@@ -298,6 +298,8 @@ static void exec_progress(struct exec *x, int force)
 		p.backing_off = scan_gov_backing_off(&x->gov);
 	}
 	p.nr_errors = (unsigned)x->r->nr_errors;
+	for (size_t i = 0; i < x->r->nr_errors; i++)
+		p.nr_damage += scan_is_damage(&x->r->errors[i]);
 	x->o->progress(&p, x->o->progress_arg);
 }
 

@@ -77,7 +77,8 @@ struct scan_progress {
 	double rate_bps;		/* recent rate, bytes per second */
 	double target_bps;		/* governor's rate in force, 0 unthrottled */
 	int backing_off;		/* the governor holds the floor: other I/O seen */
-	unsigned nr_errors;
+	unsigned nr_errors;		/* error records so far, of every verdict */
+	unsigned nr_damage;		/* of which damage: blocks that failed every read */
 };
 
 /*

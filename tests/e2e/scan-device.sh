@@ -71,6 +71,8 @@ e2e_bad_del "$slow" 4096
 # The progress bar: drawn with --progress bar, absent with none.
 bar=$("$MEDIASCAN" scan "$E2E_LOOP" --progress bar --rate 100M -q --no-state 2>&1 >/dev/null || true)
 e2e_check "progress bar shows percent, rate and ETA" grep -q "%.*ETA" <<<"$bar"
+# (it said "errors found" with no count)
+e2e_check "progress bar counts the bad ranges found so far" grep -q "ETA .*  2 bad ranges" <<<"$bar"
 bar=$("$MEDIASCAN" scan "$E2E_LOOP" --progress none -q --no-state 2>&1 >/dev/null || true)
 ms_expect_eq "no bar with --progress none" "$bar" ""
 

@@ -241,9 +241,28 @@ static void test_owners_files(void **state)
 	assert_int_equal(cli_owners_json_files(NULL, ino, 8), 0);
 }
 
+/*
+ * The summary's rate is planned bytes checked per second in this run: a drive-side method
+ * moves no data (a 269 MiB nvme-verify scan of 0.2 s said "0 B/s"), and bytes read before a
+ * resume took no time in this run.
+ */
+static void test_summary_rate(void **state)
+{
+	struct scan_result r = { .scanned_bytes = 269ull << 20, .read_bytes = 0, .elapsed_s = 0.2 };
+	struct cli_report rep = { .r = &r };
+
+	(void)state;
+	assert_true(cli_report_rate(&rep) > 1.4e9 && cli_report_rate(&rep) < 1.42e9);
+	rep.base_bytes = 200ull << 20;		/* resumed: 200 MiB were read before */
+	assert_true(cli_report_rate(&rep) > 3.6e8 && cli_report_rate(&rep) < 3.7e8);
+	r.elapsed_s = 0;
+	assert_true(cli_report_rate(&rep) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary_rate),
 		cmocka_unit_test(test_config_good),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_config_hook_timeout),
