@@ -262,8 +262,7 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
-		const struct map_device *md = &rep->t->devices[e->dev_idx];
-		const char *dev = md->ident[0] ? md->ident : md->path;	/* the rows' key */
+		const char *dev = map_device_key(&rep->t->devices[e->dev_idx]);	/* rows' key */
 		json_object *ej;
 		int is_new = 1;
 
@@ -342,7 +341,8 @@ int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
 	for (unsigned k = 0; st && told && fresh_idx && k < nr_fresh; k++) {
 		const struct scan_error *e = &r->errors[fresh_idx[k]];
 
-		ret = scan_state_take_unnotified(st, pass_id, rep->t->devices[e->dev_idx].path,
+		ret = scan_state_take_unnotified(st, pass_id,
+						 map_device_key(&rep->t->devices[e->dev_idx]),
 						 e->offset, e->length);
 		if (ret < 0) {
 			cli_err("warning: damage not marked as told in the history (it will be "

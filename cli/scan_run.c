@@ -95,7 +95,7 @@ void cli_scan_target_key(const struct map_target *t, char *key, size_t len)
 /* What error rows name device d by: its key (role or disk identity), else its path. */
 static const char *dev_key(const struct map_target *t, unsigned d)
 {
-	return t->devices[d].ident[0] ? t->devices[d].ident : t->devices[d].path;
+	return map_device_key(&t->devices[d]);
 }
 
 /* Return the index of the device a history row names (its key, or an old row's path). */

@@ -94,6 +94,11 @@ static void device_ident(const struct map_target *t, struct map_device *d)
 	snprintf(d->ident, sizeof(d->ident), "%s", id);
 }
 
+const char *map_device_key(const struct map_device *d)
+{
+	return d->ident[0] ? d->ident : d->path;
+}
+
 int map_target_key(const struct map_target *t, char *key, size_t len, char *legacy,
 		   size_t legacy_len)
 {

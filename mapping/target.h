@@ -130,6 +130,8 @@ int map_target_open_device(const char *path, struct map_target *t, unsigned *dev
 struct map_target *map_target_fs(struct map_target *t, uint32_t fs_idx);
 /* Return the segment of a partitioned disk holding byte offset, or NULL. */
 const struct map_seg *map_target_seg(const struct map_target *t, uint64_t offset);
+/* Return what the history names device d by: its ident, or its path when it has none. */
+const char *map_device_key(const struct map_device *d);
 /*
  * Return 0 after writing the key the state store knows target t by: "FSTYPE:UUID" for a
  * filesystem, "device:IDENT" for a disk or bare device; -ENOENT (with the legacy key, size
