@@ -15,7 +15,8 @@
 #         request; nothing below it retries).
 # Phase 6 time: median(xfs_scrub -n -x) - median(xfs_scrub -n), in-guest wall clock; the clean
 # copy (no error) gives the time of a phase 6 that is not cut short.
-# Usage: tests/bench/vm-xfs-scrub.sh [BUILD_DIR]   Environment: ROUNDS (default 5).
+# Usage: tests/bench/vm-xfs-scrub.sh [BUILD_DIR]   Environment: ROUNDS (default 5), KEEP=1
+# (keep the temporary directory: guest output, QEMU trace).
 # Prints markdown tables; not a pass/fail test.
 set -euo pipefail
 
