@@ -37,6 +37,12 @@ expect 8 "unknown or incomplete option" "$M" map "$D" 0 --frobnicate
 expect 8 "at most one FILE" "$M" map --kernel-log a b
 expect 8 "cannot read" "$M" map --kernel-log /nonexistent/kern.log
 expect 8 "bad --block-size" "$M" map --kernel-log /dev/null --block-size 3000
+# Sector and count in bytes overflow 64 bits (2^55 * 512 = 2^64): refused, not wrapped to 0.
+expect 8 "out of range" "$M" map "$D" --sector 36028797018963968
+expect 8 "out of range" "$M" map "$D" --sector 1 --count 36028797018963968
+expect 8 "out of range" "$M" map "$D" --sector 36028797018963967 --count 2
+# OFFSET + LENGTH past 2^64 must not wrap into a short range.
+expect 8 "past the end|out of range" "$M" map "$D" 4096 18446744073709547520
 
 ans=$E2E_DIR/ans.json
 rc=0
