@@ -34,39 +34,6 @@ struct report_ctx {
 	json_object *errors;
 };
 
-/* Return 0 and unix seconds for "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]", "@SECONDS", or
- * a duration ago ("7d"); -EINVAL otherwise. */
-static int parse_since(const char *s, int64_t *out)
-{
-	struct tm tm;
-	double ago;
-	char *end;
-
-	if (s[0] == '@') {
-		long long v = strtoll(s + 1, &end, 10);
-
-		if (*end || end == s + 1)
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%d", &tm);
-	if (end && (!*end || (end = strptime(end, " %H:%M:%S", &tm)) ||
-		    (end = strptime(s + 10, " %H:%M", &tm)))) {
-		if (end && *end)
-			return -EINVAL;
-		tm.tm_isdst = -1;
-		*out = (int64_t)mktime(&tm);
-		return 0;
-	}
-	if (cli_parse_duration(s, &ago) == 0) {
-		*out = (int64_t)time(NULL) - (int64_t)ago;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* Collect the inodes the owners of e name. */
 static int collect_inodes(const struct scan_state_error_row *e, void *arg)
 {
@@ -297,7 +264,7 @@ int cli_report_main(int argc, char **argv)
 			r.all = 1;
 			break;
 		case 'S':
-			if (parse_since(optarg, &r.since)) {
+			if (cli_parse_since(optarg, &r.since)) {
 				cli_err("bad --since '%s': give YYYY-MM-DD, 'YYYY-MM-DD HH:MM', "
 					"@UNIXTIME or a duration ago such as 7d", optarg);
 				return CLI_EXIT_USAGE;
