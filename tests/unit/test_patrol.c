@@ -88,6 +88,55 @@ static void test_config_errors(void **state)
 	bad("window = 1d\n[target a]\npath = /x\n", 1, "outside a section");
 }
 
+/* Target names as the docs say: letters, digits, - _ . only, at most 63. */
+static void test_config_target_names(void **state)
+{
+	(void)state;
+	bad("[target a$(reboot)]\npath = /x\n", 1, "bad target name");
+	bad("[target caf\xc3\xa9]\npath = /x\n", 1, "bad target name");
+	bad("[target a\033[31m]\npath = /x\n", 1, "bad target name");
+	bad("[target a,b]\npath = /x\n", 1, "bad target name");
+	bad("[target a{b}]\npath = /x\n", 1, "bad target name");
+	bad("[target aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n"
+	    "path = /x\n", 1, "bad target name");
+}
+
+/* Lines longer than libinih's 200 bytes are one line: on_damage and path are whole, the line
+ * numbers after them right; a value longer than its field is refused, never cut. */
+static void test_config_long_lines(void **state)
+{
+	char err[2048] = "", text[8192], cmd[1001], path[1001];
+
+	(void)state;
+	memset(cmd, 'x', sizeof(cmd) - 1);
+	cmd[sizeof(cmd) - 1] = '\0';
+	memcpy(cmd, "echo ", 5);
+	cmd[400] = '=';			/* an '=' past inih's cut must not make a new key */
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text), "[global]\non_damage = %s\n[target a]\npath = %s\n"
+		 "window = 1d\nfoo = 1\n", cmd, path);
+	write_conf(text);
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, ":6: unknown key 'foo'"));
+	snprintf(text, sizeof(text), "[global]\non_damage = %s  ; a comment\n[target a]\n"
+		 "path = %s\nwindow = 1d\n", cmd, path);
+	write_conf(text);
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.global.on_damage, cmd);
+	assert_string_equal(cfg.targets[0].o.on_damage, cmd);
+	assert_string_equal(cfg.targets[0].path, path);
+	assert_int_equal((int)cfg.targets[0].o.window_s, 86400);
+	/* longer than on_damage's 1023 bytes: an error, not a truncated command */
+	memset(text, 0, sizeof(text));
+	strcpy(text, "[global]\non_damage = ");
+	memset(text + strlen(text), 'y', 2000);
+	strcat(text, "\n[target a]\npath = /x\n");
+	bad(text, 2, "too long");
+}
+
 static void test_active_hours(void **state)
 {
 	int s, e;
@@ -183,6 +232,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_good),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_target_names),
+		cmocka_unit_test(test_config_long_lines),
 		cmocka_unit_test(test_active_hours),
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
