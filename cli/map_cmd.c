@@ -522,12 +522,10 @@ static int write_json(const struct map_run *m, const char *path)
 	json_object *root = answer_json(m);
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
-	int ret = 0;
+	FILE *f = stdout;
+	int ret = strcmp(path, "-") ? cli_create_private(path, &f) : 0;
 
-	if (!f) {
-		ret = -errno;
-	} else {
+	if (ret == 0) {
 		if (fputs(s, f) < 0 || fputc('\n', f) < 0)
 			ret = -EIO;
 		if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
@@ -753,7 +751,8 @@ int cli_map_main(int argc, char **argv)
 	if (json) {
 		ret = write_json(&m, json);
 		if (ret < 0) {
-			cli_err("cannot write the JSON answer to %s: %s", json, strerror(-ret));
+			cli_err("cannot write the JSON answer to %s: %s", json,
+				cli_create_error(ret));
 			m.exit_bits |= CLI_EXIT_OPERATIONAL;
 		}
 	}

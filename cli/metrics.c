@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -180,11 +181,20 @@ int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *ta
 	char tmp[4096 + 16];
 	int fd, ret = 0;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	/* A new, unique temp file (O_EXCL: a name planted in the directory, symlink or not, is
+	 * never opened), readable by the exporter, renamed over path (a symlink at path is
+	 * replaced, never followed). */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fchmod(fd, 0644) < 0) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
 	m.f = fdopen(fd, "w");
 	if (!m.f) {
 		ret = -errno;

@@ -12,11 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "config_file.h"
 #include "journal.h"
 #include "patrol.h"
+#include "state.h"
 
 static char conf_path[] = "/tmp/mediascan-test-patrol-XXXXXX";
 
@@ -227,6 +230,82 @@ static void test_owners_files(void **state)
 	assert_int_equal(cli_owners_json_files(NULL, ino, 8), 0);
 }
 
+static char tmp_dir[] = "/tmp/mediascan-test-files-XXXXXX";
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, len - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* The metrics file is written through a new temp file: a symlink planted where the temp file
+ * used to go ("PATH.tmp", in a directory the prometheus user owns) clobbers nothing. */
+static void test_metrics_no_follow(void **state)
+{
+	char sdir[256], victim[256], link[256], prom[256], buf[256];
+	struct scan_state *st = NULL;
+	struct stat sb;
+	char warn[256] = "";
+	FILE *f;
+
+	(void)state;
+	snprintf(sdir, sizeof(sdir), "%s/state", tmp_dir);
+	snprintf(victim, sizeof(victim), "%s/victim", tmp_dir);
+	snprintf(prom, sizeof(prom), "%s/m.prom", tmp_dir);
+	snprintf(link, sizeof(link), "%s/m.prom.tmp", tmp_dir);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(scan_state_open(sdir, &st, warn, sizeof(warn)), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), 0);
+	read_file(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "precious\n");
+	assert_int_equal(lstat(prom, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_mode & 0777, 0644);
+	read_file(prom, buf, sizeof(buf));
+	assert_memory_equal(buf, "# HELP", 6);
+	/* the metrics path itself a symlink: replaced by the file, its target untouched */
+	unlink(prom);
+	assert_int_equal(symlink(victim, prom), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), 0);
+	read_file(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "precious\n");
+	scan_state_close(st);
+}
+
+/* The state directory is refused when someone else may write to it or owns it. */
+static void test_state_dir_checked(void **state)
+{
+	char dir[256];
+	struct scan_state *st = NULL;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/open-state", tmp_dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(cli_history_open(dir, NULL, &st), -EPERM);
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(cli_history_open(dir, NULL, &st), -EPERM);
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(dir, 0700), 0);
+		assert_int_equal(chown(dir, 12345, 0), 0);
+		assert_int_equal(cli_history_open(dir, NULL, &st), -EPERM);
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(cli_history_open(dir, NULL, &st), 0);
+	scan_state_close(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,13 +316,22 @@ int main(void)
 		cmocka_unit_test(test_active_hours),
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
+		cmocka_unit_test(test_metrics_no_follow),
+		cmocka_unit_test(test_state_dir_checked),
 	};
 	int fd = mkstemp(conf_path), ret;
 
-	if (fd < 0)
+	if (fd < 0 || !mkdtemp(tmp_dir))
 		return 99;
 	close(fd);
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(conf_path);
+	if (!getenv("KEEP_TMP")) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tmp_dir);
+		if (system(cmd) != 0)
+			ret = ret ? ret : 99;
+	}
 	return ret;
 }
