@@ -15,6 +15,7 @@
 /* ---------------------------------------------------------------- NVMe */
 
 #define KIO_NVME_ADMIN_GET_LOG_PAGE 0x02
+#define KIO_NVME_LOG_RAE (1u << 15)	/* Get Log Page CDW10: retain asynchronous event */
 #define KIO_NVME_ADMIN_IDENTIFY 0x06
 #define KIO_NVME_CMD_READ 0x02
 #define KIO_NVME_CMD_VERIFY 0x0c
@@ -53,7 +54,8 @@ int kio_nvme_build_read(struct nvme_passthru_cmd64 *c, uint32_t nsid, uint64_t s
 /* Return 0 after building Identify (CNS cns, CSI csi) into a 4096-byte buf, or -EINVAL. */
 int kio_nvme_build_identify(struct nvme_passthru_cmd64 *c, uint32_t nsid, uint8_t cns,
 			    uint8_t csi, void *buf);
-/* Return 0 after building Get Log Page lid of len bytes (a multiple of 4), or -EINVAL. */
+/* Return 0 after building Get Log Page lid of len bytes (a multiple of 4, RAE set: the
+ * asynchronous event stays for other monitors), or -EINVAL. */
 int kio_nvme_build_get_log(struct nvme_passthru_cmd64 *c, uint32_t nsid, uint8_t lid,
 			   void *buf, uint32_t len);
 /* Return 1 when the command may be sent (admin: Identify, Get Log Page; I/O: Read, Verify). */

@@ -253,6 +253,29 @@ static void test_nvme_read_dwords(void **state)
 	assert_int_equal(kio_nvme_build_read(&c, 2, 0, 1, NULL, 512, NULL, 0, 0, 0), -EINVAL);
 }
 
+/* Get Log Page: RAE (CDW10 bit 15) set, so reading the Error Information log does not clear
+ * the asynchronous event another monitor (smartd, nvme-cli, the kernel) waits for. */
+static void test_nvme_get_log_dwords(void **state)
+{
+	static uint8_t buf[16 * 64];
+	struct nvme_passthru_cmd64 c;
+
+	(void)state;
+	assert_int_equal(kio_nvme_build_get_log(&c, 0xffffffffu, 0x01, buf, sizeof(buf)), 0);
+	assert_int_equal(c.opcode, 0x02);
+	assert_int_equal(c.nsid, 0xffffffffu);
+	assert_int_equal(c.cdw10, 0x01 | 1u << 15 | (255u << 16));	/* LID, RAE, NUMDL */
+	assert_int_equal(c.cdw11, 0);					/* NUMDU */
+	assert_int_equal(c.cdw12, 0);
+	assert_int_equal(c.cdw13, 0);
+	assert_int_equal(c.data_len, sizeof(buf));
+	/* 1 MiB: NUMD 0x3ffff splits into NUMDL 0xffff and NUMDU 3 */
+	assert_int_equal(kio_nvme_build_get_log(&c, 1, 0x02, buf, 1 << 20), 0);
+	assert_int_equal(c.cdw10, 0x02 | 1u << 15 | (0xffffu << 16));
+	assert_int_equal(c.cdw11, 3);
+	assert_int_equal(kio_nvme_build_get_log(&c, 1, 0x02, buf, 6), -EINVAL);
+}
+
 /* nvme-verify end to end through the mocked ioctl: the command sent and its outcome. */
 static void test_nvme_verify_method(void **state)
 {
@@ -719,6 +742,7 @@ int main(void)
 		cmocka_unit_test_setup(test_pi_check, reset),
 		cmocka_unit_test_setup(test_nvme_verify_dwords, reset),
 		cmocka_unit_test_setup(test_nvme_read_dwords, reset),
+		cmocka_unit_test_setup(test_nvme_get_log_dwords, reset),
 		cmocka_unit_test_setup(test_nvme_verify_method, reset),
 		cmocka_unit_test_setup(test_nvme_status_decoding, reset),
 		cmocka_unit_test_setup(test_scsi_cdbs, reset),
