@@ -1,7 +1,8 @@
 /*
  * integrity/probe.c - what a device can do for verification: NVMe identify (controller,
- * namespace, NVM command set structures; decoded with libnvme's types), SCSI READ CAPACITY(16)
- * and the Block Limits VPD page, the kernel integrity profile, the generic char device and
+ * namespace, NVM command set structures; decoded with libnvme's types), SCSI protection and
+ * Block Limits (from what sd left in sysfs, else READ CAPACITY(16) and VPD B0; nothing beyond
+ * INQUIRY to USB bridges), the kernel integrity profile, the generic char device and
  * io_uring passthrough. A partition is probed through its whole disk.
  */
 #include <errno.h>
@@ -132,7 +133,16 @@ out_free:
 	free(nvmns);
 }
 
-static void probe_scsi(struct vfy_dev *d)
+/* Block Limits VPD page: MAXIMUM and OPTIMAL TRANSFER LENGTH in blocks. */
+static void scsi_block_limits(struct vfy_dev *d, const uint8_t *b0)
+{
+	d->max_xfer_blocks = (uint32_t)b0[8] << 24 | (uint32_t)b0[9] << 16 |
+			     (uint32_t)b0[10] << 8 | b0[11];
+	d->opt_xfer_blocks = (uint32_t)b0[12] << 24 | (uint32_t)b0[13] << 16 |
+			     (uint32_t)b0[14] << 8 | b0[15];
+}
+
+void vfy_probe_scsi(struct vfy_dev *d, const struct kio_scsi_hints *h)
 {
 	uint8_t cdb[16], *buf = page_alloc();
 	struct kio_scsi_status st;
@@ -140,23 +150,42 @@ static void probe_scsi(struct vfy_dev *d)
 
 	if (!buf)
 		return;
-	n = kio_scsi_build_readcap16(cdb, 32);
-	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 32, 0, &st) == 0 && !st.scsi_status) {
-		d->prot_en = buf[12] & 1;
-		d->p_type = d->prot_en ? ((buf[12] >> 1) & 7) + 1 : 0;
+	d->usb_bridge = h->usb;
+	if (h->protection_type >= 0) {
+		/* sd read it with READ CAPACITY(16) when the disk allowed it */
+		d->p_type = h->protection_type;
+		d->prot_en = d->p_type > 0;
+	} else if (!h->usb) {
+		n = kio_scsi_build_readcap16(cdb, 32);
+		if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 32, 0, &st) == 0 &&
+		    !st.scsi_status) {
+			d->prot_en = buf[12] & 1;
+			d->p_type = d->prot_en ? ((buf[12] >> 1) & 7) + 1 : 0;
+		}
 	}
-	memset(buf, 0, 64);
-	n = kio_scsi_build_inquiry(cdb, 1, 0xb0, 64);
-	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 64, 0, &st) == 0 && !st.scsi_status &&
-	    buf[1] == 0xb0) {
-		d->max_xfer_blocks = (uint32_t)buf[8] << 24 | (uint32_t)buf[9] << 16 |
-				     (uint32_t)buf[10] << 8 | buf[11];
-		d->opt_xfer_blocks = (uint32_t)buf[12] << 24 | (uint32_t)buf[13] << 16 |
-				     (uint32_t)buf[14] << 8 | buf[15];
+	if (h->have_vpd_b0) {
+		scsi_block_limits(d, h->vpd_b0);
+	} else if (!h->usb) {
+		memset(buf, 0, 64);
+		n = kio_scsi_build_inquiry(cdb, 1, 0xb0, 64);
+		if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 64, 0, &st) == 0 &&
+		    !st.scsi_status && buf[1] == 0xb0)
+			scsi_block_limits(d, buf);
 	}
-	n = kio_scsi_build_verify16(cdb, 0, 1, d->prot_en ? 1 : 0);
-	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, NULL, 0, 0, &st) == 0)
-		d->verify16 = !(st.scsi_status && st.sense_key == 0x5);	/* ILLEGAL REQUEST */
+	if (h->usb) {
+		/* USB bridges hang or reset on commands their firmware does not know; the
+		 * kernel sends them READ CAPACITY(10), READ(10) and no VPD pages: so do we */
+		d->verify16 = 0;
+		snprintf(d->scsi_why, sizeof(d->scsi_why), "behind a USB bridge: SCSI VERIFY(16) "
+			 "and READ(16) passthrough not sent (the kernel avoids them there too)");
+	} else {
+		n = kio_scsi_build_verify16(cdb, 0, 1, d->prot_en ? 1 : 0);
+		if (kio_scsi_submit(d->fd, cdb, (unsigned)n, NULL, 0, 0, &st) == 0)
+			d->verify16 = !(st.scsi_status && st.sense_key == 0x5);	/* ILLEGAL REQ. */
+		if (d->verify16 == 0)
+			snprintf(d->scsi_why, sizeof(d->scsi_why), "the device refused VERIFY(16) "
+				 "(ILLEGAL REQUEST)");
+	}
 	free(buf);
 }
 
@@ -193,8 +222,14 @@ int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d)
 		d->kind = VFY_DEV_NVME;
 		probe_nvme(d, bi.disk_name);
 	} else if (kio_sysfs_read(p, level, sizeof(level)) >= 0) {
+		struct kio_scsi_hints h;
+
 		d->kind = VFY_DEV_SCSI;
-		probe_scsi(d);
+		if (kio_scsi_hints(NULL, bi.disk_name, &h) < 0) {
+			memset(&h, 0, sizeof(h));
+			h.protection_type = -1;
+		}
+		vfy_probe_scsi(d, &h);
 	}
 	return 0;
 }

@@ -100,6 +100,22 @@ struct kio_scsi_status {
 	uint32_t resid;			/* bytes not transferred */
 };
 
+/*
+ * What the kernel's sd driver learned about a SCSI disk, from sysfs, so a probe can follow it
+ * instead of sending its own commands: a disk behind a USB bridge (usb-storage, uas) gets
+ * only the commands the kernel's USB quirks allow (no VPD pages, READ CAPACITY(10) first, no
+ * VERIFY), and sd has already read the protection type and the Block Limits page.
+ */
+struct kio_scsi_hints {
+	int usb;			/* the disk's sysfs device path runs through a USB bus */
+	int protection_type;		/* scsi_disk/.../protection_type: 0 none, 1-3; -1 unknown */
+	int have_vpd_b0;		/* device/vpd_pgb0 exists: the kernel read Block Limits */
+	uint8_t vpd_b0[64];		/* its first bytes */
+};
+
+/* Return 0 after filling h for disk (sda) from sysfs (NULL: "/sys"), or -errno. */
+int kio_scsi_hints(const char *sysfs, const char *disk, struct kio_scsi_hints *h);
+
 /* Return the CDB length after building VERIFY(16) BYTCHK=0 (vrprotect 0..7), or -EINVAL. */
 int kio_scsi_build_verify16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t vrprotect);
 /* Return the CDB length after building READ(16) (rdprotect 0..7), or -EINVAL. */
