@@ -57,24 +57,16 @@ static uint32_t passthru_limit(const struct kio_bdev_info *bi)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-static void probe_nvme(struct vfy_dev *d, const char *disk_name)
+void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void *id_ns,
+			      const void *nvm_id_ns, const void *id_ctrl_nvm)
 {
-	struct nvme_id_ctrl *ctrl = page_alloc();
-	struct nvme_id_ns *ns = page_alloc();
-	struct nvme_id_ctrl_nvm *nvm = page_alloc();
-	struct nvme_nvm_id_ns *nvmns = page_alloc();
-	struct nvme_passthru_cmd64 c;
-	struct kio_nvme_status st;
+	const struct nvme_id_ctrl *ctrl = id_ctrl;
+	const struct nvme_id_ns *ns = id_ns;
+	const struct nvme_nvm_id_ns *nvmns = nvm_id_ns;
+	const struct nvme_id_ctrl_nvm *nvm = id_ctrl_nvm;
 	unsigned lbaf;
-	int ret;
 
-	if (!ctrl || !ns || !nvm || !nvmns)
-		goto out_free;
-	ret = kio_nvme_nsid(d->fd);
-	if (ret <= 0)
-		goto out_free;
-	d->nsid = (uint32_t)ret;
-	if (nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CTRL, 0, ctrl) == 0) {
+	if (ctrl) {
 		d->oncs_verify = !!(le16toh(ctrl->oncs) & NVME_CTRL_ONCS_VERIFY);
 		d->mdts_bytes = ctrl->mdts ? (uint32_t)NVME_MPSMIN_BYTES << ctrl->mdts : 0;
 		if (!d->model[0]) {
@@ -83,22 +75,46 @@ static void probe_nvme(struct vfy_dev *d, const char *disk_name)
 				d->model[n - 1] = '\0';
 		}
 	}
-	if (nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_NS, 0, ns) == 0) {
+	if (ns) {
 		lbaf = (ns->flbas & 0xf) | ((ns->flbas >> 1) & 0x30);
 		d->ms = le16toh(ns->lbaf[lbaf].ms);
 		d->pi_type = ns->dps & NVME_NS_DPS_PI_MASK;
 		d->pi_first = !!(ns->dps & NVME_NS_DPS_PI_FIRST);
 		d->guard = VFY_GUARD_CRC16;
-		if (d->pi_type &&
-		    nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, 0, nvmns) == 0) {
+		if (d->pi_type && nvmns) {
 			unsigned pif = (le32toh(nvmns->elbaf[lbaf]) & NVME_NVM_ELBAF_PIF_MASK) >> 7;
 
 			d->guard = pif == 2 ? VFY_GUARD_CRC64 : pif == 1 ? VFY_GUARD_CRC32C :
 				   VFY_GUARD_CRC16;
 		}
 	}
-	if (nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CSI_CTRL, 0, nvm) == 0 && nvm->vsl)
+	if (nvm && nvm->vsl)
 		d->vsl_bytes = (uint32_t)NVME_MPSMIN_BYTES << nvm->vsl;
+}
+
+static void probe_nvme(struct vfy_dev *d, const char *disk_name)
+{
+	struct nvme_id_ctrl *ctrl = page_alloc();
+	struct nvme_id_ns *ns = page_alloc();
+	struct nvme_id_ctrl_nvm *nvm = page_alloc();
+	struct nvme_nvm_id_ns *nvmns = page_alloc();
+	struct nvme_passthru_cmd64 c;
+	struct kio_nvme_status st;
+	int ret, have_ctrl, have_ns, have_nvmns, have_nvm;
+
+	if (!ctrl || !ns || !nvm || !nvmns)
+		goto out_free;
+	ret = kio_nvme_nsid(d->fd);
+	if (ret <= 0)
+		goto out_free;
+	d->nsid = (uint32_t)ret;
+	have_ctrl = nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CTRL, 0, ctrl) == 0;
+	have_ns = nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_NS, 0, ns) == 0;
+	have_nvmns = have_ns && (ns->dps & NVME_NS_DPS_PI_MASK) &&
+		     nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, 0, nvmns) == 0;
+	have_nvm = nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CSI_CTRL, 0, nvm) == 0;
+	vfy_nvme_decode_identify(d, have_ctrl ? ctrl : NULL, have_ns ? ns : NULL,
+				 have_nvmns ? nvmns : NULL, have_nvm ? nvm : NULL);
 	/* The generic char device: nvme0n1 -> ng0n1 (non-multipath naming). */
 	if (strncmp(disk_name, "nvme", 4) == 0) {
 		snprintf(d->cdev, sizeof(d->cdev), "/dev/ng%.32s", disk_name + 4);

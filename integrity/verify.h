@@ -138,6 +138,20 @@ int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d);
  * to a disk behind a USB bridge (d->scsi_why says so). Exposed for the unit tier.
  */
 void vfy_probe_scsi(struct vfy_dev *d, const struct kio_scsi_hints *h);
+/*
+ * Fill d's NVMe fields from Identify data (4096 bytes each, NULL when that Identify failed):
+ * controller (CNS 01h), namespace (00h), NVM command set namespace (05h), NVM command set
+ * controller (06h). Untrusted device bytes; exposed for the unit and fuzz tiers.
+ */
+void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void *id_ns,
+			      const void *nvm_id_ns, const void *id_ctrl_nvm);
+/*
+ * Return 1 and the LBA in *bad when the newest of the n Error Information log entries in log
+ * (64 bytes each) is new (its error count differs from *last_count), for namespace nsid,
+ * inside [lba, lba + nlb); else 0. *last_count becomes the newest count.
+ */
+int vfy_nvme_error_log_match(const void *log, unsigned n, uint32_t nsid, uint64_t lba,
+			     uint32_t nlb, uint64_t *last_count, uint64_t *bad);
 /* Close what vfy_dev_open opened. */
 void vfy_dev_close(struct vfy_dev *d);
 /* Return a fixed string naming a failure ("medium", "pi-guard", ...). */
