@@ -19,13 +19,9 @@
 
 unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max)
 {
-	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL;
+	json_object *a = cli_owners_parse(owners_json);	/* checked: types as we wrote them */
 	unsigned nr = 0;
 
-	if (!a || !json_object_is_type(a, json_type_array)) {
-		json_object_put(a);
-		return 0;
-	}
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *o = json_object_array_get_idx(a, i), *v;
 		uint64_t ino;

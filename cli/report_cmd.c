@@ -61,15 +61,63 @@ static const struct map_inode_paths *current_paths(const struct report_ctx *r, u
 	return NULL;
 }
 
-/* The owners as stored, with paths replaced by the current ones where found. */
-static json_object *owners_now(const struct report_ctx *r, const char *owners_json)
+/* Keep owner o when it is an object with a string "type"; drop fields of the wrong type
+ * (paths: strings only). Return 1 to keep it. */
+static int owner_clean(json_object *o)
 {
-	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL;
+	static const char *const strings[] = { "metadata", "note", "fork" };
+	json_object *v, *paths;
 
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "type", &v) || !json_object_is_type(v, json_type_string))
+		return 0;
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+		if (json_object_object_get_ex(o, strings[i], &v) &&
+		    !json_object_is_type(v, json_type_string))
+			json_object_object_del(o, strings[i]);
+	if (json_object_object_get_ex(o, "paths", &paths)) {
+		if (!json_object_is_type(paths, json_type_array)) {
+			json_object_object_del(o, "paths");
+		} else {
+			json_object *keep = json_object_new_array();
+
+			for (size_t k = 0; k < json_object_array_length(paths); k++) {
+				v = json_object_array_get_idx(paths, k);
+				if (json_object_is_type(v, json_type_string))
+					json_object_array_add(keep, json_object_get(v));
+			}
+			json_object_object_add(o, "paths", keep);
+		}
+	}
+	return 1;
+}
+
+json_object *cli_owners_parse(const char *owners_json)
+{
+	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL, *out;
+
+	/* The state DB is input like any other (an old version, a tampered file): keep the
+	 * owners that have the shape we wrote, so nothing below meets a null or a wrong type. */
 	if (!a || !json_object_is_type(a, json_type_array)) {
 		json_object_put(a);
 		return json_object_new_array();
 	}
+	out = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+
+		if (owner_clean(o))
+			json_object_array_add(out, json_object_get(o));
+	}
+	json_object_put(a);
+	return out;
+}
+
+/* The owners as stored, with paths replaced by the current ones where found. */
+static json_object *owners_now(const struct report_ctx *r, const char *owners_json)
+{
+	json_object *a = cli_owners_parse(owners_json);
+
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *o = json_object_array_get_idx(a, i), *v, *paths;
 		const struct map_inode_paths *p;
@@ -88,7 +136,7 @@ static json_object *owners_now(const struct report_ctx *r, const char *owners_js
 	return a;
 }
 
-static const char *action_of(json_object *owners)
+const char *cli_owners_action(json_object *owners)
 {
 	int files = 0, meta = 0;
 
@@ -116,13 +164,53 @@ static const char *action_of(json_object *owners)
 	return "no file data lost: watch the disk (SMART), replace it if errors grow";
 }
 
+void cli_owners_print(FILE *f, json_object *owners)
+{
+	char esc[PATH_MAX * 4];
+
+	for (size_t i = 0; i < json_object_array_length(owners); i++) {
+		json_object *o = json_object_array_get_idx(owners, i), *v, *paths;
+
+		if (!json_object_object_get_ex(o, "type", &v))
+			continue;
+		if (strcmp(json_object_get_string(v), "file") == 0) {
+			json_object *ino = NULL, *fo = NULL, *len = NULL;
+
+			json_object_object_get_ex(o, "inode", &ino);
+			json_object_object_get_ex(o, "file_offset", &fo);
+			json_object_object_get_ex(o, "length", &len);
+			fprintf(f, "          file inode %llu at offset %llu length %llu:",
+			       (unsigned long long)json_object_get_uint64(ino),
+			       (unsigned long long)json_object_get_uint64(fo),
+			       (unsigned long long)json_object_get_uint64(len));
+			if (json_object_object_get_ex(o, "paths", &paths) &&
+			    json_object_array_length(paths)) {
+				for (size_t k = 0; k < json_object_array_length(paths); k++)
+					fprintf(f, " %s", cli_escape(json_object_get_string(
+						json_object_array_get_idx(paths, k)), esc,
+						sizeof(esc)));
+			} else {
+				fprintf(f, " (no path found)");
+			}
+			fprintf(f, "\n");
+		} else {
+			json_object *m = NULL;
+
+			json_object_object_get_ex(o, "metadata", &m);
+			fprintf(f, "          %s: %s\n", json_object_get_string(v),
+			       m ? json_object_get_string(m) : "");
+		}
+	}
+}
+
 static int report_error(const struct scan_state_error_row *e, void *arg)
 {
 	struct report_ctx *r = arg;
 	json_object *owners = owners_now(r, e->owners_json);
 	int is_new = e->first_pass_id > r->new_after && !e->cleared;
-	const char *action = e->cleared ? "none: read cleanly by a later pass" : action_of(owners);
-	char a[64], b[64], esc[PATH_MAX * 4];
+	const char *action = e->cleared ? "none: read cleanly by a later pass" :
+			     cli_owners_action(owners);
+	char a[64], b[64];
 
 	if (!e->cleared)
 		r->nr_open++;
@@ -153,39 +241,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	       (unsigned long long)e->offset, (unsigned long long)e->length, e->error,
 	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
 	       e->times_seen, e->times_seen == 1 ? "" : "es");
-	for (size_t i = 0; i < json_object_array_length(owners); i++) {
-		json_object *o = json_object_array_get_idx(owners, i), *v, *paths;
-
-		if (!json_object_object_get_ex(o, "type", &v))
-			continue;
-		if (strcmp(json_object_get_string(v), "file") == 0) {
-			json_object *ino = NULL, *fo = NULL, *len = NULL;
-
-			json_object_object_get_ex(o, "inode", &ino);
-			json_object_object_get_ex(o, "file_offset", &fo);
-			json_object_object_get_ex(o, "length", &len);
-			printf("          file inode %llu at offset %llu length %llu:",
-			       (unsigned long long)json_object_get_uint64(ino),
-			       (unsigned long long)json_object_get_uint64(fo),
-			       (unsigned long long)json_object_get_uint64(len));
-			if (json_object_object_get_ex(o, "paths", &paths) &&
-			    json_object_array_length(paths)) {
-				for (size_t k = 0; k < json_object_array_length(paths); k++)
-					printf(" %s", cli_escape(json_object_get_string(
-						json_object_array_get_idx(paths, k)), esc,
-						sizeof(esc)));
-			} else {
-				printf(" (no path found)");
-			}
-			printf("\n");
-		} else {
-			json_object *m = NULL;
-
-			json_object_object_get_ex(o, "metadata", &m);
-			printf("          %s: %s\n", json_object_get_string(v),
-			       m ? json_object_get_string(m) : "");
-		}
-	}
+	cli_owners_print(stdout, owners);
 	if (!e->cleared)
 		printf("          what to do: %s\n", action);
 	json_object_put(owners);

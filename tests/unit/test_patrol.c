@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "config_file.h"
 #include "journal.h"
@@ -230,6 +231,41 @@ static void test_owners_files(void **state)
 	assert_int_equal(cli_owners_json_files(NULL, ino, 8), 0);
 }
 
+/* Owners JSON from a tampered or old state DB (found by tests/fuzz fuzz_owners_json): report
+ * and metrics read it without crashing, and keep what is well-formed. */
+static void owners_survive(const char *text, unsigned want_files, size_t want_owners)
+{
+	struct json_object *o;
+	uint64_t ino[8];
+	FILE *f = fopen("/dev/null", "w");
+
+	print_message("owners %s\n", text);
+	assert_non_null(f);
+	assert_int_equal(cli_owners_json_files(text, ino, 8), want_files);
+	o = cli_owners_parse(text);
+	assert_non_null(o);
+	assert_int_equal(json_object_array_length(o), want_owners);
+	assert_non_null(cli_owners_action(o));
+	cli_owners_print(f, o);
+	json_object_put(o);
+	fclose(f);
+}
+
+static void test_owners_json_tampered(void **state)
+{
+	(void)state;
+	owners_survive("[{\"type\":\"file\",\"inot eile_offse\":4095,\"length\":4096,"
+		       "\"paths\":\"inodes\"}]", 0, 1);
+	owners_survive("[{\"type\":null,\"inode\":1}]", 0, 0);
+	owners_survive("[{\"type\":5,\"inode\":1}]", 0, 0);
+	owners_survive("[{\"type\":\"file\",\"inode\":7,\"paths\":[null,5,\"/ok\",{}]}]", 1, 1);
+	owners_survive("[5, \"x\", null, [], {\"type\":\"log\"}]", 0, 1);
+	owners_survive("[{\"type\":\"metadata\",\"metadata\":[1]}]", 0, 1);
+	owners_survive("{\"type\":\"file\"}", 0, 0);
+	owners_survive("", 0, 0);
+	owners_survive("[{\"type\":\"file\",\"inode\":\"x\",\"file_offset\":null}]", 1, 1);
+}
+
 static char tmp_dir[] = "/tmp/mediascan-test-files-XXXXXX";
 
 static void read_file(const char *path, char *buf, size_t len)
@@ -318,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_owners_files),
 		cmocka_unit_test(test_metrics_no_follow),
 		cmocka_unit_test(test_state_dir_checked),
+		cmocka_unit_test(test_owners_json_tampered),
 	};
 	int fd = mkstemp(conf_path), ret;
 
