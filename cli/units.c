@@ -169,7 +169,12 @@ int cli_parse_since(const char *s, int64_t *out)
 		return 0;
 	}
 	if (cli_parse_duration(s, &ago) == 0) {
-		*out = (int64_t)time(NULL) - (int64_t)ago;
+		time_t now = time(NULL);
+
+		/* a duration longer than the time since 1970 names no date we store */
+		if (!(ago >= 0 && ago <= (double)now))
+			return -EINVAL;
+		*out = (int64_t)now - (int64_t)ago;
 		return 0;
 	}
 	return -EINVAL;
