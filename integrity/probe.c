@@ -57,6 +57,15 @@ static uint32_t passthru_limit(const struct kio_bdev_info *bi)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* Bytes of an MDTS or VSL field (a power of two in minimum pages), 0 for no limit: 0, or a
+ * limit of 4 GiB or more (the field is a byte: a device may say 255). */
+static uint32_t limit_bytes(uint8_t exp)
+{
+	if (!exp || exp >= 20)			/* 4096 << 20 is 4 GiB */
+		return 0;
+	return (uint32_t)NVME_MPSMIN_BYTES << exp;
+}
+
 void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void *id_ns,
 			      const void *nvm_id_ns, const void *id_ctrl_nvm)
 {
@@ -68,7 +77,7 @@ void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void
 
 	if (ctrl) {
 		d->oncs_verify = !!(le16toh(ctrl->oncs) & NVME_CTRL_ONCS_VERIFY);
-		d->mdts_bytes = ctrl->mdts ? (uint32_t)NVME_MPSMIN_BYTES << ctrl->mdts : 0;
+		d->mdts_bytes = limit_bytes(ctrl->mdts);
 		if (!d->model[0]) {
 			snprintf(d->model, sizeof(d->model), "%.40s", ctrl->mn);
 			for (size_t n = strlen(d->model); n && d->model[n - 1] == ' '; n--)
@@ -88,8 +97,8 @@ void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void
 				   VFY_GUARD_CRC16;
 		}
 	}
-	if (nvm && nvm->vsl)
-		d->vsl_bytes = (uint32_t)NVME_MPSMIN_BYTES << nvm->vsl;
+	if (nvm)
+		d->vsl_bytes = limit_bytes(nvm->vsl);
 }
 
 static void probe_nvme(struct vfy_dev *d, const char *disk_name)

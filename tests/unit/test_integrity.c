@@ -279,6 +279,34 @@ static void test_nvme_get_log_dwords(void **state)
 	assert_int_equal(kio_nvme_build_get_log(&c, 1, 0x02, buf, 6), -EINVAL);
 }
 
+/* Identify decoding with device bytes out of range (found by tests/fuzz fuzz_nvme: MDTS 255
+ * shifted a 32-bit value by 255). MDTS or VSL past 4 GiB mean "no limit we could reach". */
+static void test_nvme_identify_bounds(void **state)
+{
+	static uint8_t ctrl[4096], ns[4096], nvm[4096];
+	struct vfy_dev d;
+
+	(void)state;
+	for (unsigned mdts = 0; mdts < 256; mdts++) {
+		memset(&d, 0, sizeof(d));
+		ctrl[77] = (uint8_t)mdts;		/* MDTS */
+		nvm[0] = (uint8_t)mdts;			/* VSL */
+		vfy_nvme_decode_identify(&d, ctrl, NULL, NULL, nvm);
+		if (mdts && mdts < 20) {
+			assert_int_equal(d.mdts_bytes, 4096u << mdts);
+			assert_int_equal(d.vsl_bytes, 4096u << mdts);
+		} else {
+			assert_int_equal(d.mdts_bytes, 0);
+			assert_int_equal(d.vsl_bytes, 0);
+		}
+	}
+	/* FLBAS picking LBA format 63 of 64, DPS with every bit set */
+	memset(ns, 0xff, sizeof(ns));
+	memset(&d, 0, sizeof(d));
+	vfy_nvme_decode_identify(&d, NULL, ns, ns, NULL);
+	assert_true(d.pi_type <= 7);
+}
+
 /* nvme-verify end to end through the mocked ioctl: the command sent and its outcome. */
 static void test_nvme_verify_method(void **state)
 {
@@ -851,6 +879,7 @@ int main(void)
 		cmocka_unit_test_setup(test_nvme_read_dwords, reset),
 		cmocka_unit_test_setup(test_nvme_get_log_dwords, reset),
 		cmocka_unit_test_setup(test_scsi_probe_usb, reset),
+		cmocka_unit_test_setup(test_nvme_identify_bounds, reset),
 		cmocka_unit_test_setup(test_nvme_verify_method, reset),
 		cmocka_unit_test_setup(test_nvme_status_decoding, reset),
 		cmocka_unit_test_setup(test_scsi_cdbs, reset),
