@@ -223,8 +223,10 @@ static const char *kernel_msg(const char *line)
 	if (isdigit((unsigned char)line[0])) {
 		errno = 0;
 		pri = strtoul(line, &e, 10);
+		/* (more fields may follow the flags: "caller=T123" with CONFIG_PRINTK_CALLER) */
 		if (!errno && *e == ',' && (p = strchr(e, ';')) &&
-		    (size_t)(p - line) == strspn(line, "0123456789,-+abcdefghijklmnopqrstuvwxyz"))
+		    (size_t)(p - line) == strspn(line, "0123456789,-+=_abcdefghijklmnopqrstuvwxyz"
+						 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
 			return pri < 8 ? p + 1 : NULL;
 		/* ISO 8601 syslog/journal time "2026-12-03T10:00:00[.frac][+zone] HOST kernel:" */
 		if (strlen(line) > 19 && line[4] == '-' && line[7] == '-' && line[10] == 'T')

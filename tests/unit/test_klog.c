@@ -121,6 +121,8 @@ static void test_not_kernel(void **state)
 	       9, 1, "block-layer");
 	parses("3,2002,108000005,c;critical medium error, dev sda, sector 6144", "sda",
 	       MAP_KLOG_SECTOR, 6144, 1, "block-layer");
+	parses("3,339,5140900,-,caller=T1;I/O error, dev sda, sector 6", "sda", MAP_KLOG_SECTOR, 6,
+	       1, "block-layer");
 }
 
 /* XFS "len" out of 64 bits used to leave UINT64_MAX in count (strtoull stored first). */
