@@ -264,8 +264,8 @@ static int cfg_section(struct cfg_parse *p, const char *section)
 		if (c->nr_targets == CLI_PATROL_MAX_TARGETS)
 			return cfg_fail(p, "more than %d targets", CLI_PATROL_MAX_TARGETS);
 		if (strlen(tn) >= sizeof(c->targets[0].name) ||
-		    strspn(tn, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
-		    strlen(tn))
+		    strspn(tn, "abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789-_.") != strlen(tn))
 			return cfg_fail(p, "bad target name '%s': letters, digits, - _ . "
 					"only, at most 63", tn);
 		p->cur = &c->targets[c->nr_targets++];

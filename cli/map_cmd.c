@@ -693,8 +693,9 @@ int cli_map_main(int argc, char **argv)
 		if (have_sector) {
 			if (__builtin_mul_overflow(sector, 512, &off) ||
 			    __builtin_mul_overflow(count, 512, &len) || off + len < off) {
-				cli_err("map: --sector %" PRIu64 " --count %" PRIu64 " out of range: "
-					"the bytes do not fit 64 bits", sector, count);
+				cli_err("map: --sector %" PRIu64 " --count %" PRIu64
+					" out of range: the bytes do not fit 64 bits", sector,
+					count);
 				return CLI_EXIT_USAGE;
 			}
 		} else if (cli_parse_size(argv[optind + 1], &off) ||

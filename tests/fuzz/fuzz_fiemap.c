@@ -70,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	for (size_t i = 0; i < nq; i++) {
-		uint64_t gap = fuzz_u64(&data, &size) >> 20, len = (fuzz_u64(&data, &size) >> 40) + 1;
+		uint64_t gap = fuzz_u64(&data, &size) >> 20;
+		uint64_t len = (fuzz_u64(&data, &size) >> 40) + 1;
 
 		if (pos + gap < pos || pos + gap + len < pos + gap) {
 			nq = i;

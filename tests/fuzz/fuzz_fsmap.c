@@ -154,8 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < ret; i++) {
 			const struct map_range *r = &out[i];
 
-			if (!r->length || r->offset + r->length < r->offset ||
-			    r->offset + r->length > t.devices[0].info.size_bytes || r->offset < end) {
+			if (!r->length || r->offset + r->length < r->offset || r->offset < end ||
+			    r->offset + r->length > t.devices[0].info.size_bytes) {
 				fprintf(stderr, "bad range %#llx+%#llx on a device of %#llx bytes "
 					"(previous end %#llx)\n", (unsigned long long)r->offset,
 					(unsigned long long)r->length,

@@ -101,8 +101,8 @@ static void test_not_kernel(void **state)
 	not_kernel("Dec  3 10:00:01 host logger: [  1.000000] I/O error, dev sda, sector 2048");
 	not_kernel("2026-12-03T10:00:03.000000+00:00 host alice[77]: Buffer I/O error on dev sda1, "
 		   "logical block 1");
-	not_kernel("[  108.000004] host alice[77]: XFS (sda1): metadata I/O error in \"x\" at daddr "
-		   "0x18 len 8 error 5");
+	not_kernel("[  108.000004] host alice[77]: XFS (sda1): metadata I/O error in \"x\" at "
+		   "daddr 0x18 len 8 error 5");
 	/* a program writing to /dev/kmsg gets facility user: PRI 14 */
 	not_kernel("14,2002,108000005,-;I/O error, dev sda, sector 6144 op 0x0:(READ)");
 	/* no prefix at all: nothing says it is the kernel's */
