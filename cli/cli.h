@@ -85,6 +85,17 @@ int cli_scan_run(const struct cli_scan_cfg *cfg);
 int cli_parse_rate(const char *s, uint64_t *bps);
 /* Print a one-line error "mediascan: ..." to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Return 0 with *out open for writing path, created 0600 if new (a report names private
+ * files), never through a symlink or a file with other hard links (-ELOOP, -EMLINK), /dev/
+ * and /proc/self/fd/ paths excepted; -errno otherwise.
+ */
+int cli_create_private(const char *path, FILE **out);
+/* Return a reason for a cli_create_private error, for "cannot write FILE: reason". */
+const char *cli_create_error(int err);
+/* Return 0 when dir is missing or is a directory owned by us or root that only its owner can
+ * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store). */
+int cli_check_state_dir(const char *dir, char *why, size_t len);
 
 /* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
 int cli_report_build(struct cli_report *rep);

@@ -34,6 +34,9 @@ struct cfg_parse {
 	struct cli_patrol_target *cur;	/* NULL in [global] */
 	int in_global;
 	int section_ok;			/* 0 after a bad section header: its keys are ignored */
+	char *buf;			/* the line read (getline) */
+	size_t cap;
+	char *long_value;		/* value of the last line too long for inih */
 };
 
 static int cfg_fail(struct cfg_parse *p, const char *fmt, ...)
@@ -54,27 +57,107 @@ static int cfg_fail(struct cfg_parse *p, const char *fmt, ...)
 
 static int cfg_section(struct cfg_parse *p, const char *section);
 
+/* Copy value into dst of len bytes; 0, or -1 after reporting a value that does not fit. */
+static int cfg_copy(struct cfg_parse *p, const char *name, char *dst, size_t len,
+		    const char *value)
+{
+	if (strlen(value) >= len) {
+		cfg_fail(p, "%s too long (%zu bytes, at most %zu)", name, strlen(value), len - 1);
+		return -1;
+	}
+	memcpy(dst, value, strlen(value) + 1);
+	return 0;
+}
+
+/* Longest config line read (a PATH_MAX path or a 1 KiB on_damage fit many times over). */
+#define CFG_MAX_LINE 65536
+/* The value inih is handed for a key whose line is too long for it (see cfg_reader). */
+#define CFG_LONG_VALUE "\001long"
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
 /*
- * ini_reader: fgets that counts lines, so the handler knows where it is, and that sees
- * section headers itself (inih does not tell the handler about a section without keys).
+ * A line longer than inih's buffer (200 bytes in Debian's build, fixed at compile time):
+ * split "key = value" here as inih would (first '=' or ':', blanks trimmed, an inline
+ * comment " ;" cut), keep the value in p->long_value, and return in str a short line "key =
+ * \001long" that inih parses as usual, so its section, line count and error reporting stay
+ * right; cfg_handler swaps the value back. A long section header is seen by the reader anyway.
+ */
+static char *cfg_long_line(struct cfg_parse *p, char *line, char *str, int num)
+{
+	char *b = line, *sep, *name_end, *v, *ve;
+
+	while (is_blank(*b))
+		b++;
+	if (*b == ';' || *b == '#' || *b == '[') {	/* comment, or a header already seen */
+		snprintf(str, (size_t)num, "%s", *b == '[' ? "[long]\n" : "\n");
+		return str;
+	}
+	sep = b + strcspn(b, "=:");
+	if (!*sep || sep == b) {
+		snprintf(str, (size_t)num, "!\n");	/* inih's syntax error, on this line */
+		return str;
+	}
+	for (name_end = sep; name_end > b && is_blank(name_end[-1]); name_end--)
+		;
+	for (v = sep + 1; is_blank(*v); v++)
+		;
+	for (ve = v; *ve; ve++)
+		if (*ve == ';' && ve > v && is_blank(ve[-1]))
+			break;
+	while (ve > v && is_blank(ve[-1]))
+		ve--;
+	*ve = '\0';
+	if (name_end - b + sizeof(" = " CFG_LONG_VALUE "\n") > (size_t)num) {
+		cfg_fail(p, "key too long");
+		snprintf(str, (size_t)num, "\n");
+		return str;
+	}
+	free(p->long_value);
+	p->long_value = strdup(v);
+	if (!p->long_value) {
+		cfg_fail(p, "out of memory");
+		snprintf(str, (size_t)num, "\n");
+		return str;
+	}
+	snprintf(str, (size_t)num, "%.*s = " CFG_LONG_VALUE "\n", (int)(name_end - b), b);
+	return str;
+}
+
+/*
+ * ini_reader: reads whole lines (getline) and counts them, so the handler knows where it
+ * is; sees section headers itself (inih does not tell the handler about a section without
+ * keys); hands lines too long for inih's buffer over in pieces it can take (cfg_long_line).
  */
 static char *cfg_reader(char *str, int num, void *stream)
 {
 	struct cfg_parse *p = stream;
-	char *s = fgets(str, num, p->f), *b, *e, name[256];
+	ssize_t n = getline(&p->buf, &p->cap, p->f);
+	char *b, *e, *s = p->buf;
 
-	if (!s)
-		return s;
+	if (n < 0 || num < 2)
+		return NULL;
 	p->line++;
+	if (n > CFG_MAX_LINE) {
+		cfg_fail(p, "line longer than %d bytes", CFG_MAX_LINE);
+		return NULL;
+	}
 	for (b = s; *b == ' ' || *b == '\t'; b++)
 		;
 	e = strchr(b, ']');
-	if (*b == '[' && e && (size_t)(e - b - 1) < sizeof(name)) {
-		memcpy(name, b + 1, (size_t)(e - b - 1));
-		name[e - b - 1] = '\0';
-		cfg_section(p, name);
+	if (*b == '[' && e) {
+		*e = '\0';
+		cfg_section(p, b + 1);
+		*e = ']';
 	}
-	return s;
+	if (strlen(s) < (size_t)num) {
+		memcpy(str, s, strlen(s) + 1);
+		return str;
+	}
+	return cfg_long_line(p, s, str, num);
 }
 
 /* Return 0 and minutes since midnight for "HH:MM", or -EINVAL. */
@@ -149,7 +232,8 @@ static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char
 		snprintf(o->method, sizeof(o->method), "%s", value);
 		o->method_line = p->line;
 	} else if (strcmp(name, "on_damage") == 0) {
-		snprintf(o->on_damage, sizeof(o->on_damage), "%s", value);
+		if (cfg_copy(p, name, o->on_damage, sizeof(o->on_damage), value))
+			return -1;
 	} else if (strcmp(name, "hook_timeout") == 0) {
 		if (cli_parse_duration(value, &o->hook_timeout_s) || o->hook_timeout_s < 1 ||
 		    o->hook_timeout_s > 86400) {
@@ -189,7 +273,9 @@ static int cfg_section(struct cfg_parse *p, const char *section)
 						"%u)", tn, c->targets[i].line);
 		if (c->nr_targets == CLI_PATROL_MAX_TARGETS)
 			return cfg_fail(p, "more than %d targets", CLI_PATROL_MAX_TARGETS);
-		if (strlen(tn) >= sizeof(c->targets[0].name) || strpbrk(tn, " \t\"\\/"))
+		if (strlen(tn) >= sizeof(c->targets[0].name) ||
+		    strspn(tn, "abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789-_.") != strlen(tn))
 			return cfg_fail(p, "bad target name '%s': letters, digits, - _ . "
 					"only, at most 63", tn);
 		p->cur = &c->targets[c->nr_targets++];
@@ -211,17 +297,19 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 	struct cli_patrol_config *c = p->c;
 	int ret;
 
+	if (p->long_value && strcmp(value, CFG_LONG_VALUE) == 0)
+		value = p->long_value;		/* the whole value of a long line */
 	if (!section[0])
 		return cfg_fail(p, "'%s' outside a section: put it under [global]", name);
 	if (!p->section_ok || (!p->in_global && !p->cur))
 		return 1;			/* a bad header, already reported */
 	if (p->in_global) {
 		if (strcmp(name, "state_dir") == 0) {
-			snprintf(c->state_dir, sizeof(c->state_dir), "%s", value);
+			cfg_copy(p, name, c->state_dir, sizeof(c->state_dir), value);
 			return 1;
 		}
 		if (strcmp(name, "metrics_file") == 0) {
-			snprintf(c->metrics_file, sizeof(c->metrics_file), "%s", value);
+			cfg_copy(p, name, c->metrics_file, sizeof(c->metrics_file), value);
 			return 1;
 		}
 		ret = cfg_common(p, &c->global, name, value);
@@ -233,7 +321,8 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		if (value[0] != '/')
 			return cfg_fail(p, "bad path '%s' of target '%s': give an absolute path",
 					value, p->cur->name);
-		snprintf(p->cur->path, sizeof(p->cur->path), "%s", value);
+		if (cfg_copy(p, "path", p->cur->path, sizeof(p->cur->path), value))
+			return 0;
 		p->cur->path_line = p->line;
 		return 1;
 	}
@@ -291,6 +380,8 @@ int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, si
 	}
 	line = ini_parse_stream(cfg_reader, &p, cfg_handler, &p);
 	fclose(p.f);
+	free(p.buf);
+	free(p.long_value);
 	if (p.err[0] && (!line || p.err_line <= (unsigned)line)) {
 		snprintf(err, errlen, "%s:%u: %s", file, p.err_line, p.err);
 		return -EINVAL;

@@ -73,7 +73,7 @@ struct map_run {
 	size_t nr_tg;
 	/* kernel log accounting */
 	int from_log;
-	unsigned lines, matched, ignored;
+	unsigned lines, matched, ignored, not_kernel;
 	unsigned nr_unusable;
 	char *unusable[MAP_SHOW_UNUSABLE];
 	unsigned nr_unknown;
@@ -209,8 +209,10 @@ static int use_log_line(struct map_run *m, const char *line)
 	struct map_klog_rec rec;
 	char devpath[128];
 	dev_t devt;
+	const struct kio_bdev_info *info;
 	unsigned dev_idx = 0;
 	uint64_t off, len;
+	const char *why;
 	struct tgt *tg;
 	int ret;
 
@@ -218,6 +220,7 @@ static int use_log_line(struct map_run *m, const char *line)
 	ret = map_klog_parse(line, &rec);
 	if (ret == 0) {
 		m->ignored++;
+		m->not_kernel += rec.not_kernel;
 		return 0;
 	}
 	if (ret < 0) {
@@ -256,32 +259,13 @@ static int use_log_line(struct map_run *m, const char *line)
 		note_unusable(m, line, tg->err);
 		return 0;
 	}
-	switch (rec.unit) {
-	case MAP_KLOG_SECTOR: {
-		uint32_t lbs = tg->t.devices[dev_idx].info.logical_block_size;
-
-		if (!lbs)
-			lbs = 512;
-		off = rec.value * 512;
-		off -= off % lbs;
-		len = lbs;
-		break;
-	}
-	case MAP_KLOG_BLOCK:
-		len = buffer_block_size(m, &tg->t, dev_idx);
-		off = rec.value * len;
-		break;
-	default:
-		off = rec.value * 512;
-		len = rec.count * 512;
-		break;
-	}
-	if (off >= tg->t.devices[dev_idx].info.size_bytes) {
-		note_unusable(m, line, "past the end of the device");
+	info = &tg->t.devices[dev_idx].info;
+	if (map_klog_range(&rec, info->logical_block_size,
+			   rec.unit == MAP_KLOG_BLOCK ? buffer_block_size(m, &tg->t, dev_idx) : 0,
+			   info->size_bytes, &off, &len, &why) < 0) {
+		note_unusable(m, line, why);
 		return 0;
 	}
-	if (off + len > tg->t.devices[dev_idx].info.size_bytes)
-		len = tg->t.devices[dev_idx].info.size_bytes - off;
 	m->matched++;
 	return add_query(m, devpath, off, len, rec.format, rec.value);
 }
@@ -304,11 +288,10 @@ static int read_log(struct map_run *m, const char *path)
 			return CLI_EXIT_OPERATIONAL;
 		}
 		while ((n = kio_kmsg_read(fd, rec, sizeof(rec))) > 0) {
-			char *msg = strchr(rec, ';');	/* "pri,seq,usec,flags;message" */
-
-			msg = msg ? msg + 1 : rec;
-			msg[strcspn(msg, "\n")] = '\0';
-			ret = use_log_line(m, msg);
+			/* "pri,seq,usec,flags;message\n continuation": the record whole, so the
+			 * parser sees the facility (a program may write to /dev/kmsg too) */
+			rec[strcspn(rec, "\n")] = '\0';
+			ret = use_log_line(m, rec);
 			if (ret < 0)
 				break;
 		}
@@ -519,6 +502,7 @@ static json_object *answer_json(const struct map_run *m)
 		json_object_object_add(kl, "matched", json_object_new_int((int)m->matched));
 		json_object_object_add(kl, "ranges", json_object_new_int((int)m->nr_q));
 		json_object_object_add(kl, "ignored", json_object_new_int((int)m->ignored));
+		json_object_object_add(kl, "not_kernel", json_object_new_int((int)m->not_kernel));
 		json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
 		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
 			json_object_array_add(u, json_object_new_string(m->unusable[i]));
@@ -538,12 +522,10 @@ static int write_json(const struct map_run *m, const char *path)
 	json_object *root = answer_json(m);
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
-	int ret = 0;
+	FILE *f = stdout;
+	int ret = strcmp(path, "-") ? cli_create_private(path, &f) : 0;
 
-	if (!f) {
-		ret = -errno;
-	} else {
+	if (ret == 0) {
 		if (fputs(s, f) < 0 || fputc('\n', f) < 0)
 			ret = -EIO;
 		if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
@@ -602,6 +584,8 @@ static void print_answer(const struct map_run *m, FILE *f)
 		fprintf(f, "\nkernel log: %u line%s, %u naming a failed range (%zu distinct), "
 			"%u unusable", m->lines, m->lines == 1 ? "" : "s", m->matched, m->nr_q,
 			m->nr_unusable);
+		if (m->not_kernel)
+			fprintf(f, ", %u not from the kernel (ignored)", m->not_kernel);
 		if (m->nr_unknown) {
 			fprintf(f, ", on unknown devices:");
 			for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
@@ -707,13 +691,22 @@ int cli_map_main(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 		if (have_sector) {
-			off = sector * 512;
-			len = count * 512;
+			if (__builtin_mul_overflow(sector, 512, &off) ||
+			    __builtin_mul_overflow(count, 512, &len) || off + len < off) {
+				cli_err("map: --sector %" PRIu64 " --count %" PRIu64
+					" out of range: the bytes do not fit 64 bits", sector,
+					count);
+				return CLI_EXIT_USAGE;
+			}
 		} else if (cli_parse_size(argv[optind + 1], &off) ||
 			   (argc - optind == 3 && (cli_parse_size(argv[optind + 2], &len) ||
 						   len == 0))) {
 			cli_err("map: bad OFFSET or LENGTH '%s %s': give bytes, e.g. 1048576 4k",
 				argv[optind + 1], argc - optind == 3 ? argv[optind + 2] : "");
+			return CLI_EXIT_USAGE;
+		}
+		if (len > UINT64_MAX - off) {
+			cli_err("map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
 			return CLI_EXIT_USAGE;
 		}
 		tg = target_for(&m, argv[optind], &dev_idx);
@@ -736,7 +729,7 @@ int cli_map_main(int argc, char **argv)
 			ret = CLI_EXIT_USAGE;
 			goto out_free;
 		}
-		if (off + len > tg->t.devices[dev_idx].info.size_bytes)
+		if (len > tg->t.devices[dev_idx].info.size_bytes - off)
 			len = tg->t.devices[dev_idx].info.size_bytes - off;
 		ret = add_query(&m, tg->devpath, off, len, "query", 0);
 		if (ret < 0) {
@@ -759,7 +752,8 @@ int cli_map_main(int argc, char **argv)
 	if (json) {
 		ret = write_json(&m, json);
 		if (ret < 0) {
-			cli_err("cannot write the JSON answer to %s: %s", json, strerror(-ret));
+			cli_err("cannot write the JSON answer to %s: %s", json,
+				cli_create_error(ret));
 			m.exit_bits |= CLI_EXIT_OPERATIONAL;
 		}
 	}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -18,13 +19,9 @@
 
 unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max)
 {
-	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL;
+	json_object *a = cli_owners_parse(owners_json);	/* checked: types as we wrote them */
 	unsigned nr = 0;
 
-	if (!a || !json_object_is_type(a, json_type_array)) {
-		json_object_put(a);
-		return 0;
-	}
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *o = json_object_array_get_idx(a, i), *v;
 		uint64_t ino;
@@ -189,11 +186,20 @@ int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *ta
 	char tmp[4096 + 16];
 	int fd, ret = 0;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	/* A new, unique temp file (O_EXCL: a name planted in the directory, symlink or not, is
+	 * never opened), readable by the exporter, renamed over path (a symlink at path is
+	 * replaced, never followed). */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fchmod(fd, 0644) < 0) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
 	m.f = fdopen(fd, "w");
 	if (!m.f) {
 		ret = -errno;

@@ -462,6 +462,12 @@ int cli_patrol_main(int argc, char **argv)
 		free(p.t);
 		return 0;
 	}
+	ret = cli_check_state_dir(p.cfg.state_dir, warn, sizeof(warn));
+	if (ret < 0) {
+		cli_err("patrol: %s", warn);
+		free(p.t);
+		return CLI_EXIT_OPERATIONAL;
+	}
 	ret = scan_state_open(p.cfg.state_dir, &p.st, warn, sizeof(warn));
 	if (warn[0])
 		cli_err("warning: %s", warn);

@@ -62,6 +62,7 @@ static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
 		json_object_object_add(j, "optimal_transfer_blocks",
 				       json_object_new_uint64(d->opt_xfer_blocks));
 		json_object_object_add(j, "verify16", json_object_new_int(d->verify16));
+		json_object_object_add(j, "usb_bridge", json_object_new_boolean(d->usb_bridge));
 	}
 	json_object_object_add(m, "read", json_object_new_string("yes"));
 	for (size_t i = 0; i < sizeof(all_methods) / sizeof(all_methods[0]); i++) {

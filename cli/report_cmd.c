@@ -35,39 +35,6 @@ struct report_ctx {
 	json_object *errors;
 };
 
-/* Return 0 and unix seconds for "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]", "@SECONDS", or
- * a duration ago ("7d"); -EINVAL otherwise. */
-static int parse_since(const char *s, int64_t *out)
-{
-	struct tm tm;
-	double ago;
-	char *end;
-
-	if (s[0] == '@') {
-		long long v = strtoll(s + 1, &end, 10);
-
-		if (*end || end == s + 1)
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%d", &tm);
-	if (end && (!*end || (end = strptime(end, " %H:%M:%S", &tm)) ||
-		    (end = strptime(s + 10, " %H:%M", &tm)))) {
-		if (end && *end)
-			return -EINVAL;
-		tm.tm_isdst = -1;
-		*out = (int64_t)mktime(&tm);
-		return 0;
-	}
-	if (cli_parse_duration(s, &ago) == 0) {
-		*out = (int64_t)time(NULL) - (int64_t)ago;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* Collect the inodes the owners of e name. */
 static int collect_inodes(const struct scan_state_error_row *e, void *arg)
 {
@@ -95,6 +62,58 @@ static const struct map_inode_paths *current_paths(const struct report_ctx *r, u
 	return NULL;
 }
 
+/* Keep owner o when it is an object with a string "type"; drop fields of the wrong type
+ * (paths: strings only). Return 1 to keep it. */
+static int owner_clean(json_object *o)
+{
+	static const char *const strings[] = { "metadata", "note", "fork" };
+	json_object *v, *paths;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "type", &v) || !json_object_is_type(v, json_type_string))
+		return 0;
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+		if (json_object_object_get_ex(o, strings[i], &v) &&
+		    !json_object_is_type(v, json_type_string))
+			json_object_object_del(o, strings[i]);
+	if (json_object_object_get_ex(o, "paths", &paths)) {
+		if (!json_object_is_type(paths, json_type_array)) {
+			json_object_object_del(o, "paths");
+		} else {
+			json_object *keep = json_object_new_array();
+
+			for (size_t k = 0; k < json_object_array_length(paths); k++) {
+				v = json_object_array_get_idx(paths, k);
+				if (json_object_is_type(v, json_type_string))
+					json_object_array_add(keep, json_object_get(v));
+			}
+			json_object_object_add(o, "paths", keep);
+		}
+	}
+	return 1;
+}
+
+json_object *cli_owners_parse(const char *owners_json)
+{
+	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL, *out;
+
+	/* The state DB is input like any other (an old version, a tampered file): keep the
+	 * owners that have the shape we wrote, so nothing below meets a null or a wrong type. */
+	if (!a || !json_object_is_type(a, json_type_array)) {
+		json_object_put(a);
+		return json_object_new_array();
+	}
+	out = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+
+		if (owner_clean(o))
+			json_object_array_add(out, json_object_get(o));
+	}
+	json_object_put(a);
+	return out;
+}
+
 /*
  * The owners as stored, each file named only by the paths that are that inode now: the same
  * filesystem mounted at the target's path (key checked) and the same inode generation. A
@@ -103,12 +122,8 @@ static const struct map_inode_paths *current_paths(const struct report_ctx *r, u
  */
 static json_object *owners_now(const struct report_ctx *r, const char *owners_json)
 {
-	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL;
+	json_object *a = cli_owners_parse(owners_json);
 
-	if (!a || !json_object_is_type(a, json_type_array)) {
-		json_object_put(a);
-		return json_object_new_array();
-	}
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *o = json_object_array_get_idx(a, i), *v, *g, *old = NULL, *paths;
 		const struct map_inode_paths *p;
@@ -116,8 +131,7 @@ static json_object *owners_now(const struct report_ctx *r, const char *owners_js
 		uint32_t gen = 0;
 		const char *why;
 
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, "inode", &v))
+		if (!json_object_object_get_ex(o, "inode", &v))
 			continue;
 		ino = json_object_get_uint64(v);
 		if (json_object_object_get_ex(o, "generation", &g))
@@ -160,7 +174,7 @@ static int target_here(const struct scan_state_target *t)
 	return here;
 }
 
-static const char *action_of(json_object *owners)
+const char *cli_owners_action(json_object *owners)
 {
 	int files = 0, meta = 0;
 
@@ -188,6 +202,57 @@ static const char *action_of(json_object *owners)
 	return "no file data lost: watch the disk (SMART), replace it if errors grow";
 }
 
+void cli_owners_print(FILE *f, json_object *owners)
+{
+	char esc[PATH_MAX * 4];
+
+	for (size_t i = 0; i < json_object_array_length(owners); i++) {
+		json_object *o = json_object_array_get_idx(owners, i), *v, *paths;
+
+		if (!json_object_object_get_ex(o, "type", &v))
+			continue;
+		if (strcmp(json_object_get_string(v), "file") == 0) {
+			json_object *ino = NULL, *fo = NULL, *len = NULL;
+
+			json_object_object_get_ex(o, "inode", &ino);
+			json_object_object_get_ex(o, "file_offset", &fo);
+			json_object_object_get_ex(o, "length", &len);
+			fprintf(f, "          file inode %llu at offset %llu length %llu:",
+			       (unsigned long long)json_object_get_uint64(ino),
+			       (unsigned long long)json_object_get_uint64(fo),
+			       (unsigned long long)json_object_get_uint64(len));
+			if (json_object_object_get_ex(o, "paths", &paths) &&
+			    json_object_array_length(paths)) {
+				for (size_t k = 0; k < json_object_array_length(paths); k++)
+					fprintf(f, " %s", cli_escape(json_object_get_string(
+						json_object_array_get_idx(paths, k)), esc,
+						sizeof(esc)));
+			} else {
+				json_object *why = NULL, *was = NULL;
+
+				json_object_object_get_ex(o, "path_unknown", &why);
+				fprintf(f, " path unknown now (%s)",
+					why && json_object_is_type(why, json_type_string) ?
+					json_object_get_string(why) : "no path found");
+				if (json_object_object_get_ex(o, "paths_at_scan", &was) &&
+				    json_object_is_type(was, json_type_array))
+					for (size_t k = 0; k < json_object_array_length(was); k++)
+						fprintf(f, "%s %s", k ? "," : "; at the scan:",
+							cli_escape(json_object_get_string(
+							json_object_array_get_idx(was, k)), esc,
+							sizeof(esc)));
+			}
+			fprintf(f, "\n");
+		} else {
+			json_object *m = NULL;
+
+			json_object_object_get_ex(o, "metadata", &m);
+			fprintf(f, "          %s: %s\n", json_object_get_string(v),
+			       m ? json_object_get_string(m) : "");
+		}
+	}
+}
+
 static int report_error(const struct scan_state_error_row *e, void *arg)
 {
 	struct report_ctx *r = arg;
@@ -195,7 +260,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	int is_new = e->first_pass_id > r->new_after && !e->cleared;
 	enum scan_verdict v = SCAN_V_DAMAGE;
 	const char *action;
-	char a[64], b[64], esc[PATH_MAX * 4];
+	char a[64], b[64];
 
 	if (e->verdict && scan_verdict_parse(e->verdict, &v) < 0)
 		v = SCAN_V_DAMAGE;		/* unknown name from a newer build: the safe side */
@@ -209,7 +274,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 		action = "the disk or its path is failing: check cabling and SMART, copy what you "
 			 "can (ddrescue); nothing known lost yet";
 	else
-		action = action_of(owners);
+		action = cli_owners_action(owners);
 	if (!e->cleared && v == SCAN_V_DAMAGE)
 		r->nr_open++;
 	if (r->json) {
@@ -220,8 +285,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 		json_object_object_add(j, "length", json_object_new_uint64(e->length));
 		json_object_object_add(j, "error", json_object_new_string(e->error));
 		json_object_object_add(j, "class", json_object_new_string(e->cls ? e->cls : ""));
-		json_object_object_add(j, "verdict",
-				       json_object_new_string(e->verdict ? e->verdict : "damage"));
+		json_object_object_add(j, "verdict", json_object_new_string(scan_verdict_name(v)));
 		if (e->latency_ns)
 			json_object_object_add(j, "latency_s",
 					       json_object_new_double((double)e->latency_ns / 1e9));
@@ -241,54 +305,11 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	}
 	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
 	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
-	       e->device,
-	       (unsigned long long)e->offset, (unsigned long long)e->length, e->error,
+	       e->device, (unsigned long long)e->offset, (unsigned long long)e->length, e->error,
 	       v == SCAN_V_DAMAGE ? "" : " ", v == SCAN_V_DAMAGE ? "" : scan_verdict_name(v),
 	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
 	       e->times_seen, e->times_seen == 1 ? "" : "es");
-	for (size_t i = 0; i < json_object_array_length(owners); i++) {
-		json_object *o = json_object_array_get_idx(owners, i), *v, *paths;
-
-		if (!json_object_object_get_ex(o, "type", &v))
-			continue;
-		if (strcmp(json_object_get_string(v), "file") == 0) {
-			json_object *ino = NULL, *fo = NULL, *len = NULL;
-
-			json_object_object_get_ex(o, "inode", &ino);
-			json_object_object_get_ex(o, "file_offset", &fo);
-			json_object_object_get_ex(o, "length", &len);
-			printf("          file inode %llu at offset %llu length %llu:",
-			       (unsigned long long)json_object_get_uint64(ino),
-			       (unsigned long long)json_object_get_uint64(fo),
-			       (unsigned long long)json_object_get_uint64(len));
-			if (json_object_object_get_ex(o, "paths", &paths) &&
-			    json_object_array_length(paths)) {
-				for (size_t k = 0; k < json_object_array_length(paths); k++)
-					printf(" %s", cli_escape(json_object_get_string(
-						json_object_array_get_idx(paths, k)), esc,
-						sizeof(esc)));
-			} else {
-				json_object *why = NULL, *was = NULL;
-
-				json_object_object_get_ex(o, "path_unknown", &why);
-				printf(" path unknown now (%s)", why ? json_object_get_string(why) :
-				       "no path found");
-				if (json_object_object_get_ex(o, "paths_at_scan", &was))
-					for (size_t k = 0; k < json_object_array_length(was); k++)
-						printf("%s %s", k ? "," : "; at the scan:",
-						       cli_escape(json_object_get_string(
-							json_object_array_get_idx(was, k)), esc,
-							sizeof(esc)));
-			}
-			printf("\n");
-		} else {
-			json_object *m = NULL;
-
-			json_object_object_get_ex(o, "metadata", &m);
-			printf("          %s: %s\n", json_object_get_string(v),
-			       m ? json_object_get_string(m) : "");
-		}
-	}
+	cli_owners_print(stdout, owners);
 	if (!e->cleared || e->unallocated)
 		printf("          what to do: %s\n", action);
 	json_object_put(owners);
@@ -368,7 +389,7 @@ int cli_report_main(int argc, char **argv)
 			r.all = 1;
 			break;
 		case 'S':
-			if (parse_since(optarg, &r.since)) {
+			if (cli_parse_since(optarg, &r.since)) {
 				cli_err("bad --since '%s': give YYYY-MM-DD, 'YYYY-MM-DD HH:MM', "
 					"@UNIXTIME or a duration ago such as 7d", optarg);
 				return CLI_EXIT_USAGE;

@@ -75,8 +75,10 @@ out_isolate_probe:
 	if (m->ops == &vfy_read && m->nr == t->nr_devices && m->nr) {
 		unsigned scsi = 0;
 
-		for (unsigned d = 0; d < m->nr; d++)
-			scsi += m->devs[d].kind == VFY_DEV_SCSI;
+		char why[160];
+
+		for (unsigned d = 0; d < m->nr; d++)	/* not behind USB bridges */
+			scsi += vfy_scsi_read.probe(&m->devs[d], why, sizeof(why)) == 0;
 		if (scsi == m->nr)
 			so->vfy_isolate = &vfy_scsi_read;
 	}

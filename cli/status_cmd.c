@@ -39,6 +39,11 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 		cli_err("no state store in %s: nothing scanned yet (or give --state-dir)", dir);
 		return -ENOENT;
 	}
+	ret = cli_check_state_dir(dir, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("%s", err);
+		return ret;
+	}
 	ret = scan_state_open(dir, st, warn, sizeof(warn));
 	if (warn[0])
 		cli_err("warning: %s", warn);

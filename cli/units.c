@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "units.h"
 
@@ -132,4 +133,49 @@ char *cli_fmt_duration(double seconds, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%llu:%02llu", s / 60, s % 60);
 	return buf;
+}
+
+/* Return 0 and unix seconds for "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]", "@SECONDS", or
+ * a duration ago ("7d"); -EINVAL otherwise. */
+int cli_parse_since(const char *s, int64_t *out)
+{
+	struct tm tm;
+	double ago;
+	char *end, *t;
+
+	if (s[0] == '@') {
+		long long v;
+
+		errno = 0;
+		v = strtoll(s + 1, &end, 10);
+		if (errno || *end || end == s + 1)
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (end) {
+		/* a time may follow the date; only ever read from where the date ended */
+		if (*end) {
+			t = strptime(end, " %H:%M:%S", &tm);
+			if (!t)
+				t = strptime(end, " %H:%M", &tm);
+			if (!t || *t)
+				return -EINVAL;
+		}
+		tm.tm_isdst = -1;
+		*out = (int64_t)mktime(&tm);
+		return 0;
+	}
+	if (cli_parse_duration(s, &ago) == 0) {
+		time_t now = time(NULL);
+
+		/* a duration longer than the time since 1970 names no date we store */
+		if (!(ago >= 0 && ago <= (double)now))
+			return -EINVAL;
+		*out = (int64_t)now - (int64_t)ago;
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -1,7 +1,8 @@
 /*
  * integrity/probe.c - what a device can do for verification: NVMe identify (controller,
- * namespace, NVM command set structures; decoded with libnvme's types), SCSI READ CAPACITY(16)
- * and the Block Limits VPD page, the kernel integrity profile, the generic char device and
+ * namespace, NVM command set structures; decoded with libnvme's types), SCSI protection and
+ * Block Limits (from what sd left in sysfs, else READ CAPACITY(16) and VPD B0; nothing beyond
+ * INQUIRY to USB bridges), the kernel integrity profile, the generic char device and
  * io_uring passthrough. A partition is probed through its whole disk.
  */
 #include <errno.h>
@@ -56,6 +57,50 @@ static uint32_t passthru_limit(const struct kio_bdev_info *bi)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* Bytes of an MDTS or VSL field (a power of two in minimum pages), 0 for no limit: 0, or a
+ * limit of 4 GiB or more (the field is a byte: a device may say 255). */
+static uint32_t limit_bytes(uint8_t exp)
+{
+	if (!exp || exp >= 20)			/* 4096 << 20 is 4 GiB */
+		return 0;
+	return (uint32_t)NVME_MPSMIN_BYTES << exp;
+}
+
+void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void *id_ns,
+			      const void *nvm_id_ns, const void *id_ctrl_nvm)
+{
+	const struct nvme_id_ctrl *ctrl = id_ctrl;
+	const struct nvme_id_ns *ns = id_ns;
+	const struct nvme_nvm_id_ns *nvmns = nvm_id_ns;
+	const struct nvme_id_ctrl_nvm *nvm = id_ctrl_nvm;
+	unsigned lbaf;
+
+	if (ctrl) {
+		d->oncs_verify = !!(le16toh(ctrl->oncs) & NVME_CTRL_ONCS_VERIFY);
+		d->mdts_bytes = limit_bytes(ctrl->mdts);
+		if (!d->model[0]) {
+			snprintf(d->model, sizeof(d->model), "%.40s", ctrl->mn);
+			for (size_t n = strlen(d->model); n && d->model[n - 1] == ' '; n--)
+				d->model[n - 1] = '\0';
+		}
+	}
+	if (ns) {
+		lbaf = (ns->flbas & 0xf) | ((ns->flbas >> 1) & 0x30);
+		d->ms = le16toh(ns->lbaf[lbaf].ms);
+		d->pi_type = ns->dps & NVME_NS_DPS_PI_MASK;
+		d->pi_first = !!(ns->dps & NVME_NS_DPS_PI_FIRST);
+		d->guard = VFY_GUARD_CRC16;
+		if (d->pi_type && nvmns) {
+			unsigned pif = (le32toh(nvmns->elbaf[lbaf]) & NVME_NVM_ELBAF_PIF_MASK) >> 7;
+
+			d->guard = pif == 2 ? VFY_GUARD_CRC64 : pif == 1 ? VFY_GUARD_CRC32C :
+				   VFY_GUARD_CRC16;
+		}
+	}
+	if (nvm)
+		d->vsl_bytes = limit_bytes(nvm->vsl);
+}
+
 static void probe_nvme(struct vfy_dev *d, const char *disk_name)
 {
 	struct nvme_id_ctrl *ctrl = page_alloc();
@@ -64,8 +109,7 @@ static void probe_nvme(struct vfy_dev *d, const char *disk_name)
 	struct nvme_nvm_id_ns *nvmns = page_alloc();
 	struct nvme_passthru_cmd64 c;
 	struct kio_nvme_status st;
-	unsigned lbaf;
-	int ret;
+	int ret, have_ctrl, have_ns, have_nvmns, have_nvm;
 
 	if (!ctrl || !ns || !nvm || !nvmns)
 		goto out_free;
@@ -73,31 +117,13 @@ static void probe_nvme(struct vfy_dev *d, const char *disk_name)
 	if (ret <= 0)
 		goto out_free;
 	d->nsid = (uint32_t)ret;
-	if (nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CTRL, 0, ctrl) == 0) {
-		d->oncs_verify = !!(le16toh(ctrl->oncs) & NVME_CTRL_ONCS_VERIFY);
-		d->mdts_bytes = ctrl->mdts ? (uint32_t)NVME_MPSMIN_BYTES << ctrl->mdts : 0;
-		if (!d->model[0]) {
-			snprintf(d->model, sizeof(d->model), "%.40s", ctrl->mn);
-			for (size_t n = strlen(d->model); n && d->model[n - 1] == ' '; n--)
-				d->model[n - 1] = '\0';
-		}
-	}
-	if (nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_NS, 0, ns) == 0) {
-		lbaf = (ns->flbas & 0xf) | ((ns->flbas >> 1) & 0x30);
-		d->ms = le16toh(ns->lbaf[lbaf].ms);
-		d->pi_type = ns->dps & NVME_NS_DPS_PI_MASK;
-		d->pi_first = !!(ns->dps & NVME_NS_DPS_PI_FIRST);
-		d->guard = VFY_GUARD_CRC16;
-		if (d->pi_type &&
-		    nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, 0, nvmns) == 0) {
-			unsigned pif = (le32toh(nvmns->elbaf[lbaf]) & NVME_NVM_ELBAF_PIF_MASK) >> 7;
-
-			d->guard = pif == 2 ? VFY_GUARD_CRC64 : pif == 1 ? VFY_GUARD_CRC32C :
-				   VFY_GUARD_CRC16;
-		}
-	}
-	if (nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CSI_CTRL, 0, nvm) == 0 && nvm->vsl)
-		d->vsl_bytes = (uint32_t)NVME_MPSMIN_BYTES << nvm->vsl;
+	have_ctrl = nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CTRL, 0, ctrl) == 0;
+	have_ns = nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_NS, 0, ns) == 0;
+	have_nvmns = have_ns && (ns->dps & NVME_NS_DPS_PI_MASK) &&
+		     nvme_identify(d->fd, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, 0, nvmns) == 0;
+	have_nvm = nvme_identify(d->fd, 0, NVME_IDENTIFY_CNS_CSI_CTRL, 0, nvm) == 0;
+	vfy_nvme_decode_identify(d, have_ctrl ? ctrl : NULL, have_ns ? ns : NULL,
+				 have_nvmns ? nvmns : NULL, have_nvm ? nvm : NULL);
 	/* The generic char device: nvme0n1 -> ng0n1 (non-multipath naming). */
 	if (strncmp(disk_name, "nvme", 4) == 0) {
 		snprintf(d->cdev, sizeof(d->cdev), "/dev/ng%.32s", disk_name + 4);
@@ -132,7 +158,16 @@ out_free:
 	free(nvmns);
 }
 
-static void probe_scsi(struct vfy_dev *d)
+/* Block Limits VPD page: MAXIMUM and OPTIMAL TRANSFER LENGTH in blocks. */
+static void scsi_block_limits(struct vfy_dev *d, const uint8_t *b0)
+{
+	d->max_xfer_blocks = (uint32_t)b0[8] << 24 | (uint32_t)b0[9] << 16 |
+			     (uint32_t)b0[10] << 8 | b0[11];
+	d->opt_xfer_blocks = (uint32_t)b0[12] << 24 | (uint32_t)b0[13] << 16 |
+			     (uint32_t)b0[14] << 8 | b0[15];
+}
+
+void vfy_probe_scsi(struct vfy_dev *d, const struct kio_scsi_hints *h)
 {
 	uint8_t cdb[16], *buf = page_alloc();
 	struct kio_scsi_status st;
@@ -140,23 +175,42 @@ static void probe_scsi(struct vfy_dev *d)
 
 	if (!buf)
 		return;
-	n = kio_scsi_build_readcap16(cdb, 32);
-	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 32, 0, &st) == 0 && !st.scsi_status) {
-		d->prot_en = buf[12] & 1;
-		d->p_type = d->prot_en ? ((buf[12] >> 1) & 7) + 1 : 0;
+	d->usb_bridge = h->usb;
+	if (h->protection_type >= 0) {
+		/* sd read it with READ CAPACITY(16) when the disk allowed it */
+		d->p_type = h->protection_type;
+		d->prot_en = d->p_type > 0;
+	} else if (!h->usb) {
+		n = kio_scsi_build_readcap16(cdb, 32);
+		if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 32, 0, &st) == 0 &&
+		    !st.scsi_status) {
+			d->prot_en = buf[12] & 1;
+			d->p_type = d->prot_en ? ((buf[12] >> 1) & 7) + 1 : 0;
+		}
 	}
-	memset(buf, 0, 64);
-	n = kio_scsi_build_inquiry(cdb, 1, 0xb0, 64);
-	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 64, 0, &st) == 0 && !st.scsi_status &&
-	    buf[1] == 0xb0) {
-		d->max_xfer_blocks = (uint32_t)buf[8] << 24 | (uint32_t)buf[9] << 16 |
-				     (uint32_t)buf[10] << 8 | buf[11];
-		d->opt_xfer_blocks = (uint32_t)buf[12] << 24 | (uint32_t)buf[13] << 16 |
-				     (uint32_t)buf[14] << 8 | buf[15];
+	if (h->have_vpd_b0) {
+		scsi_block_limits(d, h->vpd_b0);
+	} else if (!h->usb) {
+		memset(buf, 0, 64);
+		n = kio_scsi_build_inquiry(cdb, 1, 0xb0, 64);
+		if (kio_scsi_submit(d->fd, cdb, (unsigned)n, buf, 64, 0, &st) == 0 &&
+		    !st.scsi_status && buf[1] == 0xb0)
+			scsi_block_limits(d, buf);
 	}
-	n = kio_scsi_build_verify16(cdb, 0, 1, d->prot_en ? 1 : 0);
-	if (kio_scsi_submit(d->fd, cdb, (unsigned)n, NULL, 0, 0, &st) == 0)
-		d->verify16 = !(st.scsi_status && st.sense_key == 0x5);	/* ILLEGAL REQUEST */
+	if (h->usb) {
+		/* USB bridges hang or reset on commands their firmware does not know; the
+		 * kernel sends them READ CAPACITY(10), READ(10) and no VPD pages: so do we */
+		d->verify16 = 0;
+		snprintf(d->scsi_why, sizeof(d->scsi_why), "behind a USB bridge: SCSI VERIFY(16) "
+			 "and READ(16) passthrough not sent (the kernel avoids them there too)");
+	} else {
+		n = kio_scsi_build_verify16(cdb, 0, 1, d->prot_en ? 1 : 0);
+		if (kio_scsi_submit(d->fd, cdb, (unsigned)n, NULL, 0, 0, &st) == 0)
+			d->verify16 = !(st.scsi_status && st.sense_key == 0x5);	/* ILLEGAL REQ. */
+		if (d->verify16 == 0)
+			snprintf(d->scsi_why, sizeof(d->scsi_why), "the device refused VERIFY(16) "
+				 "(ILLEGAL REQUEST)");
+	}
 	free(buf);
 }
 
@@ -193,8 +247,14 @@ int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d)
 		d->kind = VFY_DEV_NVME;
 		probe_nvme(d, bi.disk_name);
 	} else if (kio_sysfs_read(p, level, sizeof(level)) >= 0) {
+		struct kio_scsi_hints h;
+
 		d->kind = VFY_DEV_SCSI;
-		probe_scsi(d);
+		if (kio_scsi_hints(NULL, bi.disk_name, &h) < 0) {
+			memset(&h, 0, sizeof(h));
+			h.protection_type = -1;
+		}
+		vfy_probe_scsi(d, &h);
 	}
 	return 0;
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kio_dev.h"
+
 enum vfy_dev_kind {
 	VFY_DEV_OTHER,
 	VFY_DEV_NVME,
@@ -78,7 +80,9 @@ struct vfy_dev {
 	int prot_en, p_type;		/* READ CAPACITY(16) */
 	uint32_t max_xfer_blocks;	/* Block Limits VPD, 0 unknown */
 	uint32_t opt_xfer_blocks;
-	int verify16;			/* 1 accepted, 0 ILLEGAL REQUEST, -1 untried */
+	int verify16;			/* 1 accepted, 0 refused or not sent, -1 untried */
+	int usb_bridge;			/* behind a USB bridge: no passthrough beyond INQUIRY */
+	char scsi_why[160];		/* why VERIFY(16)/READ(16) are not used, "" if they are */
 	char model[128];
 	void *priv;			/* the method's state */
 };
@@ -127,6 +131,27 @@ const char *vfy_method_names(void);
  * xfs_fd (or -1) is an fd on the mounted XFS when the device belongs to one.
  */
 int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d);
+/*
+ * Fill d's SCSI fields for the disk open on d->fd, following what the kernel's sd driver did
+ * (h): the protection type and Block Limits it read are taken from sysfs; READ CAPACITY(16)
+ * and INQUIRY page B0 are sent only where sysfs lacks them, and not at all, nor VERIFY(16),
+ * to a disk behind a USB bridge (d->scsi_why says so). Exposed for the unit tier.
+ */
+void vfy_probe_scsi(struct vfy_dev *d, const struct kio_scsi_hints *h);
+/*
+ * Fill d's NVMe fields from Identify data (4096 bytes each, NULL when that Identify failed):
+ * controller (CNS 01h), namespace (00h), NVM command set namespace (05h), NVM command set
+ * controller (06h). Untrusted device bytes; exposed for the unit and fuzz tiers.
+ */
+void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void *id_ns,
+			      const void *nvm_id_ns, const void *id_ctrl_nvm);
+/*
+ * Return 1 and the LBA in *bad when the newest of the n Error Information log entries in log
+ * (64 bytes each) is new (its error count differs from *last_count), for namespace nsid,
+ * inside [lba, lba + nlb); else 0. *last_count becomes the newest count.
+ */
+int vfy_nvme_error_log_match(const void *log, unsigned n, uint32_t nsid, uint64_t lba,
+			     uint32_t nlb, uint64_t *last_count, uint64_t *bad);
 /* Close what vfy_dev_open opened. */
 void vfy_dev_close(struct vfy_dev *d);
 /* Return a fixed string naming a failure ("medium", "pi-guard", ...). */

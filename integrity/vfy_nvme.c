@@ -36,6 +36,27 @@ static int nvme_issue(struct vfy_dev *d, struct nvme_passthru_cmd64 *c,
 	return kio_nvme_submit(d->fd, 0, c, st);
 }
 
+int vfy_nvme_error_log_match(const void *buf, unsigned n, uint32_t nsid, uint64_t lba,
+			     uint32_t nlb, uint64_t *last_count, uint64_t *bad)
+{
+	const struct nvme_error_log_page *log = buf;
+	uint64_t count, l;
+	int found = 0;
+
+	if (!n)
+		return 0;
+	count = le64toh(log[0].error_count);
+	l = le64toh(log[0].lba);
+	if (count && count != *last_count &&
+	    (le32toh(log[0].nsid) == nsid || le32toh(log[0].nsid) == 0xffffffffu) &&
+	    l >= lba && l < lba + nlb) {
+		*bad = l;
+		found = 1;
+	}
+	*last_count = count;
+	return found;
+}
+
 /* Newest Error Information log entry for this namespace inside [lba, lba+nlb): 1 if found. */
 static int nvme_error_log_lba(struct vfy_dev *d, uint64_t lba, uint32_t nlb, uint64_t *bad)
 {
@@ -50,17 +71,9 @@ static int nvme_error_log_lba(struct vfy_dev *d, uint64_t lba, uint32_t nlb, uin
 		return 0;
 	memset(log, 0, len);
 	kio_nvme_build_get_log(&c, 0xffffffffu, NVME_LOG_LID_ERROR, log, len);
-	if (kio_nvme_submit(d->fd, 1, &c, &st) == 0 && !st.status) {
-		uint64_t count = le64toh(log[0].error_count), l = le64toh(log[0].lba);
-
-		if (count && count != p->last_error_count &&
-		    (le32toh(log[0].nsid) == d->nsid || le32toh(log[0].nsid) == 0xffffffffu) &&
-		    l >= lba && l < lba + nlb) {
-			*bad = l;
-			found = 1;
-		}
-		p->last_error_count = count;
-	}
+	if (kio_nvme_submit(d->fd, 1, &c, &st) == 0 && !st.status)
+		found = vfy_nvme_error_log_match(log, ERROR_LOG_ENTRIES, d->nsid, lba, nlb,
+						 &p->last_error_count, bad);
 	free(log);
 	return found;
 }

@@ -55,7 +55,8 @@ static int scsi_verify_probe(struct vfy_dev *d, char *why, size_t len)
 		return -EOPNOTSUPP;
 	}
 	if (d->verify16 == 0) {
-		snprintf(why, len, "the device refused VERIFY(16) (ILLEGAL REQUEST)");
+		snprintf(why, len, "%s", d->scsi_why[0] ? d->scsi_why :
+			 "the device refused VERIFY(16) (ILLEGAL REQUEST)");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -95,6 +96,10 @@ static int scsi_read_probe(struct vfy_dev *d, char *why, size_t len)
 {
 	if (d->kind != VFY_DEV_SCSI) {
 		snprintf(why, len, "not a SCSI disk");
+		return -EOPNOTSUPP;
+	}
+	if (d->usb_bridge) {
+		snprintf(why, len, "%s", d->scsi_why);
 		return -EOPNOTSUPP;
 	}
 	return 0;

@@ -15,6 +15,7 @@
 /* ---------------------------------------------------------------- NVMe */
 
 #define KIO_NVME_ADMIN_GET_LOG_PAGE 0x02
+#define KIO_NVME_LOG_RAE (1u << 15)	/* Get Log Page CDW10: retain asynchronous event */
 #define KIO_NVME_ADMIN_IDENTIFY 0x06
 #define KIO_NVME_CMD_READ 0x02
 #define KIO_NVME_CMD_VERIFY 0x0c
@@ -53,7 +54,8 @@ int kio_nvme_build_read(struct nvme_passthru_cmd64 *c, uint32_t nsid, uint64_t s
 /* Return 0 after building Identify (CNS cns, CSI csi) into a 4096-byte buf, or -EINVAL. */
 int kio_nvme_build_identify(struct nvme_passthru_cmd64 *c, uint32_t nsid, uint8_t cns,
 			    uint8_t csi, void *buf);
-/* Return 0 after building Get Log Page lid of len bytes (a multiple of 4), or -EINVAL. */
+/* Return 0 after building Get Log Page lid of len bytes (a multiple of 4, RAE set: the
+ * asynchronous event stays for other monitors), or -EINVAL. */
 int kio_nvme_build_get_log(struct nvme_passthru_cmd64 *c, uint32_t nsid, uint8_t lid,
 			   void *buf, uint32_t len);
 /* Return 1 when the command may be sent (admin: Identify, Get Log Page; I/O: Read, Verify). */
@@ -97,6 +99,22 @@ struct kio_scsi_status {
 	uint8_t sense_len;
 	uint32_t resid;			/* bytes not transferred */
 };
+
+/*
+ * What the kernel's sd driver learned about a SCSI disk, from sysfs, so a probe can follow it
+ * instead of sending its own commands: a disk behind a USB bridge (usb-storage, uas) gets
+ * only the commands the kernel's USB quirks allow (no VPD pages, READ CAPACITY(10) first, no
+ * VERIFY), and sd has already read the protection type and the Block Limits page.
+ */
+struct kio_scsi_hints {
+	int usb;			/* the disk's sysfs device path runs through a USB bus */
+	int protection_type;		/* scsi_disk/.../protection_type: 0 none, 1-3; -1 unknown */
+	int have_vpd_b0;		/* device/vpd_pgb0 exists: the kernel read Block Limits */
+	uint8_t vpd_b0[64];		/* its first bytes */
+};
+
+/* Return 0 after filling h for disk (sda) from sysfs (NULL: "/sys"), or -errno. */
+int kio_scsi_hints(const char *sysfs, const char *disk, struct kio_scsi_hints *h);
 
 /* Return the CDB length after building VERIFY(16) BYTCHK=0 (vrprotect 0..7), or -EINVAL. */
 int kio_scsi_build_verify16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t vrprotect);

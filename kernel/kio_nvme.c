@@ -86,7 +86,9 @@ int kio_nvme_build_get_log(struct nvme_passthru_cmd64 *c, uint32_t nsid, uint8_t
 	c->nsid = nsid;
 	c->addr = (uint64_t)(uintptr_t)buf;
 	c->data_len = len;
-	c->cdw10 = lid | ((numd & 0xffff) << 16);
+	/* RAE (bit 15): retain the asynchronous event. Reading a log page with RAE=0 clears
+	 * the event that smartd, nvme-cli or the kernel's AEN handling waits to see. */
+	c->cdw10 = lid | KIO_NVME_LOG_RAE | ((numd & 0xffff) << 16);
 	c->cdw11 = numd >> 16;
 	return 0;
 }

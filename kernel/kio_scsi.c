@@ -2,10 +2,17 @@
  * kernel/kio_scsi.c - SCSI passthrough through SG_IO on the block device: CDB builders for
  * the whitelisted read-only commands (INQUIRY, READ CAPACITY, READ, VERIFY with BYTCHK=0,
  * LOG SENSE without SP, REPORT LUNS), the whitelist, and sense decoding with libsgutils2
- * (fixed and descriptor formats, the information field).
+ * (fixed and descriptor formats, the information field); the sysfs hints sd leaves (USB
+ * transport, protection type, the Block Limits page it read).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <scsi/sg.h>
 #include <scsi/sg_lib.h>
@@ -137,5 +144,65 @@ int kio_scsi_submit(int fd, const uint8_t *cdb, unsigned cdb_len, void *data,
 	st->resid = io.resid > 0 ? (uint32_t)io.resid : 0;
 	if (st->sense_len)
 		kio_scsi_parse_sense(st->sense, st->sense_len, st);
+	return 0;
+}
+
+/* Return bytes read from path into buf (up to len), or -errno. */
+static int read_small(const char *path, void *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return (int)n;
+}
+
+int kio_scsi_hints(const char *sysfs, const char *disk, struct kio_scsi_hints *h)
+{
+	char path[PATH_MAX], real[PATH_MAX], buf[16];
+	struct dirent *de;
+	DIR *dir;
+	int n;
+
+	memset(h, 0, sizeof(*h));
+	h->protection_type = -1;
+	if (!sysfs)
+		sysfs = "/sys";
+	if (!disk[0] || strchr(disk, '/') || strstr(disk, ".."))
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/block/%s/device", sysfs, disk) >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (!realpath(path, real))
+		return -errno;
+	/* .../usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0 for usb-storage and uas alike */
+	h->usb = strstr(real, "/usb") != NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/vpd_pgb0", real) >= sizeof(path))
+		return -ENAMETOOLONG;
+	n = read_small(path, h->vpd_b0, sizeof(h->vpd_b0));
+	h->have_vpd_b0 = n >= 16 && h->vpd_b0[1] == 0xb0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/scsi_disk", real) >= sizeof(path))
+		return -ENAMETOOLONG;
+	dir = opendir(path);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/scsi_disk/%.64s/protection_type", real,
+				     de->d_name) >= sizeof(path))
+			break;
+		n = read_small(path, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			if (buf[0] >= '0' && buf[0] <= '3' && (buf[1] == '\n' || !buf[1]))
+				h->protection_type = buf[0] - '0';
+		}
+		break;
+	}
+	if (dir)
+		closedir(dir);
 	return 0;
 }

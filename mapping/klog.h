@@ -19,17 +19,38 @@ struct map_klog_rec {
 	uint64_t value;			/* sector, block or daddr */
 	uint64_t count;			/* units in the failed range (XFS len), 1 if not said */
 	const char *format;		/* static: "block-layer", "buffer-io", "xfs-metadata" */
+	int not_kernel;			/* map_klog_parse returned 0: the text names a range,
+					 * but nothing marks the line as the kernel's */
 };
 
 /*
- * Return 1 and fill rec when line (one kernel log line, with or without a /dev/kmsg,
- * dmesg or journal prefix) reports a failed range, 0 when it does not, -EINVAL when it looks
- * like one but is malformed. Recognised:
+ * Return 1 and fill rec when msg, a kernel message without prefix (as /dev/kmsg gives it
+ * after "PRI,SEQ,USEC,FLAGS;"), reports a failed range; 0 when it does not, -EINVAL when it
+ * looks like one but is malformed. The message must start with the kernel's wording:
  *   "critical medium error, dev sdb, sector 123456 op 0x0:(READ) ..." (any "... error, dev")
  *   "blk_update_request: I/O error, dev sda, sector 2048"
  *   "Buffer I/O error on dev sdb1, logical block 12, async page read"
  *   "XFS (sdb1): metadata I/O error in "xfs_trans_read_buf_map" at daddr 0x10 len 8 error 5"
  */
+int map_klog_parse_msg(const char *msg, struct map_klog_rec *rec);
+/*
+ * As map_klog_parse_msg for one line of a log file, which counts only when its prefix marks
+ * it as the kernel's: a /dev/kmsg record of facility kernel ("6,123,456,-;"), a dmesg stamp
+ * ("[  12.3]", "[Thu Dec  3 10:00:00 2026]"), or a journal/syslog line whose identifier is
+ * "kernel" ("Dec 03 10:00:00 host kernel: ", "2026-12-03T10:00:00+0000 host kernel: ",
+ * "[  12.3] host kernel: "). Return 0 with rec->not_kernel set for a line that names a range
+ * in text some program logged. (journalctl's text cannot tell `logger -t kernel` from the
+ * kernel: give `journalctl -k` or /dev/kmsg.)
+ */
 int map_klog_parse(const char *line, struct map_klog_rec *rec);
+/*
+ * Return 0 and the byte range on a device of dev_bytes that rec names (lbs: the device's
+ * logical block size, block_bytes: bytes per "logical block" of a buffer I/O error), or
+ * -ERANGE with why (static) when its bytes overflow 64 bits, it starts past the end, or it
+ * runs past the end of the device (no kernel logs that: such a line would name every file up
+ * to the end).
+ */
+int map_klog_range(const struct map_klog_rec *rec, uint32_t lbs, uint64_t block_bytes,
+		   uint64_t dev_bytes, uint64_t *off, uint64_t *len, const char **why);
 
 #endif

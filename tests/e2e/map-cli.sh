@@ -37,6 +37,12 @@ expect 8 "unknown or incomplete option" "$M" map "$D" 0 --frobnicate
 expect 8 "at most one FILE" "$M" map --kernel-log a b
 expect 8 "cannot read" "$M" map --kernel-log /nonexistent/kern.log
 expect 8 "bad --block-size" "$M" map --kernel-log /dev/null --block-size 3000
+# Sector and count in bytes overflow 64 bits (2^55 * 512 = 2^64): refused, not wrapped to 0.
+expect 8 "out of range" "$M" map "$D" --sector 36028797018963968
+expect 8 "out of range" "$M" map "$D" --sector 1 --count 36028797018963968
+expect 8 "out of range" "$M" map "$D" --sector 36028797018963967 --count 2
+# OFFSET + LENGTH past 2^64 must not wrap into a short range.
+expect 8 "past the end|out of range" "$M" map "$D" 4096 18446744073709547520
 
 ans=$E2E_DIR/ans.json
 rc=0
@@ -53,6 +59,20 @@ ms_expect_eq "--sector and --count" "$(ms_jq "$ans" '.media_errors[0] | "\(.offs
 	"1048576 8192"
 "$M" map "$D" 4096 --json "$ans" -q
 ms_expect_eq "default length: one logical block" "$(ms_jq "$ans" '.media_errors[0].length')" 512
+# --json FILE lists private file names: a new file is 0600 whatever the umask; a symlink
+# planted at FILE is not followed (its target is not clobbered).
+rm -f "$E2E_DIR/priv.json"
+(umask 022 && "$M" map "$D" 1M --json "$E2E_DIR/priv.json" -q)
+ms_expect_eq "--json FILE created 0600" "$(stat -c %a "$E2E_DIR/priv.json")" 600
+echo precious >"$E2E_DIR/victim"
+ln -s "$E2E_DIR/victim" "$E2E_DIR/link.json"
+rc=0
+"$M" map "$D" 1M --json "$E2E_DIR/link.json" -q 2>"$E2E_DIR/err" || rc=$?
+ms_expect_eq "--json onto a symlink: refused (exit 4)" "$rc" 4
+ms_expect_eq "--json onto a symlink: its target untouched" "$(cat "$E2E_DIR/victim")" precious
+e2e_check "--json onto a symlink: said why" grep -q "symbolic link" "$E2E_DIR/err"
+"$M" map "$D" 1M --json /dev/stdout -q | jq -e .schema >/dev/null ||
+	e2e_fail "--json /dev/stdout no longer works"
 out=$("$M" map "$D" 0 2>&1)
 e2e_check "human: says no filesystem" grep -q "no filesystem mounted" <<<"$out"
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0

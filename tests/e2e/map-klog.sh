@@ -72,6 +72,15 @@ Dec 03 10:00:00 host kernel: blk_update_request: I/O error, dev $DN, sector $SEC
 $(printf '\001\377binary junk %s' "$(head -c 30 /dev/urandom | base64)")
 
 [  107.000000] I/O error, dev $DN, sector $(((S1 + (1 << 40)) / 512)) op 0x0:(READ)
+[  108.000000] I/O error, dev $DN, sector 36028797018963968 op 0x0:(READ)
+[  108.000001] Buffer I/O error on dev ${DN}p2, logical block 4503599627370496, async page read
+[  108.000002] XFS (${DN}p1): metadata I/O error in "x" at daddr 0x8 len 0x3fffffff error 5
+[  108.000003] XFS (${DN}p1): metadata I/O error in "x" at daddr 0x10 len 99999999999999999999 error 5
+Dec 03 10:00:01 host root[4242]: I/O error, dev $DN, sector 2048
+Dec 03 10:00:02 host logger: [  1.000000] I/O error, dev $DN, sector 4096
+2026-12-03T10:00:03.000000+00:00 host alice[77]: Buffer I/O error on dev ${DN}p2, logical block 1
+[  108.000004] host alice[77]: XFS (${DN}p1): metadata I/O error in "x" at daddr 0x18 len 8 error 5
+14,2002,108000005,-;I/O error, dev $DN, sector 6144 op 0x0:(READ)
 EOF
 ans=$E2E_DIR/map.json
 rc=0
@@ -93,8 +102,16 @@ ms_expect_eq "XFS daddr: the inode chunk" \
 	"${D}p1 $((ino_daddr * 512)) 4096 inodes"
 ms_expect_eq "unknown devices named" "$(ms_jq "$ans" '.kernel_log.unknown_devices | join(",")')" \
 	"sdzz,nvme9n9p9"
-ms_expect_eq "malformed lines and past-the-end lines are unusable, shown" \
-	"$(ms_jq "$ans" '"\(.kernel_log.unusable) \(.kernel_log.unusable_lines | length)"')" "5 5"
+ms_expect_eq "malformed, overflowing and past-the-end lines are unusable, shown" \
+	"$(ms_jq "$ans" '"\(.kernel_log.unusable) \(.kernel_log.unusable_lines | length)"')" "9 9"
+ms_expect_eq "a sector whose byte offset overflows is not wrapped to 0" \
+	"$(ms_jq "$ans" '[.media_errors[] | select(.offset == 0)] | length')" 0
+ms_expect_eq "XFS len 0x3fffffff: refused, said why" \
+	"$(ms_jq "$ans" '[.kernel_log.unusable_lines[] | select(test("0x3fffffff") and test("past the end|longer than"))] | length')" 1
+ms_expect_eq "XFS len out of 64 bits: malformed, not UINT64_MAX" \
+	"$(ms_jq "$ans" '[.kernel_log.unusable_lines[] | select(test("99999999999999999999 error"))] | length')" 1
+ms_expect_eq "lines a user logged (journal, syslog, kmsg facility user) are not kernel errors" \
+	"$(ms_jq "$ans" '.kernel_log.not_kernel')" 5
 ms_expect_eq "every line counted" "$(ms_jq "$ans" '.kernel_log.lines')" "$(wc -l <"$log")"
 ms_expect_eq "damaged files: both" \
 	"$(ms_jq "$ans" '[.damaged_files[].paths[0]] | sort | join(",")')" "$P1/xfs-file,$P2/ext4-file"

@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <linux/nvme_ioctl.h>
 #include <scsi/sg.h>
@@ -253,6 +256,57 @@ static void test_nvme_read_dwords(void **state)
 	assert_int_equal(kio_nvme_build_read(&c, 2, 0, 1, NULL, 512, NULL, 0, 0, 0), -EINVAL);
 }
 
+/* Get Log Page: RAE (CDW10 bit 15) set, so reading the Error Information log does not clear
+ * the asynchronous event another monitor (smartd, nvme-cli, the kernel) waits for. */
+static void test_nvme_get_log_dwords(void **state)
+{
+	static uint8_t buf[16 * 64];
+	struct nvme_passthru_cmd64 c;
+
+	(void)state;
+	assert_int_equal(kio_nvme_build_get_log(&c, 0xffffffffu, 0x01, buf, sizeof(buf)), 0);
+	assert_int_equal(c.opcode, 0x02);
+	assert_int_equal(c.nsid, 0xffffffffu);
+	assert_int_equal(c.cdw10, 0x01 | 1u << 15 | (255u << 16));	/* LID, RAE, NUMDL */
+	assert_int_equal(c.cdw11, 0);					/* NUMDU */
+	assert_int_equal(c.cdw12, 0);
+	assert_int_equal(c.cdw13, 0);
+	assert_int_equal(c.data_len, sizeof(buf));
+	/* 1 MiB: NUMD 0x3ffff splits into NUMDL 0xffff and NUMDU 3 */
+	assert_int_equal(kio_nvme_build_get_log(&c, 1, 0x02, buf, 1 << 20), 0);
+	assert_int_equal(c.cdw10, 0x02 | 1u << 15 | (0xffffu << 16));
+	assert_int_equal(c.cdw11, 3);
+	assert_int_equal(kio_nvme_build_get_log(&c, 1, 0x02, buf, 6), -EINVAL);
+}
+
+/* Identify decoding with device bytes out of range (found by tests/fuzz fuzz_nvme: MDTS 255
+ * shifted a 32-bit value by 255). MDTS or VSL past 4 GiB mean "no limit we could reach". */
+static void test_nvme_identify_bounds(void **state)
+{
+	static uint8_t ctrl[4096], ns[4096], nvm[4096];
+	struct vfy_dev d;
+
+	(void)state;
+	for (unsigned mdts = 0; mdts < 256; mdts++) {
+		memset(&d, 0, sizeof(d));
+		ctrl[77] = (uint8_t)mdts;		/* MDTS */
+		nvm[0] = (uint8_t)mdts;			/* VSL */
+		vfy_nvme_decode_identify(&d, ctrl, NULL, NULL, nvm);
+		if (mdts && mdts < 20) {
+			assert_int_equal(d.mdts_bytes, 4096u << mdts);
+			assert_int_equal(d.vsl_bytes, 4096u << mdts);
+		} else {
+			assert_int_equal(d.mdts_bytes, 0);
+			assert_int_equal(d.vsl_bytes, 0);
+		}
+	}
+	/* FLBAS picking LBA format 63 of 64, DPS with every bit set */
+	memset(ns, 0xff, sizeof(ns));
+	memset(&d, 0, sizeof(d));
+	vfy_nvme_decode_identify(&d, NULL, ns, ns, NULL);
+	assert_true(d.pi_type <= 7);
+}
+
 /* nvme-verify end to end through the mocked ioctl: the command sent and its outcome. */
 static void test_nvme_verify_method(void **state)
 {
@@ -322,6 +376,110 @@ static void test_nvme_status_decoding(void **state)
 }
 
 /* ---------------------------------------------------------------- SCSI */
+
+/* A fake sysfs tree: block/NAME/device -> devices/<devpath> with what sd leaves there. */
+static void fake_sysfs(const char *root, const char *name, const char *devpath, int prot,
+		       const uint8_t *b0, size_t b0_len)
+{
+	char cmd[1024], p[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/devices/%s/scsi_disk/6:0:0:0' '%s/block/%s' && "
+		 "ln -sfn '%s/devices/%s' '%s/block/%s/device'", root, devpath, root, name, root,
+		 devpath, root, name);
+	assert_int_equal(system(cmd), 0);
+	if (prot >= 0) {
+		snprintf(p, sizeof(p), "%s/devices/%s/scsi_disk/6:0:0:0/protection_type", root,
+			 devpath);
+		f = fopen(p, "w");
+		assert_non_null(f);
+		fprintf(f, "%d\n", prot);
+		fclose(f);
+	}
+	if (b0) {
+		snprintf(p, sizeof(p), "%s/devices/%s/vpd_pgb0", root, devpath);
+		f = fopen(p, "w");
+		assert_non_null(f);
+		assert_int_equal(fwrite(b0, 1, b0_len, f), b0_len);
+		fclose(f);
+	}
+}
+
+/* A SCSI disk behind a USB bridge gets no VPD B0, READ CAPACITY(16) or VERIFY(16): the kernel
+ * avoids them there (usb-storage quirks), so the probe follows sysfs and says why. */
+static void test_scsi_probe_usb(void **state)
+{
+	static const uint8_t b0[64] = { 0x00, 0xb0, 0x00, 0x3c, 0, 0, 0, 0, 0, 0, 0x10, 0x00,
+					0, 0, 0x01, 0x00 };
+	char root[] = "/tmp/mediascan-test-sysfs-XXXXXX", why[256] = "", cmd[300];
+	struct kio_scsi_hints h;
+	struct vfy_dev d;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	fake_sysfs(root, "sdu", "pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/"
+		   "6:0:0:0", 0, NULL, 0);
+	fake_sysfs(root, "sds", "pci0000:00/0000:00:17.0/ata3/host2/target2:0:0/2:0:0:0", 1, b0,
+		   sizeof(b0));
+	fake_sysfs(root, "sdo", "pci0000:00/0000:00:17.0/ata4/host3/target3:0:0/3:0:0:0", -1,
+		   NULL, 0);
+
+	assert_int_equal(kio_scsi_hints(root, "sdu", &h), 0);
+	assert_int_equal(h.usb, 1);
+	assert_int_equal(h.protection_type, 0);
+	assert_int_equal(h.have_vpd_b0, 0);
+	memset(&d, 0, sizeof(d));
+	d.fd = FAKE_FD;
+	d.kind = VFY_DEV_SCSI;
+	d.lbs = 512;
+	d.verify16 = -1;
+	vfy_probe_scsi(&d, &h);
+	assert_int_equal(k.calls, 0);			/* nothing sent */
+	assert_int_equal(d.verify16, 0);
+	assert_int_equal(vfy_scsi_verify.probe(&d, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "USB bridge"));
+	assert_int_equal(vfy_scsi_read.probe(&d, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "USB bridge"));
+
+	/* SATA disk: protection type and Block Limits from sysfs, only VERIFY(16) sent */
+	assert_int_equal(kio_scsi_hints(root, "sds", &h), 0);
+	assert_int_equal(h.usb, 0);
+	assert_int_equal(h.protection_type, 1);
+	assert_int_equal(h.have_vpd_b0, 1);
+	memset(&d, 0, sizeof(d));
+	d.fd = FAKE_FD;
+	d.kind = VFY_DEV_SCSI;
+	d.lbs = 512;
+	d.verify16 = -1;
+	vfy_probe_scsi(&d, &h);
+	assert_int_equal(k.calls, 1);
+	assert_int_equal(k.cdb[0], 0x8f);
+	assert_int_equal(k.cdb[1], 0x20);		/* VRPROTECT 001b: PI type 1 */
+	assert_int_equal(d.prot_en, 1);
+	assert_int_equal(d.p_type, 1);
+	assert_int_equal(d.max_xfer_blocks, 0x1000);
+	assert_int_equal(d.opt_xfer_blocks, 0x100);
+	assert_int_equal(d.verify16, 1);
+	assert_int_equal(vfy_scsi_read.probe(&d, why, sizeof(why)), 0);
+
+	/* nothing in sysfs (older kernel): READ CAPACITY(16), INQUIRY B0, VERIFY(16) as before */
+	assert_int_equal(kio_scsi_hints(root, "sdo", &h), 0);
+	assert_int_equal(h.protection_type, -1);
+	k.calls = 0;
+	memset(&d, 0, sizeof(d));
+	d.fd = FAKE_FD;
+	d.kind = VFY_DEV_SCSI;
+	d.lbs = 512;
+	d.verify16 = -1;
+	vfy_probe_scsi(&d, &h);
+	assert_int_equal(k.calls, 3);
+	assert_int_equal(k.cdb[0], 0x8f);
+
+	assert_int_equal(kio_scsi_hints(root, "../sdu", &h), -EINVAL);
+	assert_int_equal(kio_scsi_hints(root, "sdzz", &h), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
 
 static void test_scsi_cdbs(void **state)
 {
@@ -719,6 +877,9 @@ int main(void)
 		cmocka_unit_test_setup(test_pi_check, reset),
 		cmocka_unit_test_setup(test_nvme_verify_dwords, reset),
 		cmocka_unit_test_setup(test_nvme_read_dwords, reset),
+		cmocka_unit_test_setup(test_nvme_get_log_dwords, reset),
+		cmocka_unit_test_setup(test_scsi_probe_usb, reset),
+		cmocka_unit_test_setup(test_nvme_identify_bounds, reset),
 		cmocka_unit_test_setup(test_nvme_verify_method, reset),
 		cmocka_unit_test_setup(test_nvme_status_decoding, reset),
 		cmocka_unit_test_setup(test_scsi_cdbs, reset),

@@ -18,7 +18,9 @@ static void parses(const char *line, const char *dev, enum map_klog_unit unit, u
 {
 	struct map_klog_rec r;
 
-	assert_int_equal(map_klog_parse(line, &r), 1);
+	/* a line with a kernel prefix, or a bare kernel message (as /dev/kmsg has it) */
+	if (map_klog_parse(line, &r) != 1)
+		assert_int_equal(map_klog_parse_msg(line, &r), 1);
 	assert_string_equal(r.dev, dev);
 	assert_int_equal(r.unit, unit);
 	assert_int_equal(r.value, value);
@@ -79,7 +81,107 @@ static void malformed(const char *line)
 {
 	struct map_klog_rec r;
 
-	assert_int_equal(map_klog_parse(line, &r), -EINVAL);
+	assert_int_equal(map_klog_parse_msg(line, &r), -EINVAL);
+}
+
+/* A line that names a range in text some program logged: not the kernel's. */
+static void not_kernel(const char *line)
+{
+	struct map_klog_rec r;
+
+	assert_int_equal(map_klog_parse(line, &r), 0);
+	assert_int_equal(r.not_kernel, 1);
+}
+
+static void test_not_kernel(void **state)
+{
+	(void)state;
+	/* logger 'I/O error, dev sda, sector 2048' in journalctl -o short / syslog */
+	not_kernel("Dec 03 10:00:01 host root[4242]: I/O error, dev sda, sector 2048");
+	not_kernel("Dec  3 10:00:01 host logger: [  1.000000] I/O error, dev sda, sector 2048");
+	not_kernel("2026-12-03T10:00:03.000000+00:00 host alice[77]: Buffer I/O error on dev sda1, "
+		   "logical block 1");
+	not_kernel("[  108.000004] host alice[77]: XFS (sda1): metadata I/O error in \"x\" at "
+		   "daddr 0x18 len 8 error 5");
+	/* a program writing to /dev/kmsg gets facility user: PRI 14 */
+	not_kernel("14,2002,108000005,-;I/O error, dev sda, sector 6144 op 0x0:(READ)");
+	/* no prefix at all: nothing says it is the kernel's */
+	not_kernel("I/O error, dev sda, sector 2048");
+	not_kernel("hello: see I/O error, dev sda, sector 2048");
+	/* the kernel's own, in every prefix */
+	parses("Dec 03 10:00:01 host kernel: I/O error, dev sda, sector 2048", "sda",
+	       MAP_KLOG_SECTOR, 2048, 1, "block-layer");
+	parses("Dec  3 10:00:01.123456 host kernel: [ 12.5] I/O error, dev sda, sector 2", "sda",
+	       MAP_KLOG_SECTOR, 2, 1, "block-layer");
+	parses("2026-12-03T10:00:03+0000 host kernel: Buffer I/O error on dev sda1, logical "
+	       "block 1", "sda1", MAP_KLOG_BLOCK, 1, 1, "buffer-io");
+	parses("[  12.345678] host kernel: I/O error, dev sda, sector 9", "sda", MAP_KLOG_SECTOR, 9,
+	       1, "block-layer");
+	parses("[Thu Dec  3 10:00:00 2026] I/O error, dev sda, sector 9", "sda", MAP_KLOG_SECTOR,
+	       9, 1, "block-layer");
+	parses("3,2002,108000005,c;critical medium error, dev sda, sector 6144", "sda",
+	       MAP_KLOG_SECTOR, 6144, 1, "block-layer");
+	parses("3,339,5140900,-,caller=T1;I/O error, dev sda, sector 6", "sda", MAP_KLOG_SECTOR, 6,
+	       1, "block-layer");
+}
+
+/* XFS "len" out of 64 bits used to leave UINT64_MAX in count (strtoull stored first). */
+static void test_numbers_bounded(void **state)
+{
+	struct map_klog_rec r;
+
+	(void)state;
+	assert_int_equal(map_klog_parse_msg("XFS (sdb1): metadata I/O error in \"x\" at daddr 0x10 "
+					    "len 99999999999999999999 error 5", &r), -EINVAL);
+	assert_int_equal(map_klog_parse_msg("XFS (sdb1): metadata I/O error in \"x\" at daddr 0x10 "
+					    "len 4294967296 error 5", &r), -EINVAL);
+	assert_int_not_equal(r.count, UINT64_MAX);
+}
+
+static void range_ok(const char *msg, uint32_t lbs, uint64_t bs, uint64_t dev, uint64_t off,
+		     uint64_t len)
+{
+	struct map_klog_rec r;
+	uint64_t o = 0, l = 0;
+	const char *why = NULL;
+
+	assert_int_equal(map_klog_parse_msg(msg, &r), 1);
+	assert_int_equal(map_klog_range(&r, lbs, bs, dev, &o, &l, &why), 0);
+	assert_int_equal(o, off);
+	assert_int_equal(l, len);
+}
+
+static void range_bad(const char *msg, uint32_t lbs, uint64_t bs, uint64_t dev, const char *want)
+{
+	struct map_klog_rec r;
+	uint64_t o = 0, l = 0;
+	const char *why = NULL;
+
+	assert_int_equal(map_klog_parse_msg(msg, &r), 1);
+	assert_int_equal(map_klog_range(&r, lbs, bs, dev, &o, &l, &why), -ERANGE);
+	assert_non_null(why);
+	assert_non_null(strstr(why, want));
+}
+
+static void test_range(void **state)
+{
+	(void)state;
+	range_ok("I/O error, dev sda, sector 9", 4096, 0, 1 << 30, 4096, 4096);
+	range_ok("Buffer I/O error on dev sda1, logical block 3", 512, 4096, 1 << 30, 12288, 4096);
+	range_ok("XFS (sda1): metadata I/O error in \"x\" at daddr 0x10 len 8 error 5", 512, 0,
+		 1 << 30, 8192, 4096);
+	/* 2^55 sectors are 2^64 bytes: not offset 0 */
+	range_bad("I/O error, dev sda, sector 36028797018963968", 512, 0, 1 << 30, "out of range");
+	range_bad("Buffer I/O error on dev sda1, logical block 4503599627370496", 512, 4096,
+		  1 << 30, "out of range");
+	range_bad("XFS (sda1): metadata I/O error in \"x\" at daddr 0xffffffffffffffff len 8 "
+		  "error 5", 512, 0, 1 << 30, "out of range");
+	/* len 0x3fffffff (512 GiB): longer than any XFS buffer, and past a 1 GiB device */
+	range_bad("XFS (sda1): metadata I/O error in \"x\" at daddr 0x8 len 0x3fffffff error 5",
+		  512, 0, 1ull << 50, "longer than");
+	range_bad("XFS (sda1): metadata I/O error in \"x\" at daddr 0x8 len 4194304 error 5",
+		  512, 0, 1 << 30, "past the end");
+	range_bad("I/O error, dev sda, sector 2097152", 512, 0, 1 << 30, "past the end");
 }
 
 static void test_unusable(void **state)
@@ -115,6 +217,9 @@ int main(void)
 		cmocka_unit_test(test_buffer_io),
 		cmocka_unit_test(test_xfs),
 		cmocka_unit_test(test_unusable),
+		cmocka_unit_test(test_not_kernel),
+		cmocka_unit_test(test_numbers_bounded),
+		cmocka_unit_test(test_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

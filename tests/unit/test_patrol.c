@@ -14,12 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "config_file.h"
 #include "journal.h"
 #include "kio.h"
 #include "patrol.h"
+#include "state.h"
 
 static char conf_path[] = "/tmp/mediascan-test-patrol-XXXXXX";
 
@@ -149,6 +153,53 @@ static void test_locks(void **state)
 	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid()), 0);
 	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid() + 1), -ESRCH);
 	assert_int_equal(kio_pdeathsig_set(0, getppid()), 0);
+/* Target names as the docs say: letters, digits, - _ . only, at most 63. */
+static void test_config_target_names(void **state)
+{
+	(void)state;
+	bad("[target a$(reboot)]\npath = /x\n", 1, "bad target name");
+	bad("[target caf\xc3\xa9]\npath = /x\n", 1, "bad target name");
+	bad("[target a\033[31m]\npath = /x\n", 1, "bad target name");
+	bad("[target a,b]\npath = /x\n", 1, "bad target name");
+	bad("[target a{b}]\npath = /x\n", 1, "bad target name");
+	bad("[target aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n"
+	    "path = /x\n", 1, "bad target name");
+}
+
+/* Lines longer than libinih's 200 bytes are one line: on_damage and path are whole, the line
+ * numbers after them right; a value longer than its field is refused, never cut. */
+static void test_config_long_lines(void **state)
+{
+	char err[2048] = "", text[8192], cmd[1001], path[1001];
+
+	(void)state;
+	memset(cmd, 'x', sizeof(cmd) - 1);
+	cmd[sizeof(cmd) - 1] = '\0';
+	memcpy(cmd, "echo ", 5);
+	cmd[400] = '=';			/* an '=' past inih's cut must not make a new key */
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text), "[global]\non_damage = %s\n[target a]\npath = %s\n"
+		 "window = 1d\nfoo = 1\n", cmd, path);
+	write_conf(text);
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, ":6: unknown key 'foo'"));
+	snprintf(text, sizeof(text), "[global]\non_damage = %s  ; a comment\n[target a]\n"
+		 "path = %s\nwindow = 1d\n", cmd, path);
+	write_conf(text);
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.global.on_damage, cmd);
+	assert_string_equal(cfg.targets[0].o.on_damage, cmd);
+	assert_string_equal(cfg.targets[0].path, path);
+	assert_int_equal((int)cfg.targets[0].o.window_s, 86400);
+	/* longer than on_damage's 1023 bytes: an error, not a truncated command */
+	memset(text, 0, sizeof(text));
+	strcpy(text, "[global]\non_damage = ");
+	memset(text + strlen(text), 'y', 2000);
+	strcat(text, "\n[target a]\npath = /x\n");
+	bad(text, 2, "too long");
 }
 
 static void test_active_hours(void **state)
@@ -257,6 +308,115 @@ static void test_summary_rate(void **state)
 	assert_true(cli_report_rate(&rep) > 3.6e8 && cli_report_rate(&rep) < 3.7e8);
 	r.elapsed_s = 0;
 	assert_true(cli_report_rate(&rep) == 0);
+/* Owners JSON from a tampered or old state DB (found by tests/fuzz fuzz_owners_json): report
+ * and metrics read it without crashing, and keep what is well-formed. */
+static void owners_survive(const char *text, unsigned want_files, size_t want_owners)
+{
+	struct json_object *o;
+	uint64_t ino[8];
+	FILE *f = fopen("/dev/null", "w");
+
+	print_message("owners %s\n", text);
+	assert_non_null(f);
+	assert_int_equal(cli_owners_json_files(text, ino, 8), want_files);
+	o = cli_owners_parse(text);
+	assert_non_null(o);
+	assert_int_equal(json_object_array_length(o), want_owners);
+	assert_non_null(cli_owners_action(o));
+	cli_owners_print(f, o);
+	json_object_put(o);
+	fclose(f);
+}
+
+static void test_owners_json_tampered(void **state)
+{
+	(void)state;
+	owners_survive("[{\"type\":\"file\",\"inot eile_offse\":4095,\"length\":4096,"
+		       "\"paths\":\"inodes\"}]", 0, 1);
+	owners_survive("[{\"type\":null,\"inode\":1}]", 0, 0);
+	owners_survive("[{\"type\":5,\"inode\":1}]", 0, 0);
+	owners_survive("[{\"type\":\"file\",\"inode\":7,\"paths\":[null,5,\"/ok\",{}]}]", 1, 1);
+	owners_survive("[5, \"x\", null, [], {\"type\":\"log\"}]", 0, 1);
+	owners_survive("[{\"type\":\"metadata\",\"metadata\":[1]}]", 0, 1);
+	owners_survive("{\"type\":\"file\"}", 0, 0);
+	owners_survive("", 0, 0);
+	owners_survive("[{\"type\":\"file\",\"inode\":\"x\",\"file_offset\":null}]", 1, 1);
+}
+
+static char tmp_dir[] = "/tmp/mediascan-test-files-XXXXXX";
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, len - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* The metrics file is written through a new temp file: a symlink planted where the temp file
+ * used to go ("PATH.tmp", in a directory the prometheus user owns) clobbers nothing. */
+static void test_metrics_no_follow(void **state)
+{
+	char sdir[256], victim[256], link[256], prom[256], buf[256];
+	struct scan_state *st = NULL;
+	struct stat sb;
+	char warn[256] = "";
+	FILE *f;
+
+	(void)state;
+	snprintf(sdir, sizeof(sdir), "%s/state", tmp_dir);
+	snprintf(victim, sizeof(victim), "%s/victim", tmp_dir);
+	snprintf(prom, sizeof(prom), "%s/m.prom", tmp_dir);
+	snprintf(link, sizeof(link), "%s/m.prom.tmp", tmp_dir);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(scan_state_open(sdir, &st, warn, sizeof(warn)), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), 0);
+	read_file(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "precious\n");
+	assert_int_equal(lstat(prom, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_mode & 0777, 0644);
+	read_file(prom, buf, sizeof(buf));
+	assert_memory_equal(buf, "# HELP", 6);
+	/* the metrics path itself a symlink: replaced by the file, its target untouched */
+	unlink(prom);
+	assert_int_equal(symlink(victim, prom), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), 0);
+	read_file(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "precious\n");
+	scan_state_close(st);
+}
+
+/* The state directory is refused when someone else may write to it or owns it. */
+static void test_state_dir_checked(void **state)
+{
+	char dir[256];
+	struct scan_state *st = NULL;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/open-state", tmp_dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(cli_history_open(dir, NULL, &st), -EPERM);
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(cli_history_open(dir, NULL, &st), -EPERM);
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(dir, 0700), 0);
+		assert_int_equal(chown(dir, 12345, 0), 0);
+		assert_int_equal(cli_history_open(dir, NULL, &st), -EPERM);
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(cli_history_open(dir, NULL, &st), 0);
+	scan_state_close(st);
 }
 
 int main(void)
@@ -268,16 +428,28 @@ int main(void)
 		cmocka_unit_test(test_config_hook_timeout),
 		cmocka_unit_test(test_run_hook),
 		cmocka_unit_test(test_locks),
+		cmocka_unit_test(test_config_target_names),
+		cmocka_unit_test(test_config_long_lines),
 		cmocka_unit_test(test_active_hours),
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
+		cmocka_unit_test(test_metrics_no_follow),
+		cmocka_unit_test(test_state_dir_checked),
+		cmocka_unit_test(test_owners_json_tampered),
 	};
 	int fd = mkstemp(conf_path), ret;
 
-	if (fd < 0)
+	if (fd < 0 || !mkdtemp(tmp_dir))
 		return 99;
 	close(fd);
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(conf_path);
+	if (!getenv("KEEP_TMP")) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tmp_dir);
+		if (system(cmd) != 0)
+			ret = ret ? ret : 99;
+	}
 	return ret;
 }

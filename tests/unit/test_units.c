@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "units.h"
 
@@ -209,6 +211,56 @@ static void test_fmt_duration(void **state)
 	dur_is(INFINITY, "--:--");
 }
 
+/* Copy s to the very end of a page followed by an unmapped one: reading past its NUL faults. */
+static char *at_page_end(const char *s, void **map)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
+	*map = m;
+	return memcpy(m + pg - strlen(s) - 1, s, strlen(s) + 1);
+}
+
+static void since_check(const char *s, int want_ret)
+{
+	void *map;
+	int64_t t = -1;
+	char *p = at_page_end(s, &map);
+
+	print_message("since '%s'\n", s);
+	assert_int_equal(cli_parse_since(p, &t), want_ret);
+	munmap(map, (size_t)sysconf(_SC_PAGESIZE) * 2);
+}
+
+/* report --since: short arguments are not read past their end (they were: s + 10). */
+static void test_since(void **state)
+{
+	int64_t t = 0;
+
+	(void)state;
+	since_check("2026-1-1 ", -EINVAL);
+	since_check("2026-1-1 x", -EINVAL);
+	since_check("2026-1-1", 0);
+	since_check("2026-01-02 03:04", 0);
+	since_check("2026-01-02 03:04:05", 0);
+	since_check("2026-01-02 03:04:05x", -EINVAL);
+	since_check("@", -EINVAL);
+	since_check("@123", 0);
+	since_check("@99999999999999999999999", -EINVAL);
+	since_check("", -EINVAL);
+	since_check("7d", 0);
+	/* found by tests/fuzz fuzz_units: a duration ago beyond int64 seconds (UB) */
+	since_check("33333333333333333333333333333333", -EINVAL);
+	since_check("99999999999999999999w", -EINVAL);
+	assert_int_equal(cli_parse_since("@1700000000", &t), 0);
+	assert_int_equal(t, 1700000000);
+	assert_int_equal(cli_parse_since("2026-01-02 03:04", &t), 0);
+	assert_int_equal(cli_parse_since("2026-01-02 03:04:00", &t) == 0 && t > 0, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_duration_bad),
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_fmt_duration),
+		cmocka_unit_test(test_since),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,86 @@
+/*
+ * cli/files.c - files mediascan creates or trusts as root, opened so that another user cannot
+ * redirect or read them: reports created 0600 and never through a symlink, the state
+ * directory checked for its owner and mode before the store inside it is opened.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_create_private(const char *path, FILE **out)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct stat sb;
+
+	/* /dev/stdout and /proc/self/fd/N are symlinks to what the caller opened: fine */
+	if (fd < 0 && errno == ELOOP &&
+	    (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/self/fd/", 14) == 0))
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		/* a hard link to another file planted at path: do not write through it */
+		if (sb.st_nlink > 1) {
+			close(fd);
+			return -EMLINK;
+		}
+		if (ftruncate(fd, 0) < 0) {
+			int e = errno;
+
+			close(fd);
+			return -e;
+		}
+	}
+	*out = fdopen(fd, "w");
+	if (!*out) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return 0;
+}
+
+const char *cli_create_error(int err)
+{
+	if (err == -ELOOP)
+		return "it is a symbolic link: not followed (give the file it points to)";
+	if (err == -EMLINK)
+		return "it has other hard links: not written through";
+	return strerror(-err);
+}
+
+int cli_check_state_dir(const char *dir, char *why, size_t len)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) < 0) {
+		if (errno == ENOENT)
+			return 0;	/* created 0700 by the state store */
+		snprintf(why, len, "state directory %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		snprintf(why, len, "state directory %s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		snprintf(why, len, "state directory %s is owned by uid %u, not by us or root: "
+			 "its history could be forged (chown it, or give another --state-dir)",
+			 dir, (unsigned)sb.st_uid);
+		return -EPERM;
+	}
+	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, len, "state directory %s is writable by %s (mode %04o): its history "
+			 "could be forged or replaced (chmod go-w it)", dir,
+			 sb.st_mode & S_IWOTH ? "everyone" : "its group",
+			 (unsigned)(sb.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}

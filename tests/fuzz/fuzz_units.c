@@ -1,0 +1,28 @@
+/*
+ * tests/fuzz/fuzz_units.c - sizes, rates, durations, dates and active hours as users type
+ * them (cli/units.c, cli/config.c): each parser gets the whole input as one string.
+ */
+#include "cli.h"
+#include "config_file.h"
+#include "fuzz.h"
+#include "units.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_str(data, size), buf[64];
+	uint64_t v;
+	double d;
+	int64_t t;
+	int a, b;
+
+	if (cli_parse_size(s, &v) == 0)
+		cli_fmt_bytes(v, buf, sizeof(buf));
+	cli_parse_rate(s, &v);
+	if (cli_parse_duration(s, &d) == 0)
+		cli_fmt_duration(d, buf, sizeof(buf));
+	cli_parse_since(s, &t);
+	if (cli_parse_active_hours(s, &a, &b) == 0 && (a < 0 || a > 1440 || b < 0 || b > 1440))
+		abort();
+	free(s);
+	return 0;
+}
