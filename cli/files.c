@@ -14,8 +14,13 @@
 
 int cli_create_private(const char *path, FILE **out)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	struct stat sb;
+	int fd;
+
+	/* mediascan never writes to a device: a report path naming a disk is refused unopened. */
+	if (stat(path, &sb) == 0 && S_ISBLK(sb.st_mode))
+		return -ENOTSUP;
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	/* /dev/stdout and /proc/self/fd/N are symlinks to what the caller opened: fine */
 	if (fd < 0 && errno == ELOOP &&
@@ -23,6 +28,10 @@ int cli_create_private(const char *path, FILE **out)
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &sb) == 0 && S_ISBLK(sb.st_mode)) {
+		close(fd);			/* became a device between stat and open */
+		return -ENOTSUP;
+	}
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		/* a hard link to another file planted at path: do not write through it */
 		if (sb.st_nlink > 1) {
@@ -52,6 +61,8 @@ const char *cli_create_error(int err)
 		return "it is a symbolic link: not followed (give the file it points to)";
 	if (err == -EMLINK)
 		return "it has other hard links: not written through";
+	if (err == -ENOTSUP)
+		return "it is a block device: mediascan never writes to devices";
 	return strerror(-err);
 }
 

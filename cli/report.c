@@ -301,12 +301,15 @@ int cli_report_write_json(const struct cli_report *rep, const char *path)
 	json_object *root = json_report(rep);
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	FILE *f = stdout;
 	int ret = 0;
 
-	if (!f) {
-		ret = -errno;
-		goto out_put;
+	/* A new file is 0600 (it lists private file names), never through a symlink or a
+	 * device (cli/files.c). */
+	if (strcmp(path, "-") != 0) {
+		ret = cli_create_private(path, &f);
+		if (ret < 0)
+			goto out_put;
 	}
 	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
 		ret = -EIO;

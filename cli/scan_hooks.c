@@ -21,6 +21,7 @@
 #include "config_file.h"
 #include "journal.h"
 #include "kio.h"
+#include "escape.h"
 #include "patrol.h"
 #include "state.h"
 #include "units.h"
@@ -358,11 +359,15 @@ void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
 	const char *where = rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg;
+	/* Names are hostile: escaped, so no name forges a line or carries terminal escapes. */
+	char esc[PATH_MAX * 4], wesc[PATH_MAX * 4], desc[PATH_MAX * 4];
 	unsigned nr = 0;
+
+	where = cli_escape(where, wesc, sizeof(wesc));
 
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
-		const char *dev = rep->t->devices[e->dev_idx].path;
+		const char *dev = cli_escape(rep->t->devices[e->dev_idx].path, desc, sizeof(desc));
 
 		if (!scan_is_damage(e))
 			continue;
@@ -381,7 +386,8 @@ void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f)
 				for (unsigned n = 0; p && n < p->nr_paths; n++)
 					fprintf(f, "Unfixable Error: %s: media error %sat data "
 						"offset %" PRIu64 " length %" PRIu64 ".\n",
-						p->paths[n], o->flags & MAP_OWNF_ATTR_FORK ?
+						cli_escape(p->paths[n], esc, sizeof(esc)),
+						o->flags & MAP_OWNF_ATTR_FORK ?
 						"in extended attribute data " : "",
 						o->file_offset, o->length);
 				if (!p || !p->nr_paths)

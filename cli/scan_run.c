@@ -301,6 +301,12 @@ static int open_state(const struct cli_scan_cfg *a, const struct map_target *t,
 	int ret;
 
 	*resumed = 0;
+	/* The store steers what is read and reported: its directory must be root's alone. */
+	ret = cli_check_state_dir(a->state_dir, warn, sizeof(warn));
+	if (ret < 0) {
+		cli_err("%s", warn);
+		return ret;
+	}
 	ret = scan_state_open(a->state_dir, &k->st, warn, sizeof(warn));
 	if (warn[0])
 		cli_err("warning: %s", warn);
@@ -610,7 +616,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	if (a->json) {
 		ret = cli_report_write_json(&rep, a->json);
 		if (ret < 0) {
-			cli_err("cannot write the JSON report to %s: %s", a->json, strerror(-ret));
+			cli_err("cannot write the JSON report to %s: %s", a->json,
+				cli_create_error(ret));
 			rep.exit_bits |= CLI_EXIT_OPERATIONAL;
 		}
 	}

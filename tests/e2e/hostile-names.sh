@@ -1,0 +1,53 @@
+#!/bin/bash
+# hostile-names.sh - a file name is written by any user: one holding a newline, a forged
+# "Unfixable Error" line and a terminal escape, under a bad sector. The xfs_scrub-style
+# output (--format xfs_scrub) and the human summary print it escaped: one "Unfixable Error"
+# line for the one damaged file, no raw control bytes; the JSON report keeps the exact name.
+# A --json path naming a block device is refused: mediascan never writes to a device.
+set -euo pipefail
+. "$(dirname "$0")/../lib/ms.sh"
+e2e_require_root_loop_fuse
+ms_require
+e2e_setup 320
+mkfs.xfs -q -f -m rmapbt=1 "$E2E_LOOP" || e2e_hard_error "mkfs.xfs failed"
+e2e_mount || e2e_hard_error "mount failed"
+name=$'evil\nUnfixable Error: shadow: media error at data offset 0 length 1.\n\033[31mred'
+xfs_io -f -c "pwrite -S 0x11 -b 65536 0 65536" -c fsync "$E2E_MNT/plain" >/dev/null
+sync
+bad=$(( $(ms_first_phys "$E2E_MNT/plain") + 4096 ))
+mv "$E2E_MNT/plain" "$E2E_MNT/$name"
+e2e_umount
+e2e_readonly on
+e2e_reset_counters
+h=$(e2e_hash)
+e2e_bad_add "$bad" 512
+e2e_mount -o ro,norecovery || e2e_hard_error "ro mount failed"
+
+rc=0
+"$MEDIASCAN" scan "$E2E_MNT" --no-state --progress none --format xfs_scrub \
+	>"$E2E_DIR/out" 2>"$E2E_DIR/err" || rc=$?
+ms_expect_eq "xfs_scrub format: exit 1" "$rc" 1
+ms_expect_eq "xfs_scrub format: one Unfixable Error line (the name forges none)" \
+	"$(grep -c '^Unfixable Error' "$E2E_DIR/err")" 1
+e2e_check_fails "xfs_scrub format: no raw escape byte" grep -q $'\033' "$E2E_DIR/err"
+e2e_check "xfs_scrub format: the forged line is inside the escaped name" \
+	grep -q '^Unfixable Error: .*evil\\nUnfixable Error: shadow' "$E2E_DIR/err"
+
+human=$("$MEDIASCAN" scan "$E2E_MNT" --no-state --progress none 2>&1 || true)
+e2e_check_fails "human summary: no raw escape byte" grep -q $'\033' <<<"$human"
+ms_expect_eq "human summary: no forged line" "$(grep -c '^Unfixable Error' <<<"$human" || true)" 0
+
+out=$E2E_DIR/report.json
+ms_scan "$out" "$E2E_MNT" --no-state
+ms_expect_eq "JSON: the exact name" "$(jq -r '.damaged_files[0].paths[0]' "$out")" "$E2E_MNT/$name"
+ms_expect_eq "JSON report file created 0600" "$(stat -c %a "$out")" 600
+
+rc=0
+"$MEDIASCAN" scan "$E2E_MNT" --no-state -q --json "$E2E_LOOP" 2>"$E2E_DIR/err2" || rc=$?
+ms_expect_eq "--json naming the scanned device: exit 5 (damage found, report not written)" "$rc" 5
+e2e_check "--json naming a device: says why" grep -q "block device: mediascan never writes" "$E2E_DIR/err2"
+
+ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
+e2e_umount
+e2e_assert_unchanged "$h"
+e2e_pass "hostile names escaped outside JSON, exact inside; no report onto a device"
