@@ -96,6 +96,12 @@ const char *cli_create_error(int err);
 /* Return 0 when dir is missing or is a directory owned by us or root that only its owner can
  * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store). */
 int cli_check_state_dir(const char *dir, char *why, size_t len);
+struct json_object;
+/* Rewrite a bare --json in argv (end of line, before an option, before a device or a
+ * directory) to --json=- (stdout), so every subcommand takes --json FILE|-. */
+void cli_json_argv(int argc, char **argv);
+/* Return 0 after writing doc (pretty) to path ("-": stdout; else cli_create_private), -errno. */
+int cli_json_write(struct json_object *doc, const char *path);
 
 /* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
 int cli_report_build(struct cli_report *rep);

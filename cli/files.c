@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "cli.h"
 
 int cli_create_private(const char *path, FILE **out)
@@ -94,4 +96,53 @@ int cli_check_state_dir(const char *dir, char *why, size_t len)
 		return -EPERM;
 	}
 	return 0;
+}
+
+void cli_json_argv(int argc, char **argv)
+{
+	static char to_stdout[] = "--json=-";
+	struct stat sb;
+
+	/*
+	 * Every subcommand takes --json FILE|- ("-": stdout). A bare --json (the older form of
+	 * probe, report and status) still means stdout: when it ends the line or is followed by
+	 * another option, or by what cannot be a report file (a block device or a directory:
+	 * `probe --json /dev/sda` names the device to probe).
+	 */
+	for (int i = 1; i < argc; i++) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--json") != 0)
+			continue;
+		if (!next || (next[0] == '-' && next[1]) ||
+		    (stat(next, &sb) == 0 && (S_ISBLK(sb.st_mode) || S_ISDIR(sb.st_mode))))
+			argv[i] = to_stdout;
+		else
+			i++;			/* its FILE */
+	}
+}
+
+int cli_json_write(struct json_object *doc, const char *path)
+{
+	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *f = stdout;
+	int ret = 0;
+
+	if (strcmp(path, "-") != 0) {
+		ret = cli_create_private(path, &f);
+		if (ret < 0)
+			return ret;
+	}
+	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+		ret = -EIO;
+	if (f != stdout) {
+		if (fclose(f) != 0 && !ret)
+			ret = -errno;
+	} else if (fflush(f) != 0 && !ret) {
+		ret = -errno;
+	}
+	return ret;
 }

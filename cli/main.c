@@ -19,10 +19,11 @@ static void usage(FILE *f)
 		"  patrol        the service: a pass over every configured target within its window\n"
 		"  status        per target: pass progress, rate, ETA, last pass, open errors\n"
 		"  report        open damage from the history: new since the last pass, files\n"
-		"  probe DEV|MNT what each device can verify itself (NVMe, SCSI, PI) [--json]\n"
+		"  probe DEV|MNT what each device can verify itself (NVMe, SCSI, PI)\n"
 		"  map DEV OFF   who owns a device range (files, metadata, free space, partition\n"
 		"                gaps); --kernel-log maps every failed range in kernel log lines\n"
 		"  help          this text; `mediascan scan --help` for the scan options\n"
+		"every command that reports takes --json FILE|- (- or a bare --json: stdout)\n"
 		"  version       print the version\n");
 }
 
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	cli_json_argv(argc, argv);		/* --json FILE|-, the bare flag meaning stdout */
 	if (strcmp(argv[1], "scan") == 0)
 		return cli_scan_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "map") == 0)

@@ -104,18 +104,20 @@ int cli_probe_main(int argc, char **argv)
 	struct cli_method cm;
 	json_object *root, *devs;
 	char err[1024];
-	int ret, err_class, as_json = 0;
-	const char *target = NULL;
+	int ret, err_class;
+	const char *target = NULL, *json = NULL;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			as_json = 1;
+		if (strncmp(argv[i], "--json=", 7) == 0) {
+			json = argv[i] + 7;
+		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+			json = argv[++i];
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json]\n");
+			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json FILE|-]\n");
 			return 0;
 		} else if (argv[i][0] == '-' || target) {
 			cli_err("probe: unexpected argument '%s' (usage: mediascan probe "
-				"DEVICE|MOUNTPOINT [--json])", argv[i]);
+				"DEVICE|MOUNTPOINT [--json FILE|-])", argv[i]);
 			return CLI_EXIT_USAGE;
 		} else {
 			target = argv[i];
@@ -145,12 +147,16 @@ int cli_probe_main(int argc, char **argv)
 	json_object_object_add(root, "devices", devs);
 	json_object_object_add(root, "auto_method", json_object_new_string(cm.ops->name));
 	json_object_object_add(root, "auto_reason", json_object_new_string(cm.why));
-	if (as_json)
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-	else
+	ret = 0;
+	if (json) {
+		ret = cli_json_write(root, json);
+		if (ret < 0)
+			cli_err("probe: cannot write %s: %s", json, cli_create_error(ret));
+	} else {
 		print_human(root);
+	}
 	json_object_put(root);
 	cli_method_close(&cm);
 	map_target_close(&t);
-	return 0;
+	return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
 }

@@ -22,6 +22,7 @@
 
 struct report_ctx {
 	int json, all;
+	const char *json_path;		/* --json FILE|- */
 	int64_t since;
 	struct scan_state *st;
 	json_object *targets;		/* --json */
@@ -366,7 +367,7 @@ static int report_target(const struct scan_state_target *t, void *arg)
 int cli_report_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", required_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 'S' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -384,6 +385,7 @@ int cli_report_main(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			r.json = 1;
+			r.json_path = optarg;
 			break;
 		case 'a':
 			r.all = 1;
@@ -402,7 +404,7 @@ int cli_report_main(int argc, char **argv)
 			config = optarg;
 			break;
 		case 'h':
-			printf("usage: mediascan report [--json] [--since DATE] [--all] "
+			printf("usage: mediascan report [--json FILE|-] [--since DATE] [--all] "
 			       "[--state-dir DIR] [--config FILE]\n"
 			       "  open damage per target, newest first; NEW: first seen since the "
 			       "previous pass\n"
@@ -444,9 +446,12 @@ int cli_report_main(int argc, char **argv)
 		json_object_object_add(doc, "schema", json_object_new_string("mediascan-history/1"));
 		json_object_object_add(doc, "generated", json_object_new_int64((int64_t)time(NULL)));
 		json_object_object_add(doc, "targets", r.targets);
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-			JSON_C_TO_STRING_NOSLASHESCAPE));
+		ret = cli_json_write(doc, r.json_path);
 		json_object_put(doc);
+		if (ret < 0) {
+			cli_err("report: cannot write %s: %s", r.json_path, cli_create_error(ret));
+			return CLI_EXIT_OPERATIONAL;
+		}
 	} else {
 		json_object_put(r.targets);
 		if (!r.nr_open)

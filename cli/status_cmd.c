@@ -68,6 +68,7 @@ char *cli_fmt_time(int64_t t, char *buf, size_t len)
 
 struct status_ctx {
 	int json;
+	const char *json_path;		/* --json FILE|- */
 	json_object *arr;
 	time_t now;
 };
@@ -151,7 +152,7 @@ static int status_row(const struct scan_state_target *t, void *arg)
 int cli_status_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", required_argument, NULL, 'j' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -168,6 +169,7 @@ int cli_status_main(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			s.json = 1;
+			s.json_path = optarg;
 			break;
 		case 's':
 			state_dir = optarg;
@@ -176,7 +178,7 @@ int cli_status_main(int argc, char **argv)
 			config = optarg;
 			break;
 		case 'h':
-			printf("usage: mediascan status [--json] [--state-dir DIR] [--config FILE]\n"
+			printf("usage: mediascan status [--json FILE|-] [--state-dir DIR] [--config FILE]\n"
 			       "  per target: pass progress, rate, ETA, last complete pass, open "
 			       "errors\n");
 			return 0;
@@ -205,9 +207,12 @@ int cli_status_main(int argc, char **argv)
 
 		json_object_object_add(doc, "schema", json_object_new_string("mediascan-status/1"));
 		json_object_object_add(doc, "targets", s.arr);
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-			JSON_C_TO_STRING_NOSLASHESCAPE));
+		ret = cli_json_write(doc, s.json_path);
 		json_object_put(doc);
+		if (ret < 0) {
+			cli_err("status: cannot write %s: %s", s.json_path, cli_create_error(ret));
+			return CLI_EXIT_OPERATIONAL;
+		}
 	} else {
 		json_object_put(s.arr);
 		if (!ret)

@@ -153,6 +153,8 @@ static void test_locks(void **state)
 	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid()), 0);
 	assert_int_equal(kio_pdeathsig_set(SIGTERM, getppid() + 1), -ESRCH);
 	assert_int_equal(kio_pdeathsig_set(0, getppid()), 0);
+}
+
 /* Target names as the docs say: letters, digits, - _ . only, at most 63. */
 static void test_config_target_names(void **state)
 {
@@ -308,6 +310,8 @@ static void test_summary_rate(void **state)
 	assert_true(cli_report_rate(&rep) > 3.6e8 && cli_report_rate(&rep) < 3.7e8);
 	r.elapsed_s = 0;
 	assert_true(cli_report_rate(&rep) == 0);
+}
+
 /* Owners JSON from a tampered or old state DB (found by tests/fuzz fuzz_owners_json): report
  * and metrics read it without crashing, and keep what is well-formed. */
 static void owners_survive(const char *text, unsigned want_files, size_t want_owners)
