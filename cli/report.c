@@ -125,7 +125,8 @@ int cli_report_build(struct cli_report *rep)
 		else if (is_at_risk(e))
 			map_damage_group(&rep->risk, k++, &rep->own_first[i], &rep->own_count[i]);
 	}
-	if (r->fatal || !r->complete)
+	/* Stopped to spare a failing disk: bit 16 says so; incomplete by decision, not trouble. */
+	if (r->fatal || (!r->complete && !r->failing))
 		rep->exit_bits |= CLI_EXIT_OPERATIONAL;
 	return 0;
 }

@@ -487,11 +487,21 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint6
 	si.r = x->r;
 	ret = scan_isolate_range(&si, offset, length, err);
 	if (ret == -EINTR) {
-		/* Stopped while narrowing: what is not narrowed is not proven damage. */
+		/*
+		 * Stopped while narrowing: what is not narrowed is not proven damage. Stopped by
+		 * a signal, that is an operational error (the pass is interrupted); stopped to
+		 * spare a failing disk, the read is said to have failed once (transient), as it did.
+		 */
 		struct scan_error e = {
 			.dev_idx = dev, .offset = offset, .length = length, .err = -EINTR,
 			.cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
 		};
+
+		if (x->r->failing) {
+			e.err = err;
+			e.cls = scan_classify(err);
+			e.reproducible = 0;
+		}
 		ret = scan_result_add(x->r, &e);
 	}
 	return ret;
