@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "escape.h"
 #include "journal.h"
 
 #if HAVE_LIBSYSTEMD
@@ -58,16 +59,14 @@ static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
 	return 0;
 }
 
-/* A field value must not carry a newline: sd_journal_sendv would take it as binary-safe only
- * in the serialized form; keep values single-line for both journal and stderr. */
+/*
+ * Field values hold names any user wrote: escaped as in human output (cli/escape.c), so a
+ * newline cannot make PATH name another file (it was turned into a space), and an ESC or
+ * invalid UTF-8 cannot make journalctl show "[blob data]" or reach a terminal raw.
+ */
 static const char *one_line(const char *s, char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < len; i++)
-		buf[i] = s[i] == '\n' || s[i] == '\r' ? ' ' : s[i];
-	buf[i] = '\0';
-	return buf;
+	return cli_escape(s, buf, len);
 }
 
 int cli_journal_build(const struct cli_event *ev, struct cli_journal_fields *f)
@@ -86,7 +85,7 @@ int cli_journal_build(const struct cli_event *ev, struct cli_journal_fields *f)
 	if (ev->target)
 		ret |= add_field(f, "MEDIASCAN_TARGET=%s", one_line(ev->target, buf, sizeof(buf)));
 	if (ev->device)
-		ret |= add_field(f, "DEVICE=%s", ev->device);
+		ret |= add_field(f, "DEVICE=%s", one_line(ev->device, buf, sizeof(buf)));
 	if (ev->has_range) {
 		ret |= add_field(f, "OFFSET=%" PRIu64, ev->offset);
 		ret |= add_field(f, "LENGTH=%" PRIu64, ev->length);

@@ -245,17 +245,26 @@ static void test_journal_fields(void **state)
 
 	(void)state;
 	assert_true(cli_journal_build(&ev, &f) > 0);
-	assert_string_equal(f.v[0], "MESSAGE=data: damaged file /srv/a b");
+	/* a newline in a name is escaped: PATH never names another file ("/srv/a b") */
+	assert_string_equal(f.v[0], "MESSAGE=data: damaged file /srv/a\\nb");
 	assert_string_equal(field(&f, "MESSAGE_ID"), CLI_MSGID_DAMAGED_FILE);
 	assert_string_equal(field(&f, "PRIORITY"), "2");
 	assert_string_equal(field(&f, "DEVICE"), "/dev/sdb1");
 	assert_string_equal(field(&f, "OFFSET"), "8392704");
 	assert_string_equal(field(&f, "LENGTH"), "4096");
-	assert_string_equal(field(&f, "PATH"), "/srv/a b");
+	assert_string_equal(field(&f, "PATH"), "/srv/a\\nb");
 	assert_string_equal(field(&f, "FILE_OFFSET"), "4096");
 	assert_string_equal(field(&f, "MEDIASCAN_ERROR"), "EIO");
 	assert_string_equal(field(&f, "MEDIASCAN_TARGET"), "data");
 	assert_string_equal(field(&f, "SYSLOG_IDENTIFIER"), "mediascan");
+	cli_journal_fields_free(&f);
+
+	/* ESC and invalid UTF-8 are escaped: no "[blob data]" in journalctl, nothing raw. */
+	ev.message = "lost \033[31mred\xff";
+	ev.path = "/srv/\033[31mred\xff";
+	assert_true(cli_journal_build(&ev, &f) > 0);
+	assert_string_equal(f.v[0], "MESSAGE=lost \\x1b[31mred\\xff");
+	assert_string_equal(field(&f, "PATH"), "/srv/\\x1b[31mred\\xff");
 	cli_journal_fields_free(&f);
 
 	/* Every event type has its own MESSAGE_ID and a priority. */
