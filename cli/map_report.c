@@ -285,6 +285,29 @@ int cli_mapping_json(json_object *root, const struct map_damage *d)
 			json_object_array_add(a, json_object_new_string(notes[i]));
 		json_object_object_add(root, "notes", a);
 	}
+	if (d->nr_plan_notes) {		/* issue 12: groups read whole */
+		json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < d->nr_plan_notes; i++) {
+			const struct map_plan_note *pn = &d->plan_notes[i];
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "object", json_object_new_string(pn->object));
+			json_object_object_add(o, "group", pn->group >= 0 ?
+					       json_object_new_int64(pn->group) : NULL);
+			json_object_object_add(o, "device", json_object_new_string(pn->device));
+			json_object_object_add(o, "offset", json_object_new_uint64(pn->offset));
+			json_object_object_add(o, "length", json_object_new_uint64(pn->length));
+			json_object_object_add(o, "error", json_object_new_string(
+				strerror(-pn->err)));
+			json_object_object_add(o, "planned", json_object_new_string("read whole"));
+			json_object_array_add(a, o);
+		}
+		json_object_object_add(root, "plan_notes", a);
+		if (d->plan_notes_dropped)
+			json_object_object_add(root, "plan_notes_dropped",
+					       json_object_new_int64(d->plan_notes_dropped));
+	}
 	return 0;
 }
 
@@ -428,4 +451,17 @@ void cli_print_notes(FILE *f, const struct map_damage *d)
 
 	for (int i = 0; i < n; i++)
 		fprintf(f, "\nnote: %s\n", notes[i]);
+	if (d->nr_plan_notes)		/* issue 12 */
+		fprintf(f, "\nThe kernel could not list the space map of %zu part%s: read whole "
+			"(check the filesystem: xfs_repair -n, e2fsck -fn):\n", d->nr_plan_notes,
+			d->nr_plan_notes == 1 ? "" : "s");
+	for (size_t i = 0; i < d->nr_plan_notes; i++) {
+		const struct map_plan_note *pn = &d->plan_notes[i];
+
+		fprintf(f, "  %s (%s offset %" PRIu64 " length %" PRIu64 ") read whole: "
+			"GETFSMAP failed: %s\n", pn->object, pn->device, pn->offset, pn->length,
+			strerror(-pn->err));
+	}
+	if (d->plan_notes_dropped)
+		fprintf(f, "  ... and %u more\n", d->plan_notes_dropped);
 }

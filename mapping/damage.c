@@ -72,6 +72,9 @@ static const char *const NOTE_XFS =
 	"rmapbt XFS cannot say which), or a file changed since";
 static const char *const NOTE_OTHER =
 	"allocated, owner not found: on the external log device, which holds only the log";
+static const char *const NOTE_XFS_RMAP =
+	"allocated, owner not found: the space map (GETFSMAP) of this part cannot be read and "
+	"no inode maps this block (a btree or inode block of that AG, or a file changed since)";
 static const char *const NOTE_FAILED =
 	"allocated, owner not found: the owner index could not be built (see notes)";
 
@@ -180,6 +183,10 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 		}
 		if (unreadable)
 			d->notes |= MAP_NOTE_UNREADABLE_META;
+	} else if (fs->xfs.has_rmapbt && fh->space != SPACE_RT) {
+		/* rmapbt, but GETFSMAP failed on this part (issue 12): an inode sweep. */
+		fh->note = NOTE_XFS_RMAP;
+		ret = map_index_xfs(fs, q, nq, 0, &fh->h, why, sizeof(why));
 	} else {
 		fh->note = NOTE_XFS;
 		d->notes |= MAP_NOTE_NO_RMAPBT;
@@ -646,8 +653,17 @@ static int group_meta(struct map_damage *d)
 
 int map_damage_resolve(struct map_damage *d, struct map_target *t)
 {
-	int ret = resolve_pending(d, t);
+	int ret;
 
+	if (t->nr_plan_notes && !d->plan_notes) {
+		d->plan_notes = malloc(sizeof(*d->plan_notes) * t->nr_plan_notes);
+		if (!d->plan_notes)
+			return -ENOMEM;
+		memcpy(d->plan_notes, t->plan_notes, sizeof(*d->plan_notes) * t->nr_plan_notes);
+		d->nr_plan_notes = t->nr_plan_notes;
+		d->plan_notes_dropped = t->plan_notes_dropped;
+	}
+	ret = resolve_pending(d, t);
 	if (ret < 0)
 		return ret;
 	map_health_annotate(t, d->owners, d->nr_owners, &d->scrub, &d->fs_health_sick,
@@ -695,6 +711,7 @@ int map_damage_free(struct map_damage *d)
 	free(d->meta);
 	free(d->owners);
 	free(d->groups);
+	free(d->plan_notes);
 	memset(d, 0, sizeof(*d));
 	return 0;
 }

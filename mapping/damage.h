@@ -78,6 +78,10 @@ struct map_damage {
 	int paths_by_parents;		/* inodes were named through parent pointers */
 	unsigned fs_health_sick;	/* XFS_FSOP_GEOM_SICK_* of the target's XFS */
 	unsigned fs_health_checked;
+	/* ---- corrupted metadata (issue 12) ---- */
+	struct map_plan_note *plan_notes;	/* groups the plan read whole (copied from t) */
+	size_t nr_plan_notes;
+	unsigned plan_notes_dropped;	/* more than MAP_MAX_PLAN_NOTES */
 };
 
 /*

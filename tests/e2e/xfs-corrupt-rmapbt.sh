@@ -66,6 +66,8 @@ ms_expect_eq "error in AG 1 found at its offset" \
 	"$(ms_jq "$out" ".media_errors[] | select(.offset == $((p1 + 8192))) | .length")" 512
 ms_expect_eq "file in AG 2 named" \
 	"$(ms_jq "$out" ".damaged_files[] | select(.paths == [\"$in2\"]) | .ranges[0].offset")" 4096
+ms_expect_eq "file in AG 1 named all the same (inode sweep where GETFSMAP fails)" \
+	"$(ms_jq "$out" ".damaged_files[] | select(.paths == [\"$in1\"]) | .ranges[0].offset")" 8192
 planned=$(ms_jq "$out" .planned_bytes)
 [ "$planned" -ge "$ag_bytes" ] || e2e_fail "planned $planned < one AG ($ag_bytes)"
 [ "$planned" -lt $((2 * ag_bytes)) ] || e2e_fail "planned $planned: more than AG 1 read whole"
@@ -77,6 +79,7 @@ rc=0
 e2e_log "human scan -> exit $rc"
 grep -q "AG 1.*read whole.*Structure needs cleaning" "$E2E_DIR/human.txt" ||
 	e2e_fail "human report does not name AG 1: $(cat "$E2E_DIR/human.txt")"
+cat "$E2E_DIR/human.txt"
 
 e2e_umount
 e2e_assert_unchanged "$h"
