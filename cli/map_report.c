@@ -137,6 +137,8 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			ip && ip->gen ? ip->gen : o->gen));
 	if (o->note)
 		json_object_object_add(j, "note", json_object_new_string(o->note));
+	if (o->lost[0])		/* issue 12: the owner is itself a damaged object */
+		json_object_object_add(j, "what_is_lost", json_object_new_string(o->lost));
 	add_health_json(j, o);
 	return j;
 }
@@ -378,6 +380,8 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 				o->file_offset);
 		fprintf(f, "%s\n", part);
 	}
+	if (o->lost[0])		/* issue 12 */
+		fprintf(f, "        %s\n", o->lost);
 	print_health(f, o, "        ");
 }
 

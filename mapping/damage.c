@@ -5,6 +5,7 @@
  * and its online scrub verdicts, grouped into damaged files and damaged metadata.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,6 +525,31 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
 	return ret;
 }
 
+/* Say what is lost where the owner is itself a damaged object (issue 12): a directory's
+ * entries, an inode's extent map (and the contents it maps), its extended attributes. */
+static void describe_lost(struct map_damage *d)
+{
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		struct map_owner *o = &d->owners[i];
+		const struct map_inode_paths *ip;
+
+		if (o->kind == MAP_OWN_FILE && (o->flags & MAP_OWNF_ATTR_FORK)) {
+			snprintf(o->lost, sizeof(o->lost), "extended attributes lost");
+		} else if (o->kind == MAP_OWN_FILE) {
+			ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
+			if ((o->flags & MAP_OWNF_DIR) || (ip && ip->is_dir))
+				snprintf(o->lost, sizeof(o->lost), "directory entries lost");
+		} else if (o->kind == MAP_OWN_METADATA && (o->flags & MAP_OWNF_BMBT)) {
+			if (o->flags & MAP_OWNF_MAP_FROM)
+				snprintf(o->lost, sizeof(o->lost), "extent map lost: file contents "
+					 "past offset %" PRIu64 " unreachable", o->file_offset);
+			else
+				snprintf(o->lost, sizeof(o->lost), "extent map lost: part of the "
+					 "file's contents unreachable");
+		}
+	}
+}
+
 /* ---- grouping ---- */
 
 static int cmp_file_owner(const void *a, const void *b)
@@ -673,6 +699,7 @@ int map_damage_resolve(struct map_damage *d, struct map_target *t)
 	ret = resolve_inodes(d, t);
 	if (ret < 0)
 		return ret;
+	describe_lost(d);
 	ret = group_files(d);
 	if (ret < 0)
 		return ret;

@@ -244,6 +244,15 @@ int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h)
 						    e->o.gen, O_NONBLOCK);
 			fd_err = fd < 0 ? fd : 0;
 		}
+		/*
+		 * A directory is opened by handle only once the kernel reconnects it to the
+		 * tree, which reads its ".." entry: a directory whose first block is bad
+		 * answers ESTALE though it is there (issue 12). Keep the index's answer.
+		 */
+		if ((fd_err == -ESTALE || fd_err == -ENOENT) && (e->o.flags & MAP_OWNF_DIR)) {
+			h->v[w++] = *e;
+			continue;
+		}
 		if (fd_err == -ESTALE || fd_err == -ENOENT)
 			continue;		/* deleted (or reused) since the tables were read */
 		if (fd_err < 0) {

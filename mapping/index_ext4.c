@@ -179,6 +179,8 @@ static void e4_template(const struct e4 *c, ext2_ino_t ino, const struct ext2_in
 	o->gen = in->i_generation;
 	o->ag = -1;
 	o->kind = MAP_OWN_FILE;
+	if (LINUX_S_ISDIR(in->i_mode))
+		o->flags |= MAP_OWNF_DIR;
 	if (in->i_links_count == 0)
 		o->flags |= MAP_OWNF_UNLINKED;	/* an orphan: unlinked while open */
 	if (ino == E4_ROOT_INO || ino >= EXT2_FIRST_INO(sb))
@@ -226,18 +228,25 @@ static int e4_data(struct e4 *c, const struct map_owner *tmpl, uint64_t lblk, ui
 			    c->h);
 }
 
-/* A block of the inode's own map (extent tree node, indirect block). */
+/* A block of the inode's own map (extent tree node, indirect block) that maps file blocks
+ * from from_lblk on. */
 static int e4_map_block(struct e4 *c, const struct map_owner *tmpl, uint64_t pblk,
-			const char *what)
+			const char *what, uint64_t from_lblk)
 {
 	struct map_owner o = *tmpl;
+	size_t before = c->h->nr;
+	int ret;
 
 	if (o.kind == MAP_OWN_FILE) {
 		o.kind = MAP_OWN_METADATA;
 		o.flags |= MAP_OWNF_BMBT;
 		o.meta_type = what;
 	}
-	return map_ix_match(c->q, c->nq, pblk * c->bs, (pblk + 1) * c->bs, 0, &o, c->h);
+	o.flags |= MAP_OWNF_MAP_FROM;
+	ret = map_ix_match(c->q, c->nq, pblk * c->bs, (pblk + 1) * c->bs, 0, &o, c->h);
+	for (size_t i = before; i < c->h->nr; i++)
+		c->h->v[i].o.file_offset = from_lblk * c->bs;
+	return ret;
 }
 
 /* Does any query touch [pblk, pblk+len) blocks? (cheap pre-check) */
@@ -273,7 +282,7 @@ static int e4_extent_tree(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large 
 			ret = e4_data(c, tmpl, ex.e_lblk, ex.e_pblk, ex.e_len,
 				      !!(ex.e_flags & EXT2_EXTENT_FLAGS_UNINIT));
 		else
-			ret = e4_map_block(c, tmpl, ex.e_pblk, "extent-tree");
+			ret = e4_map_block(c, tmpl, ex.e_pblk, "extent-tree", ex.e_lblk);
 		if (ret < 0)
 			break;
 	}
@@ -284,6 +293,7 @@ static int e4_extent_tree(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large 
 struct e4_iter {
 	struct e4 *c;
 	const struct map_owner *tmpl;
+	uint64_t next_lblk;		/* file block after the last data block seen */
 };
 
 static int e4_block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
@@ -295,10 +305,13 @@ static int e4_block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, b
 	(void)fs;
 	(void)ref_blk;
 	(void)ref_offset;
-	if (blockcnt < 0)
-		ret = e4_map_block(it->c, it->tmpl, *blocknr, "indirect-block");
-	else
+	if (blockcnt < 0) {
+		/* called before the blocks it maps: they start after the last data block */
+		ret = e4_map_block(it->c, it->tmpl, *blocknr, "indirect-block", it->next_lblk);
+	} else {
+		it->next_lblk = (uint64_t)blockcnt + 1;
 		ret = e4_data(it->c, it->tmpl, (uint64_t)blockcnt, *blocknr, 1, 0);
+	}
 	if (ret < 0) {
 		it->c->err = ret;
 		return BLOCK_ABORT;
