@@ -184,6 +184,8 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 		}
 		if (unreadable)
 			d->notes |= MAP_NOTE_UNREADABLE_META;
+		if (fs->x && fs->x->looped_maps)
+			d->notes |= MAP_NOTE_LOOPED_MAP;
 	} else if (fs->xfs.has_rmapbt && fh->space != SPACE_RT) {
 		/* rmapbt, but GETFSMAP failed on this part (issue 12): an inode sweep. */
 		fh->note = NOTE_XFS_RMAP;
@@ -722,6 +724,10 @@ int map_damage_notes(const struct map_damage *d, const char **out, unsigned max)
 			   "with FIEMAP (slower; journal and orphan inodes stay unnamed)";
 	if ((d->notes & MAP_NOTE_INDEX_FAILED) && n < max)
 		out[n++] = d->index_err;
+	if ((d->notes & MAP_NOTE_LOOPED_MAP) && n < max)
+		out[n++] = "the block map of some inodes loops or is cross-linked (corruption: "
+			   "e2fsck -fn will tell): each was followed once and no further, so blocks "
+			   "past the loop may be reported as not found";
 	if ((d->notes & MAP_NOTE_UNREADABLE_META) && n < max)
 		out[n++] = "some inode table blocks could not be read while looking for owners; "
 			   "inodes in them may own blocks reported as not found";

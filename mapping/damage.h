@@ -51,6 +51,7 @@ struct map_damage_meta {
 #define MAP_NOTE_NO_EXT2FS	(1u << 2)	/* ext4 owners without libext2fs: directory walk */
 #define MAP_NOTE_INDEX_FAILED	(1u << 3)	/* the owner index could not be built: see note */
 #define MAP_NOTE_UNREADABLE_META (1u << 4)	/* the index hit unreadable inode tables */
+#define MAP_NOTE_LOOPED_MAP	(1u << 5)	/* some block maps loop: walked once (issue 12) */
 
 /* The owners one map_damage_add call appended (after resolve: what replaced them). */
 struct map_damage_group {

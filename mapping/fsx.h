@@ -21,6 +21,7 @@ struct map_fsx {
 	uint32_t nr_ag;			/* entries of ag_* */
 	uint8_t *ag_done;
 	uint32_t *ag_sick, *ag_checked;
+	unsigned looped_maps;		/* inodes whose block map loops (index walk stopped) */
 };
 
 /* Return the private state of t, allocated on first use, or NULL without memory. */

@@ -32,6 +32,18 @@
 #define E4_RESIZE_INO		7
 #define E4_JOURNAL_INO		8
 
+/*
+ * One inode's walk, bounded (issue 12): a corrupt (cross-linked, looping) extent tree or
+ * indirect tree can name the same map block again and again, 2^30 data blocks and more. Each
+ * map block is visited once, and the walk stops after more blocks than the inode can own.
+ */
+struct e4_walk {
+	uint64_t *seen;			/* map blocks visited: open addressing, 0 = empty */
+	size_t cap, nr;
+	uint64_t steps, max_steps;	/* blocks reported so far; the inode's bound */
+	int stopped;			/* the map loops or is cross-linked: walk stopped */
+};
+
 struct e4 {
 	ext2_filsys fs;
 	const struct map_ix_query *q;
@@ -39,8 +51,88 @@ struct e4 {
 	uint64_t bs;			/* block size, bytes */
 	struct map_ix_hits *h;
 	unsigned unreadable;		/* blocks the read error handler zeroed */
+	unsigned looped;		/* inodes whose block map loops or is cross-linked */
+	struct e4_walk w;
+	uint64_t last_ino, last_pblk, last_len;	/* the last data extent matched */
 	int err;
 };
+
+/* Return 1 when pblk was visited already (or cannot be a map block), 0 after noting it,
+ * -ENOMEM. */
+static int e4_seen(struct e4_walk *w, uint64_t pblk)
+{
+	size_t i;
+
+	if (pblk == 0)
+		return 1;
+	if (2 * (w->nr + 1) > w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t k = 0; k < w->cap; k++) {
+			if (!w->seen[k])
+				continue;
+			for (i = (size_t)(w->seen[k] * 0x9e3779b97f4a7c15ull) & (cap - 1); n[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			n[i] = w->seen[k];
+		}
+		free(w->seen);
+		w->seen = n;
+		w->cap = cap;
+	}
+	for (i = (size_t)(pblk * 0x9e3779b97f4a7c15ull) & (w->cap - 1); w->seen[i];
+	     i = (i + 1) & (w->cap - 1))
+		if (w->seen[i] == pblk)
+			return 1;
+	w->seen[i] = pblk;
+	w->nr++;
+	return 0;
+}
+
+/* Start the bounded walk of one inode that says it owns blocks512 512-byte sectors. */
+static void e4_walk_start(struct e4 *c, uint64_t blocks512)
+{
+	uint64_t total = ext2fs_blocks_count(c->fs->super);
+	uint64_t own = blocks512 / (c->bs / 512);
+
+	if (c->w.nr && c->w.cap > 4096) {	/* a big one: do not clear it per inode */
+		free(c->w.seen);
+		c->w.seen = NULL;
+		c->w.cap = 0;
+	} else if (c->w.nr) {
+		memset(c->w.seen, 0, sizeof(*c->w.seen) * c->w.cap);
+	}
+	c->w.nr = 0;
+	c->w.steps = 0;
+	c->w.stopped = 0;
+	/* A block once: never more than i_blocks says, nor than the filesystem holds. */
+	c->w.max_steps = (own < total ? own : total) + 16;
+}
+
+/* Return 1 when the walk must stop here (a map block seen twice, or too many blocks). */
+static int e4_walk_step(struct e4 *c, int map_block, uint64_t pblk, uint64_t nblocks)
+{
+	int ret;
+
+	c->w.steps += nblocks;
+	if (c->w.steps > c->w.max_steps) {
+		c->w.stopped = 1;
+		return 1;
+	}
+	if (!map_block)
+		return 0;
+	ret = e4_seen(&c->w, pblk);
+	if (ret < 0) {
+		c->err = ret;
+		return 1;
+	}
+	if (ret)
+		c->w.stopped = 1;
+	return ret;
+}
 
 static struct e4 *e4_current;		/* for counting unreadable blocks */
 
@@ -222,6 +314,12 @@ static int e4_data(struct e4 *c, const struct map_owner *tmpl, uint64_t lblk, ui
 {
 	struct map_owner o = *tmpl;
 
+	/* A cross-linked map names the same blocks again and again: once is enough. */
+	if (c->last_ino == tmpl->inode && c->last_pblk == pblk && c->last_len == len)
+		return 0;
+	c->last_ino = tmpl->inode;
+	c->last_pblk = pblk;
+	c->last_len = len;
 	if (unwritten)
 		o.flags |= MAP_OWNF_UNWRITTEN;
 	return map_ix_match(c->q, c->nq, pblk * c->bs, (pblk + len) * c->bs, lblk * c->bs, &o,
@@ -278,6 +376,11 @@ static int e4_extent_tree(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large 
 			break;
 		if (ex.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
 			continue;
+		if (e4_walk_step(c, !(ex.e_flags & EXT2_EXTENT_FLAGS_LEAF), ex.e_pblk,
+				 ex.e_flags & EXT2_EXTENT_FLAGS_LEAF ? ex.e_len : 1)) {
+			ret = c->err;
+			break;
+		}
 		if (ex.e_flags & EXT2_EXTENT_FLAGS_LEAF)
 			ret = e4_data(c, tmpl, ex.e_lblk, ex.e_pblk, ex.e_len,
 				      !!(ex.e_flags & EXT2_EXTENT_FLAGS_UNINIT));
@@ -305,6 +408,8 @@ static int e4_block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, b
 	(void)fs;
 	(void)ref_blk;
 	(void)ref_offset;
+	if (e4_walk_step(it->c, blockcnt < 0, *blocknr, 1))
+		return BLOCK_ABORT;
 	if (blockcnt < 0) {
 		/* called before the blocks it maps: they start after the last data block */
 		ret = e4_map_block(it->c, it->tmpl, *blocknr, "indirect-block", it->next_lblk);
@@ -327,6 +432,7 @@ static int e4_inode(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large *in)
 	int ret = 0;
 
 	e4_template(c, ino, in, &tmpl);
+	e4_walk_start(c, ext2fs_get_stat_i_blocks(c->fs, (struct ext2_inode *)in));
 	acl = ext2fs_file_acl_block(c->fs, (struct ext2_inode *)in);
 	if (acl && e4_touches(c, acl, 1)) {
 		struct map_owner o = tmpl;
@@ -344,8 +450,11 @@ static int e4_inode(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large *in)
 
 		if (eh->eh_magic != EXT3_EXT_MAGIC)
 			return 0;
-		if (eh->eh_depth)
-			return e4_extent_tree(c, ino, in, &tmpl);
+		if (eh->eh_depth) {
+			ret = e4_extent_tree(c, ino, in, &tmpl);
+			c->looped += c->w.stopped;
+			return ret;
+		}
 		/* Depth 0: the extents are in the inode; no block to read. */
 		const struct ext3_extent *ex = (const void *)(eh + 1);
 		unsigned n = eh->eh_entries;
@@ -372,6 +481,7 @@ static int e4_inode(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large *in)
 	struct e4_iter it = { .c = c, .tmpl = &tmpl };
 
 	ext2fs_block_iterate3(c->fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e4_block_cb, &it);
+	c->looped += c->w.stopped;
 	return c->err;
 }
 
@@ -431,7 +541,10 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 	ext2fs_close_inode_scan(scan);
 out_close:
 	e4_current = NULL;
+	free(c.w.seen);
 	*unreadable = c.unreadable;
+	if (map_fsx_get(fsx))
+		map_fsx_get(fsx)->looped_maps = c.looped;
 	ext2fs_close_free(&fs);
 	if (ret == 0)
 		ret = map_ix_confirm(fsx, h);

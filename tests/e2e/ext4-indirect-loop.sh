@@ -43,7 +43,6 @@ debugfs -w -R "set_inode_field /victim block[TIND] $y1" "$E2E_LOOP" >/dev/null 2
 	e2e_hard_error "debugfs set_inode_field failed"
 e2e_log "/victim's triple-indirect block -> $y1 -> $y2 -> $y3 -> 1024 x $x (/filler's block)"
 e2e_drop_caches
-blockdev --setro "$E2E_LOOP" || e2e_hard_error "blockdev --setro failed"
 e2e_readonly on
 h=$(e2e_hash)
 e2e_mount -o ro,noload || e2e_hard_error "ro mount failed"
@@ -64,10 +63,16 @@ ms_expect_eq "exit status 1" "$rc" 1
 ms_expect_eq "the bad block: /filler's data" \
 	"$(ms_jq "$out" ".damaged_files[] | select(.paths == [\"$m/filler\"]) | .ranges[0].offset")" 0
 e2e_log "owners: $(jq -c '[.media_errors[].owners[] | {type, metadata, what_is_lost, note, paths}]' "$out")"
+ms_expect_eq "the note says a block map loops" \
+	"$(ms_jq "$out" '[.notes[] | select(test("loops or is cross-linked"))] | length')" 1
 ms_expect_eq "owners bounded" \
 	"$(ms_jq "$out" '[.media_errors[].owners[]] | length < 10')" true
 
-ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
+# ext4 records the errors it meets (a block it cannot read) in its superblock even on a
+# read-only mount: the fault disk refuses that write, and the image hash proves nothing was
+# written. (A read-only block device would stop the kernel trying, but BLKROSET outlives the
+# loop device and would hit the next test that gets it.)
+e2e_log "write attempts (the kernel's error records): $(e2e_writes)"
 e2e_umount
 e2e_assert_unchanged "$h"
 e2e_pass "a looping indirect tree is walked once"
