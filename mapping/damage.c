@@ -196,6 +196,14 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 		ret = map_index_xfs(fs, q, nq, fh->space == SPACE_RT, &fh->h, why, sizeof(why));
 	}
 	free(q);
+	if (fs->fs == MAP_FS_XFS && fs->x && (fs->x->skipped_ags || fs->x->unopened)) {
+		d->notes |= MAP_NOTE_SKIPPED_INODES;
+		snprintf(d->skipped_note, sizeof(d->skipped_note), "the inode sweep of %.60s "
+			 "could not list the inodes of %u AG(s) (the kernel could not read their "
+			 "inode btree) and could not open %u inode(s) (damaged): blocks they own "
+			 "are reported as not found", fs->mount_point, fs->x->skipped_ags,
+			 fs->x->unopened);
+	}
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0) {
@@ -724,6 +732,8 @@ int map_damage_notes(const struct map_damage *d, const char **out, unsigned max)
 			   "with FIEMAP (slower; journal and orphan inodes stay unnamed)";
 	if ((d->notes & MAP_NOTE_INDEX_FAILED) && n < max)
 		out[n++] = d->index_err;
+	if ((d->notes & MAP_NOTE_SKIPPED_INODES) && n < max)
+		out[n++] = d->skipped_note;
 	if ((d->notes & MAP_NOTE_LOOPED_MAP) && n < max)
 		out[n++] = "the block map of some inodes loops or is cross-linked (corruption: "
 			   "e2fsck -fn will tell): each was followed once and no further, so blocks "

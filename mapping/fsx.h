@@ -22,6 +22,8 @@ struct map_fsx {
 	uint8_t *ag_done;
 	uint32_t *ag_sick, *ag_checked;
 	unsigned looped_maps;		/* inodes whose block map loops (index walk stopped) */
+	unsigned skipped_ags;		/* AGs whose inodes INUMBERS/BULKSTAT could not list */
+	unsigned unopened;		/* inodes bulkstat listed that could not be opened */
 };
 
 /* Return the private state of t, allocated on first use, or NULL without memory. */

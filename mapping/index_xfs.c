@@ -15,6 +15,7 @@
 #include <xfs/xfs.h>
 
 #include "fsx.h"
+#include "fsmap.h"
 
 #define XFS_INODES_PER_CHUNK_ 64
 #define BULK 256
@@ -73,6 +74,38 @@ static int bmapx_match(int fd, int attr, const struct map_ix_query *q, size_t nq
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A sweep of the inodes (INUMBERS or BULKSTAT) that survives an AG whose inode btree the kernel
+ * cannot read (issue 12): such a call fails whole, losing what it gathered before it reached
+ * that AG, so after an error go one inode at a time up to the failure, then on from the next
+ * AG. Failures at the very start of an AG are counted in *skipped (when not NULL).
+ */
+struct sweep {
+	uint64_t next;			/* next inode number to ask from */
+	unsigned batch;			/* inodes per call */
+	unsigned *skipped;
+};
+
+/* Return 1 to call again after the call answered n (<0: an error), 0 to stop. */
+static int sweep_retry(struct sweep *sw, const struct kio_xfs_geom *g, unsigned ino_shift, int n)
+{
+	uint64_t agno = sw->next >> ino_shift;
+
+	if (n >= 0 || !map_fsmap_error_local(n))
+		return 0;
+	if (sw->batch > 1) {
+		sw->batch = 1;
+		return 1;
+	}
+	if (sw->skipped && sw->next == agno << ino_shift)
+		*sw->skipped += 1;
+	sw->batch = BULK;
+	if (agno + 1 >= g->agcount)
+		return 0;
+	sw->next = (agno + 1) << ino_shift;
+	return 1;
+}
+
 int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq, int rt,
 		  struct map_ix_hits *h, char *why, size_t whylen)
 {
@@ -84,7 +117,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 	struct kio_xfs_ichunk *chunks = NULL;
 	struct kio_xfs_inode *inodes = NULL;
 	struct map_owner o;
-	uint64_t next;
+	struct sweep sw;
 	size_t mq;
 	int ret, n = 0;
 
@@ -133,8 +166,10 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	next = 0;
-	while (mq && (n = kio_xfs_inumbers(fs->mount_fd, &next, chunks, BULK)) > 0) {
+	x->skipped_ags = x->unopened = 0;
+	sw = (struct sweep){ .next = 0, .batch = BULK, .skipped = NULL };
+	while (mq && ((n = kio_xfs_inumbers(fs->mount_fd, &sw.next, chunks, sw.batch)) > 0 ||
+		      sweep_retry(&sw, g, agblklog + inopblog, n))) {
 		for (int i = 0; i < n; i++) {
 			uint64_t ino = chunks[i].startino;
 			uint64_t agno = ino >> (agblklog + inopblog);
@@ -152,7 +187,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 				goto out_free;
 		}
 	}
-	if (n < 0) {
+	if (n < 0 && !map_fsmap_error_local(n)) {
 		snprintf(why, whylen, "XFS_IOC_INUMBERS failed: %s", strerror(-n));
 		ret = n;
 		goto out_free;
@@ -165,8 +200,9 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		ret = -EOPNOTSUPP;
 		goto out_free;
 	}
-	next = 0;
-	while ((n = kio_xfs_bulkstat(fs->mount_fd, &next, inodes, BULK)) > 0) {
+	sw = (struct sweep){ .next = 0, .batch = BULK, .skipped = &x->skipped_ags };
+	while ((n = kio_xfs_bulkstat(fs->mount_fd, &sw.next, inodes, sw.batch)) > 0 ||
+	       sweep_retry(&sw, g, agblklog + inopblog, n)) {
 		for (int i = 0; i < n; i++) {
 			const struct kio_xfs_inode *in = &inodes[i];
 			int fd;
@@ -183,8 +219,12 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 			if (fd == -EPERM)
 				fd = kio_open_inode(fs->mount_fd, x->handle_type, in->ino, in->gen,
 						    O_NONBLOCK);
-			if (fd < 0)
-				continue;	/* gone since bulkstat */
+			if (fd < 0) {
+				/* gone since bulkstat, or damaged: a directory whose '..' block
+				 * is bad cannot be reconnected, so not opened (ESTALE) */
+				x->unopened += fd != -ENOENT;
+				continue;
+			}
 			memset(&o, 0, sizeof(o));
 			o.inode = in->ino;
 			o.gen = in->gen;
@@ -208,8 +248,8 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 				goto out_free;
 		}
 	}
-	ret = n < 0 ? n : 0;
-	if (n < 0)
+	ret = n < 0 && !map_fsmap_error_local(n) ? n : 0;
+	if (ret < 0)
 		snprintf(why, whylen, "XFS_IOC_BULKSTAT failed: %s", strerror(-n));
 out_free:
 	free(chunks);
