@@ -76,6 +76,9 @@ static const char *const NOTE_OTHER =
 static const char *const NOTE_XFS_RMAP =
 	"allocated, owner not found: the space map (GETFSMAP) of this part cannot be read and "
 	"no inode maps this block (a btree or inode block of that AG, or a file changed since)";
+static const char *const NOTE_NOMAP =
+	"owner not found: the kernel cannot read the space map (GETFSMAP) of this part, so the "
+	"plan read it whole; no inode maps this block: free space, or metadata of that part";
 static const char *const NOTE_FAILED =
 	"allocated, owner not found: the owner index could not be built (see notes)";
 
@@ -291,7 +294,8 @@ static int expand_pending(const struct map_target *t, const struct map_owner *o,
 				u.fs_offset = covered;
 				u.dev_offset = o->dev_offset + (covered - os);
 				u.length = next - covered;
-				u.note = fh->note;
+				u.note = (o->flags & MAP_OWNF_NOMAP) && !fh->failed ? NOTE_NOMAP :
+					 fh->note;
 				ret = owners_append(v, nr, cap, &u);
 			}
 			if (k < ncut / 2 && iv[k].end > covered)

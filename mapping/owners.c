@@ -117,7 +117,7 @@ static int dev_fills_gaps(const struct map_target *t, uint32_t dev_idx)
 }
 
 /* Push src[0..n) (sorted by dev_offset) for range [off, end), with the gaps between them
- * as unknown owners when gapfill. */
+ * as unknown owners when gapfill (2: because the space map there cannot be read). */
 static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, uint64_t end,
 			  const struct map_owner *src, size_t n, int gapfill,
 			  struct map_owner **owners, size_t *nr)
@@ -129,7 +129,7 @@ static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, 
 	memset(&g, 0, sizeof(g));
 	g.kind = MAP_OWN_UNKNOWN;
 	g.meta_type = "unknown";
-	g.flags = MAP_OWNF_PENDING;
+	g.flags = MAP_OWNF_PENDING | (gapfill == 2 ? MAP_OWNF_NOMAP : 0);
 	g.dev_idx = dev_idx;
 	g.ag = -1;
 	(void)t;
@@ -221,7 +221,7 @@ static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset,
 	 * its owner left to the owner index (issue 12). */
 	gapfill = dev_fills_gaps(t, dev_idx);
 	if (ret < 0 && map_fsmap_error_local(ret)) {
-		gapfill = 1;
+		gapfill = 2;
 		ret = 0;
 	}
 	if (ret >= 0)
@@ -484,7 +484,7 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 			}
 			if (ret >= 0 && len[i])
 				ret = push_with_gaps(t, dev_idx, off[i], off[i] + len[i], tmp, ntmp,
-						     dev_fills_gaps(t, dev_idx) || failed[i],
+						     failed[i] ? 2 : dev_fills_gaps(t, dev_idx),
 						     owners, nr);
 			if (ret < 0) {
 				free(tmp);

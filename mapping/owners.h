@@ -26,6 +26,8 @@ enum map_owner_kind {
 #define MAP_OWNF_PENDING	(1u << 4)	/* unknown: ask the owner index (ext4, no rmapbt) */
 #define MAP_OWNF_UNLINKED	(1u << 5)	/* the owning inode has no links (open or orphan) */
 #define MAP_OWNF_DIR		(1u << 6)	/* the owning inode is a directory (issue 12) */
+#define MAP_OWNF_NOMAP		(1u << 8)	/* the space map of this part cannot be read:
+						 * maybe free space (issue 12) */
 #define MAP_OWNF_MAP_FROM	(1u << 7)	/* a block-map block: file_offset is the first
 						 * file byte it maps (issue 12) */
 
