@@ -26,6 +26,9 @@ for i in $(seq 1 2 1199); do fallocate -p -o $((i * 4096)) -l 4096 "$m/fragmente
 # A file whose extended attributes need a block of their own.
 head -c 8192 /dev/urandom >"$m/withxattr"
 python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.big", b"x" * 1500)' "$m/withxattr"
+# A file whose inode sits in an inode table block that cannot be read.
+mkdir "$m/later"
+head -c 20000 /dev/urandom >"$m/later/lost-inode"
 sync
 e2e_umount
 bs=4096
@@ -39,11 +42,18 @@ e2e_log "bigdir block 0 at $dir0; extent tree leaf $leaf maps from lblk $leaf_lb
 [ -n "$dir0" ] && [ "$dir0" != 0 ] || e2e_hard_error "no block 0 in /bigdir"
 [ -n "$leaf" ] && [ -n "$leaf_lblk" ] || e2e_hard_error "no extent tree leaf in /fragmented"
 [ -n "$xattr" ] && [ "$xattr" != 0 ] || e2e_hard_error "no xattr block for /withxattr"
+# "Inode 14 is part of block group 0\n\tlocated at block 36, offset 0x0d00"
+read -r iblk ioff < <(debugfs -R "imap /later/lost-inode" "$E2E_LOOP" 2>/dev/null |
+	sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+[ -n "$iblk" ] || e2e_hard_error "no inode table block for /later/lost-inode"
+itab=$((iblk * bs + ioff - ioff % 512))
+e2e_log "inode of /later/lost-inode at block $iblk offset $ioff: bad sector $itab"
 e2e_readonly on
 h=$(e2e_hash)
 e2e_bad_add $((dir0 * bs)) 512
 e2e_bad_add $((leaf * bs)) 512
 e2e_bad_add $((xattr * bs)) 512
+e2e_bad_add "$itab" 512
 e2e_drop_caches
 e2e_mount -o ro,noload || e2e_hard_error "ro mount failed"
 e2e_drop_caches
@@ -53,7 +63,7 @@ out=$E2E_DIR/report.json
 ms_scan "$out" "$m" --merge-gap 0 --queue-depth 1
 e2e_log "owners: $(jq -c '[.media_errors[] | {offset, owners: [.owners[] | {type, metadata, note, what_is_lost, paths}]}]' "$out")"
 ms_expect_eq "exit status 1" "$MS_RC" 1
-ms_expect_eq "three media errors" "$(ms_jq "$out" '.media_errors | length')" 3
+ms_expect_eq "four media errors" "$(ms_jq "$out" '.media_errors | length')" 4
 ms_expect_eq "nothing 'owner not found'" \
 	"$(ms_jq "$out" '[.media_errors[].owners[] | select(.type == "unknown")] | length')" 0
 ms_expect_eq "directory block: the directory, named" \
@@ -70,9 +80,20 @@ ms_expect_eq "extent tree leaf: what is lost" \
 ms_expect_eq "xattr block: the file, attribute fork" \
 	"$(ms_jq "$out" ".damaged_files[] | select(.paths == [\"$m/withxattr\"]) | .ranges[0].fork")" attr
 
+ms_expect_eq "inode table block: the inode table" \
+	"$(ms_jq "$out" ".media_errors[] | select(.offset == $itab) | .owners[0].metadata")" \
+	inode-table
+ms_expect_eq "inode table block: the file whose inode it holds, named" \
+	"$(ms_jq "$out" ".media_errors[] | select(.offset == $itab) | [.owners[] | select(.metadata == \"inode\") | .paths[]] | index(\"$m/later/lost-inode\") != null")" \
+	true
+ms_expect_eq "inode table block: what is lost" \
+	"$(ms_jq "$out" ".media_errors[] | select(.offset == $itab) | [.owners[] | select(.paths == [\"$m/later/lost-inode\"]) | .what_is_lost][0]")" \
+	"inode lost: the file's attributes and block map (so its contents) are unreadable"
+
 human=$("$MEDIASCAN" scan "$m" --progress none --no-state --merge-gap 0 2>&1 || true)
 e2e_check "human: directory entries lost" grep -q "directory entries lost" <<<"$human"
 e2e_check "human: extent map lost" grep -q "extent map lost: file contents past offset" <<<"$human"
+e2e_check "human: the inode's file" grep -q "inode [0-9]* ($m/later/lost-inode)" <<<"$human"
 
 ans=$E2E_DIR/map.json
 rc=0
