@@ -106,7 +106,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			json_object_object_add(j, "partition_offset",
 					       json_object_new_uint64(o->fs_offset));
 	}
-	if (o->kind == MAP_OWN_FILE || (o->flags & MAP_OWNF_BMBT))
+	if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
 		ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 	if (o->kind == MAP_OWN_FILE) {
 		json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
@@ -125,7 +125,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			json_object_object_add(j, "ag", json_object_new_int64(o->ag));
 		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
 			json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
-			if (o->flags & MAP_OWNF_BMBT)
+			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* issue 12 */
 				json_object_object_add(j, "paths", paths_json(ip));
 		}
 		if (o->kind == MAP_OWN_LOG && o->inode)
@@ -375,6 +375,13 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 			fprintf(f, " (AG %" PRId64 ")", o->ag);
 		if (o->flags & MAP_OWNF_BMBT)
 			fprintf(f, " of inode %" PRIu64, o->inode);
+		if (o->flags & MAP_OWNF_INODE) {	/* issue 12: the inode itself */
+			const struct map_inode_paths *ip = map_damage_paths_fs(d, o->fs_idx,
+									      o->inode);
+
+			fprintf(f, " %" PRIu64 " (%s)", o->inode, ip && ip->nr_paths ?
+				cli_escape(ip->paths[0], esc, sizeof(esc)) : "no path");
+		}
 		else if (o->kind == MAP_OWN_LOG && o->inode)
 			fprintf(f, " (inode %" PRIu64 ", offset %" PRIu64 ")", o->inode,
 				o->file_offset);

@@ -501,7 +501,7 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
 	for (size_t i = 0; i < d->nr_owners; i++) {
 		const struct map_owner *o = &d->owners[i];
 
-		if (o->kind == MAP_OWN_FILE || (o->flags & MAP_OWNF_BMBT))
+		if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
 			ids[n++] = (struct want_key){ o->fs_idx, o->inode, o->gen,
 						      !!(o->flags & MAP_OWNF_UNLINKED) };
 	}
@@ -539,6 +539,120 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
 	return ret;
 }
 
+/*
+ * Inodes stored in a damaged inode table block (ext4) or inode chunk (XFS) (issue 12): each
+ * in-use one that a directory names becomes an owner of its own (MAP_OWNF_INODE, with its
+ * paths), after the table's owner, so that the report says which files lost their inode.
+ */
+#define ITABLE_MAX_PER_RANGE 64
+#define ITABLE_MAX_TOTAL 4096
+
+static int is_inode_table(const struct map_owner *o)
+{
+	return o->kind == MAP_OWN_METADATA && o->meta_type && !(o->flags & MAP_OWNF_INODE) &&
+	       (strcmp(o->meta_type, "inode-table") == 0 || strcmp(o->meta_type, "inodes") == 0);
+}
+
+static int expand_inode_tables(struct map_damage *d, struct map_target *t)
+{
+	struct map_inode_paths *want = NULL;
+	struct map_owner *v = NULL;
+	size_t nwant = 0, nr = 0, cap = 0;
+	uint64_t inos[ITABLE_MAX_PER_RANGE];
+	int ret = 0;
+
+	for (size_t i = 0; i < d->nr_owners && nwant < ITABLE_MAX_TOTAL; i++) {
+		struct map_owner *o = &d->owners[i];
+		struct map_target *fs = map_target_fs(t, o->fs_idx);
+		int n;
+
+		if (!is_inode_table(o) || !fs || !fs->mount_point[0])
+			continue;
+		n = fs->fs == MAP_FS_EXT4 ?
+		    map_ext4_itable_inodes(fs, o->fs_offset, o->length, inos, ITABLE_MAX_PER_RANGE) :
+		    fs->fs == MAP_FS_XFS ?
+		    map_xfs_chunk_inodes(fs, o->fs_offset, o->length, inos, ITABLE_MAX_PER_RANGE) :
+		    0;
+		if (n <= 0)
+			continue;
+		struct map_inode_paths *nw = realloc(want, sizeof(*nw) * (nwant + (size_t)n));
+
+		if (!nw) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		want = nw;
+		for (int k = 0; k < n; k++) {
+			memset(&want[nwant], 0, sizeof(want[nwant]));
+			want[nwant].inode = inos[k];
+			want[nwant].fs_idx = o->fs_idx;
+			nwant++;
+		}
+	}
+	if (!nwant)
+		return 0;
+	/* Which of them a directory names (free slots and unreachable inodes stay out). */
+	for (size_t i = 0; i < nwant;) {
+		struct map_target *fs = map_target_fs(t, want[i].fs_idx);
+		size_t j = i;
+
+		while (j < nwant && want[j].fs_idx == want[i].fs_idx)
+			j++;
+		if (fs)
+			map_paths_resolve(fs->mount_point, want + i, j - i, NULL);
+		i = j;
+	}
+	for (size_t g = 0; g < d->nr_groups; g++) {
+		size_t first = nr;
+
+		for (size_t i = d->groups[g].first;
+		     i < d->groups[g].first + d->groups[g].count; i++) {
+			const struct map_owner *o = &d->owners[i];
+
+			ret = owners_append(&v, &nr, &cap, o);
+			if (ret < 0)
+				goto out_free;
+			struct map_target *fs = map_target_fs(t, o->fs_idx);
+			int n;
+
+			if (!is_inode_table(o) || !fs)
+				continue;
+			n = fs->fs == MAP_FS_EXT4 ?
+			    map_ext4_itable_inodes(fs, o->fs_offset, o->length, inos,
+						   ITABLE_MAX_PER_RANGE) :
+			    map_xfs_chunk_inodes(fs, o->fs_offset, o->length, inos,
+						 ITABLE_MAX_PER_RANGE);
+			for (int m = 0; m < n; m++) {
+				const struct map_inode_paths *p = NULL;
+				struct map_owner io = *o;
+
+				for (size_t k = 0; k < nwant && !p; k++)
+					if (want[k].fs_idx == o->fs_idx && want[k].inode == inos[m])
+						p = &want[k];
+				if (!p || !p->nr_paths)
+					continue;	/* free, or no directory names it */
+				io.flags |= MAP_OWNF_INODE;
+				io.inode = inos[m];
+				io.meta_type = "inode";
+				ret = owners_append(&v, &nr, &cap, &io);
+				if (ret < 0)
+					goto out_free;
+			}
+		}
+		d->groups[g].first = first;
+		d->groups[g].count = nr - first;
+	}
+	free(d->owners);
+	d->owners = v;
+	d->nr_owners = nr;
+	v = NULL;
+out_free:
+	free(v);
+	map_paths_free(want, nwant);
+	free(want);
+	return ret;
+}
+
 /* Say what is lost where the owner is itself a damaged object (issue 12): a directory's
  * entries, an inode's extent map (and the contents it maps), its extended attributes. */
 static void describe_lost(struct map_damage *d)
@@ -553,6 +667,9 @@ static void describe_lost(struct map_damage *d)
 			ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 			if ((o->flags & MAP_OWNF_DIR) || (ip && ip->is_dir))
 				snprintf(o->lost, sizeof(o->lost), "directory entries lost");
+		} else if (o->flags & MAP_OWNF_INODE) {
+			snprintf(o->lost, sizeof(o->lost), "inode lost: the file's attributes and "
+				 "block map (so its contents) are unreadable");
 		} else if (o->kind == MAP_OWN_METADATA && (o->flags & MAP_OWNF_BMBT)) {
 			if (o->flags & MAP_OWNF_MAP_FROM)
 				snprintf(o->lost, sizeof(o->lost), "extent map lost: file contents "
@@ -704,6 +821,9 @@ int map_damage_resolve(struct map_damage *d, struct map_target *t)
 		d->plan_notes_dropped = t->plan_notes_dropped;
 	}
 	ret = resolve_pending(d, t);
+	if (ret < 0)
+		return ret;
+	ret = expand_inode_tables(d, t);
 	if (ret < 0)
 		return ret;
 	map_health_annotate(t, d->owners, d->nr_owners, &d->scrub, &d->fs_health_sick,

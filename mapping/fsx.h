@@ -94,6 +94,17 @@ int map_ix_match_fd(int fd, const struct map_ix_query *q, size_t nq,
  * (ext4 candidates from the inode tables); hits the kernel no longer maps are removed. */
 int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h);
 
+/*
+ * ---- corrupted metadata (issue 12) ----
+ * Return the number of inode numbers (at most max) written to inos whose on-disk inodes lie in
+ * the bytes [off, off+len) of the filesystem's data device (an inode table block of ext4, an
+ * inode chunk of XFS), in order, or -errno.
+ */
+int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
+			   size_t max);
+int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
+			 size_t max);
+
 /* Return 0 after reading the partition table of disk t->devices[0] (libblkid) into
  * t->parts / t->segs, -ENOENT when there is none, or -errno. */
 int map_parts_read(struct map_target *t, char *err, size_t errlen);

@@ -144,8 +144,18 @@ static struct e4 *e4_current;		/* for counting unreadable blocks */
  */
 static struct struct_io_manager ro_manager;
 
+/* The channel's files: buffered reads, and O_DIRECT ones (opened on the first bad read) to
+ * find which 512-byte sectors of a failed block are bad: the page cache fails whole pages. */
+struct ro_priv {
+	int fd;
+	int dfd;			/* O_DIRECT, -1 not yet opened, -2 cannot */
+	void *sector;			/* aligned 512-byte bounce buffer */
+	char name[];
+};
+
 static errcode_t ro_open(const char *name, int flags, io_channel *channel)
 {
+	struct ro_priv *pv;
 	io_channel io;
 	int fd;
 
@@ -155,25 +165,37 @@ static errcode_t ro_open(const char *name, int flags, io_channel *channel)
 	if (fd < 0)
 		return (errcode_t)-fd;
 	io = calloc(1, sizeof(*io));
-	if (!io) {
+	pv = calloc(1, sizeof(*pv) + strlen(name) + 1);
+	if (!io || !pv) {
+		free(io);
+		free(pv);
 		kio_close(fd);
 		return EXT2_ET_NO_MEMORY;
 	}
+	pv->fd = fd;
+	pv->dfd = -1;
+	strcpy(pv->name, name);
 	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
 	io->manager = &ro_manager;
 	io->name = strdup(name);
 	io->block_size = 1024;
 	io->refcount = 1;
-	io->private_data = (void *)(intptr_t)fd;
+	io->private_data = pv;
 	*channel = io;
 	return 0;
 }
 
 static errcode_t ro_close(io_channel io)
 {
+	struct ro_priv *pv = io->private_data;
+
 	if (--io->refcount > 0)
 		return 0;
-	kio_close((int)(intptr_t)io->private_data);
+	kio_close(pv->fd);
+	if (pv->dfd >= 0)
+		kio_close(pv->dfd);
+	free(pv->sector);
+	free(pv);
 	free(io->name);
 	free(io);
 	return 0;
@@ -187,7 +209,8 @@ static errcode_t ro_set_blksize(io_channel io, int blksize)
 
 static errcode_t ro_read_blk64(io_channel io, unsigned long long block, int count, void *data)
 {
-	int fd = (int)(intptr_t)io->private_data;
+	struct ro_priv *pv = io->private_data;
+	int fd = pv->fd;
 	size_t size = count < 0 ? (size_t)-count : (size_t)count * (size_t)io->block_size;
 	uint64_t off = block * (uint64_t)io->block_size;
 	ssize_t n = kio_pread(fd, data, size, off);
@@ -198,12 +221,27 @@ static errcode_t ro_read_blk64(io_channel io, unsigned long long block, int coun
 		memset((char *)data + n, 0, size - (size_t)n);
 		return 0;
 	}
-	/* A bad sector: block by block, zeroes where a block cannot be read. */
-	for (size_t done = 0; done < size; done += (size_t)io->block_size) {
-		size_t len = size - done < (size_t)io->block_size ? size - done :
-			     (size_t)io->block_size;
+	/*
+	 * A bad sector: sector by sector, zeroes where a sector cannot be read (not the whole
+	 * block: an inode table block holds 16 inodes, a bad sector only 2 of them).
+	 */
+	if (pv->dfd == -1) {
+		pv->dfd = kio_open_direct(pv->name);
+		if (pv->dfd < 0 || posix_memalign(&pv->sector, 4096, 512)) {
+			if (pv->dfd >= 0)
+				kio_close(pv->dfd);
+			pv->dfd = -2;
+		}
+	}
+	for (size_t done = 0; done < size; done += 512) {
+		size_t len = size - done < 512 ? size - done : 512;
+		int ok = 0;
 
-		if (kio_pread(fd, (char *)data + done, len, off + done) != (ssize_t)len) {
+		if (pv->dfd >= 0 && kio_pread(pv->dfd, pv->sector, 512, off + done) == 512) {
+			memcpy((char *)data + done, pv->sector, len);
+			ok = 1;
+		}
+		if (!ok) {
 			memset((char *)data + done, 0, len);
 			if (e4_current)
 				e4_current->unreadable++;
@@ -551,7 +589,50 @@ out_close:
 	return ret;
 }
 
+int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, uint64_t *inos,
+			   size_t max)
+{
+	ext2_filsys fs = NULL;
+	uint64_t bs, isz, ipg, tbytes;
+	size_t n = 0;
+
+	if (ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
+			EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
+			EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &ro_manager, &fs))
+		return -EIO;
+	bs = fs->blocksize;
+	isz = EXT2_INODE_SIZE(fs->super);
+	ipg = fs->super->s_inodes_per_group;
+	tbytes = (uint64_t)fs->inode_blocks_per_group * bs;
+	for (dgrp_t g = 0; g < fs->group_desc_count && n < max && isz; g++) {
+		uint64_t start = (uint64_t)ext2fs_inode_table_loc(fs, g) * bs, pos;
+
+		if (!start || start >= off + len || start + tbytes <= off)
+			continue;
+		pos = off > start ? off - (off - start) % isz : start;
+		for (; pos < off + len && pos < start + tbytes && n < max; pos += isz) {
+			uint64_t idx = (pos - start) / isz;
+
+			if (idx < ipg)
+				inos[n++] = (uint64_t)g * ipg + idx + 1;
+		}
+	}
+	ext2fs_close_free(&fs);
+	return (int)n;
+}
+
 #else
+
+int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
+			   size_t max)
+{
+	(void)fs;
+	(void)off;
+	(void)len;
+	(void)inos;
+	(void)max;
+	return -EOPNOTSUPP;
+}
 
 int map_index_ext4(struct map_target *fs, const struct map_ix_query *q, size_t nq,
 		   struct map_ix_hits *h, unsigned *unreadable, char *why, size_t whylen)

@@ -256,3 +256,28 @@ out_free:
 	free(inodes);
 	return ret;
 }
+
+int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
+			 size_t max)
+{
+	const struct kio_xfs_geom *g = &fs->xfs;
+	uint64_t bs = g->blocksize, ag_bytes = (uint64_t)g->agblocks * g->blocksize, pos;
+	unsigned agblklog = log2_roundup(g->agblocks), inopblog;
+	struct kio_xfs_geom_ext ge;
+	size_t n = 0;
+	int ret;
+
+	ret = kio_xfs_geometry_ext(fs->mount_fd, &ge);
+	if (ret < 0)
+		return ret;
+	if (!ge.inodesize || !bs || !ag_bytes || ge.inodesize > bs)
+		return -EINVAL;
+	inopblog = log2_roundup(bs / ge.inodesize);
+	for (pos = off - off % ge.inodesize; pos < off + len && n < max; pos += ge.inodesize) {
+		uint64_t agno = pos / ag_bytes, agbno = pos % ag_bytes / bs;
+
+		inos[n++] = agno << (agblklog + inopblog) | agbno << inopblog |
+			    (pos % bs) / ge.inodesize;
+	}
+	return (int)n;
+}

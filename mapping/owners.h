@@ -28,6 +28,8 @@ enum map_owner_kind {
 #define MAP_OWNF_DIR		(1u << 6)	/* the owning inode is a directory (issue 12) */
 #define MAP_OWNF_NOMAP		(1u << 8)	/* the space map of this part cannot be read:
 						 * maybe free space (issue 12) */
+#define MAP_OWNF_INODE		(1u << 9)	/* the on-disk inode itself (in a damaged
+						 * inode table block or chunk), issue 12 */
 #define MAP_OWNF_MAP_FROM	(1u << 7)	/* a block-map block: file_offset is the first
 						 * file byte it maps (issue 12) */
 
