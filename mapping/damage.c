@@ -544,7 +544,7 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
  * in-use one that a directory names becomes an owner of its own (MAP_OWNF_INODE, with its
  * paths), after the table's owner, so that the report says which files lost their inode.
  */
-#define ITABLE_MAX_PER_RANGE 64
+#define ITABLE_MAX_PER_RANGE 128
 #define ITABLE_MAX_TOTAL 4096
 
 static int is_inode_table(const struct map_owner *o)

@@ -96,9 +96,10 @@ int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h);
 
 /*
  * ---- corrupted metadata (issue 12) ----
- * Return the number of inode numbers (at most max) written to inos whose on-disk inodes lie in
- * the bytes [off, off+len) of the filesystem's data device (an inode table block of ext4, an
- * inode chunk of XFS), in order, or -errno.
+ * Return the number of inode numbers (at most max) written to inos whose on-disk inodes the
+ * kernel can no longer read when the bytes [off, off+len) of the filesystem's data device
+ * cannot be read: every inode of the units it reads them in (an inode table block of ext4, an
+ * inode cluster of XFS) that the range touches, in order, or -errno.
  */
 int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
 			   size_t max);

@@ -604,6 +604,9 @@ int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, u
 	isz = EXT2_INODE_SIZE(fs->super);
 	ipg = fs->super->s_inodes_per_group;
 	tbytes = (uint64_t)fs->inode_blocks_per_group * bs;
+	/* the kernel reads the table a block at a time: a bad sector loses the whole block */
+	len = (off + len + bs - 1) / bs * bs - off / bs * bs;
+	off = off / bs * bs;
 	for (dgrp_t g = 0; g < fs->group_desc_count && n < max && isz; g++) {
 		uint64_t start = (uint64_t)ext2fs_inode_table_loc(fs, g) * bs, pos;
 

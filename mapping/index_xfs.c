@@ -273,6 +273,19 @@ int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint
 	if (!ge.inodesize || !bs || !ag_bytes || ge.inodesize > bs)
 		return -EINVAL;
 	inopblog = log2_roundup(bs / ge.inodesize);
+	/*
+	 * The kernel reads inodes a cluster at a time (8 KiB of 256-byte inodes, scaled by the
+	 * inode size on v5: 32 inodes): a bad sector loses every inode of its cluster. Clusters
+	 * are aligned within the AG.
+	 */
+	{
+		uint64_t cl = 32ull * ge.inodesize < 8192 ? 8192 : 32ull * ge.inodesize;
+		uint64_t ag0 = off / ag_bytes * ag_bytes, end = off + len;
+
+		off = ag0 + (off - ag0) / cl * cl;
+		end = ag0 + (end - ag0 + cl - 1) / cl * cl;
+		len = end - off;
+	}
 	for (pos = off - off % ge.inodesize; pos < off + len && n < max; pos += ge.inodesize) {
 		uint64_t agno = pos / ag_bytes, agbno = pos % ag_bytes / bs;
 
