@@ -555,10 +555,23 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 		goto out_close;
 	}
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE | EXT2_SF_DO_LAZY, 0);
-	for (;;) {
+	ext2_ino_t bad_ino = 0;
+
+	for (uint64_t bad = 0;;) {
 		err = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&in, sizeof(in));
 		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
 			continue;
+		/*
+		 * One inode the library rejects (garbage, a bad checksum it would not ignore) is
+		 * recorded against that inode and skipped; the scan has moved past it. Bounded
+		 * by the inode count, and stopped if it did not (issue 12).
+		 */
+		if (err && err != EXT2_ET_NO_MEMORY && ino && ino != bad_ino &&
+		    ++bad <= (uint64_t)fs->super->s_inodes_count) {
+			c.unreadable++;
+			bad_ino = ino;		/* the scan must move on, or we stop */
+			continue;
+		}
 		if (err) {
 			snprintf(why, whylen, "reading the inode tables of %s: %s",
 				 fsx->devices[0].path, error_message(err));
