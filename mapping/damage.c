@@ -553,13 +553,26 @@ static int is_inode_table(const struct map_owner *o)
 	       (strcmp(o->meta_type, "inode-table") == 0 || strcmp(o->meta_type, "inodes") == 0);
 }
 
+/* The inodes of inode table owner o: exactly in its bytes, or in the units they are read in. */
+static int itable_inodes(struct map_target *fs, const struct map_owner *o, int whole_unit,
+			 uint64_t *inos)
+{
+	if (fs->fs == MAP_FS_EXT4)
+		return map_ext4_itable_inodes(fs, o->fs_offset, o->length, whole_unit, inos,
+					      ITABLE_MAX_PER_RANGE);
+	if (fs->fs == MAP_FS_XFS)
+		return map_xfs_chunk_inodes(fs, o->fs_offset, o->length, whole_unit, inos,
+					    ITABLE_MAX_PER_RANGE);
+	return 0;
+}
+
 static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 {
 	struct map_inode_paths *want = NULL;
 	struct map_owner *v = NULL;
 	size_t nwant = 0, nr = 0, cap = 0;
-	uint64_t inos[ITABLE_MAX_PER_RANGE];
-	int ret = 0;
+	uint64_t inos[ITABLE_MAX_PER_RANGE], exact[ITABLE_MAX_PER_RANGE];
+	int ret = 0, nx;
 
 	for (size_t i = 0; i < d->nr_owners && nwant < ITABLE_MAX_TOTAL; i++) {
 		struct map_owner *o = &d->owners[i];
@@ -568,11 +581,7 @@ static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 
 		if (!is_inode_table(o) || !fs || !fs->mount_point[0])
 			continue;
-		n = fs->fs == MAP_FS_EXT4 ?
-		    map_ext4_itable_inodes(fs, o->fs_offset, o->length, inos, ITABLE_MAX_PER_RANGE) :
-		    fs->fs == MAP_FS_XFS ?
-		    map_xfs_chunk_inodes(fs, o->fs_offset, o->length, inos, ITABLE_MAX_PER_RANGE) :
-		    0;
+		n = itable_inodes(fs, o, 1, inos);
 		if (n <= 0)
 			continue;
 		struct map_inode_paths *nw = realloc(want, sizeof(*nw) * (nwant + (size_t)n));
@@ -617,11 +626,8 @@ static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 
 			if (!is_inode_table(o) || !fs)
 				continue;
-			n = fs->fs == MAP_FS_EXT4 ?
-			    map_ext4_itable_inodes(fs, o->fs_offset, o->length, inos,
-						   ITABLE_MAX_PER_RANGE) :
-			    map_xfs_chunk_inodes(fs, o->fs_offset, o->length, inos,
-						 ITABLE_MAX_PER_RANGE);
+			n = itable_inodes(fs, o, 1, inos);
+			nx = itable_inodes(fs, o, 0, exact);
 			for (int m = 0; m < n; m++) {
 				const struct map_inode_paths *p = NULL;
 				struct map_owner io = *o;
@@ -631,7 +637,10 @@ static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 						p = &want[k];
 				if (!p || !p->nr_paths)
 					continue;	/* free, or no directory names it */
-				io.flags |= MAP_OWNF_INODE;
+				io.flags |= MAP_OWNF_INODE | MAP_OWNF_INODE_NEAR;
+				for (int e = 0; e < nx; e++)
+					if (exact[e] == inos[m])
+						io.flags &= ~MAP_OWNF_INODE_NEAR;
 				io.inode = inos[m];
 				io.meta_type = "inode";
 				ret = owners_append(&v, &nr, &cap, &io);
@@ -667,6 +676,9 @@ static void describe_lost(struct map_damage *d)
 			ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 			if ((o->flags & MAP_OWNF_DIR) || (ip && ip->is_dir))
 				snprintf(o->lost, sizeof(o->lost), "directory entries lost");
+		} else if (o->flags & MAP_OWNF_INODE_NEAR) {
+			snprintf(o->lost, sizeof(o->lost), "inode unreadable: the kernel reads it "
+				 "with the bad sector (same inode block or cluster)");
 		} else if (o->flags & MAP_OWNF_INODE) {
 			snprintf(o->lost, sizeof(o->lost), "inode lost: the file's attributes and "
 				 "block map (so its contents) are unreadable");
@@ -781,6 +793,8 @@ static int group_meta(struct map_damage *d)
 
 		if (o->kind != MAP_OWN_METADATA && o->kind != MAP_OWN_LOG)
 			continue;
+		if (o->flags & MAP_OWNF_INODE)
+			continue;	/* listed under the inode table entry's error (issue 12) */
 		d->meta[n++] = (struct map_damage_meta){
 			.type = o->meta_type, .dev_idx = o->dev_idx, .offset = o->dev_offset,
 			.length = o->length, .ag = o->ag, .inode = o->inode,

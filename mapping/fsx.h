@@ -96,15 +96,16 @@ int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h);
 
 /*
  * ---- corrupted metadata (issue 12) ----
- * Return the number of inode numbers (at most max) written to inos whose on-disk inodes the
- * kernel can no longer read when the bytes [off, off+len) of the filesystem's data device
- * cannot be read: every inode of the units it reads them in (an inode table block of ext4, an
- * inode cluster of XFS) that the range touches, in order, or -errno.
+ * Return the number of inode numbers (at most max) written to inos whose on-disk inodes lie in
+ * the bytes [off, off+len) of the filesystem's data device, in order, or -errno. With
+ * whole_unit, every inode of the units the kernel reads them in (an inode table block of
+ * ext4, an inode cluster of XFS) that the range touches: the kernel cannot read any of them
+ * while one sector of the unit is bad.
  */
-int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
-			   size_t max);
-int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
-			 size_t max);
+int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			   uint64_t *inos, size_t max);
+int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			 uint64_t *inos, size_t max);
 
 /* Return 0 after reading the partition table of disk t->devices[0] (libblkid) into
  * t->parts / t->segs, -ENOENT when there is none, or -errno. */

@@ -602,8 +602,8 @@ out_close:
 	return ret;
 }
 
-int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, uint64_t *inos,
-			   size_t max)
+int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, int whole_unit,
+			   uint64_t *inos, size_t max)
 {
 	ext2_filsys fs = NULL;
 	uint64_t bs, isz, ipg, tbytes;
@@ -618,8 +618,10 @@ int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, u
 	ipg = fs->super->s_inodes_per_group;
 	tbytes = (uint64_t)fs->inode_blocks_per_group * bs;
 	/* the kernel reads the table a block at a time: a bad sector loses the whole block */
-	len = (off + len + bs - 1) / bs * bs - off / bs * bs;
-	off = off / bs * bs;
+	if (whole_unit) {
+		len = (off + len + bs - 1) / bs * bs - off / bs * bs;
+		off = off / bs * bs;
+	}
 	for (dgrp_t g = 0; g < fs->group_desc_count && n < max && isz; g++) {
 		uint64_t start = (uint64_t)ext2fs_inode_table_loc(fs, g) * bs, pos;
 
@@ -639,12 +641,13 @@ int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, u
 
 #else
 
-int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
-			   size_t max)
+int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			   uint64_t *inos, size_t max)
 {
 	(void)fs;
 	(void)off;
 	(void)len;
+	(void)whole_unit;
 	(void)inos;
 	(void)max;
 	return -EOPNOTSUPP;

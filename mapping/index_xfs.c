@@ -257,8 +257,8 @@ out_free:
 	return ret;
 }
 
-int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint64_t *inos,
-			 size_t max)
+int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			 uint64_t *inos, size_t max)
 {
 	const struct kio_xfs_geom *g = &fs->xfs;
 	uint64_t bs = g->blocksize, ag_bytes = (uint64_t)g->agblocks * g->blocksize, pos;
@@ -278,7 +278,7 @@ int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, uint
 	 * inode size on v5: 32 inodes): a bad sector loses every inode of its cluster. Clusters
 	 * are aligned within the AG.
 	 */
-	{
+	if (whole_unit) {
 		uint64_t cl = 32ull * ge.inodesize < 8192 ? 8192 : 32ull * ge.inodesize;
 		uint64_t ag0 = off / ag_bytes * ag_bytes, end = off + len;
 

@@ -30,6 +30,8 @@ enum map_owner_kind {
 						 * maybe free space (issue 12) */
 #define MAP_OWNF_INODE		(1u << 9)	/* the on-disk inode itself (in a damaged
 						 * inode table block or chunk), issue 12 */
+#define MAP_OWNF_INODE_NEAR	(1u << 10)	/* with MAP_OWNF_INODE: not in the bad bytes,
+						 * but read by the kernel with them */
 #define MAP_OWNF_MAP_FROM	(1u << 7)	/* a block-map block: file_offset is the first
 						 * file byte it maps (issue 12) */
 
