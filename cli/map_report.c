@@ -303,6 +303,15 @@ int cli_mapping_json(json_object *root, const struct map_damage *d)
 			json_object_object_add(o, "error", json_object_new_string(
 				strerror(-pn->err)));
 			json_object_object_add(o, "planned", json_object_new_string("read whole"));
+			if (pn->health_known) {
+				json_object *h = json_object_new_object();
+
+				json_object_object_add(h, "sick", names_json(MAP_HEALTH_AG,
+									     pn->ag_sick));
+				json_object_object_add(h, "checked", names_json(MAP_HEALTH_AG,
+									pn->ag_checked));
+				json_object_object_add(o, "health", h);
+			}
 			json_object_array_add(a, o);
 		}
 		json_object_object_add(root, "plan_notes", a);
@@ -472,6 +481,15 @@ void cli_print_notes(FILE *f, const struct map_damage *d)
 		fprintf(f, "  %s (%s offset %" PRIu64 " length %" PRIu64 ") read whole: "
 			"GETFSMAP failed: %s\n", pn->object, pn->device, pn->offset, pn->length,
 			strerror(-pn->err));
+		if (pn->health_known && pn->ag_sick) {
+			const char *names[32];
+			unsigned k = map_health_names(MAP_HEALTH_AG, pn->ag_sick, names, 32);
+
+			fprintf(f, "      the kernel marks it sick:");
+			for (unsigned m = 0; m < k; m++)
+				fprintf(f, " %s", names[m]);
+			fputc('\n', f);
+		}
 	}
 	if (d->plan_notes_dropped)
 		fprintf(f, "  ... and %u more\n", d->plan_notes_dropped);

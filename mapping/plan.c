@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fsmap.h>
+#include <xfs/xfs.h>
 
 #include "plan.h"
 #include "target.h"
@@ -274,6 +275,18 @@ static int plan_group_failed(struct map_plan *p, struct map_target *fs, uint32_t
 	ret = map_target_plan_note(p->t, p->dev_idx, g, object, pos + shift, ge - pos, err);
 	if (ret < 0)
 		return ret;
+	/* What the kernel now says about that AG (it marks what it found corrupt). */
+	if (fs->fs == MAP_FS_XFS && g >= 0 && p->t->nr_plan_notes) {
+		struct map_plan_note *n = &p->t->plan_notes[p->t->nr_plan_notes - 1];
+		struct xfs_ag_geometry ag;
+
+		if (n->group == g && n->offset == pos + shift && !n->health_known &&
+		    kio_xfs_ag_geometry(fs->mount_fd, (uint32_t)g, &ag) == 0) {
+			n->health_known = 1;
+			n->ag_sick = ag.ag_sick;
+			n->ag_checked = ag.ag_checked;
+		}
+	}
 	plan_emit(p, pos + shift, ge + shift, hi, MAP_TAG_WHOLE);
 	p->last_end = ge;
 	if (ge < limit && p->per_group) {

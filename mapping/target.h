@@ -81,6 +81,8 @@ struct map_plan_note {
 	uint64_t length;		/* bytes */
 	int err;			/* -errno GETFSMAP answered */
 	char object[48];		/* "AG 1", "block group 7", "log device" */
+	int health_known;		/* XFS answered AG geometry: ag_sick/ag_checked valid */
+	uint32_t ag_sick, ag_checked;	/* XFS_AG_GEOM_SICK_* the kernel keeps for that AG */
 	char device[128];		/* the device's path */
 };
 

@@ -61,6 +61,9 @@ ms_expect_eq "one plan note: AG 1 read whole" \
 ms_expect_eq "the note says why" "$(ms_jq "$out" '.plan_notes[0].error')" \
 	"Structure needs cleaning"
 ms_expect_eq "the note names the object" "$(ms_jq "$out" '.plan_notes[0].object')" "AG 1"
+e2e_log "AG 1 health after the refusal: $(jq -c '.plan_notes[0].health' "$out")"
+ms_expect_eq "the kernel's own verdict on AG 1 is carried" \
+	"$(ms_jq "$out" '.plan_notes[0].health.sick | index("rmapbt") != null')" true
 ms_expect_eq "two media errors" "$(ms_jq "$out" '.media_errors | length')" 2
 ms_expect_eq "error in AG 1 found at its offset" \
 	"$(ms_jq "$out" ".media_errors[] | select(.offset == $((p1 + 8192))) | .length")" 512
