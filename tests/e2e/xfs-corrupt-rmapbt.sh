@@ -15,10 +15,10 @@ mkfs.xfs -q -f -d agcount=4 -m rmapbt=1 "$E2E_LOOP" || e2e_hard_error "mkfs.xfs 
 e2e_mount || e2e_hard_error "mount failed"
 m=$E2E_MNT
 # New directories rotate over the AGs: files in every AG.
-for d in 0 1 2 3 4 5 6 7; do
+for d in $(seq 0 15); do
 	mkdir "$m/d$d"
-	for i in $(seq 1 300); do printf 'file %s %s\n' "$d" "$i" >"$m/d$d/f$i"; done
-	xfs_io -f -c "pwrite -S 0x5$d 0 256k" "$m/d$d/big" >/dev/null
+	for i in $(seq 1 200); do printf 'file %s %s\n' "$d" "$i" >"$m/d$d/f$i"; done
+	xfs_io -f -c "pwrite -S 0x$((d + 16)) 0 256k" "$m/d$d/big" >/dev/null
 done
 sync
 agblocks=$(xfs_db -r -c 'sb 0' -c 'p agblocks' "$E2E_LOOP" | awk '{ print $3 }')
@@ -26,7 +26,7 @@ bs=$(xfs_db -r -c 'sb 0' -c 'p blocksize' "$E2E_LOOP" | awk '{ print $3 }')
 ag_bytes=$((agblocks * bs))
 # A big file in AG 1 and one in AG 2.
 in1= in2=
-for d in 0 1 2 3 4 5 6 7; do
+for d in $(seq 0 15); do
 	p=$(ms_first_phys "$m/d$d/big")
 	ag=$((p / ag_bytes))
 	[ "$ag" = 1 ] && [ -z "$in1" ] && in1=$m/d$d/big && p1=$p
@@ -83,6 +83,15 @@ e2e_log "human scan -> exit $rc"
 grep -q "AG 1.*read whole.*Structure needs cleaning" "$E2E_DIR/human.txt" ||
 	e2e_fail "human report does not name AG 1: $(cat "$E2E_DIR/human.txt")"
 cat "$E2E_DIR/human.txt"
+
+# patrol --check (run by the unit before start) plans the target: it must not fail either.
+conf=$E2E_DIR/patrol.conf
+printf '[global]\nstate_dir = %s\nwindow = 1d\n[target a]\npath = %s\n' "$E2E_DIR/pstate" "$m" \
+	>"$conf"
+rc=0
+pout=$("$MEDIASCAN" patrol --config "$conf" --check 2>&1) || rc=$?
+e2e_log "patrol --check -> exit $rc: $pout"
+ms_expect_eq "patrol --check passes" "$rc" 0
 
 e2e_umount
 e2e_assert_unchanged "$h"
