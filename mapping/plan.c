@@ -249,8 +249,8 @@ static int plan_group_failed(struct map_plan *p, struct map_target *fs, uint32_t
 	int64_t g;
 	int ret;
 
-	if (!map_fsmap_error_local(err) || pos >= limit)
-		return err;
+	if (!map_fsmap_error_local(err) || pos >= limit || limit == UINT64_MAX)
+		return err;			/* not local, or nothing bounds a whole read */
 	if (is_data && fs->fs_group_bytes && !p->per_group) {
 		p->per_group = 1;		/* which group failed? ask them one by one */
 		plan_group_query(p, fs, devt, is_data, pos, limit);
