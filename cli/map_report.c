@@ -106,7 +106,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			json_object_object_add(j, "partition_offset",
 					       json_object_new_uint64(o->fs_offset));
 	}
-	if (o->kind == MAP_OWN_FILE || (o->flags & MAP_OWNF_BMBT))
+	if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
 		ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 	if (o->kind == MAP_OWN_FILE) {
 		json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
@@ -125,7 +125,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			json_object_object_add(j, "ag", json_object_new_int64(o->ag));
 		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
 			json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
-			if (o->flags & MAP_OWNF_BMBT)
+			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* issue 12 */
 				json_object_object_add(j, "paths", paths_json(ip));
 		}
 		if (o->kind == MAP_OWN_LOG && o->inode)
@@ -137,6 +137,8 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			ip && ip->gen ? ip->gen : o->gen));
 	if (o->note)
 		json_object_object_add(j, "note", json_object_new_string(o->note));
+	if (o->lost[0])		/* issue 12: the owner is itself a damaged object */
+		json_object_object_add(j, "what_is_lost", json_object_new_string(o->lost));
 	add_health_json(j, o);
 	return j;
 }
@@ -294,6 +296,38 @@ int cli_mapping_json(json_object *root, const struct map_damage *d)
 			json_object_array_add(a, json_object_new_string(notes[i]));
 		json_object_object_add(root, "notes", a);
 	}
+	if (d->nr_plan_notes) {		/* issue 12: groups read whole */
+		json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < d->nr_plan_notes; i++) {
+			const struct map_plan_note *pn = &d->plan_notes[i];
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "object", json_object_new_string(pn->object));
+			json_object_object_add(o, "group", pn->group >= 0 ?
+					       json_object_new_int64(pn->group) : NULL);
+			json_object_object_add(o, "device", json_object_new_string(pn->device));
+			json_object_object_add(o, "offset", json_object_new_uint64(pn->offset));
+			json_object_object_add(o, "length", json_object_new_uint64(pn->length));
+			json_object_object_add(o, "error", json_object_new_string(
+				strerror(-pn->err)));
+			json_object_object_add(o, "planned", json_object_new_string("read whole"));
+			if (pn->health_known) {
+				json_object *h = json_object_new_object();
+
+				json_object_object_add(h, "sick", names_json(MAP_HEALTH_AG,
+									     pn->ag_sick));
+				json_object_object_add(h, "checked", names_json(MAP_HEALTH_AG,
+									pn->ag_checked));
+				json_object_object_add(o, "health", h);
+			}
+			json_object_array_add(a, o);
+		}
+		json_object_object_add(root, "plan_notes", a);
+		if (d->plan_notes_dropped)
+			json_object_object_add(root, "plan_notes_dropped",
+					       json_object_new_int64(d->plan_notes_dropped));
+	}
 	return 0;
 }
 
@@ -359,11 +393,20 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 			fprintf(f, " (AG %" PRId64 ")", o->ag);
 		if (o->flags & MAP_OWNF_BMBT)
 			fprintf(f, " of inode %" PRIu64, o->inode);
+		if (o->flags & MAP_OWNF_INODE) {	/* issue 12: the inode itself */
+			const struct map_inode_paths *ip = map_damage_paths_fs(d, o->fs_idx,
+									      o->inode);
+
+			fprintf(f, " %" PRIu64 " (%s)", o->inode, ip && ip->nr_paths ?
+				cli_escape(ip->paths[0], esc, sizeof(esc)) : "no path");
+		}
 		else if (o->kind == MAP_OWN_LOG && o->inode)
 			fprintf(f, " (inode %" PRIu64 ", offset %" PRIu64 ")", o->inode,
 				o->file_offset);
 		fprintf(f, "%s\n", part);
 	}
+	if (o->lost[0])		/* issue 12 */
+		fprintf(f, "        %s\n", o->lost);
 	print_health(f, o, "        ");
 }
 
@@ -437,4 +480,26 @@ void cli_print_notes(FILE *f, const struct map_damage *d)
 
 	for (int i = 0; i < n; i++)
 		fprintf(f, "\nnote: %s\n", notes[i]);
+	if (d->nr_plan_notes)		/* issue 12 */
+		fprintf(f, "\nThe kernel could not list the space map of %zu part%s: read whole "
+			"(check the filesystem: xfs_repair -n, e2fsck -fn):\n", d->nr_plan_notes,
+			d->nr_plan_notes == 1 ? "" : "s");
+	for (size_t i = 0; i < d->nr_plan_notes; i++) {
+		const struct map_plan_note *pn = &d->plan_notes[i];
+
+		fprintf(f, "  %s (%s offset %" PRIu64 " length %" PRIu64 ") read whole: "
+			"GETFSMAP failed: %s\n", pn->object, pn->device, pn->offset, pn->length,
+			strerror(-pn->err));
+		if (pn->health_known && pn->ag_sick) {
+			const char *names[32];
+			unsigned k = map_health_names(MAP_HEALTH_AG, pn->ag_sick, names, 32);
+
+			fprintf(f, "      the kernel marks it sick:");
+			for (unsigned m = 0; m < k; m++)
+				fprintf(f, " %s", names[m]);
+			fputc('\n', f);
+		}
+	}
+	if (d->plan_notes_dropped)
+		fprintf(f, "  ... and %u more\n", d->plan_notes_dropped);
 }

@@ -5,6 +5,7 @@
  * and its online scrub verdicts, grouped into damaged files and damaged metadata.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,12 @@ static const char *const NOTE_XFS =
 	"rmapbt XFS cannot say which), or a file changed since";
 static const char *const NOTE_OTHER =
 	"allocated, owner not found: on the external log device, which holds only the log";
+static const char *const NOTE_XFS_RMAP =
+	"allocated, owner not found: the space map (GETFSMAP) of this part cannot be read and "
+	"no inode maps this block (a btree or inode block of that AG, or a file changed since)";
+static const char *const NOTE_NOMAP =
+	"owner not found: the kernel cannot read the space map (GETFSMAP) of this part, so the "
+	"plan read it whole; no inode maps this block: free space, or metadata of that part";
 static const char *const NOTE_FAILED =
 	"allocated, owner not found: the owner index could not be built (see notes)";
 
@@ -180,12 +187,26 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 		}
 		if (unreadable)
 			d->notes |= MAP_NOTE_UNREADABLE_META;
+		if (fs->x && fs->x->looped_maps)
+			d->notes |= MAP_NOTE_LOOPED_MAP;
+	} else if (fs->xfs.has_rmapbt && fh->space != SPACE_RT) {
+		/* rmapbt, but GETFSMAP failed on this part (issue 12): an inode sweep. */
+		fh->note = NOTE_XFS_RMAP;
+		ret = map_index_xfs(fs, q, nq, 0, &fh->h, why, sizeof(why));
 	} else {
 		fh->note = NOTE_XFS;
 		d->notes |= MAP_NOTE_NO_RMAPBT;
 		ret = map_index_xfs(fs, q, nq, fh->space == SPACE_RT, &fh->h, why, sizeof(why));
 	}
 	free(q);
+	if (fs->fs == MAP_FS_XFS && fs->x && (fs->x->skipped_ags || fs->x->unopened)) {
+		d->notes |= MAP_NOTE_SKIPPED_INODES;
+		snprintf(d->skipped_note, sizeof(d->skipped_note), "the inode sweep of %.60s "
+			 "could not list the inodes of %u AG(s) (the kernel could not read their "
+			 "inode btree) and could not open %u inode(s) (damaged): blocks they own "
+			 "are reported as not found", fs->mount_point, fs->x->skipped_ags,
+			 fs->x->unopened);
+	}
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0) {
@@ -273,7 +294,8 @@ static int expand_pending(const struct map_target *t, const struct map_owner *o,
 				u.fs_offset = covered;
 				u.dev_offset = o->dev_offset + (covered - os);
 				u.length = next - covered;
-				u.note = fh->note;
+				u.note = (o->flags & MAP_OWNF_NOMAP) && !fh->failed ? NOTE_NOMAP :
+					 fh->note;
 				ret = owners_append(v, nr, cap, &u);
 			}
 			if (k < ncut / 2 && iv[k].end > covered)
@@ -479,7 +501,7 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
 	for (size_t i = 0; i < d->nr_owners; i++) {
 		const struct map_owner *o = &d->owners[i];
 
-		if (o->kind == MAP_OWN_FILE || (o->flags & MAP_OWNF_BMBT))
+		if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
 			ids[n++] = (struct want_key){ o->fs_idx, o->inode, o->gen,
 						      !!(o->flags & MAP_OWNF_UNLINKED) };
 	}
@@ -515,6 +537,160 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
 			ret = name_fs(d, fs, d->inodes[i].fs_idx);
 	}
 	return ret;
+}
+
+/*
+ * Inodes stored in a damaged inode table block (ext4) or inode chunk (XFS) (issue 12): each
+ * in-use one that a directory names becomes an owner of its own (MAP_OWNF_INODE, with its
+ * paths), after the table's owner, so that the report says which files lost their inode.
+ */
+#define ITABLE_MAX_PER_RANGE 128
+#define ITABLE_MAX_TOTAL 4096
+
+static int is_inode_table(const struct map_owner *o)
+{
+	return o->kind == MAP_OWN_METADATA && o->meta_type && !(o->flags & MAP_OWNF_INODE) &&
+	       (strcmp(o->meta_type, "inode-table") == 0 || strcmp(o->meta_type, "inodes") == 0);
+}
+
+/* The inodes of inode table owner o: exactly in its bytes, or in the units they are read in. */
+static int itable_inodes(struct map_target *fs, const struct map_owner *o, int whole_unit,
+			 uint64_t *inos)
+{
+	if (fs->fs == MAP_FS_EXT4)
+		return map_ext4_itable_inodes(fs, o->fs_offset, o->length, whole_unit, inos,
+					      ITABLE_MAX_PER_RANGE);
+	if (fs->fs == MAP_FS_XFS)
+		return map_xfs_chunk_inodes(fs, o->fs_offset, o->length, whole_unit, inos,
+					    ITABLE_MAX_PER_RANGE);
+	return 0;
+}
+
+static int expand_inode_tables(struct map_damage *d, struct map_target *t)
+{
+	struct map_inode_paths *want = NULL;
+	struct map_owner *v = NULL;
+	size_t nwant = 0, nr = 0, cap = 0;
+	uint64_t inos[ITABLE_MAX_PER_RANGE], exact[ITABLE_MAX_PER_RANGE];
+	int ret = 0, nx;
+
+	for (size_t i = 0; i < d->nr_owners && nwant < ITABLE_MAX_TOTAL; i++) {
+		struct map_owner *o = &d->owners[i];
+		struct map_target *fs = map_target_fs(t, o->fs_idx);
+		int n;
+
+		if (!is_inode_table(o) || !fs || !fs->mount_point[0])
+			continue;
+		n = itable_inodes(fs, o, 1, inos);
+		if (n <= 0)
+			continue;
+		struct map_inode_paths *nw = realloc(want, sizeof(*nw) * (nwant + (size_t)n));
+
+		if (!nw) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		want = nw;
+		for (int k = 0; k < n; k++) {
+			memset(&want[nwant], 0, sizeof(want[nwant]));
+			want[nwant].inode = inos[k];
+			want[nwant].fs_idx = o->fs_idx;
+			nwant++;
+		}
+	}
+	if (!nwant)
+		return 0;
+	/* Which of them a directory names (free slots and unreachable inodes stay out). */
+	for (size_t i = 0; i < nwant;) {
+		struct map_target *fs = map_target_fs(t, want[i].fs_idx);
+		size_t j = i;
+
+		while (j < nwant && want[j].fs_idx == want[i].fs_idx)
+			j++;
+		if (fs)
+			map_paths_resolve(fs->mount_point, want + i, j - i, NULL);
+		i = j;
+	}
+	for (size_t g = 0; g < d->nr_groups; g++) {
+		size_t first = nr;
+
+		for (size_t i = d->groups[g].first;
+		     i < d->groups[g].first + d->groups[g].count; i++) {
+			const struct map_owner *o = &d->owners[i];
+
+			ret = owners_append(&v, &nr, &cap, o);
+			if (ret < 0)
+				goto out_free;
+			struct map_target *fs = map_target_fs(t, o->fs_idx);
+			int n;
+
+			if (!is_inode_table(o) || !fs)
+				continue;
+			n = itable_inodes(fs, o, 1, inos);
+			nx = itable_inodes(fs, o, 0, exact);
+			for (int m = 0; m < n; m++) {
+				const struct map_inode_paths *p = NULL;
+				struct map_owner io = *o;
+
+				for (size_t k = 0; k < nwant && !p; k++)
+					if (want[k].fs_idx == o->fs_idx && want[k].inode == inos[m])
+						p = &want[k];
+				if (!p || !p->nr_paths)
+					continue;	/* free, or no directory names it */
+				io.flags |= MAP_OWNF_INODE | MAP_OWNF_INODE_NEAR;
+				for (int e = 0; e < nx; e++)
+					if (exact[e] == inos[m])
+						io.flags &= ~MAP_OWNF_INODE_NEAR;
+				io.inode = inos[m];
+				io.meta_type = "inode";
+				ret = owners_append(&v, &nr, &cap, &io);
+				if (ret < 0)
+					goto out_free;
+			}
+		}
+		d->groups[g].first = first;
+		d->groups[g].count = nr - first;
+	}
+	free(d->owners);
+	d->owners = v;
+	d->nr_owners = nr;
+	v = NULL;
+out_free:
+	free(v);
+	map_paths_free(want, nwant);
+	free(want);
+	return ret;
+}
+
+/* Say what is lost where the owner is itself a damaged object (issue 12): a directory's
+ * entries, an inode's extent map (and the contents it maps), its extended attributes. */
+static void describe_lost(struct map_damage *d)
+{
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		struct map_owner *o = &d->owners[i];
+		const struct map_inode_paths *ip;
+
+		if (o->kind == MAP_OWN_FILE && (o->flags & MAP_OWNF_ATTR_FORK)) {
+			snprintf(o->lost, sizeof(o->lost), "extended attributes lost");
+		} else if (o->kind == MAP_OWN_FILE) {
+			ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
+			if ((o->flags & MAP_OWNF_DIR) || (ip && ip->is_dir))
+				snprintf(o->lost, sizeof(o->lost), "directory entries lost");
+		} else if (o->flags & MAP_OWNF_INODE_NEAR) {
+			snprintf(o->lost, sizeof(o->lost), "inode unreadable: the kernel reads it "
+				 "with the bad sector (same inode block or cluster)");
+		} else if (o->flags & MAP_OWNF_INODE) {
+			snprintf(o->lost, sizeof(o->lost), "inode lost: the file's attributes and "
+				 "block map (so its contents) are unreadable");
+		} else if (o->kind == MAP_OWN_METADATA && (o->flags & MAP_OWNF_BMBT)) {
+			if (o->flags & MAP_OWNF_MAP_FROM)
+				snprintf(o->lost, sizeof(o->lost), "extent map lost: file contents "
+					 "past offset %" PRIu64 " unreachable", o->file_offset);
+			else
+				snprintf(o->lost, sizeof(o->lost), "extent map lost: part of the "
+					 "file's contents unreachable");
+		}
+	}
 }
 
 /* ---- grouping ---- */
@@ -617,6 +793,8 @@ static int group_meta(struct map_damage *d)
 
 		if (o->kind != MAP_OWN_METADATA && o->kind != MAP_OWN_LOG)
 			continue;
+		if (o->flags & MAP_OWNF_INODE)
+			continue;	/* listed under the inode table entry's error (issue 12) */
 		d->meta[n++] = (struct map_damage_meta){
 			.type = o->meta_type, .dev_idx = o->dev_idx, .offset = o->dev_offset,
 			.length = o->length, .ag = o->ag, .inode = o->inode,
@@ -646,8 +824,20 @@ static int group_meta(struct map_damage *d)
 
 int map_damage_resolve(struct map_damage *d, struct map_target *t)
 {
-	int ret = resolve_pending(d, t);
+	int ret;
 
+	if (t->nr_plan_notes && !d->plan_notes) {
+		d->plan_notes = malloc(sizeof(*d->plan_notes) * t->nr_plan_notes);
+		if (!d->plan_notes)
+			return -ENOMEM;
+		memcpy(d->plan_notes, t->plan_notes, sizeof(*d->plan_notes) * t->nr_plan_notes);
+		d->nr_plan_notes = t->nr_plan_notes;
+		d->plan_notes_dropped = t->plan_notes_dropped;
+	}
+	ret = resolve_pending(d, t);
+	if (ret < 0)
+		return ret;
+	ret = expand_inode_tables(d, t);
 	if (ret < 0)
 		return ret;
 	map_health_annotate(t, d->owners, d->nr_owners, &d->scrub, &d->fs_health_sick,
@@ -657,6 +847,7 @@ int map_damage_resolve(struct map_damage *d, struct map_target *t)
 	ret = resolve_inodes(d, t);
 	if (ret < 0)
 		return ret;
+	describe_lost(d);
 	ret = group_files(d);
 	if (ret < 0)
 		return ret;
@@ -701,6 +892,12 @@ int map_damage_notes(const struct map_damage *d, const char **out, unsigned max)
 			   "with FIEMAP (slower; journal and orphan inodes stay unnamed)";
 	if ((d->notes & MAP_NOTE_INDEX_FAILED) && n < max)
 		out[n++] = d->index_err;
+	if ((d->notes & MAP_NOTE_SKIPPED_INODES) && n < max)
+		out[n++] = d->skipped_note;
+	if ((d->notes & MAP_NOTE_LOOPED_MAP) && n < max)
+		out[n++] = "the block map of some inodes loops or is cross-linked (corruption: "
+			   "e2fsck -fn will tell): each was followed once and no further, so blocks "
+			   "past the loop may be reported as not found";
 	if ((d->notes & MAP_NOTE_UNREADABLE_META) && n < max)
 		out[n++] = "some inode table blocks could not be read while looking for owners; "
 			   "inodes in them may own blocks reported as not found";
@@ -717,6 +914,7 @@ int map_damage_free(struct map_damage *d)
 	free(d->meta);
 	free(d->owners);
 	free(d->groups);
+	free(d->plan_notes);
 	memset(d, 0, sizeof(*d));
 	return 0;
 }

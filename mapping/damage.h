@@ -51,6 +51,8 @@ struct map_damage_meta {
 #define MAP_NOTE_NO_EXT2FS	(1u << 2)	/* ext4 owners without libext2fs: directory walk */
 #define MAP_NOTE_INDEX_FAILED	(1u << 3)	/* the owner index could not be built: see note */
 #define MAP_NOTE_UNREADABLE_META (1u << 4)	/* the index hit unreadable inode tables */
+#define MAP_NOTE_LOOPED_MAP	(1u << 5)	/* some block maps loop: walked once (issue 12) */
+#define MAP_NOTE_SKIPPED_INODES	(1u << 6)	/* the XFS inode sweep skipped AGs or inodes */
 
 /* The owners one map_damage_add call appended (after resolve: what replaced them). */
 struct map_damage_group {
@@ -74,10 +76,15 @@ struct map_damage {
 	size_t nr_groups;
 	unsigned notes;			/* MAP_NOTE_* */
 	char index_err[160];		/* why the owner index failed (MAP_NOTE_INDEX_FAILED) */
+	char skipped_note[320];		/* MAP_NOTE_SKIPPED_INODES, for people */
 	int scrub;			/* 1 online scrub answered, 0 not asked, -errno absent */
 	int paths_by_parents;		/* inodes were named through parent pointers */
 	unsigned fs_health_sick;	/* XFS_FSOP_GEOM_SICK_* of the target's XFS */
 	unsigned fs_health_checked;
+	/* ---- corrupted metadata (issue 12) ---- */
+	struct map_plan_note *plan_notes;	/* groups the plan read whole (copied from t) */
+	size_t nr_plan_notes;
+	unsigned plan_notes_dropped;	/* more than MAP_MAX_PLAN_NOTES */
 };
 
 /*

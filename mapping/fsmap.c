@@ -3,6 +3,7 @@
  * The XFS special owner codes come from xfs_fs.h; ext4 uses the generic FMR_OWN_* codes
  * and its own ('f') codes for its static metadata.
  */
+#include <errno.h>
 #include <string.h>
 #include <xfs/xfs.h>
 
@@ -106,4 +107,10 @@ const char *map_fsmap_special_name_fs(const struct fsmap *rec, int is_ext4)
 		}
 	}
 	return map_fsmap_special_name(rec);
+}
+
+int map_fsmap_error_local(int err)
+{
+	return err == -EUCLEAN || err == -EBADMSG || err == -EIO || err == -ENOMEM ||
+	       err == -ENODATA || err == -EFBIG;
 }

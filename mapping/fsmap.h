@@ -25,4 +25,11 @@ const char *map_fsmap_special_name(const struct fsmap *rec);
  */
 const char *map_fsmap_special_name_fs(const struct fsmap *rec, int is_ext4);
 
+/*
+ * Return 1 when a GETFSMAP error means the kernel could not read or trust the space map of
+ * one part of the filesystem (EFSCORRUPTED, EFSBADCRC, a bad block under a btree, no memory
+ * for it): that part is handled without it and the rest goes on. 0 for any other error.
+ */
+int map_fsmap_error_local(int err);
+
 #endif

@@ -21,6 +21,9 @@ struct map_fsx {
 	uint32_t nr_ag;			/* entries of ag_* */
 	uint8_t *ag_done;
 	uint32_t *ag_sick, *ag_checked;
+	unsigned looped_maps;		/* inodes whose block map loops (index walk stopped) */
+	unsigned skipped_ags;		/* AGs whose inodes INUMBERS/BULKSTAT could not list */
+	unsigned unopened;		/* inodes bulkstat listed that could not be opened */
 };
 
 /* Return the private state of t, allocated on first use, or NULL without memory. */
@@ -90,6 +93,19 @@ int map_ix_match_fd(int fd, const struct map_ix_query *q, size_t nq,
 /* Return 0 after FIEMAP of every inode listed in the hits confirmed or dropped each one
  * (ext4 candidates from the inode tables); hits the kernel no longer maps are removed. */
 int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h);
+
+/*
+ * ---- corrupted metadata (issue 12) ----
+ * Return the number of inode numbers (at most max) written to inos whose on-disk inodes lie in
+ * the bytes [off, off+len) of the filesystem's data device, in order, or -errno. With
+ * whole_unit, every inode of the units the kernel reads them in (an inode table block of
+ * ext4, an inode cluster of XFS) that the range touches: the kernel cannot read any of them
+ * while one sector of the unit is bad.
+ */
+int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			   uint64_t *inos, size_t max);
+int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			 uint64_t *inos, size_t max);
 
 /* Return 0 after reading the partition table of disk t->devices[0] (libblkid) into
  * t->parts / t->segs, -ENOENT when there is none, or -errno. */

@@ -244,6 +244,15 @@ int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h)
 						    e->o.gen, O_NONBLOCK);
 			fd_err = fd < 0 ? fd : 0;
 		}
+		/*
+		 * A directory is opened by handle only once the kernel reconnects it to the
+		 * tree, which reads its ".." entry: a directory whose first block is bad
+		 * answers ESTALE though it is there (issue 12). Keep the index's answer.
+		 */
+		if ((fd_err == -ESTALE || fd_err == -ENOENT) && (e->o.flags & MAP_OWNF_DIR)) {
+			h->v[w++] = *e;
+			continue;
+		}
 		if (fd_err == -ESTALE || fd_err == -ENOENT)
 			continue;		/* deleted (or reused) since the tables were read */
 		if (fd_err < 0) {
@@ -278,7 +287,11 @@ struct iwalk {
 	int err;
 };
 
-static void iwalk_dir(struct iwalk *w, int dfd)
+/* Bound on the walk's depth (and so on its open directories and stack): a corrupt or hostile
+ * tree cannot exhaust them (issue 12). The same bound as the naming walk in owners.c. */
+#define IWALK_MAX_DEPTH 512
+
+static void iwalk_dir(struct iwalk *w, int dfd, unsigned depth)
 {
 	DIR *dir = fdopendir(dfd);
 	struct dirent *de;
@@ -311,10 +324,11 @@ static void iwalk_dir(struct iwalk *w, int dfd)
 		tmpl.ag = -1;
 		if (match_inode_fd(fd, w->q, w->nq, &tmpl, w->h) == -ENOMEM)
 			w->err = -ENOMEM;
-		if (S_ISDIR(st.st_mode))
-			iwalk_dir(w, fd);	/* closes fd */
-		else
+		if (S_ISDIR(st.st_mode) && depth + 1 < IWALK_MAX_DEPTH) {
+			iwalk_dir(w, fd, depth + 1);	/* closes fd */
+		} else {
 			close(fd);
+		}
 	}
 	closedir(dir);
 }
@@ -341,6 +355,6 @@ int map_index_walk(struct map_target *fs, const struct map_ix_query *q, size_t n
 	tmpl.inode = st.st_ino;
 	tmpl.ag = -1;
 	match_inode_fd(fd, q, nq, &tmpl, h);
-	iwalk_dir(&w, fd);
+	iwalk_dir(&w, fd, 0);
 	return w.err;
 }

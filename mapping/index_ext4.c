@@ -32,6 +32,18 @@
 #define E4_RESIZE_INO		7
 #define E4_JOURNAL_INO		8
 
+/*
+ * One inode's walk, bounded (issue 12): a corrupt (cross-linked, looping) extent tree or
+ * indirect tree can name the same map block again and again, 2^30 data blocks and more. Each
+ * map block is visited once, and the walk stops after more blocks than the inode can own.
+ */
+struct e4_walk {
+	uint64_t *seen;			/* map blocks visited: open addressing, 0 = empty */
+	size_t cap, nr;
+	uint64_t steps, max_steps;	/* blocks reported so far; the inode's bound */
+	int stopped;			/* the map loops or is cross-linked: walk stopped */
+};
+
 struct e4 {
 	ext2_filsys fs;
 	const struct map_ix_query *q;
@@ -39,8 +51,88 @@ struct e4 {
 	uint64_t bs;			/* block size, bytes */
 	struct map_ix_hits *h;
 	unsigned unreadable;		/* blocks the read error handler zeroed */
+	unsigned looped;		/* inodes whose block map loops or is cross-linked */
+	struct e4_walk w;
+	uint64_t last_ino, last_pblk, last_len;	/* the last data extent matched */
 	int err;
 };
+
+/* Return 1 when pblk was visited already (or cannot be a map block), 0 after noting it,
+ * -ENOMEM. */
+static int e4_seen(struct e4_walk *w, uint64_t pblk)
+{
+	size_t i;
+
+	if (pblk == 0)
+		return 1;
+	if (2 * (w->nr + 1) > w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t k = 0; k < w->cap; k++) {
+			if (!w->seen[k])
+				continue;
+			for (i = (size_t)(w->seen[k] * 0x9e3779b97f4a7c15ull) & (cap - 1); n[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			n[i] = w->seen[k];
+		}
+		free(w->seen);
+		w->seen = n;
+		w->cap = cap;
+	}
+	for (i = (size_t)(pblk * 0x9e3779b97f4a7c15ull) & (w->cap - 1); w->seen[i];
+	     i = (i + 1) & (w->cap - 1))
+		if (w->seen[i] == pblk)
+			return 1;
+	w->seen[i] = pblk;
+	w->nr++;
+	return 0;
+}
+
+/* Start the bounded walk of one inode that says it owns blocks512 512-byte sectors. */
+static void e4_walk_start(struct e4 *c, uint64_t blocks512)
+{
+	uint64_t total = ext2fs_blocks_count(c->fs->super);
+	uint64_t own = blocks512 / (c->bs / 512);
+
+	if (c->w.nr && c->w.cap > 4096) {	/* a big one: do not clear it per inode */
+		free(c->w.seen);
+		c->w.seen = NULL;
+		c->w.cap = 0;
+	} else if (c->w.nr) {
+		memset(c->w.seen, 0, sizeof(*c->w.seen) * c->w.cap);
+	}
+	c->w.nr = 0;
+	c->w.steps = 0;
+	c->w.stopped = 0;
+	/* A block once: never more than i_blocks says, nor than the filesystem holds. */
+	c->w.max_steps = (own < total ? own : total) + 16;
+}
+
+/* Return 1 when the walk must stop here (a map block seen twice, or too many blocks). */
+static int e4_walk_step(struct e4 *c, int map_block, uint64_t pblk, uint64_t nblocks)
+{
+	int ret;
+
+	c->w.steps += nblocks;
+	if (c->w.steps > c->w.max_steps) {
+		c->w.stopped = 1;
+		return 1;
+	}
+	if (!map_block)
+		return 0;
+	ret = e4_seen(&c->w, pblk);
+	if (ret < 0) {
+		c->err = ret;
+		return 1;
+	}
+	if (ret)
+		c->w.stopped = 1;
+	return ret;
+}
 
 static struct e4 *e4_current;		/* for counting unreadable blocks */
 
@@ -52,8 +144,18 @@ static struct e4 *e4_current;		/* for counting unreadable blocks */
  */
 static struct struct_io_manager ro_manager;
 
+/* The channel's files: buffered reads, and O_DIRECT ones (opened on the first bad read) to
+ * find which 512-byte sectors of a failed block are bad: the page cache fails whole pages. */
+struct ro_priv {
+	int fd;
+	int dfd;			/* O_DIRECT, -1 not yet opened, -2 cannot */
+	void *sector;			/* aligned 512-byte bounce buffer */
+	char name[];
+};
+
 static errcode_t ro_open(const char *name, int flags, io_channel *channel)
 {
+	struct ro_priv *pv;
 	io_channel io;
 	int fd;
 
@@ -63,25 +165,37 @@ static errcode_t ro_open(const char *name, int flags, io_channel *channel)
 	if (fd < 0)
 		return (errcode_t)-fd;
 	io = calloc(1, sizeof(*io));
-	if (!io) {
+	pv = calloc(1, sizeof(*pv) + strlen(name) + 1);
+	if (!io || !pv) {
+		free(io);
+		free(pv);
 		kio_close(fd);
 		return EXT2_ET_NO_MEMORY;
 	}
+	pv->fd = fd;
+	pv->dfd = -1;
+	strcpy(pv->name, name);
 	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
 	io->manager = &ro_manager;
 	io->name = strdup(name);
 	io->block_size = 1024;
 	io->refcount = 1;
-	io->private_data = (void *)(intptr_t)fd;
+	io->private_data = pv;
 	*channel = io;
 	return 0;
 }
 
 static errcode_t ro_close(io_channel io)
 {
+	struct ro_priv *pv = io->private_data;
+
 	if (--io->refcount > 0)
 		return 0;
-	kio_close((int)(intptr_t)io->private_data);
+	kio_close(pv->fd);
+	if (pv->dfd >= 0)
+		kio_close(pv->dfd);
+	free(pv->sector);
+	free(pv);
 	free(io->name);
 	free(io);
 	return 0;
@@ -95,7 +209,8 @@ static errcode_t ro_set_blksize(io_channel io, int blksize)
 
 static errcode_t ro_read_blk64(io_channel io, unsigned long long block, int count, void *data)
 {
-	int fd = (int)(intptr_t)io->private_data;
+	struct ro_priv *pv = io->private_data;
+	int fd = pv->fd;
 	size_t size = count < 0 ? (size_t)-count : (size_t)count * (size_t)io->block_size;
 	uint64_t off = block * (uint64_t)io->block_size;
 	ssize_t n = kio_pread(fd, data, size, off);
@@ -106,12 +221,27 @@ static errcode_t ro_read_blk64(io_channel io, unsigned long long block, int coun
 		memset((char *)data + n, 0, size - (size_t)n);
 		return 0;
 	}
-	/* A bad sector: block by block, zeroes where a block cannot be read. */
-	for (size_t done = 0; done < size; done += (size_t)io->block_size) {
-		size_t len = size - done < (size_t)io->block_size ? size - done :
-			     (size_t)io->block_size;
+	/*
+	 * A bad sector: sector by sector, zeroes where a sector cannot be read (not the whole
+	 * block: an inode table block holds 16 inodes, a bad sector only 2 of them).
+	 */
+	if (pv->dfd == -1) {
+		pv->dfd = kio_open_direct(pv->name);
+		if (pv->dfd < 0 || posix_memalign(&pv->sector, 4096, 512)) {
+			if (pv->dfd >= 0)
+				kio_close(pv->dfd);
+			pv->dfd = -2;
+		}
+	}
+	for (size_t done = 0; done < size; done += 512) {
+		size_t len = size - done < 512 ? size - done : 512;
+		int ok = 0;
 
-		if (kio_pread(fd, (char *)data + done, len, off + done) != (ssize_t)len) {
+		if (pv->dfd >= 0 && kio_pread(pv->dfd, pv->sector, 512, off + done) == 512) {
+			memcpy((char *)data + done, pv->sector, len);
+			ok = 1;
+		}
+		if (!ok) {
 			memset((char *)data + done, 0, len);
 			if (e4_current)
 				e4_current->unreadable++;
@@ -179,6 +309,8 @@ static void e4_template(const struct e4 *c, ext2_ino_t ino, const struct ext2_in
 	o->gen = in->i_generation;
 	o->ag = -1;
 	o->kind = MAP_OWN_FILE;
+	if (LINUX_S_ISDIR(in->i_mode))
+		o->flags |= MAP_OWNF_DIR;
 	if (in->i_links_count == 0)
 		o->flags |= MAP_OWNF_UNLINKED;	/* an orphan: unlinked while open */
 	if (ino == E4_ROOT_INO || ino >= EXT2_FIRST_INO(sb))
@@ -220,24 +352,37 @@ static int e4_data(struct e4 *c, const struct map_owner *tmpl, uint64_t lblk, ui
 {
 	struct map_owner o = *tmpl;
 
+	/* A cross-linked map names the same blocks again and again: once is enough. */
+	if (c->last_ino == tmpl->inode && c->last_pblk == pblk && c->last_len == len)
+		return 0;
+	c->last_ino = tmpl->inode;
+	c->last_pblk = pblk;
+	c->last_len = len;
 	if (unwritten)
 		o.flags |= MAP_OWNF_UNWRITTEN;
 	return map_ix_match(c->q, c->nq, pblk * c->bs, (pblk + len) * c->bs, lblk * c->bs, &o,
 			    c->h);
 }
 
-/* A block of the inode's own map (extent tree node, indirect block). */
+/* A block of the inode's own map (extent tree node, indirect block) that maps file blocks
+ * from from_lblk on. */
 static int e4_map_block(struct e4 *c, const struct map_owner *tmpl, uint64_t pblk,
-			const char *what)
+			const char *what, uint64_t from_lblk)
 {
 	struct map_owner o = *tmpl;
+	size_t before = c->h->nr;
+	int ret;
 
 	if (o.kind == MAP_OWN_FILE) {
 		o.kind = MAP_OWN_METADATA;
 		o.flags |= MAP_OWNF_BMBT;
 		o.meta_type = what;
 	}
-	return map_ix_match(c->q, c->nq, pblk * c->bs, (pblk + 1) * c->bs, 0, &o, c->h);
+	o.flags |= MAP_OWNF_MAP_FROM;
+	ret = map_ix_match(c->q, c->nq, pblk * c->bs, (pblk + 1) * c->bs, 0, &o, c->h);
+	for (size_t i = before; i < c->h->nr; i++)
+		c->h->v[i].o.file_offset = from_lblk * c->bs;
+	return ret;
 }
 
 /* Does any query touch [pblk, pblk+len) blocks? (cheap pre-check) */
@@ -269,11 +414,16 @@ static int e4_extent_tree(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large 
 			break;
 		if (ex.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
 			continue;
+		if (e4_walk_step(c, !(ex.e_flags & EXT2_EXTENT_FLAGS_LEAF), ex.e_pblk,
+				 ex.e_flags & EXT2_EXTENT_FLAGS_LEAF ? ex.e_len : 1)) {
+			ret = c->err;
+			break;
+		}
 		if (ex.e_flags & EXT2_EXTENT_FLAGS_LEAF)
 			ret = e4_data(c, tmpl, ex.e_lblk, ex.e_pblk, ex.e_len,
 				      !!(ex.e_flags & EXT2_EXTENT_FLAGS_UNINIT));
 		else
-			ret = e4_map_block(c, tmpl, ex.e_pblk, "extent-tree");
+			ret = e4_map_block(c, tmpl, ex.e_pblk, "extent-tree", ex.e_lblk);
 		if (ret < 0)
 			break;
 	}
@@ -284,6 +434,7 @@ static int e4_extent_tree(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large 
 struct e4_iter {
 	struct e4 *c;
 	const struct map_owner *tmpl;
+	uint64_t next_lblk;		/* file block after the last data block seen */
 };
 
 static int e4_block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
@@ -295,10 +446,15 @@ static int e4_block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, b
 	(void)fs;
 	(void)ref_blk;
 	(void)ref_offset;
-	if (blockcnt < 0)
-		ret = e4_map_block(it->c, it->tmpl, *blocknr, "indirect-block");
-	else
+	if (e4_walk_step(it->c, blockcnt < 0, *blocknr, 1))
+		return BLOCK_ABORT;
+	if (blockcnt < 0) {
+		/* called before the blocks it maps: they start after the last data block */
+		ret = e4_map_block(it->c, it->tmpl, *blocknr, "indirect-block", it->next_lblk);
+	} else {
+		it->next_lblk = (uint64_t)blockcnt + 1;
 		ret = e4_data(it->c, it->tmpl, (uint64_t)blockcnt, *blocknr, 1, 0);
+	}
 	if (ret < 0) {
 		it->c->err = ret;
 		return BLOCK_ABORT;
@@ -314,6 +470,7 @@ static int e4_inode(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large *in)
 	int ret = 0;
 
 	e4_template(c, ino, in, &tmpl);
+	e4_walk_start(c, ext2fs_get_stat_i_blocks(c->fs, (struct ext2_inode *)in));
 	acl = ext2fs_file_acl_block(c->fs, (struct ext2_inode *)in);
 	if (acl && e4_touches(c, acl, 1)) {
 		struct map_owner o = tmpl;
@@ -331,8 +488,11 @@ static int e4_inode(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large *in)
 
 		if (eh->eh_magic != EXT3_EXT_MAGIC)
 			return 0;
-		if (eh->eh_depth)
-			return e4_extent_tree(c, ino, in, &tmpl);
+		if (eh->eh_depth) {
+			ret = e4_extent_tree(c, ino, in, &tmpl);
+			c->looped += c->w.stopped;
+			return ret;
+		}
 		/* Depth 0: the extents are in the inode; no block to read. */
 		const struct ext3_extent *ex = (const void *)(eh + 1);
 		unsigned n = eh->eh_entries;
@@ -359,6 +519,7 @@ static int e4_inode(struct e4 *c, ext2_ino_t ino, struct ext2_inode_large *in)
 	struct e4_iter it = { .c = c, .tmpl = &tmpl };
 
 	ext2fs_block_iterate3(c->fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e4_block_cb, &it);
+	c->looped += c->w.stopped;
 	return c->err;
 }
 
@@ -394,10 +555,23 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 		goto out_close;
 	}
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE | EXT2_SF_DO_LAZY, 0);
-	for (;;) {
+	ext2_ino_t bad_ino = 0;
+
+	for (uint64_t bad = 0;;) {
 		err = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&in, sizeof(in));
 		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
 			continue;
+		/*
+		 * One inode the library rejects (garbage, a bad checksum it would not ignore) is
+		 * recorded against that inode and skipped; the scan has moved past it. Bounded
+		 * by the inode count, and stopped if it did not (issue 12).
+		 */
+		if (err && err != EXT2_ET_NO_MEMORY && ino && ino != bad_ino &&
+		    ++bad <= (uint64_t)fs->super->s_inodes_count) {
+			c.unreadable++;
+			bad_ino = ino;		/* the scan must move on, or we stop */
+			continue;
+		}
 		if (err) {
 			snprintf(why, whylen, "reading the inode tables of %s: %s",
 				 fsx->devices[0].path, error_message(err));
@@ -418,14 +592,66 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 	ext2fs_close_inode_scan(scan);
 out_close:
 	e4_current = NULL;
+	free(c.w.seen);
 	*unreadable = c.unreadable;
+	if (map_fsx_get(fsx))
+		map_fsx_get(fsx)->looped_maps = c.looped;
 	ext2fs_close_free(&fs);
 	if (ret == 0)
 		ret = map_ix_confirm(fsx, h);
 	return ret;
 }
 
+int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, int whole_unit,
+			   uint64_t *inos, size_t max)
+{
+	ext2_filsys fs = NULL;
+	uint64_t bs, isz, ipg, tbytes;
+	size_t n = 0;
+
+	if (ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
+			EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
+			EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &ro_manager, &fs))
+		return -EIO;
+	bs = fs->blocksize;
+	isz = EXT2_INODE_SIZE(fs->super);
+	ipg = fs->super->s_inodes_per_group;
+	tbytes = (uint64_t)fs->inode_blocks_per_group * bs;
+	/* the kernel reads the table a block at a time: a bad sector loses the whole block */
+	if (whole_unit) {
+		len = (off + len + bs - 1) / bs * bs - off / bs * bs;
+		off = off / bs * bs;
+	}
+	for (dgrp_t g = 0; g < fs->group_desc_count && n < max && isz; g++) {
+		uint64_t start = (uint64_t)ext2fs_inode_table_loc(fs, g) * bs, pos;
+
+		if (!start || start >= off + len || start + tbytes <= off)
+			continue;
+		pos = off > start ? off - (off - start) % isz : start;
+		for (; pos < off + len && pos < start + tbytes && n < max; pos += isz) {
+			uint64_t idx = (pos - start) / isz;
+
+			if (idx < ipg)
+				inos[n++] = (uint64_t)g * ipg + idx + 1;
+		}
+	}
+	ext2fs_close_free(&fs);
+	return (int)n;
+}
+
 #else
+
+int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			   uint64_t *inos, size_t max)
+{
+	(void)fs;
+	(void)off;
+	(void)len;
+	(void)whole_unit;
+	(void)inos;
+	(void)max;
+	return -EOPNOTSUPP;
+}
 
 int map_index_ext4(struct map_target *fs, const struct map_ix_query *q, size_t nq,
 		   struct map_ix_hits *h, unsigned *unreadable, char *why, size_t whylen)

@@ -15,6 +15,7 @@
 #include <xfs/xfs.h>
 
 #include "fsx.h"
+#include "fsmap.h"
 
 #define XFS_INODES_PER_CHUNK_ 64
 #define BULK 256
@@ -73,6 +74,38 @@ static int bmapx_match(int fd, int attr, const struct map_ix_query *q, size_t nq
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A sweep of the inodes (INUMBERS or BULKSTAT) that survives an AG whose inode btree the kernel
+ * cannot read (issue 12): such a call fails whole, losing what it gathered before it reached
+ * that AG, so after an error go one inode at a time up to the failure, then on from the next
+ * AG. Failures at the very start of an AG are counted in *skipped (when not NULL).
+ */
+struct sweep {
+	uint64_t next;			/* next inode number to ask from */
+	unsigned batch;			/* inodes per call */
+	unsigned *skipped;
+};
+
+/* Return 1 to call again after the call answered n (<0: an error), 0 to stop. */
+static int sweep_retry(struct sweep *sw, const struct kio_xfs_geom *g, unsigned ino_shift, int n)
+{
+	uint64_t agno = sw->next >> ino_shift;
+
+	if (n >= 0 || !map_fsmap_error_local(n))
+		return 0;
+	if (sw->batch > 1) {
+		sw->batch = 1;
+		return 1;
+	}
+	if (sw->skipped && sw->next == agno << ino_shift)
+		*sw->skipped += 1;
+	sw->batch = BULK;
+	if (agno + 1 >= g->agcount)
+		return 0;
+	sw->next = (agno + 1) << ino_shift;
+	return 1;
+}
+
 int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq, int rt,
 		  struct map_ix_hits *h, char *why, size_t whylen)
 {
@@ -84,7 +117,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 	struct kio_xfs_ichunk *chunks = NULL;
 	struct kio_xfs_inode *inodes = NULL;
 	struct map_owner o;
-	uint64_t next;
+	struct sweep sw;
 	size_t mq;
 	int ret, n = 0;
 
@@ -133,8 +166,10 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	next = 0;
-	while (mq && (n = kio_xfs_inumbers(fs->mount_fd, &next, chunks, BULK)) > 0) {
+	x->skipped_ags = x->unopened = 0;
+	sw = (struct sweep){ .next = 0, .batch = BULK, .skipped = NULL };
+	while (mq && ((n = kio_xfs_inumbers(fs->mount_fd, &sw.next, chunks, sw.batch)) > 0 ||
+		      sweep_retry(&sw, g, agblklog + inopblog, n))) {
 		for (int i = 0; i < n; i++) {
 			uint64_t ino = chunks[i].startino;
 			uint64_t agno = ino >> (agblklog + inopblog);
@@ -152,7 +187,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 				goto out_free;
 		}
 	}
-	if (n < 0) {
+	if (n < 0 && !map_fsmap_error_local(n)) {
 		snprintf(why, whylen, "XFS_IOC_INUMBERS failed: %s", strerror(-n));
 		ret = n;
 		goto out_free;
@@ -165,8 +200,9 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		ret = -EOPNOTSUPP;
 		goto out_free;
 	}
-	next = 0;
-	while ((n = kio_xfs_bulkstat(fs->mount_fd, &next, inodes, BULK)) > 0) {
+	sw = (struct sweep){ .next = 0, .batch = BULK, .skipped = &x->skipped_ags };
+	while ((n = kio_xfs_bulkstat(fs->mount_fd, &sw.next, inodes, sw.batch)) > 0 ||
+	       sweep_retry(&sw, g, agblklog + inopblog, n)) {
 		for (int i = 0; i < n; i++) {
 			const struct kio_xfs_inode *in = &inodes[i];
 			int fd;
@@ -183,8 +219,12 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 			if (fd == -EPERM)
 				fd = kio_open_inode(fs->mount_fd, x->handle_type, in->ino, in->gen,
 						    O_NONBLOCK);
-			if (fd < 0)
-				continue;	/* gone since bulkstat */
+			if (fd < 0) {
+				/* gone since bulkstat, or damaged: a directory whose '..' block
+				 * is bad cannot be reconnected, so not opened (ESTALE) */
+				x->unopened += fd != -ENOENT;
+				continue;
+			}
 			memset(&o, 0, sizeof(o));
 			o.inode = in->ino;
 			o.gen = in->gen;
@@ -208,11 +248,49 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 				goto out_free;
 		}
 	}
-	ret = n < 0 ? n : 0;
-	if (n < 0)
+	ret = n < 0 && !map_fsmap_error_local(n) ? n : 0;
+	if (ret < 0)
 		snprintf(why, whylen, "XFS_IOC_BULKSTAT failed: %s", strerror(-n));
 out_free:
 	free(chunks);
 	free(inodes);
 	return ret;
+}
+
+int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
+			 uint64_t *inos, size_t max)
+{
+	const struct kio_xfs_geom *g = &fs->xfs;
+	uint64_t bs = g->blocksize, ag_bytes = (uint64_t)g->agblocks * g->blocksize, pos;
+	unsigned agblklog = log2_roundup(g->agblocks), inopblog;
+	struct kio_xfs_geom_ext ge;
+	size_t n = 0;
+	int ret;
+
+	ret = kio_xfs_geometry_ext(fs->mount_fd, &ge);
+	if (ret < 0)
+		return ret;
+	if (!ge.inodesize || !bs || !ag_bytes || ge.inodesize > bs)
+		return -EINVAL;
+	inopblog = log2_roundup(bs / ge.inodesize);
+	/*
+	 * The kernel reads inodes a cluster at a time (8 KiB of 256-byte inodes, scaled by the
+	 * inode size on v5: 32 inodes): a bad sector loses every inode of its cluster. Clusters
+	 * are aligned within the AG.
+	 */
+	if (whole_unit) {
+		uint64_t cl = 32ull * ge.inodesize < 8192 ? 8192 : 32ull * ge.inodesize;
+		uint64_t ag0 = off / ag_bytes * ag_bytes, end = off + len;
+
+		off = ag0 + (off - ag0) / cl * cl;
+		end = ag0 + (end - ag0 + cl - 1) / cl * cl;
+		len = end - off;
+	}
+	for (pos = off - off % ge.inodesize; pos < off + len && n < max; pos += ge.inodesize) {
+		uint64_t agno = pos / ag_bytes, agbno = pos % ag_bytes / bs;
+
+		inos[n++] = agno << (agblklog + inopblog) | agbno << inopblog |
+			    (pos % bs) / ge.inodesize;
+	}
+	return (int)n;
 }

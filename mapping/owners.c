@@ -117,7 +117,7 @@ static int dev_fills_gaps(const struct map_target *t, uint32_t dev_idx)
 }
 
 /* Push src[0..n) (sorted by dev_offset) for range [off, end), with the gaps between them
- * as unknown owners when gapfill. */
+ * as unknown owners when gapfill (2: because the space map there cannot be read). */
 static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, uint64_t end,
 			  const struct map_owner *src, size_t n, int gapfill,
 			  struct map_owner **owners, size_t *nr)
@@ -129,7 +129,7 @@ static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, 
 	memset(&g, 0, sizeof(g));
 	g.kind = MAP_OWN_UNKNOWN;
 	g.meta_type = "unknown";
-	g.flags = MAP_OWNF_PENDING;
+	g.flags = MAP_OWNF_PENDING | (gapfill == 2 ? MAP_OWNF_NOMAP : 0);
 	g.dev_idx = dev_idx;
 	g.ag = -1;
 	(void)t;
@@ -185,7 +185,7 @@ static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset,
 	struct fsmap_head *head;
 	struct map_owner o, *found = NULL;
 	size_t nfound = 0, before = *nr;
-	int ret;
+	int ret, gapfill;
 
 	head = calloc(1, fsmap_sizeof(OWNERS_BATCH));
 	if (!head)
@@ -217,9 +217,15 @@ static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset,
 		if (head->fmh_recs[ret - 1].fmr_flags & FMR_OF_LAST)
 			break;
 	}
+	/* The space map of this part cannot be read: what no record covers is allocated,
+	 * its owner left to the owner index (issue 12). */
+	gapfill = dev_fills_gaps(t, dev_idx);
+	if (ret < 0 && map_fsmap_error_local(ret)) {
+		gapfill = 2;
+		ret = 0;
+	}
 	if (ret >= 0)
-		ret = push_with_gaps(t, dev_idx, offset, end, found, nfound,
-				     dev_fills_gaps(t, dev_idx), owners, nr);
+		ret = push_with_gaps(t, dev_idx, offset, end, found, nfound, gapfill, owners, nr);
 out_free:
 	free(found);
 	free(head);
@@ -399,6 +405,7 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 	struct many_pair *v = NULL;
 	size_t nv = 0, cap = 0, *ord = NULL;
 	struct fsmap_head *head = NULL;
+	unsigned char *failed = NULL;	/* range i: its space map could not be read */
 	int ret = 0;
 
 	if (d->role == MAP_ROLE_WHOLE || d->role == MAP_ROLE_DISK || t->mount_fd < 0) {
@@ -412,8 +419,9 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 		return 0;
 	}
 	ord = malloc(sizeof(*ord) * (n + 1));
+	failed = calloc(n + 1, 1);
 	head = calloc(1, fsmap_sizeof(MANY_BATCH));
-	if (!ord || !head) {
+	if (!ord || !head || !failed) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -433,7 +441,28 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 		while (a < b && len[ord[a]] == 0)
 			a++;
 		if (a < b) {
+			size_t nv0 = nv;
+
 			ret = many_cluster(t, dev_idx, off, len, ord, a, b, head, &v, &nv, &cap);
+			/* A corrupt part of the space map: range by range, so only the ranges
+			 * in that part are left to the owner index (issue 12). */
+			if (ret < 0 && map_fsmap_error_local(ret)) {
+				nv = nv0;
+				ret = 0;
+				for (size_t i = a; i < b && ret >= 0; i++) {
+					size_t nvi = nv;
+
+					if (len[ord[i]] == 0)
+						continue;
+					ret = many_cluster(t, dev_idx, off, len, ord, i, i + 1,
+							   head, &v, &nv, &cap);
+					if (ret < 0 && map_fsmap_error_local(ret)) {
+						nv = nvi;
+						failed[ord[i]] = 1;
+						ret = 0;
+					}
+				}
+			}
 			if (ret < 0)
 				goto out_free;
 		}
@@ -455,7 +484,8 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 			}
 			if (ret >= 0 && len[i])
 				ret = push_with_gaps(t, dev_idx, off[i], off[i] + len[i], tmp, ntmp,
-						     dev_fills_gaps(t, dev_idx), owners, nr);
+						     failed[i] ? 2 : dev_fills_gaps(t, dev_idx),
+						     owners, nr);
 			if (ret < 0) {
 				free(tmp);
 				goto out_free;
@@ -466,6 +496,7 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 	}
 	ret = 0;
 out_free:
+	free(failed);
 	free(v);
 	free(ord);
 	free(head);

@@ -6,9 +6,11 @@
  * (partition table, gaps, other partitions) whole.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fsmap.h>
+#include <xfs/xfs.h>
 
 #include "plan.h"
 #include "target.h"
@@ -117,6 +119,10 @@ struct map_plan {
 	int st_done;			/* no more records */
 	unsigned rec_pos;		/* next unconsumed record in head */
 	uint64_t last_end;		/* end of the records seen (filesystem bytes) */
+	/* corrupted metadata: after a GETFSMAP error, one query per AG / block group */
+	int per_group;
+	int64_t grp;			/* group being listed */
+	uint64_t grp_end;		/* its end (filesystem bytes) */
 	/* partitioned disk */
 	unsigned seg;			/* segment being planned */
 	uint64_t log_devt;		/* devt of an external log device being planned */
@@ -195,6 +201,105 @@ static int fs_fills_gaps(const struct map_target *fs)
 }
 
 /*
+ * The AG or block group of fs holding filesystem byte pos, below limit: its number and
+ * [*gs, *ge). A device without groups (log, realtime) or unknown geometry is one group, -1.
+ */
+static int64_t plan_group(const struct map_target *fs, int is_data, uint64_t pos, uint64_t limit,
+			  uint64_t *gs, uint64_t *ge)
+{
+	uint64_t gb = fs->fs_group_bytes, first = fs->fs_group_first;
+	uint64_t g;
+
+	if (!is_data || !gb) {
+		*gs = pos;
+		*ge = limit;
+		return -1;
+	}
+	g = pos < first ? 0 : (pos - first) / gb;
+	*gs = g ? first + g * gb : 0;
+	*ge = first + (g + 1) * gb;
+	if (*ge > limit || *ge < *gs)
+		*ge = limit;
+	return (int64_t)g;
+}
+
+/* Start listing the group holding pos (per-group mode): keys [pos, group end). */
+static void plan_group_query(struct map_plan *p, const struct map_target *fs, uint32_t devt,
+			     int is_data, uint64_t pos, uint64_t limit)
+{
+	uint64_t gs;
+
+	p->grp = plan_group(fs, is_data, pos, limit, &gs, &p->grp_end);
+	p->rec_pos = 0;
+	p->head->fmh_entries = 0;
+	p->st_done = 0;
+	map_fsmap_keys(p->head, devt, pos, p->grp_end - 1);
+}
+
+/*
+ * GETFSMAP failed with err while listing device devt of fs from p->last_end. The first time,
+ * list group by group from there; when one group fails, read it whole (from where its records
+ * stopped), say so on the target, and go on with the next. Return 0 or -errno (not local).
+ */
+static int plan_group_failed(struct map_plan *p, struct map_target *fs, uint32_t devt,
+			     int is_data, int err, uint64_t shift, uint64_t hi, uint64_t limit)
+{
+	uint64_t pos = p->last_end, gs, ge;
+	char object[48];
+	int64_t g;
+	int ret;
+
+	if (!map_fsmap_error_local(err) || pos >= limit || limit == UINT64_MAX)
+		return err;			/* not local, or nothing bounds a whole read */
+	if (is_data && fs->fs_group_bytes && !p->per_group) {
+		p->per_group = 1;		/* which group failed? ask them one by one */
+		plan_group_query(p, fs, devt, is_data, pos, limit);
+		return 0;
+	}
+	g = p->per_group ? p->grp : plan_group(fs, is_data, pos, limit, &gs, &ge);
+	ge = p->per_group ? p->grp_end : ge;
+	if (g >= 0)
+		snprintf(object, sizeof(object), "%s %lld", fs->fs == MAP_FS_EXT4 ? "block group" :
+			 "AG", (long long)g);
+	else
+		snprintf(object, sizeof(object), "%s device",
+			 map_role_name(fs->devices[map_target_dev_index(fs, devt) < 0 ? 0 :
+				       map_target_dev_index(fs, devt)].role));
+	if (p->t != fs && p->seg < p->t->nr_segs && p->t->segs[p->seg].part >= 0) {
+		char tmp[48];
+
+		snprintf(tmp, sizeof(tmp), "partition %u %.24s",
+			 p->t->parts[p->t->segs[p->seg].part].number, object);
+		memcpy(object, tmp, sizeof(object));
+	}
+	ret = map_target_plan_note(p->t, p->dev_idx, g, object, pos + shift, ge - pos, err);
+	if (ret < 0)
+		return ret;
+	/* What the kernel now says about that AG (it marks what it found corrupt). */
+	if (fs->fs == MAP_FS_XFS && g >= 0 && p->t->nr_plan_notes) {
+		struct map_plan_note *n = &p->t->plan_notes[p->t->nr_plan_notes - 1];
+		struct xfs_ag_geometry ag;
+
+		if (n->group == g && n->offset == pos + shift && !n->health_known &&
+		    kio_xfs_ag_geometry(fs->mount_fd, (uint32_t)g, &ag) == 0) {
+			n->health_known = 1;
+			n->ag_sick = ag.ag_sick;
+			n->ag_checked = ag.ag_checked;
+		}
+	}
+	plan_emit(p, pos + shift, ge + shift, hi, MAP_TAG_WHOLE);
+	p->last_end = ge;
+	if (ge < limit && p->per_group) {
+		plan_group_query(p, fs, devt, is_data, ge, limit);
+	} else {
+		p->head->fmh_entries = 0;
+		p->rec_pos = 0;
+		p->st_done = 1;
+	}
+	return 0;
+}
+
+/*
  * Plan the GETFSMAP records of device devt of filesystem fs, shifted by shift bytes on the
  * device being planned and clipped below hi; at most two ranges are queued per step.
  * Return 1 when the stream is finished, 0 after queueing, -errno.
@@ -203,6 +308,8 @@ static int plan_stream(struct map_plan *p, struct map_target *fs, uint32_t devt,
 		       uint64_t fs_end, uint64_t shift, uint64_t hi)
 {
 	uint64_t skip = p->opts.start_offset[p->dev_idx];
+	int is_data = devt == (uint32_t)fs->devices[0].info.devt;
+	uint64_t limit = is_data ? fs_end : hi == UINT64_MAX ? UINT64_MAX : hi - shift;
 	int ret;
 
 	if (!p->st_started) {
@@ -213,6 +320,7 @@ static int plan_stream(struct map_plan *p, struct map_target *fs, uint32_t devt,
 		p->head->fmh_entries = 0;
 		p->st_done = 0;
 		p->last_end = start;
+		p->per_group = 0;
 		map_fsmap_keys(p->head, devt, start, UINT64_MAX);
 		p->st_started = 1;
 	}
@@ -238,10 +346,25 @@ static int plan_stream(struct map_plan *p, struct map_target *fs, uint32_t devt,
 		if (!p->st_done) {
 			p->rec_pos = 0;
 			ret = kio_getfsmap(fs->mount_fd, p->head);
-			if (ret < 0)
-				return ret;
+			if (ret < 0) {
+				p->head->fmh_entries = 0;
+				ret = plan_group_failed(p, fs, devt, is_data, ret, shift, hi, limit);
+				if (ret < 0)
+					return ret;
+				continue;
+			}
 			if (ret == 0)
 				p->st_done = 1;
+			continue;
+		}
+		if (p->per_group && p->grp_end < limit) {
+			/* One group listed: its unlisted tail (gapfill), then the next group. */
+			if (gapfill && p->last_end < p->grp_end)
+				plan_emit(p, p->last_end + shift, p->grp_end + shift, hi,
+					  MAP_TAG_DATA);
+			if (p->last_end < p->grp_end)
+				p->last_end = p->grp_end;
+			plan_group_query(p, fs, devt, is_data, p->grp_end, limit);
 			continue;
 		}
 		if (gapfill && p->last_end < fs_end) {

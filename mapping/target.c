@@ -187,6 +187,7 @@ static int open_xfs(struct map_target *t, const struct kio_mount *m, char *err, 
 	}
 	format_uuid(t->xfs.uuid, t->uuid, sizeof(t->uuid));
 	t->fs_block_size = t->xfs.blocksize;
+	t->fs_group_bytes = (uint64_t)t->xfs.agblocks * t->xfs.blocksize;
 	t->fs_size_bytes = t->xfs.datablocks * t->xfs.blocksize;
 	ret = kio_devpath_from_devt(m->devt, path, sizeof(path));
 	if (ret < 0)
@@ -223,6 +224,8 @@ static int open_xfs(struct map_target *t, const struct kio_mount *m, char *err, 
 #define EXT4_SB_JNL_UUID_OFF	0xd0
 #define EXT4_SB_JNL_DEV_OFF	0xe4
 #define EXT4_SB_BLOCKS_LO_OFF	0x04
+#define EXT4_SB_FIRST_DATA_OFF	0x14
+#define EXT4_SB_BPG_OFF		0x20
 #define EXT4_SB_BLOCKS_HI_OFF	0x150
 #define EXT4_SB_FEAT_INCOMPAT_OFF 0x60
 #define EXT4_INCOMPAT_64BIT	0x80
@@ -313,6 +316,18 @@ static int open_ext4(struct map_target *t, const struct kio_mount *m, char *err,
 				       EXT4_INCOMPAT_64BIT ? le32_at(sb + EXT4_SB_BLOCKS_HI_OFF) : 0)
 			    << 32 | le32_at(sb + EXT4_SB_BLOCKS_LO_OFF)) * t->fs_block_size;
 	format_uuid(sb + EXT4_SB_UUID_OFF, t->uuid, sizeof(t->uuid));
+	/* Block groups, for a plan that reads a group whole when its map cannot be listed:
+	 * untrusted, so only a group size the kernel could have mounted (one bitmap block). */
+	{
+		uint64_t bpg = le32_at(sb + EXT4_SB_BPG_OFF);
+		uint64_t first = le32_at(sb + EXT4_SB_FIRST_DATA_OFF);
+
+		if (t->fs_block_size >= 1024 && t->fs_block_size <= 65536 && bpg >= 8 &&
+		    bpg <= 8ull * t->fs_block_size && first <= 1) {
+			t->fs_group_bytes = bpg * t->fs_block_size;
+			t->fs_group_first = first * t->fs_block_size;
+		}
+	}
 	/*
 	 * An external journal device: read it too, as the log (found and confirmed through
 	 * GETFSMAP: libblkid alone needs a blkid cache or udev's links, which hosts may lack).
@@ -545,8 +560,42 @@ const struct map_seg *map_target_seg(const struct map_target *t, uint64_t offset
 	return NULL;
 }
 
+int map_target_plan_note(struct map_target *t, uint32_t dev_idx, int64_t group,
+			 const char *object, uint64_t offset, uint64_t length, int err)
+{
+	struct map_plan_note *n;
+
+	for (unsigned i = 0; i < t->nr_plan_notes; i++) {
+		n = &t->plan_notes[i];
+		if (n->dev_idx == dev_idx && n->offset == offset)
+			return 0;		/* the counting pass said it already */
+	}
+	if (t->nr_plan_notes >= MAP_MAX_PLAN_NOTES) {
+		t->plan_notes_dropped++;
+		return 0;
+	}
+	n = realloc(t->plan_notes, sizeof(*n) * (t->nr_plan_notes + 1));
+	if (!n)
+		return -ENOMEM;
+	t->plan_notes = n;
+	n = &t->plan_notes[t->nr_plan_notes++];
+	memset(n, 0, sizeof(*n));
+	n->dev_idx = dev_idx;
+	n->group = group;
+	n->offset = offset;
+	n->length = length;
+	n->err = err;
+	snprintf(n->object, sizeof(n->object), "%s", object);
+	if (dev_idx < t->nr_devices)
+		snprintf(n->device, sizeof(n->device), "%s", t->devices[dev_idx].path);
+	return 0;
+}
+
 int map_target_close(struct map_target *t)
 {
+	free(t->plan_notes);
+	t->plan_notes = NULL;
+	t->nr_plan_notes = 0;
 	map_parts_free(t);
 	map_fsx_free(t);
 	for (unsigned i = 0; i < t->nr_devices; i++) {

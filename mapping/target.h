@@ -76,6 +76,25 @@ struct map_part {
 /* Mapping state private to mapping/ (owner index, libext2fs, scrub probe); see fsx.h. */
 struct map_fsx;
 
+/*
+ * ---- corrupted metadata (issue 12) ----
+ * A part of a device the plan read whole because the kernel could not list its space map
+ * (GETFSMAP answered EUCLEAN, EBADMSG, EIO, ENOMEM...): which group, where, and why.
+ */
+struct map_plan_note {
+	uint32_t dev_idx;		/* device of the target that was planned */
+	int64_t group;			/* AG (XFS) or block group (ext4), -1 for a whole device */
+	uint64_t offset;		/* bytes on that device, read whole */
+	uint64_t length;		/* bytes */
+	int err;			/* -errno GETFSMAP answered */
+	char object[48];		/* "AG 1", "block group 7", "log device" */
+	int health_known;		/* XFS answered AG geometry: ag_sick/ag_checked valid */
+	uint32_t ag_sick, ag_checked;	/* XFS_AG_GEOM_SICK_* the kernel keeps for that AG */
+	char device[128];		/* the device's path */
+};
+
+#define MAP_MAX_PLAN_NOTES 1024		/* more groups than this: counted, not listed */
+
 struct map_target {
 	char arg[PATH_MAX];		/* what the user named */
 	char mount_point[PATH_MAX];	/* empty for a bare device */
@@ -96,6 +115,12 @@ struct map_target {
 	unsigned nr_segs;
 	struct map_seg *segs;		/* the whole disk, in order, without overlaps */
 	struct map_fsx *x;		/* built on demand, freed by map_target_close */
+	/* ---- corrupted metadata (issue 12) ---- */
+	uint64_t fs_group_bytes;	/* AG or block group size, bytes; 0 unknown */
+	uint64_t fs_group_first;	/* bytes before group 0 (ext4 with 1 KiB blocks: 1024) */
+	struct map_plan_note *plan_notes;	/* groups read whole, in plan order, no repeats */
+	unsigned nr_plan_notes;
+	unsigned plan_notes_dropped;	/* beyond MAP_MAX_PLAN_NOTES */
 };
 
 /* Error classes of map_target_open, so the caller can pick the exit status. */
@@ -140,6 +165,12 @@ const char *map_device_key(const struct map_device *d);
  */
 int map_target_key(const struct map_target *t, char *key, size_t len, char *legacy,
 		   size_t legacy_len);
+/*
+ * Return 0 after recording that [offset, offset+length) of device dev_idx of t (group, -1 for
+ * none) was read whole because the kernel answered err listing it (once per place), -ENOMEM.
+ */
+int map_target_plan_note(struct map_target *t, uint32_t dev_idx, int64_t group,
+			 const char *object, uint64_t offset, uint64_t length, int err);
 /* Return the filesystems of a name for messages: "xfs, ext4". */
 #define MAP_SUPPORTED_FS "xfs, ext4 (ext2/ext3 mounted by the ext4 driver)"
 

@@ -91,6 +91,9 @@ int __wrap_kio_getfsmap(int fd, struct fsmap_head *head)
 	for (i = 0; i < mk.nr; i++) {
 		if (!in_query(&mk.recs[i], &lo, &hi))
 			continue;
+		if (mk.bad_err && mk.recs[i].fmr_physical >= mk.bad_start &&
+		    mk.recs[i].fmr_physical < mk.bad_end)
+			return mk.bad_err;
 		if (n == cap) {
 			more = 1;
 			break;

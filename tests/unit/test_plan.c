@@ -335,6 +335,77 @@ static void test_getfsmap_error(void **state)
 	assert_int_equal(count, 678);
 }
 
+/*
+ * Issue 12: the space map of one AG cannot be read (GETFSMAP fails with EUCLEAN as soon as a
+ * call reaches it): the plan lists the AGs one by one from there, reads the failing one whole
+ * from the geometry, records a note, and plans the others from their records.
+ */
+static void test_corrupt_group_read_whole(void **state)
+{
+	struct map_plan_opts o;
+	struct map_range r[16];
+	uint64_t bytes = 0, count = 0;
+	unsigned n;
+
+	(void)state;
+	T.fs_group_bytes = 1 * MiB;
+	T.fs_size_bytes = 4 * MiB;
+	for (int ag = 0; ag < 4; ag++) {
+		mock_special(DEV0, ag * MiB, 64 * KiB, XFS_FMR_OWN_AG);
+		mock_add(DEV0, ag * MiB + 128 * KiB, 64 * KiB, 131 + ag, 0, 0);
+		mock_special(DEV0, ag * MiB + 192 * KiB, 832 * KiB, XFS_FMR_OWN_FREE);
+	}
+	mk.bad_start = 1 * MiB;
+	mk.bad_end = 2 * MiB;
+	mk.bad_err = -EUCLEAN;
+	mk.per_call = 2;			/* the error comes after some records were read */
+	opts_init(&o, 0);
+	n = plan_all(&o, 3, r, 16);
+	assert_int_equal(n, 6);
+	assert_int_equal(r[0].offset, 0);
+	assert_int_equal(r[0].length, 64 * KiB);
+	assert_int_equal(r[1].offset, 128 * KiB);
+	/* AG 1 whole, touching AG 2's headers: one range */
+	assert_int_equal(r[2].offset, 1 * MiB);
+	assert_int_equal(r[2].length, 1 * MiB + 64 * KiB);
+	assert_true(r[2].tags & MAP_TAG_WHOLE);
+	assert_int_equal(r[3].offset, 2 * MiB + 128 * KiB);
+	assert_int_equal(r[5].offset, 3 * MiB + 128 * KiB);
+	assert_int_equal(r[5].length, 64 * KiB);
+	assert_int_equal(T.nr_plan_notes, 1);
+	assert_int_equal(T.plan_notes[0].group, 1);
+	assert_int_equal(T.plan_notes[0].offset, 1 * MiB);
+	assert_int_equal(T.plan_notes[0].length, 1 * MiB);
+	assert_int_equal(T.plan_notes[0].err, -EUCLEAN);
+	assert_string_equal(T.plan_notes[0].object, "AG 1");
+	/* The counting pass agrees and does not repeat the note. */
+	assert_int_equal(map_plan_count(&T, &o, &bytes, &count), 0);
+	assert_int_equal(bytes, 1 * MiB + 6 * 64 * KiB);
+	assert_int_equal(count, 6);
+	assert_int_equal(T.nr_plan_notes, 1);
+	free(T.plan_notes);
+	T.plan_notes = NULL;
+	T.nr_plan_notes = 0;
+}
+
+/* Other errors still stop the plan. */
+static void test_corrupt_group_other_error(void **state)
+{
+	struct map_plan_opts o;
+	uint64_t bytes = 0;
+
+	(void)state;
+	T.fs_group_bytes = 1 * MiB;
+	T.fs_size_bytes = 4 * MiB;
+	mock_add(DEV0, 1 * MiB + 128 * KiB, 64 * KiB, 131, 0, 0);
+	mk.bad_start = 1 * MiB;
+	mk.bad_end = 2 * MiB;
+	mk.bad_err = -EPERM;
+	opts_init(&o, 0);
+	assert_int_equal(map_plan_count(&T, &o, &bytes, NULL), -EPERM);
+	assert_int_equal(T.nr_plan_notes, 0);
+}
+
 static void test_default_gap(void **state)
 {
 	struct map_plan_opts o;
@@ -460,6 +531,8 @@ int main(void)
 		cmocka_unit_test_setup(test_two_devices, setup),
 		cmocka_unit_test_setup(test_clipped_at_device_end, setup),
 		cmocka_unit_test_setup(test_whole_device, setup),
+		cmocka_unit_test_setup(test_corrupt_group_read_whole, setup),
+		cmocka_unit_test_setup(test_corrupt_group_other_error, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
