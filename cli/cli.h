@@ -97,9 +97,9 @@ const char *cli_create_error(int err);
  * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store). */
 int cli_check_state_dir(const char *dir, char *why, size_t len);
 struct json_object;
-/* Rewrite a bare --json in argv (end of line, before an option, before a device or a
- * directory) to --json=- (stdout), so every subcommand takes --json FILE|-. */
-void cli_json_argv(int argc, char **argv);
+/* Rewrite a bare --json in argv (end of line, before an option; with before_device also
+ * before a device or a directory) to --json=- (stdout): every subcommand takes --json FILE|-. */
+void cli_json_argv(int argc, char **argv, int before_device);
 /* Return 0 after writing doc (pretty) to path ("-": stdout; else cli_create_private), -errno. */
 int cli_json_write(struct json_object *doc, const char *path);
 
@@ -131,6 +131,12 @@ void cli_progress_done(struct cli_progress *pr);
 struct json_object;
 /* Return the exit status of `mediascan map ARGS`. */
 int cli_map_main(int argc, char **argv);
+/*
+ * Add the array key (paths[0..n)) to json-c object j, valid UTF-8 always: a name that is not
+ * is written with \xNN, and then key_hex[] holds the exact bytes of every name.
+ */
+void cli_json_add_paths(struct json_object *j, const char *key, const char *const *paths,
+			unsigned n);
 /* Return a new json-c object for one owner, as in media_errors[].owners[]. */
 struct json_object *cli_owner_json(const struct map_damage *d, const struct map_target *t,
 				   const struct map_owner *o);

@@ -7,8 +7,11 @@
 
 #include "escape.h"
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s)
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid; with c1 set, C1
+ * controls (U+0080..U+009F) count as invalid (for terminals; JSON takes them).
+ */
+static size_t utf8_seq(const unsigned char *s, int c1)
 {
 	size_t n;
 	unsigned int cp;
@@ -34,9 +37,54 @@ static size_t utf8_len(const unsigned char *s)
 	}
 	/* Overlong forms, surrogates, out of range, and C1 controls are not passed. */
 	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || (cp >= 0x80 && cp <= 0x9f))
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || (c1 && cp >= 0x80 && cp <= 0x9f))
 		return 0;
 	return n;
+}
+
+static size_t utf8_len(const unsigned char *s)
+{
+	return utf8_seq(s, 1);
+}
+
+int cli_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_seq(p, 0);
+
+		if (!n)
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+char *cli_utf8_repair(const char *s, char *out, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0;
+
+	if (!len)
+		return out;
+	while (*p && w + 5 < len) {
+		size_t n = utf8_seq(p, 0);
+
+		if (n && *p != '\\') {
+			memcpy(out + w, p, n);
+			w += n;
+			p += n;
+		} else if (*p == '\\') {
+			w += (size_t)snprintf(out + w, len - w, "\\\\");
+			p++;
+		} else {
+			w += (size_t)snprintf(out + w, len - w, "\\x%02x", *p);
+			p++;
+		}
+	}
+	out[w] = '\0';
+	return out;
 }
 
 char *cli_escape(const char *s, char *out, size_t len)

@@ -98,7 +98,7 @@ int cli_check_state_dir(const char *dir, char *why, size_t len)
 	return 0;
 }
 
-void cli_json_argv(int argc, char **argv)
+void cli_json_argv(int argc, char **argv, int before_device)
 {
 	static char to_stdout[] = "--json=-";
 	struct stat sb;
@@ -106,8 +106,9 @@ void cli_json_argv(int argc, char **argv)
 	/*
 	 * Every subcommand takes --json FILE|- ("-": stdout). A bare --json (the older form of
 	 * probe, report and status) still means stdout: when it ends the line or is followed by
-	 * another option, or by what cannot be a report file (a block device or a directory:
-	 * `probe --json /dev/sda` names the device to probe).
+	 * another option, or (before_device: probe, report, status, whose --json was bare) by
+	 * what cannot be a report file, a block device or a directory: `probe --json /dev/sda`
+	 * names the device to probe. For scan and map a device there is refused as a report.
 	 */
 	for (int i = 1; i < argc; i++) {
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -117,7 +118,8 @@ void cli_json_argv(int argc, char **argv)
 		if (strcmp(argv[i], "--json") != 0)
 			continue;
 		if (!next || (next[0] == '-' && next[1]) ||
-		    (stat(next, &sb) == 0 && (S_ISBLK(sb.st_mode) || S_ISDIR(sb.st_mode))))
+		    (before_device && stat(next, &sb) == 0 &&
+		     (S_ISBLK(sb.st_mode) || S_ISDIR(sb.st_mode))))
 			argv[i] = to_stdout;
 		else
 			i++;			/* its FILE */

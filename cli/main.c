@@ -33,7 +33,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	cli_json_argv(argc, argv);		/* --json FILE|-, the bare flag meaning stdout */
+	/* --json FILE|-, the bare flag meaning stdout (probe, report, status knew only that) */
+	cli_json_argv(argc, argv, strcmp(argv[1], "probe") == 0 || strcmp(argv[1], "report") == 0 ||
+				  strcmp(argv[1], "status") == 0);
 	if (strcmp(argv[1], "scan") == 0)
 		return cli_scan_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "map") == 0)

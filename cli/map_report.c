@@ -32,13 +32,54 @@ static const char *owner_kind_name(const struct map_owner *o)
 	return "unknown";
 }
 
-static json_object *paths_json(const struct map_inode_paths *p)
+void cli_json_add_paths(json_object *j, const char *key, const char *const *paths, unsigned n)
 {
-	json_object *a = json_object_new_array();
+	json_object *a = json_object_new_array(), *hex = NULL;
+	char key_hex[64];
 
-	for (unsigned i = 0; p && i < p->nr_paths; i++)
-		json_object_array_add(a, json_object_new_string(p->paths[i]));
-	return a;
+	/*
+	 * JSON text is UTF-8, and json-c passes invalid bytes through (Python's json.load then
+	 * refuses the whole report). A name that is valid UTF-8 is written as it is; one that is
+	 * not is written with each invalid byte as \xNN (backslashes doubled), and the exact
+	 * bytes of every name of the list go in KEY_hex[] (lowercase hex).
+	 */
+	for (unsigned i = 0; i < n; i++) {
+		if (cli_utf8_valid(paths[i])) {
+			json_object_array_add(a, json_object_new_string(paths[i]));
+			continue;
+		}
+		size_t len = strlen(paths[i]) * 4 + 8;
+		char *buf = malloc(len);
+
+		json_object_array_add(a, json_object_new_string(
+			buf ? cli_utf8_repair(paths[i], buf, len) : ""));
+		free(buf);
+		hex = json_object_new_array();
+	}
+	if (hex) {
+		for (unsigned i = 0; i < n; i++) {
+			size_t len = strlen(paths[i]);
+			char *h = malloc(len * 2 + 1);
+
+			for (size_t k = 0; h && k < len; k++)
+				snprintf(h + 2 * k, 3, "%02x", (unsigned char)paths[i][k]);
+			if (h)
+				h[len * 2] = '\0';
+			json_object_array_add(hex, json_object_new_string(h ? h : ""));
+			free(h);
+		}
+	}
+	json_object_object_add(j, key, a);
+	if (hex) {
+		snprintf(key_hex, sizeof(key_hex), "%s_hex", key);
+		json_object_object_add(j, key_hex, hex);
+	}
+}
+
+static void add_paths(json_object *j, const struct map_inode_paths *p)
+{
+	cli_json_add_paths(j, "paths", p ? (const char *const *)p->paths : NULL,
+			   p ? p->nr_paths : 0);
 }
 
 static json_object *names_json(enum map_health_kind kind, uint32_t bits)
@@ -117,7 +158,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 				       json_object_new_boolean(!!(o->flags & MAP_OWNF_UNWRITTEN)));
 		json_object_object_add(j, "shared",
 				       json_object_new_boolean(!!(o->flags & MAP_OWNF_SHARED)));
-		json_object_object_add(j, "paths", paths_json(ip));
+		add_paths(j, ip);
 	} else {
 		json_object_object_add(j, "metadata", json_object_new_string(
 			o->meta_type ? o->meta_type : "unknown"));
@@ -126,7 +167,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
 			json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
 			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* issue 12 */
-				json_object_object_add(j, "paths", paths_json(ip));
+				add_paths(j, ip);
 		}
 		if (o->kind == MAP_OWN_LOG && o->inode)
 			json_object_object_add(j, "log_offset",
@@ -152,7 +193,7 @@ int cli_damage_json(json_object *root, const struct map_damage *d, const struct 
 		json_object *jf = json_object_new_object(), *rg = json_object_new_array();
 
 		json_object_object_add(jf, "inode", json_object_new_uint64(f->inode));
-		json_object_object_add(jf, "paths", paths_json(f->paths));
+		add_paths(jf, f->paths);
 		if (f->paths && f->paths->is_dir)
 			json_object_object_add(jf, "directory", json_object_new_boolean(1));
 		for (size_t k = 0; k < f->nr_ranges; k++) {

@@ -126,7 +126,7 @@ static json_object *owners_now(const struct report_ctx *r, const char *owners_js
 	json_object *a = cli_owners_parse(owners_json);
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *o = json_object_array_get_idx(a, i), *v, *g, *old = NULL, *paths;
+		json_object *o = json_object_array_get_idx(a, i), *v, *g, *old = NULL;
 		const struct map_inode_paths *p;
 		uint64_t ino;
 		uint32_t gen = 0;
@@ -137,17 +137,22 @@ static json_object *owners_now(const struct report_ctx *r, const char *owners_js
 		ino = json_object_get_uint64(v);
 		if (json_object_object_get_ex(o, "generation", &g))
 			gen = (uint32_t)json_object_get_int64(g);
-		paths = json_object_new_array();
+		const char *now[64];
+		unsigned nr_now = 0;
+
 		p = r->fs_here ? current_paths(r, ino) : NULL;
-		for (unsigned k = 0; p && k < p->nr_paths; k++)
+		for (unsigned k = 0; p && k < p->nr_paths && nr_now < 64; k++)
 			if (map_path_is_inode(p->paths[k], ino, gen))
-				json_object_array_add(paths, json_object_new_string(p->paths[k]));
+				now[nr_now++] = p->paths[k];
 		if (json_object_object_get_ex(o, "paths", &old))
 			json_object_object_add(o, "paths_at_scan", json_object_get(old));
-		json_object_object_add(o, "paths", paths);
-		json_object_object_add(o, "paths_resolved", json_object_new_boolean(
-			json_object_array_length(paths) > 0));
-		if (json_object_array_length(paths))
+		if (json_object_object_get_ex(o, "paths_hex", &old)) {
+			json_object_object_add(o, "paths_at_scan_hex", json_object_get(old));
+			json_object_object_del(o, "paths_hex");
+		}
+		cli_json_add_paths(o, "paths", now, nr_now);
+		json_object_object_add(o, "paths_resolved", json_object_new_boolean(nr_now > 0));
+		if (nr_now)
 			continue;
 		why = !r->fs_here ? "the filesystem scanned is not mounted at its path now" :
 		      !gen ? "its generation is unknown: cannot tell it from a reused inode number" :

@@ -11,7 +11,7 @@ ms_require
 e2e_setup 320
 mkfs.xfs -q -f -m rmapbt=1 "$E2E_LOOP" || e2e_hard_error "mkfs.xfs failed"
 e2e_mount || e2e_hard_error "mount failed"
-name=$'evil\nUnfixable Error: shadow: media error at data offset 0 length 1.\n\033[31mred'
+name=$'evil\nUnfixable Error: shadow: media error at data offset 0 length 1.\n\033[31mred\xff'
 xfs_io -f -c "pwrite -S 0x11 -b 65536 0 65536" -c fsync "$E2E_MNT/plain" >/dev/null
 sync
 bad=$(( $(ms_first_phys "$E2E_MNT/plain") + 4096 ))
@@ -39,7 +39,15 @@ ms_expect_eq "human summary: no forged line" "$(grep -c '^Unfixable Error' <<<"$
 
 out=$E2E_DIR/report.json
 ms_scan "$out" "$E2E_MNT" --no-state
-ms_expect_eq "JSON: the exact name" "$(jq -r '.damaged_files[0].paths[0]' "$out")" "$E2E_MNT/$name"
+# JSON text must be UTF-8: the name (invalid UTF-8 at its end) is written with \xff, and
+# paths_hex carries its exact bytes; Python's strict parser reads the report.
+e2e_check "JSON: a strict parser reads the report" python3 -c \
+	'import json, sys; json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))' "$out"
+ms_expect_eq "JSON: the name, invalid byte written as \\xff" \
+	"$(jq -r '.damaged_files[0].paths[0]' "$out" | tail -c 8)" 'red\xff'
+ms_expect_eq "JSON: paths_hex holds the exact bytes" \
+	"$(jq -r '.damaged_files[0].paths_hex[0]' "$out")" \
+	"$(printf '%s' "$E2E_MNT/$name" | od -An -tx1 -v | tr -d ' \n')"
 ms_expect_eq "JSON report file created 0600" "$(stat -c %a "$out")" 600
 
 rc=0
