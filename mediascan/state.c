@@ -746,6 +746,13 @@ static int db_open(const char *path, sqlite3 **out, char *msg, size_t len)
 	 * and delete the log: a file we move aside is kept as it was found.
 	 */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/*
+	 * The file is input like any other (tampered, or left by another version): no writes to
+	 * the schema or shadow tables through SQL (DEFENSIVE), and no SQL functions with side
+	 * effects run from its schema, views or triggers (TRUSTED_SCHEMA off).
+	 */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 
 	switch (db_check(db, &rc, msg, len)) {
 	case DB_GOOD:
