@@ -516,9 +516,30 @@ struct walk {
 	size_t nr;
 	size_t remaining;		/* inodes not yet fully named */
 	dev_t dev;
-	unsigned unreadable_dirs;	/* directories that could not be opened or read */
-	char *bufs[512];		/* getdents64 buffer per depth (WALK_MAX_DEPTH) */
+	unsigned unreadable_dirs;	/* directories that could not be opened, read, or walked
+					 * (deeper than WALK_MAX_DEPTH): said in the report */
+	char *bufs[512];		/* getdents64 buffer per depth; deeper levels share the last */
+	char *path;			/* the path being walked: grows, never cut at PATH_MAX */
+	size_t cap;
 };
+
+/* Return 0 after making w->path hold at least need bytes, or -ENOMEM. */
+static int walk_path_room(struct walk *w, size_t need)
+{
+	char *n;
+	size_t cap = w->cap;
+
+	if (need <= cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	n = realloc(w->path, cap);
+	if (!n)
+		return -ENOMEM;
+	w->path = n;
+	w->cap = cap;
+	return 0;
+}
 
 static struct map_inode_paths *walk_find(struct walk *w, uint64_t ino)
 {
@@ -564,24 +585,38 @@ static int walk_hit(struct walk *w, struct map_inode_paths *p, const char *path,
 }
 
 #define WALK_BUF (32 * 1024)
-#define WALK_MAX_DEPTH 512
+/*
+ * One open directory per level: a tree deeper than this (any user can make one, to hide a
+ * file from damage naming) is not walked below it, and counted as unreadable, never silently.
+ */
+#define WALK_MAX_DEPTH 4096
+#define WALK_BUF_LEVELS 512
 
 /* Walk one directory (fd owned and closed here); recursion depth follows the tree. Entries
  * are read with getdents64 into one reused buffer per depth: no allocation per directory. */
-static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap, unsigned depth)
+static int walk_dir(struct walk *w, int fd, size_t plen, unsigned depth)
 {
-	char *buf;
+	unsigned slot = depth < WALK_BUF_LEVELS ? depth : WALK_BUF_LEVELS - 1;
+	char *buf, *own = NULL;
 	int ret = 0;
 
 	if (depth >= WALK_MAX_DEPTH) {
+		w->unreadable_dirs++;
 		close(fd);
 		return 0;
 	}
-	if (!w->bufs[depth] && !(w->bufs[depth] = malloc(WALK_BUF))) {
+	if (depth >= WALK_BUF_LEVELS - 1) {
+		/* Very deep trees: a buffer per level beyond the shared ones. */
+		buf = own = malloc(WALK_BUF);
+	} else {
+		if (!w->bufs[slot])
+			w->bufs[slot] = malloc(WALK_BUF);
+		buf = w->bufs[slot];
+	}
+	if (!buf) {
 		close(fd);
 		return -ENOMEM;
 	}
-	buf = w->bufs[depth];
 	while (w->remaining && ret == 0) {
 		ssize_t n = getdents64(fd, buf, WALK_BUF);
 
@@ -600,13 +635,14 @@ static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap,
 			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 				continue;
 			nlen = strlen(de->d_name);
-			if (plen + 1 + nlen + 1 > cap)
-				continue;		/* path too long to print: skip */
-			path[plen] = '/';
-			memcpy(path + plen + 1, de->d_name, nlen + 1);
+			ret = walk_path_room(w, plen + 1 + nlen + 1);	/* past PATH_MAX too */
+			if (ret < 0)
+				break;
+			w->path[plen] = '/';
+			memcpy(w->path + plen + 1, de->d_name, nlen + 1);
 			p = walk_find(w, de->d_ino);
 			if (p) {
-				ret = walk_hit(w, p, path, fd, de->d_name);
+				ret = walk_hit(w, p, w->path, fd, de->d_name);
 				if (ret < 0)
 					break;
 			}
@@ -616,6 +652,7 @@ static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap,
 						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 				if (cfd < 0) {
+					/* EMFILE: deeper than the fds allow; counted, not silent */
 					if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
 						w->unreadable_dirs++;
 					continue;
@@ -625,13 +662,14 @@ static int walk_dir(struct walk *w, int fd, char *path, size_t plen, size_t cap,
 					close(cfd);	/* another filesystem mounted here */
 					continue;
 				}
-				ret = walk_dir(w, cfd, path, plen + 1 + nlen, cap, depth + 1);
+				ret = walk_dir(w, cfd, plen + 1 + nlen, depth + 1);
 				if (ret < 0)
 					break;
 			}
 		}
 	}
-	path[plen] = '\0';
+	w->path[plen] = '\0';
+	free(own);
 	close(fd);
 	return ret;
 }
@@ -666,12 +704,14 @@ int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, siz
 		return ret;
 	}
 	w.dev = st.st_dev;
-	path = malloc(PATH_MAX);
-	if (!path) {
+	w.cap = PATH_MAX;
+	w.path = path = malloc(w.cap);
+	if (!path || walk_path_room(&w, strlen(mount_point) + 2) < 0) {
+		free(w.path);
 		close(fd);
 		return -ENOMEM;
 	}
-	snprintf(path, PATH_MAX, "%s", strcmp(mount_point, "/") ? mount_point : "");
+	snprintf(w.path, w.cap, "%s", strcmp(mount_point, "/") ? mount_point : "");
 	/* The mount point itself (the root directory) may be wanted. */
 	{
 		struct map_inode_paths *p = walk_find(&w, st.st_ino);
@@ -686,9 +726,9 @@ int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, siz
 			}
 		}
 	}
-	ret = walk_dir(&w, fd, path, strlen(path), PATH_MAX, 0);
-	free(path);
-	for (unsigned i = 0; i < WALK_MAX_DEPTH && w.bufs[i]; i++)
+	ret = walk_dir(&w, fd, strlen(w.path), 0);
+	free(w.path);
+	for (unsigned i = 0; i < WALK_BUF_LEVELS && w.bufs[i]; i++)
 		free(w.bufs[i]);
 	if (unreadable_dirs)
 		*unreadable_dirs = w.unreadable_dirs;

@@ -16,19 +16,31 @@ xfs_io -f -c "pwrite -S 0x11 -b 65536 0 65536" -c fsync "$E2E_MNT/plain" >/dev/n
 sync
 bad=$(( $(ms_first_phys "$E2E_MNT/plain") + 4096 ))
 mv "$E2E_MNT/plain" "$E2E_MNT/$name"
+# A file whose path is longer than PATH_MAX (18 levels of 240-byte names): the walker skipped
+# it silently, so any user could hide a file from damage naming that way.
+long=$(printf 'd%.0s' $(seq 1 240))
+deep_phys=$(
+	cd "$E2E_MNT"
+	for _ in $(seq 1 18); do mkdir "$long" && cd "$long"; done
+	xfs_io -f -c "pwrite -S 0x22 -b 65536 0 65536" -c fsync deep >/dev/null
+	e2e_file_phys deep | awk '$1 == 0 { print $2; exit }'
+)
+deep_rel=$(for _ in $(seq 1 18); do printf '%s/' "$long"; done)deep
+[ -n "$deep_phys" ] || e2e_hard_error "no extent for the deep file"
 e2e_umount
 e2e_readonly on
 e2e_reset_counters
 h=$(e2e_hash)
 e2e_bad_add "$bad" 512
+e2e_bad_add $((deep_phys + 4096)) 512
 e2e_mount -o ro,norecovery || e2e_hard_error "ro mount failed"
 
 rc=0
 "$MEDIASCAN" scan "$E2E_MNT" --no-state --progress none --format xfs_scrub \
 	>"$E2E_DIR/out" 2>"$E2E_DIR/err" || rc=$?
 ms_expect_eq "xfs_scrub format: exit 1" "$rc" 1
-ms_expect_eq "xfs_scrub format: one Unfixable Error line (the name forges none)" \
-	"$(grep -c '^Unfixable Error' "$E2E_DIR/err")" 1
+ms_expect_eq "xfs_scrub format: one Unfixable Error line per damaged file (the name forges none)" \
+	"$(grep -c '^Unfixable Error' "$E2E_DIR/err")" 2
 e2e_check_fails "xfs_scrub format: no raw escape byte" grep -q $'\033' "$E2E_DIR/err"
 e2e_check "xfs_scrub format: the forged line is inside the escaped name" \
 	grep -q '^Unfixable Error: .*evil\\nUnfixable Error: shadow' "$E2E_DIR/err"
@@ -49,6 +61,10 @@ ms_expect_eq "JSON: paths_hex holds the exact bytes" \
 	"$(jq -r '.damaged_files[0].paths_hex[0]' "$out")" \
 	"$(printf '%s' "$E2E_MNT/$name" | od -An -tx1 -v | tr -d ' \n')"
 ms_expect_eq "JSON report file created 0600" "$(stat -c %a "$out")" 600
+ms_expect_eq "JSON: the file under a path longer than PATH_MAX is named, whole" \
+	"$(jq -r '.damaged_files[].paths[]' "$out" | grep -c "/${deep_rel}\$")" 1
+e2e_check "JSON: that path is longer than PATH_MAX" test \
+	"$(jq -r '.damaged_files[].paths[]' "$out" | grep "/deep\$" | wc -c)" -gt 4096
 
 rc=0
 "$MEDIASCAN" scan "$E2E_MNT" --no-state -q --json "$E2E_LOOP" 2>"$E2E_DIR/err2" || rc=$?
