@@ -63,6 +63,7 @@ struct tgt {
 	struct map_damage d;
 	int open;
 	int mapped;
+	int err_class;			/* enum map_target_err when it did not open */
 	char err[512];
 };
 
@@ -178,6 +179,8 @@ static struct tgt *target_for(struct map_run *m, const char *devpath, unsigned *
 	if (map_target_open_device(devpath, &n->t, &n->dev_idx, n->err, sizeof(n->err),
 				   &cls) == 0)
 		n->open = 1;
+	else
+		n->err_class = cls;
 	*dev_idx = n->dev_idx;
 	return n;
 }
@@ -716,8 +719,8 @@ int cli_map_main(int argc, char **argv)
 		}
 		if (!tg->open) {
 			cli_err("%s", tg->err);
-			ret = strstr(tg->err, "not a block device") || strstr(tg->err, "No such") ?
-			      CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+			ret = tg->err_class == MAP_TERR_USAGE ? CLI_EXIT_USAGE :
+							      CLI_EXIT_OPERATIONAL;
 			goto out_free;
 		}
 		if (!len)

@@ -396,9 +396,9 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	int human;
 	double window_s;
 
-	if (a->engine && !scan_engine_pick(a->engine, err, sizeof(err), NULL, 0) &&
-	    strncmp(err, "unknown", 7) == 0) {
-		cli_err("bad --engine: %s", err);
+	if (a->engine && !scan_engine_known(a->engine)) {
+		cli_err("bad --engine: unknown engine '%s' (choose %s)", a->engine,
+			scan_engine_names());
 		return CLI_EXIT_USAGE;
 	}
 	if (vfy_method_lookup(a->method, &method, err, sizeof(err)) < 0) {

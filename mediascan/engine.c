@@ -25,6 +25,14 @@ const char *scan_engine_names(void)
 #endif
 }
 
+int scan_engine_known(const char *name)
+{
+	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+		if (strcmp(name, engines[i]->name) == 0)
+			return 1;
+	return 0;
+}
+
 const struct scan_engine_ops *scan_engine_pick(const char *name, char *why, size_t len,
 					       char *refused, size_t refused_len)
 {

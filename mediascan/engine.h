@@ -65,6 +65,8 @@ extern const struct scan_engine_ops scan_engine_sync;
  */
 const struct scan_engine_ops *scan_engine_pick(const char *name, char *why, size_t len,
 					       char *refused, size_t refused_len);
+/* Return 1 when name is an engine built in ("uring", "aio", "sync"), else 0. */
+int scan_engine_known(const char *name);
 /* Return the names of the engines built in, for usage messages. */
 const char *scan_engine_names(void);
 
