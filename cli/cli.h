@@ -45,7 +45,7 @@ struct cli_report {
 #define CLI_DEFAULT_STATE_DIR "/var/lib/mediascan"
 #define CLI_SCAN_DEFAULT_DEPTH 16
 /* Failed or late reads in a row on one device before the disk is called failing. */
-#define CLI_DEFAULT_MAX_FAILED_READS 256
+#define CLI_DEFAULT_MAX_FAILED_READS 4096
 
 /* One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`. */
 struct cli_scan_cfg {

@@ -214,6 +214,16 @@ int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *ta
 		if (ret < 0)
 			break;
 	}
+	if (ret >= 0) {
+		/* From the config, not the history: a target that never opened has none. */
+		fputs("# HELP mediascan_target_available 1 when patrol can open and plan the target "
+		      "(else it is retried).\n# TYPE mediascan_target_available gauge\n", m.f);
+		for (unsigned i = 0; i < nr; i++) {
+			fputs("mediascan_target_available{target=\"", m.f);
+			put_label(m.f, targets[i].name);
+			fprintf(m.f, "\"} %d\n", targets[i].available ? 1 : 0);
+		}
+	}
 	if (ret >= 0 && (fflush(m.f) || fsync(fileno(m.f))))
 		ret = -errno;
 	if (fclose(m.f) && ret >= 0)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config_file.h"
+#include "journal.h"
 #include "patrol.h"
 #include "plan.h"
 #include "units.h"
@@ -43,6 +44,8 @@ struct patrol_target {
 	struct cli_patrol_target c;
 	char key[8192];
 	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
+	int broken;			/* cannot be opened or planned now: retried, the others run */
+	char broken_why[10240];
 	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
 	unsigned nr_disks;
 	uint64_t planned_bytes;
@@ -94,11 +97,18 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	char terr[1024];
 	int ret, cls;
 
+	/*
+	 * A target that cannot be opened (not mounted now, a device gone) or planned (a corrupt
+	 * space map the kernel refuses) is not a config error: it is reported and retried, and
+	 * the other targets are patrolled meanwhile (one broken filesystem used to stop all).
+	 */
+	pt->broken = 0;
 	ret = map_target_open(pt->c.path, &t, terr, sizeof(terr), &cls);
 	if (ret < 0) {
-		set_err(err, len, "%s:%u: target '%s': %s", file, pt->c.path_line, pt->c.name,
-			 terr);
-		return ret;
+		pt->broken = 1;
+		snprintf(pt->broken_why, sizeof(pt->broken_why), "%s:%u: target '%s': %s", file,
+			 pt->c.path_line, pt->c.name, terr);
+		return 0;
 	}
 	cli_scan_target_key(&t, pt->key, sizeof(pt->key));
 	pt->devices[0] = '\0';
@@ -111,9 +121,11 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);
 	map_target_close(&t);
 	if (ret < 0) {
-		set_err(err, len, "%s:%u: target '%s': cannot plan %s: %s", file,
-			 pt->c.path_line, pt->c.name, pt->c.path, strerror(-ret));
-		return ret;
+		pt->broken = 1;
+		snprintf(pt->broken_why, sizeof(pt->broken_why),
+			 "%s:%u: target '%s': cannot plan %s: %s", file, pt->c.path_line,
+			 pt->c.name, pt->c.path, strerror(-ret));
+		return 0;
 	}
 	if (pt->c.o.rate_max_bps &&
 	    (double)pt->planned_bytes / pt->c.o.window_s > (double)pt->c.o.rate_max_bps) {
@@ -130,6 +142,38 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Seconds between tries of a target that failed or cannot be opened (tests may shorten it). */
+static int patrol_retry_s(void)
+{
+	const char *s = getenv("MEDIASCAN_PATROL_RETRY_S");
+	int v = s ? atoi(s) : 0;
+
+	return v > 0 && v <= PATROL_RETRY_S ? v : PATROL_RETRY_S;
+}
+
+/* Tell (stderr and journal) that pt became unavailable, or available again. */
+static void patrol_tell_broken(struct patrol_target *pt, int was_broken)
+{
+	char msg[11264];
+	struct cli_event ev = {
+		.type = CLI_EV_SCAN_FAILED, .message = msg, .target = pt->c.name,
+	};
+
+	if (pt->broken && !was_broken)
+		snprintf(msg, sizeof(msg), "%s: cannot be scanned now: %s; the other targets go "
+			 "on, this one is retried every %d s", pt->c.name, pt->broken_why,
+			 patrol_retry_s());
+	else if (!pt->broken && was_broken)
+		snprintf(msg, sizeof(msg), "%s: can be scanned again", pt->c.name);
+	else
+		return;
+	/* Without journald the event itself goes to stderr: say it once. */
+	if (!pt->broken || cli_journal_available())
+		cli_err("patrol: %s", msg);
+	if (pt->broken)
+		cli_journal_send(&ev);
 }
 
 /* Return 0 after loading and checking the config into p (targets resolved), or -errno. */
@@ -343,6 +387,7 @@ static void patrol_metrics(struct patrol *p)
 		mt[i].name = p->t[i].c.name;
 		mt[i].key = p->t[i].key;
 		mt[i].devices = p->t[i].devices;
+		mt[i].available = !p->t[i].broken;
 		mt[i].rate_bps = p->t[i].pid ? p->t[i].rate_bps : 0;
 		mt[i].running = p->t[i].pid != 0;
 	}
@@ -452,6 +497,13 @@ int cli_patrol_main(int argc, char **argv)
 		for (unsigned i = 0; i < p.nr; i++) {
 			char sz[32], w[32];
 
+			if (p.t[i].broken) {
+				/* Not a config error: patrol runs the others and retries this one. */
+				fprintf(stderr, "mediascan: %s (patrol retries it every %d s)\n",
+					p.t[i].broken_why, patrol_retry_s());
+				continue;
+			}
+
 			printf("%s: %s, %s planned, window %s, disks", p.t[i].c.name,
 			       p.t[i].c.path, cli_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
 			       cli_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
@@ -484,6 +536,12 @@ int cli_patrol_main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	fprintf(stderr, "mediascan: patrol: %u targets, state in %s\n", p.nr, p.cfg.state_dir);
+	for (unsigned i = 0; i < p.nr; i++) {
+		if (p.t[i].broken) {
+			patrol_tell_broken(&p.t[i], 0);
+			p.t[i].next_try = time(NULL) + patrol_retry_s();
+		}
+	}
 
 	while (!got_term) {
 		time_t now = time(NULL);
@@ -506,7 +564,22 @@ int cli_patrol_main(int argc, char **argv)
 					kill(pt->pid, SIGTERM);
 				continue;
 			}
-			if (now >= pt->next_try)
+			if (pt->broken && now >= pt->next_try) {
+				char rerr[10240];
+
+				/* Try it again: mounted now, or its space map readable again? */
+				if (patrol_resolve(p.config_file, pt, rerr, sizeof(rerr)) < 0) {
+					pt->broken = 1;
+					snprintf(pt->broken_why, sizeof(pt->broken_why), "%s", rerr);
+				}
+				patrol_tell_broken(pt, 1);
+				if (pt->broken) {
+					pt->next_try = now + patrol_retry_s();
+					continue;
+				}
+				last_metrics = 0;
+			}
+			if (!pt->broken && now >= pt->next_try)
 				pt->next_try = patrol_due(&p, pt, now);
 		}
 		/*
@@ -520,7 +593,7 @@ int cli_patrol_main(int argc, char **argv)
 				struct patrol_target *pt = &p.t[i];
 				int busy = 0;
 
-				if (pt->pid || pt->next_try > now)
+				if (pt->pid || pt->broken || pt->next_try > now)
 					continue;
 				for (unsigned k = 0; k < p.nr && !busy; k++)
 					busy = k != i && p.t[k].pid && disks_overlap(pt, &p.t[k]);

@@ -139,6 +139,38 @@ static void part_attach_fs(struct map_part *p, dev_t devt)
 	free(m);
 }
 
+/*
+ * The partition table cannot be read (it may be the damaged part), but the kernel parsed it
+ * when the disk appeared (or partx added them): plan the partitions the kernel lists, so the
+ * filesystems on them still map errors to files. Return 0, -ENOENT when the kernel lists none.
+ */
+static int parts_from_kernel(struct map_target *t)
+{
+	struct map_device *d = &t->devices[0];
+	struct kio_part kparts[PARTS_MAX];
+	int nk = kio_partitions(d->info.name, kparts, PARTS_MAX);
+
+	if (nk <= 0)
+		return -ENOENT;
+	t->parts = calloc((size_t)nk, sizeof(*t->parts));
+	if (!t->parts)
+		return -ENOMEM;
+	snprintf(t->pt_type, sizeof(t->pt_type), "kernel");
+	for (int k = 0; k < nk; k++) {
+		struct map_part *p = &t->parts[t->nr_parts++];
+
+		p->number = kparts[k].number;
+		p->start = kparts[k].start_bytes;
+		p->size = kparts[k].size_bytes;
+		snprintf(p->type, sizeof(p->type), "unknown: the table could not be read");
+		if (kio_devpath_from_devt(kparts[k].devt, p->devpath, sizeof(p->devpath)) < 0)
+			snprintf(p->devpath, sizeof(p->devpath), "/dev/%s", kparts[k].name);
+		part_attach_fs(p, kparts[k].devt);
+	}
+	return map_parts_segments(t, d->info.size_bytes, d->info.logical_block_size ?
+				  d->info.logical_block_size : 512);
+}
+
 #if HAVE_BLKID
 int map_parts_read(struct map_target *t, char *err, size_t errlen)
 {
@@ -162,7 +194,8 @@ int map_parts_read(struct map_target *t, char *err, size_t errlen)
 	tab = ls ? blkid_partlist_get_table(ls) : NULL;
 	if (!ls || n <= 0 || !tab) {
 		blkid_free_probe(pr);
-		return -ENOENT;
+		/* No table readable (a bad sector under it?): what the kernel knows, if anything. */
+		return parts_from_kernel(t);
 	}
 	snprintf(t->pt_type, sizeof(t->pt_type), "%s", blkid_parttable_get_type(tab));
 	t->parts = calloc((size_t)n, sizeof(*t->parts));

@@ -72,6 +72,7 @@ struct exec {
 	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
 	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
 	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
+	int dev_changed[SCAN_MAX_DEVICES];	/* shrank or went away: told once */
 	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */
 	uint64_t watch_max_len;		/* longest o->watch range, for the lookup */
 	struct exec_late *late;		/* reads past the I/O timeout, in order */

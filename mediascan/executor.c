@@ -508,10 +508,23 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint6
 }
 
 /*
- * A read came back short: the device may have shrunk or gone. Return 1 when it did (the
- * scan stops, nothing past the new end is damage), 0 when the short read is a failure.
+ * A read came back short or failed: the device may have shrunk or gone (the block layer
+ * answers EIO past a new end, a short read at it, ENODEV/ENXIO when it is gone). Return 1 when
+ * it did: the scan stops, one device fault is recorded for the first such read, and nothing
+ * past the new end is damage; 0 when the device is as it was (a failure like any other).
  */
-static int exec_short_read(struct exec *x, const struct scan_io *io)
+/* Return 1 when device dev is smaller than when the scan began, or gone; 0 otherwise. */
+static int exec_dev_shrunk(const struct exec *x, uint32_t dev)
+{
+	const struct scan_device *d = &x->devs[dev];
+	uint64_t size = 0;
+
+	if (!d->size_bytes)
+		return 0;
+	return kio_bdev_size(d->fd, &size) < 0 || size < d->size_bytes;
+}
+
+static int exec_device_changed(struct exec *x, const struct scan_io *io)
 {
 	const struct scan_device *d = &x->devs[io->dev_idx];
 	const char *path = d->path ? d->path : "the device";
@@ -527,6 +540,9 @@ static int exec_short_read(struct exec *x, const struct scan_io *io)
 	ret = kio_bdev_size(d->fd, &size);
 	if (ret == 0 && size >= d->size_bytes)
 		return 0;
+	if (x->dev_changed[io->dev_idx])
+		return 1;			/* told once; the reads still in flight say nothing */
+	x->dev_changed[io->dev_idx] = 1;
 	if (scan_result_add(x->r, &e) < 0)
 		x->r->fatal = -ENOMEM;
 	if (ret < 0)
@@ -540,9 +556,10 @@ static int exec_short_read(struct exec *x, const struct scan_io *io)
 /* A read came back: account it, keep a late one for the recheck, or isolate a failure. */
 static int exec_complete(struct exec *x, struct exec_slot *slot)
 {
-	struct scan_io *io = &slot->io;
+	struct scan_io *io = &slot->io, e0;
 	struct map_range rg;
-	int err = io->res;
+	size_t nr_before;
+	int err = io->res, ret;
 
 	slot->busy = 0;
 	x->inflight--;
@@ -582,11 +599,10 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 			return exec_late_add(x, slot, EXEC_LATE_CANCELLED);
 		}
 	}
-	if (err >= 0) {
-		if (exec_short_read(x, io))
-			return 0;
+	if (exec_device_changed(x, io))
+		return 0;			/* shrunk or gone: not damage */
+	if (err >= 0)
 		err = -EIO;			/* short read inside the device: treat as failed */
-	}
 	if (scan_classify(err) == SCAN_ERR_OPERATIONAL) {
 		struct scan_error e = {
 			.dev_idx = io->dev_idx, .offset = io->offset, .length = io->length,
@@ -594,12 +610,23 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		};
 		return scan_result_add(x->r, &e);
 	}
-	if ((err == -ENODEV || err == -ENXIO) && exec_short_read(x, io))
-		return 0;			/* the device went away */
 	exec_note_read(x, io->dev_idx, 1);
 	/* Isolation's reads may take this very slot: work from copies. */
 	rg = slot->range;
-	return exec_isolate(x, io->dev_idx, &rg, io->offset, io->length, err);
+	nr_before = x->r->nr_errors;
+	e0 = *io;
+	ret = exec_isolate(x, io->dev_idx, &rg, e0.offset, e0.length, err);
+	/*
+	 * The device may have shrunk while this was narrowed (a resize is seen by the kernel a
+	 * moment after reads past the new end start failing): then what was just found is not
+	 * damage. Errors already handed to a checkpoint stay.
+	 */
+	if (ret == 0 && exec_dev_shrunk(x, e0.dev_idx)) {
+		if (x->r->sealed <= nr_before && x->r->nr_errors > nr_before)
+			x->r->nr_errors = nr_before;
+		exec_device_changed(x, &e0);	/* the one device fault, and the stop */
+	}
+	return ret;
 }
 
 /*
