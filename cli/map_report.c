@@ -93,6 +93,32 @@ static json_object *names_json(enum map_health_kind kind, uint32_t bits)
 	return a;
 }
 
+/* "scrub": [...] of n scrub results. */
+static json_object *scrub_json(const struct map_scrub_result *v, unsigned n)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct map_scrub_result *s = &v[i];
+		json_object *js = json_object_new_object();
+
+		json_object_object_add(js, "object",
+				       json_object_new_string(map_scrub_type_name(s->type)));
+		if (s->ino)
+			json_object_object_add(js, "inode", json_object_new_uint64(s->ino));
+		else
+			json_object_object_add(js, "ag", json_object_new_int64(s->agno));
+		json_object_object_add(js, "verdict",
+				       json_object_new_string(map_verdict_name(s->verdict)));
+		json_object_object_add(js, "flags", json_object_new_int64(s->oflags));
+		if (s->err)
+			json_object_object_add(js, "error",
+					       json_object_new_string(strerror(-s->err)));
+		json_object_array_add(a, js);
+	}
+	return a;
+}
+
 /* "health": {"scope", "sick": [...], "checked": [...]} and "scrub": [...] of one owner. */
 static void add_health_json(json_object *j, const struct map_owner *o)
 {
@@ -106,29 +132,8 @@ static void add_health_json(json_object *j, const struct map_owner *o)
 		json_object_object_add(h, "checked", names_json(o->health, o->checked));
 		json_object_object_add(j, "health", h);
 	}
-	if (o->nr_scrub) {
-		json_object *a = json_object_new_array();
-
-		for (unsigned i = 0; i < o->nr_scrub; i++) {
-			const struct map_scrub_result *s = &o->scrub[i];
-			json_object *js = json_object_new_object();
-
-			json_object_object_add(js, "object",
-					       json_object_new_string(map_scrub_type_name(s->type)));
-			if (s->ino)
-				json_object_object_add(js, "inode", json_object_new_uint64(s->ino));
-			else
-				json_object_object_add(js, "ag", json_object_new_int64(s->agno));
-			json_object_object_add(js, "verdict",
-					       json_object_new_string(map_verdict_name(s->verdict)));
-			json_object_object_add(js, "flags", json_object_new_int64(s->oflags));
-			if (s->err)
-				json_object_object_add(js, "error",
-						       json_object_new_string(strerror(-s->err)));
-			json_object_array_add(a, js);
-		}
-		json_object_object_add(j, "scrub", a);
-	}
+	if (o->nr_scrub)
+		json_object_object_add(j, "scrub", scrub_json(o->scrub, o->nr_scrub));
 }
 
 json_object *cli_owner_json(const struct map_damage *d, const struct map_target *t,
@@ -362,6 +367,9 @@ int cli_mapping_json(json_object *root, const struct map_damage *d)
 									pn->ag_checked));
 				json_object_object_add(o, "health", h);
 			}
+			if (d->nr_plan_scrub && d->nr_plan_scrub[i])
+				json_object_object_add(o, "scrub", scrub_json(d->plan_scrub[i],
+									      d->nr_plan_scrub[i]));
 			json_object_array_add(a, o);
 		}
 		json_object_object_add(root, "plan_notes", a);
@@ -539,6 +547,13 @@ void cli_print_notes(FILE *f, const struct map_damage *d)
 			for (unsigned m = 0; m < k; m++)
 				fprintf(f, " %s", names[m]);
 			fputc('\n', f);
+		}
+		for (unsigned k = 0; d->nr_plan_scrub && k < d->nr_plan_scrub[i]; k++) {
+			const struct map_scrub_result *sr = &d->plan_scrub[i][k];
+
+			if (sr->verdict != MAP_VERDICT_CLEAN)
+				fprintf(f, "      online scrub: %s %s\n",
+					map_scrub_type_name(sr->type), map_verdict_name(sr->verdict));
 		}
 	}
 	if (d->plan_notes_dropped)

@@ -833,6 +833,10 @@ int map_damage_resolve(struct map_damage *d, struct map_target *t)
 		memcpy(d->plan_notes, t->plan_notes, sizeof(*d->plan_notes) * t->nr_plan_notes);
 		d->nr_plan_notes = t->nr_plan_notes;
 		d->plan_notes_dropped = t->plan_notes_dropped;
+		/* Where the kernel has online scrub: its verdict on each group read whole. */
+		ret = map_health_plan_scrub(t, d);
+		if (ret < 0)
+			return ret;
 	}
 	ret = resolve_pending(d, t);
 	if (ret < 0)
@@ -915,6 +919,8 @@ int map_damage_free(struct map_damage *d)
 	free(d->owners);
 	free(d->groups);
 	free(d->plan_notes);
+	free(d->plan_scrub);
+	free(d->nr_plan_scrub);
 	memset(d, 0, sizeof(*d));
 	return 0;
 }

@@ -60,6 +60,8 @@ struct map_damage_group {
 	size_t count;
 };
 
+#define MAP_MAX_PLAN_SCRUB 8		/* agf agfl agi bnobt cntbt inobt finobt rmapbt */
+
 struct map_damage {
 	struct map_owner *owners;	/* owners of every range added, in order */
 	size_t nr_owners;
@@ -84,6 +86,9 @@ struct map_damage {
 	/* ---- corrupted metadata (issue 12) ---- */
 	struct map_plan_note *plan_notes;	/* groups the plan read whole (copied from t) */
 	size_t nr_plan_notes;
+	/* online scrub's verdicts on each such group's headers and btrees (XFS, where scrub is) */
+	struct map_scrub_result (*plan_scrub)[MAP_MAX_PLAN_SCRUB];
+	unsigned *nr_plan_scrub;
 	unsigned plan_notes_dropped;	/* more than MAP_MAX_PLAN_NOTES */
 };
 

@@ -116,6 +116,13 @@ int map_parts_free(struct map_target *t);
  * logical block lbs and partition table type pt ("gpt", "dos"); exposed for unit tests. */
 int map_parts_segments(struct map_target *t, uint64_t disk_size, uint32_t lbs);
 
+struct map_damage;
+/*
+ * Return 0 after asking online scrub (where the kernel has it) about the headers and btrees of
+ * every XFS AG the plan read whole (d->plan_notes), into d->plan_scrub; d->scrub says why not
+ * when it cannot answer. -ENOMEM.
+ */
+int map_health_plan_scrub(struct map_target *t, struct map_damage *d);
 /* Return 0 after asking the kernel about the health and scrub verdict of every owner of
  * XFS filesystems in owners[] (bulkstat, AG geometry, XFS_IOC_SCRUB_METADATA). */
 int map_health_annotate(struct map_target *t, struct map_owner *owners, size_t nr,

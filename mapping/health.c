@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <xfs/xfs.h>
 
+#include "damage.h"
 #include "fsx.h"
 
 /* Health bits newer than xfslibs-dev 6.1's header (values from the kernel's xfs_fs.h). */
@@ -453,5 +454,61 @@ int map_health_annotate(struct map_target *t, struct map_owner *owners, size_t n
 		annotate_one(fs, x, &c, o, scrub);
 	}
 	free(c.v);
+	return 0;
+}
+
+int map_health_plan_scrub(struct map_target *t, struct map_damage *d)
+{
+	/* What a group read whole is made of: its headers and btrees, asked once each. */
+	static const uint32_t types[] = {
+		XFS_SCRUB_TYPE_AGF, XFS_SCRUB_TYPE_AGFL, XFS_SCRUB_TYPE_AGI, XFS_SCRUB_TYPE_BNOBT,
+		XFS_SCRUB_TYPE_CNTBT, XFS_SCRUB_TYPE_INOBT, XFS_SCRUB_TYPE_FINOBT,
+		XFS_SCRUB_TYPE_RMAPBT,
+	};
+	struct map_fsx *x;
+
+	if (!d->nr_plan_notes || t->fs != MAP_FS_XFS || t->mount_fd < 0)
+		return 0;
+	x = map_fsx_get(t);
+	if (!x)
+		return -ENOMEM;
+	if (!scrub_available(t, x)) {
+		if (d->scrub != 1)
+			d->scrub = x->scrub;	/* why not: the probe's errno */
+		return 0;
+	}
+	d->scrub = 1;
+	d->plan_scrub = calloc(d->nr_plan_notes, sizeof(*d->plan_scrub));
+	d->nr_plan_scrub = calloc(d->nr_plan_notes, sizeof(*d->nr_plan_scrub));
+	if (!d->plan_scrub || !d->nr_plan_scrub)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nr_plan_notes; i++) {
+		const struct map_plan_note *pn = &d->plan_notes[i];
+
+		/* The data device's AGs of this filesystem (a partition's notes: not here). */
+		if (pn->group < 0 || pn->dev_idx != 0 || pn->group >= (int64_t)t->xfs.agcount)
+			continue;
+		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+			struct xfs_scrub_metadata sm;
+			struct map_scrub_result r;
+			int ret;
+
+			if (types[k] == XFS_SCRUB_TYPE_RMAPBT && !t->xfs.has_rmapbt)
+				continue;
+			memset(&sm, 0, sizeof(sm));
+			sm.sm_type = types[k];
+			sm.sm_agno = (uint32_t)pn->group;	/* check only: never REPAIR */
+			ret = kio_xfs_scrub_metadata(t->mount_fd, &sm);
+			memset(&r, 0, sizeof(r));
+			r.type = types[k];
+			r.agno = (uint32_t)pn->group;
+			r.err = ret < 0 ? ret : 0;
+			r.oflags = ret < 0 ? 0 : sm.sm_flags;
+			r.verdict = map_scrub_verdict(ret, r.oflags);
+			if (r.verdict == MAP_VERDICT_ABSENT)
+				continue;		/* e.g. no finobt */
+			d->plan_scrub[i][d->nr_plan_scrub[i]++] = r;
+		}
+	}
 	return 0;
 }
