@@ -73,6 +73,10 @@ done
 e2e_check "metrics: the other target is not available" \
 	grep -q 'mediascan_target_available{target="later"} 0' "$metrics"
 e2e_check "metrics: the good one is" grep -q 'mediascan_target_available{target="good"} 1' "$metrics"
+e2e_check "status names it too" grep -q "^later ($later): cannot be scanned now" \
+	<<<"$("$MEDIASCAN" status --config "$conf" 2>&1)"
+ms_expect_eq "status --json lists it as unavailable" \
+	"$("$MEDIASCAN" status --config "$conf" --json - | jq -r '[.unavailable[].target] | join(" ")')" later
 
 # Now it can be opened: a filesystem is mounted there.
 truncate -s 320M "$E2E_DIR/later.img"
