@@ -113,6 +113,9 @@ static int fiemap_each(int fd, uint32_t flags, uint64_t from, uint64_t to,
 			return ret;
 		if (b.fm.fm_mapped_extents == 0)
 			return 0;
+		/* The kernel's answer is input too: never past the buffer, never backwards. */
+		if (b.fm.fm_mapped_extents > FIE_BATCH)
+			b.fm.fm_mapped_extents = FIE_BATCH;
 		for (unsigned i = 0; i < b.fm.fm_mapped_extents; i++) {
 			ret = fn(&b.ext[i], arg);
 			if (ret)
@@ -121,6 +124,10 @@ static int fiemap_each(int fd, uint32_t flags, uint64_t from, uint64_t to,
 		const struct fiemap_extent *last = &b.ext[b.fm.fm_mapped_extents - 1];
 
 		if ((last->fe_flags & FIEMAP_EXTENT_LAST) || b.fm.fm_mapped_extents < FIE_BATCH)
+			return 0;
+		/* The next query starts past the last extent: it must advance and not wrap. */
+		if (last->fe_logical + last->fe_length <= pos ||
+		    last->fe_logical + last->fe_length < last->fe_logical)
 			return 0;
 		pos = last->fe_logical + last->fe_length;
 		if (pos >= to)
