@@ -42,11 +42,6 @@ static size_t utf8_seq(const unsigned char *s, int c1)
 	return n;
 }
 
-static size_t utf8_len(const unsigned char *s)
-{
-	return utf8_seq(s, 1);
-}
-
 int cli_utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -61,7 +56,13 @@ int cli_utf8_valid(const char *s)
 	return 1;
 }
 
-char *cli_utf8_repair(const char *s, char *out, size_t len)
+
+/*
+ * Copy s to out: valid UTF-8 as it is, a backslash doubled, anything else as \xNN. For a
+ * terminal (json 0) control characters and C1 are escaped too (\n, \t, \xNN); for JSON
+ * (json 1) they stay, json-c escapes them, and only invalid UTF-8 is written out.
+ */
+static char *escape_to(const char *s, char *out, size_t len, int json)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t w = 0;
@@ -69,12 +70,18 @@ char *cli_utf8_repair(const char *s, char *out, size_t len)
 	if (!len)
 		return out;
 	while (*p && w + 5 < len) {
-		size_t n = utf8_seq(p, 0);
+		size_t n = utf8_seq(p, !json);
 
-		if (n && *p != '\\') {
+		if (n && *p != '\\' && (json || n > 1 || (*p >= 0x20 && *p != 0x7f))) {
 			memcpy(out + w, p, n);
 			w += n;
 			p += n;
+		} else if (!json && *p == '\n') {
+			w += (size_t)snprintf(out + w, len - w, "\\n");
+			p++;
+		} else if (!json && *p == '\t') {
+			w += (size_t)snprintf(out + w, len - w, "\\t");
+			p++;
 		} else if (*p == '\\') {
 			w += (size_t)snprintf(out + w, len - w, "\\\\");
 			p++;
@@ -89,34 +96,10 @@ char *cli_utf8_repair(const char *s, char *out, size_t len)
 
 char *cli_escape(const char *s, char *out, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t w = 0;
+	return escape_to(s, out, len, 0);
+}
 
-	if (!len)
-		return out;
-	while (*p && w + 5 < len) {
-		size_t n = utf8_len(p);
-
-		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
-			out[w++] = (char)*p++;
-		} else if (n > 1) {
-			memcpy(out + w, p, n);
-			w += n;
-			p += n;
-		} else if (*p == '\n') {
-			w += (size_t)snprintf(out + w, len - w, "\\n");
-			p++;
-		} else if (*p == '\t') {
-			w += (size_t)snprintf(out + w, len - w, "\\t");
-			p++;
-		} else if (*p == '\\') {
-			w += (size_t)snprintf(out + w, len - w, "\\\\");
-			p++;
-		} else {
-			w += (size_t)snprintf(out + w, len - w, "\\x%02x", *p);
-			p++;
-		}
-	}
-	out[w] = '\0';
-	return out;
+char *cli_utf8_repair(const char *s, char *out, size_t len)
+{
+	return escape_to(s, out, len, 1);
 }

@@ -300,27 +300,9 @@ static json_object *json_report(const struct cli_report *rep)
 int cli_report_write_json(const struct cli_report *rep, const char *path)
 {
 	json_object *root = json_report(rep);
-	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = stdout;
-	int ret = 0;
+	/* 0600, never through a symlink or onto a device (cli/files.c) */
+	int ret = cli_json_write(root, path);
 
-	/* A new file is 0600 (it lists private file names), never through a symlink or a
-	 * device (cli/files.c). */
-	if (strcmp(path, "-") != 0) {
-		ret = cli_create_private(path, &f);
-		if (ret < 0)
-			goto out_put;
-	}
-	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
-		ret = -EIO;
-	if (f != stdout) {
-		if (fclose(f) != 0 && !ret)
-			ret = -errno;
-	} else if (fflush(f) != 0) {
-		ret = -errno;
-	}
-out_put:
 	json_object_put(root);
 	return ret;
 }
