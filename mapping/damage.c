@@ -3,6 +3,10 @@
  * the owner index finds where GETFSMAP cannot (ext4, XFS without rmapbt), every path of
  * every owning inode (parent pointers, else one walk per filesystem), the health XFS keeps
  * and its online scrub verdicts, grouped into damaged files and damaged metadata.
+ *
+ * Over 600 lines for now: grouping owners into damaged files and metadata and the resolve
+ * passes (index, names, health, inode tables) work on one owner table; issue 10's filesystem
+ * ops table splits the per-filesystem parts out.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -9,6 +9,10 @@
  * confirmed with FIEMAP on the inode opened by handle, so what is reported is what the running
  * kernel maps. Measured on 100k files: ~15 ms for the pass, where FIEMAP of every file costs
  * ~550 ms (docs/performance.md).
+ *
+ * Over 600 lines for now: the libext2fs inode-table pass, its bounded block-map walk and its
+ * read fallback share the fs handle and the match state; splitting them would export that
+ * state.
  */
 #include <errno.h>
 #include <stdint.h>

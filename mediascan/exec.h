@@ -102,6 +102,33 @@ void exec_note_read(struct exec *x, uint32_t dev, int bad);
 void exec_failing(struct exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
 int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
+/* Sleep ns (a signal ends it early: the loop looks at the stop flag). */
+void exec_sleep_ns(uint64_t ns);
+/* Return 1 when the current batch has a range to read, 0 at the end, or -errno. */
+int exec_have_work(struct exec *x);
+/* Call the progress callback (at most twice a second unless force). */
+void exec_progress(struct exec *x, int force);
+/* Return 0 after handing the cursors and the errors since the last call to the caller. */
+int exec_checkpoint(struct exec *x, int final);
+/* Feed the governor fresh disk statistics (every EXEC_SAMPLE_NS). */
+void exec_sample(struct exec *x, uint64_t now);
+
+/* The drive-side methods (exec_vfy.c). */
+/*
+ * Return 0 after verifying [offset, offset+length) of device dev_idx with ops, narrowing a
+ * failed command (isolating: an engine read is being narrowed; reads: commands that covered
+ * it already); -EOPNOTSUPP when the device refused the method, or -ENOMEM.
+ */
+int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev_idx,
+		  const struct map_range *rg, uint64_t offset, uint64_t length, int isolating,
+		  unsigned reads);
+/* Return 0 at the end or on stop, -EOPNOTSUPP when the device refused the method, -errno. */
+int exec_vfy_loop(struct exec *x);
+/* Return 0 after init() of ops on every device (ready[d] set), or -errno. */
+int exec_vfy_init(struct exec *x, const struct vfy_ops *ops, int *ready);
+/* Undo exec_vfy_init on the devices marked ready. */
+void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready);
+
 /* Return 0 after settling every late read (recheck.c), or -errno. */
 int exec_recheck(struct exec *x);
 
