@@ -2,9 +2,10 @@
 # queries.sh - the Grafana dashboard (docs/grafana-mediascan.json) and the alert rules
 # (docs/alerts.yml) query only metrics that mediascan writes, and select only labels it writes
 # or the scrape adds; every dashboard query is valid PromQL (promtool); every metric mediascan
-# writes is on the dashboard. The written metrics are taken from the real program: a patrol
-# runs for a moment with a target that cannot be opened and its textfile's "# TYPE" lines are
-# read. Exit 77 (skip) without jq or promtool (installed by scripts/deps).
+# writes is on the dashboard and named in docs/patrol.md and the man page. The written metrics
+# are taken from the real program: a patrol runs for a moment with a target that cannot be
+# opened and its textfile's "# TYPE" lines are read.
+# Exit 77 (skip) without jq or promtool (installed by scripts/deps).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../..
@@ -52,12 +53,16 @@ for _ in $(seq 150); do
 	kill -0 "$patrol" 2>/dev/null || break
 	sleep 0.2
 done
-[ -s "$tmp/mediascan.prom" ] || { cat "$tmp/patrol.err"; echo "FAIL: patrol wrote no metrics"; exit 1; }
+if [ ! -s "$tmp/mediascan.prom" ]; then
+	cat "$tmp/patrol.err"
+	echo "FAIL: patrol wrote no metrics"
+	exit 1
+fi
 kill -TERM "$patrol"
 wait "$patrol" || :
 patrol=
 awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$tmp/mediascan.prom" | sort -u >"$tmp/written"
-grep -qx mediascan_errors_open "$tmp/written" || fail "patrol's textfile has no mediascan_errors_open"
+grep -qx mediascan_errors_open "$tmp/written" || fail "no mediascan_errors_open in the textfile"
 echo "mediascan writes $(wc -l <"$tmp/written") metrics"
 printf '%s\n' $node_metrics | cat - "$tmp/written" | sort -u >"$tmp/metrics"
 # Labels: those of the file's samples, and those cli/metrics.c prints (the file above has
@@ -156,6 +161,13 @@ jq -e '(.schemaVersion | type == "number") and (.panels | length > 0)
 	and ([.panels[].targets[]?.datasource.uid] | unique == ["${datasource}"])
 	and ([.panels[].id] | length == (unique | length))' "$dash" >/dev/null ||
 	fail "$dash: no schemaVersion, panels, the datasource/instance/target variables or unique ids"
+
+# 7. The docs name every metric mediascan writes.
+for doc in docs/patrol.md man/mediascan.8.scd; do
+	for m in $(cat "$tmp/written"); do
+		grep -qE "(^|[^A-Za-z0-9_:])$m([^A-Za-z0-9_:]|\$)" "$src/$doc" || fail "$doc does not name $m"
+	done
+done
 
 [ "$fails" = 0 ] || { echo "$fails failures"; exit 1; }
 echo "ok"
