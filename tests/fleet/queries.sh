@@ -17,9 +17,9 @@ command -v promtool >/dev/null || { echo "skip: promtool is not installed"; exit
 [ -x "$MEDIASCAN" ] || { echo "FAIL: no mediascan binary at $MEDIASCAN"; exit 1; }
 
 # node_exporter's own metrics about the textfile collector, which the rules may also query.
-node_metrics="node_textfile_mtime_seconds node_textfile_scrape_error"
+node_metrics=(node_textfile_mtime_seconds node_textfile_scrape_error)
 # Labels the scrape adds (instance, job) and node_textfile_mtime_seconds carries (file).
-scrape_labels="instance job file"
+scrape_labels=(instance job file)
 
 tmp=$(mktemp -d)
 patrol=
@@ -64,13 +64,13 @@ patrol=
 awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$tmp/mediascan.prom" | sort -u >"$tmp/written"
 grep -qx mediascan_errors_open "$tmp/written" || fail "no mediascan_errors_open in the textfile"
 echo "mediascan writes $(wc -l <"$tmp/written") metrics"
-printf '%s\n' $node_metrics | cat - "$tmp/written" | sort -u >"$tmp/metrics"
+printf "%s\n" "${node_metrics[@]}" | cat - "$tmp/written" | sort -u >"$tmp/metrics"
 # Labels: those of the file's samples, and those cli/metrics.c prints (the file above has
 # samples only of the metrics that need no scan), and the scrape's.
 {
 	grep -v '^#' "$tmp/mediascan.prom" | grep -oE '[{,][a-z_]+="' | tr -d '{,="'
 	grep -oE '[{,][a-z_]+=\\"' "$src/cli/metrics.c" | tr -d '{,=\\"'
-	printf '%s\n' $scrape_labels
+	printf "%s\n" "${scrape_labels[@]}"
 } | sort -u >"$tmp/labels"
 
 # 2. Every query: NAME<TAB>EXPR, one line each.
