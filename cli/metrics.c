@@ -106,6 +106,9 @@ static const struct {
 	{ "mediascan_device_faults_open",
 	  "Ranges with device faults (timeouts, transport, target, device gone) not read "
 	  "cleanly since." },
+	{ "mediascan_transient_errors_last_pass",
+	  "Ranges that failed once, then read cleanly, in the last complete pass or the one "
+	  "running since." },
 };
 
 static int metric_row(const struct scan_state_target *t, void *arg)
@@ -167,6 +170,9 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 		break;
 	case 11:
 		v = t->open_device_faults;
+		break;
+	case 12:
+		v = t->transient_latest;
 		break;
 	}
 	fprintf(m->f, "%s{target=\"", metrics[m->pass].name);

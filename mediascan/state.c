@@ -1548,8 +1548,9 @@ int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const ch
 /* What the history lists: damage, and slow and device-fault ranges (the disk's health). */
 #define HIST_LISTED "verdict IN ('damage', 'slow', 'device-fault')"
 
-/* Return 0 after counting the open and cleared damage, and open slow and device-fault ranges,
- * of target t (by verdict), or -errno. */
+/* Return 0 after counting the open and cleared damage, open slow and device-fault ranges, and
+ * the transient errors seen by the last complete full pass or a later one, of target t (by
+ * verdict), or -errno. */
 static int hist_counts(struct scan_state *st, struct scan_state_target *t)
 {
 	sqlite3_stmt *s;
@@ -1558,7 +1559,10 @@ static int hist_counts(struct scan_state *st, struct scan_state_target *t)
 			       "coalesce(sum(verdict = 'damage' AND state = 'cleared' AND "
 			       "coalesce(cleared_why, 'read') = 'read'), 0), "
 			       "coalesce(sum(verdict = 'slow' AND state = 'open'), 0), "
-			       "coalesce(sum(verdict = 'device-fault' AND state = 'open'), 0) "
+			       "coalesce(sum(verdict = 'device-fault' AND state = 'open'), 0), "
+			       "coalesce(sum(verdict = 'transient' AND last_pass_id >= "
+			       "coalesce((SELECT max(id) FROM passes WHERE target_id = ?1 AND "
+			       "kind = 'full' AND result = 'complete'), 0)), 0) "
 			       "FROM errors WHERE target_id = ?1", &s);
 
 	if (ret < 0)
@@ -1570,6 +1574,7 @@ static int hist_counts(struct scan_state *st, struct scan_state_target *t)
 		t->cleared_errors = (unsigned)sqlite3_column_int64(s, 1);
 		t->open_slow = (unsigned)sqlite3_column_int64(s, 2);
 		t->open_device_faults = (unsigned)sqlite3_column_int64(s, 3);
+		t->transient_latest = (unsigned)sqlite3_column_int64(s, 4);
 		ret = 0;
 	} else {
 		ret = state_fail(st, ret);

@@ -156,6 +156,7 @@ struct scan_state_target {
 	unsigned cleared_errors;
 	unsigned open_slow;		/* slow ranges still open */
 	unsigned open_device_faults;	/* device-fault ranges still open */
+	unsigned transient_latest;	/* transient errors of the last complete pass and later */
 };
 
 /* One error row of the history (strings valid during the callback). */

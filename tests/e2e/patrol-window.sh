@@ -3,7 +3,8 @@
 # by mount point, a raw loop device) with a one-minute window. Both passes complete within the
 # window and are paced to it (not done in a few seconds); the error injected into each is
 # recorded once, with its owner; the metrics file passes promtool; after a bad range is made
-# good and a new one added, the next pass marks the first cleared and the new one NEW.
+# good and a new one added, the next pass marks the first cleared and the new one NEW. A
+# transient error is counted in the metrics until a later pass completes without it.
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 e2e_require_root_loop_fuse
@@ -60,6 +61,8 @@ bad_a=$b_last
 bad_raw=$((100 << 20))
 e2e_bad_add "$bad_a" 4096
 e2e_bad_add $(((400 << 20) + bad_raw)) 512
+# A transient error on raw: its first read fails, every later one succeeds.
+e2e_flaky_add $(((400 << 20) + (120 << 20))) 512 1
 e2e_drop_caches
 
 # passes : print "COMPLETE_PASSES_OF_DATA COMPLETE_PASSES_OF_RAW"
@@ -96,8 +99,10 @@ for t in "$E2E_MNT" "$raw"; do
 	e2e_check "$t: pass within the window (60 s + 10 s slack)" test $((e - start)) -le 70
 	e2e_check "$t: paced to the window, not flat out (>= 30 s)" test $((e - s)) -ge 30
 done
-rows=$(sqlite3 "$state/mediascan.db" "select count(*) from errors")
+rows=$(sqlite3 "$state/mediascan.db" "select count(*) from errors where verdict != 'transient'")
 ms_expect_eq "one error row per injected range" "$rows" 2
+ms_expect_eq "one transient row" "$(sqlite3 "$state/mediascan.db" \
+	"select count(*) from errors where verdict = 'transient'")" 1
 own=$(sqlite3 "$state/mediascan.db" "select owners_json from errors where offset = $bad_a")
 e2e_check "the data error names file b as its owner" grep -q "\"$E2E_MNT/b\"" <<<"$own"
 e2e_check "on_damage got the new damage as JSON" \
@@ -119,6 +124,10 @@ e2e_check "metrics: one open error on data" \
 	grep -q "^mediascan_errors_open{target=\"data\".*} 1$" "$prom"
 e2e_check "metrics: one damaged file on data" \
 	grep -q "^mediascan_damaged_files{target=\"data\".*} 1$" "$prom"
+e2e_check "metrics: one transient error in raw's pass" \
+	grep -q "^mediascan_transient_errors_last_pass{target=\"raw\".*} 1$" "$prom"
+e2e_check "metrics: no transient error in data's pass" \
+	grep -q "^mediascan_transient_errors_last_pass{target=\"data\".*} 0$" "$prom"
 e2e_check "no temp file left" test ! -e "$prom.tmp"
 
 # 3. Make the data range good, add a new raw range; the next pass (a minute after the first)
@@ -135,10 +144,19 @@ ms_expect_eq "new raw error is NEW" "$(jq -r --arg o "$bad_raw2" \
 ms_expect_eq "old raw error still open, not new, seen twice" "$(jq -r --arg o "$bad_raw" \
 	'.targets[].errors[] | select(.offset == ($o | tonumber)) | "\(.state) \(.new) \(.times_seen)"' \
 	<<<"$out")" "open false 2"
-ms_expect_eq "no duplicate rows" "$(sqlite3 "$state/mediascan.db" "select count(*) from errors")" 3
+ms_expect_eq "no duplicate rows" "$(sqlite3 "$state/mediascan.db" \
+	"select count(*) from errors where verdict != 'transient'")" 3
 human=$("$MEDIASCAN" report --state-dir "$state" || true)
 e2e_check "human report says what to do" grep -q "restore from backup\|watch the disk" <<<"$human"
 "$MEDIASCAN" status --state-dir "$state" >/dev/null || e2e_fail "status failed"
+# The transient range read cleanly in pass 2: once pass 2 is complete the count is 0.
+for _ in $(seq 15); do
+	grep -q '^mediascan_transient_errors_last_pass{target="raw".*} 0$' "$prom" 2>/dev/null &&
+		break
+	sleep 1
+done
+e2e_check "metrics: complete pass 2 of raw saw no transient error" \
+	grep -q "^mediascan_transient_errors_last_pass{target=\"raw\".*} 0$" "$prom"
 
 kill -TERM "$patrol"
 rc=0
