@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "state.h"
 #include "patrol.h"
+#include "plan.h"
 
 #define DEFAULT_IO_SIZE (1024 * 1024)
 #define DEFAULT_DEPTH CLI_SCAN_DEFAULT_DEPTH
@@ -34,10 +35,33 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-/* The plan as a scan_source. */
-static int plan_source_next(void *arg, struct map_range *out, unsigned max)
+/* The plan as a scan_source: mapping's ranges handed over as mediascan's. */
+#define PLAN_SRC_BATCH 64
+_Static_assert(MAP_MAX_GAPS <= SCAN_MAX_GAPS, "every bridged gap of a plan range is handed over");
+struct plan_src {
+	struct map_plan *plan;
+	struct map_range buf[PLAN_SRC_BATCH];
+};
+
+static int plan_source_next(void *arg, struct scan_range *out, unsigned max)
 {
-	return map_plan_next(arg, out, max);
+	struct plan_src *ps = arg;
+	int n = map_plan_next(ps->plan, ps->buf, max < PLAN_SRC_BATCH ? max : PLAN_SRC_BATCH);
+
+	for (int i = 0; i < n; i++) {
+		const struct map_range *m = &ps->buf[i];
+
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].offset = m->offset;
+		out[i].length = m->length;
+		out[i].dev_idx = m->dev_idx;
+		out[i].nr_gaps = m->nr_gaps;
+		for (uint32_t g = 0; g < out[i].nr_gaps; g++) {
+			out[i].gaps[g].offset = m->gaps[g].offset;
+			out[i].gaps[g].length = m->gaps[g].length;
+		}
+	}
+	return n;
 }
 
 /* Default I/O size: 1 MiB within the device's queue limit, a multiple of its block size. */
@@ -261,7 +285,7 @@ struct recheck_src {
 	size_t pos;
 };
 
-static int recheck_source_next(void *arg, struct map_range *out, unsigned max)
+static int recheck_source_next(void *arg, struct scan_range *out, unsigned max)
 {
 	struct recheck_src *rs = arg;
 	unsigned n = 0;
@@ -286,7 +310,6 @@ static int recheck_source_next(void *arg, struct map_range *out, unsigned max)
 		out[n].offset = lo;
 		out[n].length = hi - lo;
 		out[n].dev_idx = w->dev_idx;
-		out[n].tags = MAP_TAG_DATA;
 		n++;
 	}
 	return (int)n;
@@ -381,7 +404,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 {
 	struct map_target t;
 	struct map_plan_opts po;
-	struct map_plan *plan = NULL;
+	struct plan_src psrc = { 0 };
 	struct scan_device devs[SCAN_MAX_DEVICES];
 	struct scan_source src;
 	struct recheck_src rsrc = { 0 };
@@ -537,14 +560,14 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		src.next = recheck_source_next;
 		src.arg = &rsrc;
 	} else {
-		ret = map_plan_open(&t, &po, &plan);
+		ret = map_plan_open(&t, &po, &psrc.plan);
 		if (ret < 0) {
 			cli_err("cannot plan %s: %s", a->target, strerror(-ret));
 			ret = CLI_EXIT_OPERATIONAL;
 			goto out_state;
 		}
 		src.next = plan_source_next;
-		src.arg = plan;
+		src.arg = &psrc;
 	}
 
 	memset(&sa, 0, sizeof(sa));
@@ -577,7 +600,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	}
 	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
 	cli_progress_done(&pr);
-	map_plan_close(plan);
+	map_plan_close(psrc.plan);
 	if (ret < 0) {
 		cli_err("%s", r.fatal_msg[0] ? r.fatal_msg : strerror(-ret));
 		ret = CLI_EXIT_OPERATIONAL;

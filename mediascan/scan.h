@@ -10,11 +10,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "plan.h"
 #include "governor.h"
 #include "verify.h"
 
 #define SCAN_MAX_DEVICES 4
+#define SCAN_MAX_GAPS 8
+
+/* Bytes inside a range read only to bridge two planned pieces: not planned. */
+struct scan_gap {
+	uint64_t offset;		/* bytes on the device */
+	uint64_t length;		/* bytes */
+};
+
+/* One contiguous device range to read, as the plan (mapping/, through the pass) hands it. */
+struct scan_range {
+	uint64_t offset;		/* bytes on the device, logical-block aligned */
+	uint64_t length;		/* bytes, logical-block aligned */
+	uint32_t dev_idx;		/* index into the scan's devices */
+	uint32_t nr_gaps;
+	struct scan_gap gaps[SCAN_MAX_GAPS];	/* unplanned bytes read only to bridge */
+};
+
+/* Return the bytes of [offset, offset+length) inside r that are planned (not in a gap). */
+uint64_t scan_range_planned_bytes(const struct scan_range *r, uint64_t offset, uint64_t length);
 
 /* What a failed or late read said (mediascan/result.c classifies; stored by name). */
 enum scan_err_class {
@@ -66,7 +84,7 @@ struct scan_watch {
 /* Where a stream of planned ranges comes from (mapping's plan, through the caller). */
 struct scan_source {
 	/* Return ranges written to out (at most max), 0 at the end, or -errno. */
-	int (*next)(void *arg, struct map_range *out, unsigned max);
+	int (*next)(void *arg, struct scan_range *out, unsigned max);
 	void *arg;
 };
 
@@ -207,7 +225,7 @@ struct scan_isolate {
 	void *buf;			/* aligned, at least io_size/2 bytes (and >= lbs) */
 	scan_read_fn read;
 	void *read_arg;
-	const struct map_range *range;	/* for gap checks; may be NULL */
+	const struct scan_range *range;	/* for gap checks; may be NULL */
 	uint64_t reads;			/* isolation reads issued */
 	struct scan_result *r;		/* errors are appended here */
 };
