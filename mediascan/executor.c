@@ -896,3 +896,19 @@ int scan_result_free(struct scan_result *r)
 	r->nr_errors = 0;
 	return 0;
 }
+
+/* I/O size policy: 1 MiB within the device's queue limit, a multiple of its block size. */
+uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked)
+{
+	uint64_t io = asked ? asked : SCAN_DEFAULT_IO_SIZE;
+	uint32_t lbs = 512;
+
+	for (unsigned i = 0; i < nr; i++) {
+		if (!asked && devs[i].max_io_bytes && io > devs[i].max_io_bytes)
+			io = devs[i].max_io_bytes;
+		if (devs[i].logical_block_size > lbs)
+			lbs = devs[i].logical_block_size;
+	}
+	io -= io % lbs;
+	return (uint32_t)(io ? io : lbs);
+}

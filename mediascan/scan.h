@@ -162,8 +162,16 @@ struct scan_device {
 	int fd;				/* O_RDONLY|O_DIRECT */
 	uint32_t logical_block_size;	/* bytes */
 	uint64_t size_bytes;		/* when the scan started; 0 unknown (no resize check) */
+	uint64_t max_io_bytes;		/* the queue's largest transfer (max_sectors_kb); 0 unknown */
 	const char *path;		/* for messages; may be NULL */
 };
+
+#define SCAN_DEFAULT_IO_SIZE (1024 * 1024)
+/*
+ * Return the bytes per read for devs[0..nr): asked, or SCAN_DEFAULT_IO_SIZE within every
+ * device's transfer limit; a multiple of the largest logical block size (mediascan/executor.c).
+ */
+uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked);
 
 struct scan_result {
 	uint64_t planned_bytes;		/* planned bytes handed to the scan */
