@@ -585,6 +585,24 @@ static void test_checkpoint_sees_coalesced_error(void **state)
 	assert_int_equal(covered, 2 * LBS);
 }
 
+/* The I/O-size policy (scan_io_size): 1 MiB within every device's limit, whole blocks. */
+static void test_io_size(void **state)
+{
+	struct scan_device d[2] = {
+		{ .logical_block_size = 512, .max_io_bytes = 0 },
+		{ .logical_block_size = 4096, .max_io_bytes = 512 * KiB },
+	};
+
+	(void)state;
+	assert_int_equal(scan_io_size(d, 1, 0), 1 * MiB);		/* no limit known */
+	assert_int_equal(scan_io_size(d, 2, 0), 512 * KiB);		/* the smaller limit */
+	assert_int_equal(scan_io_size(d, 2, 10000), 8192);		/* asked: whole 4K blocks */
+	assert_int_equal(scan_io_size(d, 2, 4 * MiB), 4 * MiB);	/* asked beats the limit */
+	assert_int_equal(scan_io_size(d, 2, 100), 4096);		/* at least one block */
+	d[1].max_io_bytes = 128 * KiB;
+	assert_int_equal(scan_io_size(d, 2, 0), 128 * KiB);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +615,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoints, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_and_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_sees_coalesced_error, setup, teardown),
+		cmocka_unit_test(test_io_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
