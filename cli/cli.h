@@ -8,44 +8,24 @@
 #include <stdio.h>
 
 #include "damage.h"
+#include "pass.h"
 #include "scan.h"
 #include "target.h"
 
-/* Exit status, a bitmask as in xfs_scrub. */
+/* Exit status, a bitmask as in xfs_scrub (the pass's bits, pass/pass.h). */
 enum cli_exit {
-	CLI_EXIT_CLEAN = 0,
-	CLI_EXIT_MEDIA = 1,		/* media errors: data or metadata damaged */
-	CLI_EXIT_INTEGRITY = 2,		/* protection information mismatches */
-	CLI_EXIT_OPERATIONAL = 4,	/* the scan could not do all it should */
-	CLI_EXIT_USAGE = 8,		/* bad command line */
-	CLI_EXIT_DEVICE = 16,		/* the disk is failing or slow: device faults, slow
-					 * sectors, or the scan stopped to spare the disk */
-};
-
-/* Everything a report is made of. */
-struct cli_report {
-	struct map_target *t;
-	const char *method;
-	struct scan_result *r;
-	struct map_damage dmg;		/* owners of damage: what to restore */
-	struct map_damage risk;		/* owners of slow and device-fault ranges: at risk */
-	size_t *own_first;		/* per scan error: its owners in dmg.owners (damage) or */
-	size_t *own_count;		/* risk.owners (slow, device fault) */
-	int resumed;			/* the pass continued an interrupted one */
-	uint64_t base_bytes;		/* of r->scanned_bytes, read before a resume */
-	unsigned exit_bits;
-	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */
-	unsigned nr_gap_errors;
-	unsigned nr_transient_errors;	/* failed once, read fine when retried */
-	unsigned nr_slow_errors;	/* answered slower than the I/O timeout */
-	unsigned nr_device_faults;	/* timeouts, transport, target, device gone */
-	unsigned nr_op_errors;
+	CLI_EXIT_CLEAN = PASS_EXIT_CLEAN,
+	CLI_EXIT_MEDIA = PASS_EXIT_MEDIA,		/* media errors: data or metadata damaged */
+	CLI_EXIT_INTEGRITY = PASS_EXIT_INTEGRITY,	/* protection information mismatches */
+	CLI_EXIT_OPERATIONAL = PASS_EXIT_OPERATIONAL,	/* the scan could not do all it should */
+	CLI_EXIT_USAGE = PASS_EXIT_USAGE,		/* bad command line */
+	CLI_EXIT_DEVICE = PASS_EXIT_DEVICE,		/* the disk is failing or slow */
 };
 
 #define CLI_DEFAULT_STATE_DIR "/var/lib/mediascan"
-#define CLI_SCAN_DEFAULT_DEPTH 16
+#define CLI_SCAN_DEFAULT_DEPTH PASS_DEFAULT_DEPTH
 /* Failed or late reads in a row on one device before the disk is called failing. */
-#define CLI_DEFAULT_MAX_FAILED_READS 4096
+#define CLI_DEFAULT_MAX_FAILED_READS PASS_DEFAULT_MAX_FAILED_READS
 
 /* One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`. */
 struct cli_scan_cfg {
@@ -68,7 +48,7 @@ struct cli_scan_cfg {
 	int recheck;			/* re-read only the open errors of the history */
 	int no_state;
 	int quiet;
-	/* For patrol and scripts (cli/scan_hooks.c). */
+	/* For patrol and scripts: the output hooks (cli/scan_hooks.c). */
 	const char *format;		/* human output: NULL or "human", or "xfs_scrub" */
 	const char *label;		/* patrol target name for events; NULL: the target */
 	const char *on_damage;		/* shell command given the JSON of new damage on stdin */
@@ -79,8 +59,10 @@ struct cli_scan_cfg {
 
 /* Return the exit status of `mediascan scan ARGS`. */
 int cli_scan_main(int argc, char **argv);
-/* Return the exit status (enum cli_exit bits) of one scan as cfg describes it. */
+/* Return the exit status (enum cli_exit bits) of one pass as cfg describes it (scan_hooks.c). */
 int cli_scan_run(const struct cli_scan_cfg *cfg);
+/* Return the exit status of `mediascan probe ARGS`. */
+int cli_probe_main(int argc, char **argv);
 /* Return 0 after parsing "50M" or "50M/s" into bytes per second (> 0), or -EINVAL. */
 int cli_parse_rate(const char *s, uint64_t *bps);
 /* Print a one-line error "mediascan: ..." to stderr. */
@@ -93,9 +75,6 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_create_private(const char *path, FILE **out);
 /* Return a reason for a cli_create_private error, for "cannot write FILE: reason". */
 const char *cli_create_error(int err);
-/* Return 0 when dir is missing or is a directory owned by us or root that only its owner can
- * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store). */
-int cli_check_state_dir(const char *dir, char *why, size_t len);
 struct json_object;
 /* Rewrite a bare --json in argv (end of line, before an option; with before_device also
  * before a device or a directory) to --json=- (stdout): every subcommand takes --json FILE|-. */
@@ -103,18 +82,14 @@ void cli_json_argv(int argc, char **argv, int before_device);
 /* Return 0 after writing doc (pretty) to path ("-": stdout; else cli_create_private), -errno. */
 int cli_json_write(struct json_object *doc, const char *path);
 
-/* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
-int cli_report_build(struct cli_report *rep);
 /* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
-int cli_report_write_json(const struct cli_report *rep, const char *path);
+int cli_report_write_json(const struct pass_report *rep, const char *path);
 /* Return the rate of the summary: planned bytes checked per second in this run. */
-double cli_report_rate(const struct cli_report *rep);
+double cli_report_rate(const struct pass_report *rep);
 /* Print the human summary of the report. */
-void cli_report_print(const struct cli_report *rep, FILE *f);
+void cli_report_print(const struct pass_report *rep, FILE *f);
 /* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */
-struct json_object *cli_report_error_json(const struct cli_report *rep, size_t i);
-/* Return 0; free what cli_report_build allocated. */
-int cli_report_free(struct cli_report *rep);
+struct json_object *cli_report_error_json(const struct pass_report *rep, size_t i);
 
 /* Progress display on stderr: a one-line bar on a terminal. */
 struct cli_progress {

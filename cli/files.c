@@ -1,7 +1,7 @@
 /*
- * cli/files.c - files mediascan creates or trusts as root, opened so that another user cannot
- * redirect or read them: reports created 0600 and never through a symlink, the state
- * directory checked for its owner and mode before the store inside it is opened.
+ * cli/files.c - files mediascan creates as root, opened so that another user cannot redirect
+ * or read them: reports created 0600 and never through a symlink (the state directory's
+ * check is pass_check_state_dir, pass/record.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,36 +66,6 @@ const char *cli_create_error(int err)
 	if (err == -ENOTSUP)
 		return "it is a block device: mediascan never writes to devices";
 	return strerror(-err);
-}
-
-int cli_check_state_dir(const char *dir, char *why, size_t len)
-{
-	struct stat sb;
-
-	if (stat(dir, &sb) < 0) {
-		if (errno == ENOENT)
-			return 0;	/* created 0700 by the state store */
-		snprintf(why, len, "state directory %s: %s", dir, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISDIR(sb.st_mode)) {
-		snprintf(why, len, "state directory %s is not a directory", dir);
-		return -ENOTDIR;
-	}
-	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
-		snprintf(why, len, "state directory %s is owned by uid %u, not by us or root: "
-			 "its history could be forged (chown it, or give another --state-dir)",
-			 dir, (unsigned)sb.st_uid);
-		return -EPERM;
-	}
-	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(why, len, "state directory %s is writable by %s (mode %04o): its history "
-			 "could be forged or replaced (chmod go-w it)", dir,
-			 sb.st_mode & S_IWOTH ? "everyone" : "its group",
-			 (unsigned)(sb.st_mode & 07777));
-		return -EPERM;
-	}
-	return 0;
 }
 
 void cli_json_argv(int argc, char **argv, int before_device)

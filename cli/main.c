@@ -7,7 +7,6 @@
 #include "config.h"
 #include "cli.h"
 #include "patrol.h"
-#include "scan_method.h"
 
 static void usage(FILE *f)
 {

@@ -7,8 +7,7 @@
  * SIGTERM checkpoints every scan and exits.
  *
  * Over 600 lines for now: the daemon's loop, its target table and its reload share state; the
- * scan it forks lives in scan_run.c. Issue 10 moves the pass out of cli/, then the scheduler
- * can stand alone.
+ * scan it forks is the pass (pass/pass.c) with cli's output hooks (cli/scan_hooks.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -50,7 +49,7 @@ struct patrol_target {
 	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
 	int broken;			/* cannot be opened or planned now: retried, the others run */
 	char broken_why[10240];
-	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
+	char disks[PASS_MAX_DISKS][KIO_DISK_NAME_LEN];
 	unsigned nr_disks;
 	uint64_t planned_bytes;
 	pid_t pid;			/* running scan, 0 none */
@@ -114,12 +113,12 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 			 pt->c.path_line, pt->c.name, terr);
 		return 0;
 	}
-	cli_scan_target_key(&t, pt->key, sizeof(pt->key));
+	pass_target_key(&t, pt->key, sizeof(pt->key));
 	pt->devices[0] = '\0';
 	for (unsigned d = 0, n = 0; d < t.nr_devices && n < sizeof(pt->devices); d++)
 		n += (unsigned)snprintf(pt->devices + n, sizeof(pt->devices) - n, "%s%s",
 					d ? "," : "", t.devices[d].path);
-	pt->nr_disks = (unsigned)cli_target_disks(&t, pt->disks, CLI_MAX_DISKS);
+	pt->nr_disks = (unsigned)pass_target_disks(&t, pt->disks, PASS_MAX_DISKS);
 	memset(&po, 0, sizeof(po));
 	po.merge_gap = (uint64_t)-1;
 	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);
@@ -298,20 +297,20 @@ static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 {
 	int active = cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
 				    minutes_now());
-	struct cli_scan_lock lk;
+	struct pass_lock lk;
 	pid_t pid, self = getpid();
 	char err[1024];
 	int ret;
 
 	/* A look at the locks only: the scan takes them itself, whoever starts it. */
-	ret = cli_scan_lock_ids(pt->key, pt->c.path, pt->disks, pt->nr_disks, "mediascan patrol",
-				&lk, err, sizeof(err));
+	ret = pass_lock_ids(pt->key, pt->c.path, pt->disks, pt->nr_disks, "mediascan patrol",
+			    &lk, err, sizeof(err));
 	if (ret < 0) {
 		cli_err("patrol: not scanning %s for %d s: %s", pt->c.name, PATROL_RETRY_S, err);
 		pt->next_try = now + PATROL_RETRY_S;
 		return ret;
 	}
-	cli_scan_unlock(&lk);
+	pass_unlock(&lk);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -518,7 +517,7 @@ int cli_patrol_main(int argc, char **argv)
 		free(p.t);
 		return 0;
 	}
-	ret = cli_check_state_dir(p.cfg.state_dir, warn, sizeof(warn));
+	ret = pass_check_state_dir(p.cfg.state_dir, warn, sizeof(warn));
 	if (ret < 0) {
 		cli_err("patrol: %s", warn);
 		free(p.t);

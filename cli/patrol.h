@@ -1,6 +1,6 @@
 /*
- * cli/patrol.h - the patrol service and its companions: config file, scan hooks (history,
- * journal, on_damage), status, report and the Prometheus textfile.
+ * cli/patrol.h - the patrol service and its companions: config file, the pass's output hooks
+ * (journal, on_damage, xfs_scrub lines), status, report and the Prometheus textfile.
  */
 #ifndef MEDIASCAN_PATROL_H
 #define MEDIASCAN_PATROL_H
@@ -13,54 +13,14 @@
 
 #define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
 
-/*
- * Return the number of settled errors after storing owners, settling (settle[0..nr_settle):
- * read cleanly, or no longer allocated) the open errors a complete pass did not see fail,
- * and sending journal events and on_damage for damage not told before (st may be NULL:
- * everything is new); the damage is marked told only when on_damage (if any) exited 0.
- * Failures are warnings.
- */
-int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
-		   struct scan_state *st, int64_t pass_id, const char *key,
-		   const struct scan_state_outcome *settle, size_t nr_settle);
 /* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
-void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f);
+void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f);
 /*
  * Return the exit status of `sh -c cmd` fed input on stdin (128+N if killed by signal N);
  * -ETIMEDOUT after killing its process group when it ran longer than timeout_s (0: the
  * default), -EINTR after killing it on SIGTERM/SIGINT (passed on to their handlers), or -errno.
  */
 int cli_run_hook(const char *cmd, const char *input, double timeout_s);
-/* Write the state store's key of target t (filesystem type:UUID:devices) into key. */
-void cli_scan_target_key(const struct map_target *t, char *key, size_t len);
-
-/* One scan per target and per physical disk (scan_lock.c). */
-#define CLI_LOCK_DIR "/run/mediascan"
-#define CLI_MAX_DISKS 8			/* physical disks under one target */
-struct cli_scan_lock {
-	int fd[1 + CLI_MAX_DISKS];	/* the target's lock, then one per disk */
-	unsigned nr;
-};
-/* Return the number of physical disks under target t written to out[0..max). */
-int cli_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max);
-/*
- * Return 0 after locking target t (state store key key) and each of its disks for this
- * process (label says who, for a refused scan's message; a lock file that cannot be made is
- * a warning, not an error); -EWOULDBLOCK when another scan holds one, with one line in err
- * and nothing held.
- */
-int cli_scan_lock(const struct map_target *t, const char *key, const char *label,
-		  struct cli_scan_lock *lk, char *err, size_t len);
-/*
- * Return as cli_scan_lock, for a target known by its key, its name for messages and its
- * disks[0..nr_disks) (patrol: to see whether a target is free before starting its scan).
- */
-int cli_scan_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
-		      unsigned nr_disks, const char *label, struct cli_scan_lock *lk, char *err,
-		      size_t len);
-/* Release the locks of cli_scan_lock. */
-void cli_scan_unlock(struct cli_scan_lock *lk);
-
 /* Return the exit status of `mediascan patrol ARGS`. */
 int cli_patrol_main(int argc, char **argv);
 /* Return the exit status of `mediascan status ARGS`. */

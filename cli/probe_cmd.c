@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "kio_dev.h"
-#include "scan_method.h"
+#include "pass.h"
 
 static const char *const guard_names[] = { "crc16-t10dif", "crc32c", "crc64-nvme" };
 static const char *const kind_names[] = { "other", "nvme", "scsi" };
@@ -101,7 +101,7 @@ int cli_probe_main(int argc, char **argv)
 {
 	struct map_target t;
 	struct scan_opts so;
-	struct cli_method cm;
+	struct pass_method cm;
 	json_object *root, *devs;
 	char err[1024];
 	int ret, err_class;
@@ -133,10 +133,11 @@ int cli_probe_main(int argc, char **argv)
 		return err_class == MAP_TERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
 	}
 	memset(&so, 0, sizeof(so));
-	ret = cli_method_setup(NULL, &t, &so, &cm);
+	ret = pass_method_setup(NULL, &t, &so, &cm, err, sizeof(err));
 	if (ret) {
+		cli_err("%s", err);
 		map_target_close(&t);
-		return ret;
+		return CLI_EXIT_OPERATIONAL;
 	}
 	root = json_object_new_object();
 	devs = json_object_new_array();
@@ -156,7 +157,7 @@ int cli_probe_main(int argc, char **argv)
 		print_human(root);
 	}
 	json_object_put(root);
-	cli_method_close(&cm);
+	pass_method_close(&cm);
 	map_target_close(&t);
 	return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
 }

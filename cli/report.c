@@ -1,6 +1,6 @@
 /*
- * cli/report.c - the damage report: owners and paths of every error, the JSON report
- * (schema mediascan-report/1, built with json-c) and the human summary.
+ * cli/report.c - the damage report as the pass's map stage built it (pass/map.c): the JSON
+ * report (schema mediascan-report/1, built with json-c) and the human summary.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,140 +15,14 @@
 #include "escape.h"
 #include "units.h"
 
-/* Slow and device-fault ranges: not lost, but their owners are at risk. */
-static int is_at_risk(const struct scan_error *e)
-{
-	enum scan_verdict v = scan_error_verdict(e);
-
-	return v == SCAN_V_SLOW || v == SCAN_V_DEVICE;
-}
-
-/*
- * Look up the owners of every error that `want` selects (sorted by device and offset) in d,
- * one batch per device: nearby ranges share GETFSMAP passes (as `mediascan map` does) instead
- * of one query each. The groups follow those errors in order; read them after resolve.
- */
-static int add_batched(struct cli_report *rep, struct map_damage *d,
-		       int (*want)(const struct scan_error *e))
-{
-	const struct scan_result *r = rep->r;
-	uint64_t *off = malloc(sizeof(*off) * (r->nr_errors + 1));
-	uint64_t *len = malloc(sizeof(*len) * (r->nr_errors + 1));
-	int ret = off && len ? 0 : -ENOMEM;
-
-	for (size_t i = 0; i < r->nr_errors && ret == 0;) {
-		uint32_t dev = r->errors[i].dev_idx;
-		size_t n = 0;
-
-		for (; i < r->nr_errors && r->errors[i].dev_idx == dev; i++) {
-			if (!want(&r->errors[i]))
-				continue;
-			off[n] = r->errors[i].offset;
-			len[n++] = r->errors[i].length;
-		}
-		if (n)
-			ret = map_damage_add_many(d, rep->t, dev, off, len, n);
-	}
-	free(off);
-	free(len);
-	return ret;
-}
-
-int cli_report_build(struct cli_report *rep)
-{
-	struct scan_result *r = rep->r;
-	int ret;
-
-	/*
-	 * Errors split by checkpoints (or loaded from an interrupted run) are shown as the
-	 * runs they form: merge neighbours that say the same (result.c's one rule).
-	 */
-	scan_result_coalesce(r);
-	rep->own_first = calloc(r->nr_errors + 1, sizeof(size_t));
-	rep->own_count = calloc(r->nr_errors + 1, sizeof(size_t));
-	if (!rep->own_first || !rep->own_count)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nr_errors; i++) {
-		const struct scan_error *e = &r->errors[i];
-
-		switch (scan_error_verdict(e)) {
-		case SCAN_V_OPERATIONAL:
-			rep->nr_op_errors++;
-			rep->exit_bits |= CLI_EXIT_OPERATIONAL;
-			break;
-		case SCAN_V_GAP:
-			rep->nr_gap_errors++;
-			break;
-		case SCAN_V_TRANSIENT:
-			/*
-			 * Failed once, then every block read fine: not proven damage. The
-			 * usual cause is a bad neighbour whose request the block layer merged
-			 * with this read; that neighbour is reported on its own.
-			 */
-			rep->nr_transient_errors++;
-			break;
-		case SCAN_V_SLOW:
-			rep->nr_slow_errors++;
-			rep->exit_bits |= CLI_EXIT_DEVICE;
-			break;
-		case SCAN_V_DEVICE:
-			rep->nr_device_faults++;
-			rep->exit_bits |= CLI_EXIT_DEVICE;
-			break;
-		case SCAN_V_DAMAGE:
-			rep->nr_damage_errors++;
-			rep->exit_bits |= e->cls == SCAN_ERR_PI ? CLI_EXIT_INTEGRITY : CLI_EXIT_MEDIA;
-			break;
-		}
-	}
-	if (r->failing)
-		rep->exit_bits |= CLI_EXIT_DEVICE;
-	ret = add_batched(rep, &rep->dmg, scan_is_damage);
-	if (ret < 0)
-		return ret;
-	ret = map_damage_resolve(&rep->dmg, rep->t);
-	if (ret < 0)
-		return ret;
-	if (rep->nr_slow_errors || rep->nr_device_faults) {
-		ret = add_batched(rep, &rep->risk, is_at_risk);
-		if (ret == 0)
-			ret = map_damage_resolve(&rep->risk, rep->t);
-		if (ret < 0)
-			return ret;
-	}
-	/* The owner index (ext4, XFS without rmapbt) may replace owners: final spans. */
-	for (size_t i = 0, g = 0, k = 0; i < r->nr_errors; i++) {
-		const struct scan_error *e = &r->errors[i];
-
-		if (scan_is_damage(e))
-			map_damage_group(&rep->dmg, g++, &rep->own_first[i], &rep->own_count[i]);
-		else if (is_at_risk(e))
-			map_damage_group(&rep->risk, k++, &rep->own_first[i], &rep->own_count[i]);
-	}
-	/* Stopped to spare a failing disk: bit 16 says so; incomplete by decision, not trouble. */
-	if (r->fatal || (!r->complete && !r->failing))
-		rep->exit_bits |= CLI_EXIT_OPERATIONAL;
-	return 0;
-}
-
-int cli_report_free(struct cli_report *rep)
-{
-	map_damage_free(&rep->dmg);
-	map_damage_free(&rep->risk);
-	free(rep->own_first);
-	free(rep->own_count);
-	rep->own_first = rep->own_count = NULL;
-	return 0;
-}
-
 /* The owner table error e's owners live in: damage's, or at-risk's. */
-static const struct map_damage *owner_table(const struct cli_report *rep,
+static const struct map_damage *owner_table(const struct pass_report *rep,
 					    const struct scan_error *e)
 {
 	return scan_is_damage(e) ? &rep->dmg : &rep->risk;
 }
 
-static json_object *json_error(const struct cli_report *rep, size_t i)
+static json_object *json_error(const struct pass_report *rep, size_t i)
 {
 	const struct scan_error *e = &rep->r->errors[i];
 	const struct map_damage *d = owner_table(rep, e);
@@ -199,7 +73,7 @@ static json_object *json_plain_error(const struct map_target *t, const struct sc
 	return o;
 }
 
-static json_object *json_report(const struct cli_report *rep)
+static json_object *json_report(const struct pass_report *rep)
 {
 	const struct map_target *t = rep->t;
 	const struct scan_result *r = rep->r;
@@ -297,7 +171,7 @@ static json_object *json_report(const struct cli_report *rep)
 	return root;
 }
 
-int cli_report_write_json(const struct cli_report *rep, const char *path)
+int cli_report_write_json(const struct pass_report *rep, const char *path)
 {
 	json_object *root = json_report(rep);
 	/* 0600, never through a symlink or onto a device (cli/files.c) */
@@ -308,7 +182,7 @@ int cli_report_write_json(const struct cli_report *rep, const char *path)
 }
 
 /* Slow sectors and device faults: loud, with their owners, never "restore". */
-static void print_at_risk(const struct cli_report *rep, FILE *f)
+static void print_at_risk(const struct pass_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
 
@@ -346,7 +220,7 @@ static void print_at_risk(const struct cli_report *rep, FILE *f)
 	}
 }
 
-double cli_report_rate(const struct cli_report *rep)
+double cli_report_rate(const struct pass_report *rep)
 {
 	const struct scan_result *r = rep->r;
 	uint64_t done = r->scanned_bytes > rep->base_bytes ? r->scanned_bytes - rep->base_bytes : 0;
@@ -358,7 +232,7 @@ double cli_report_rate(const struct cli_report *rep)
 	return r->elapsed_s > 0 ? (double)done / r->elapsed_s : 0;
 }
 
-void cli_report_print(const struct cli_report *rep, FILE *f)
+void cli_report_print(const struct pass_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
 	const struct map_target *t = rep->t;
@@ -427,7 +301,7 @@ void cli_report_print(const struct cli_report *rep, FILE *f)
 }
 
 /* Added for history and notifications (issue 6): one error as in media_errors[]. */
-json_object *cli_report_error_json(const struct cli_report *rep, size_t i)
+json_object *cli_report_error_json(const struct pass_report *rep, size_t i)
 {
 	return json_error(rep, i);
 }

@@ -1,8 +1,9 @@
 /*
- * cli/scan_hooks.c - what happens after a scan run besides its report: owners stored with
- * each error in the history, ranges a complete pass read cleanly marked cleared, journal
- * events and the on_damage command for damage not told before, and the xfs_scrub-shaped
- * error lines of --format xfs_scrub.
+ * cli/scan_hooks.c - the output hooks of a pass (pass/pass.h) as `mediascan scan` and patrol's
+ * runs fill them in: messages, the banner and progress, the JSON report and the owners kept
+ * in the history, journal events and the on_damage command for damage not told before, and
+ * the human summary or the xfs_scrub-shaped error lines of --format xfs_scrub. cli_scan_run
+ * turns the command line's options into the pass's and runs it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,7 @@
 #include "state.h"
 #include "units.h"
 
-static const char *first_path(const struct cli_report *rep, uint64_t inode)
+static const char *first_path(const struct pass_report *rep, uint64_t inode)
 {
 	const struct map_inode_paths *p = map_damage_paths(&rep->dmg, inode);
 
@@ -34,7 +35,7 @@ static const char *first_path(const struct cli_report *rep, uint64_t inode)
 }
 
 /* Journal events for error i: the bad range, then each file that lost data in it. */
-static void journal_error(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
+static void journal_error(const struct cli_scan_cfg *cfg, const struct pass_report *rep,
 			  size_t i, int64_t pass_id)
 {
 	const struct scan_error *e = &rep->r->errors[i];
@@ -229,7 +230,7 @@ static void hook_warn(const struct cli_scan_cfg *cfg, int ret, unsigned nr)
 }
 
 /* The JSON handed to on_damage: schema mediascan-damage/1. */
-static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
+static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct pass_report *rep,
 			       int64_t pass_id, json_object *errors)
 {
 	json_object *j = json_object_new_object();
@@ -250,112 +251,7 @@ static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct cli_
 	return j;
 }
 
-int cli_scan_after(const struct cli_scan_cfg *cfg, const struct cli_report *rep,
-		   struct scan_state *st, int64_t pass_id, const char *key,
-		   const struct scan_state_outcome *settle, size_t nr_settle)
-{
-	const struct scan_result *r = rep->r;
-	json_object *fresh = json_object_new_array();
-	const char *label = cfg->label ? cfg->label : cfg->target;
-	size_t *fresh_idx = calloc(r->nr_errors ? r->nr_errors : 1, sizeof(*fresh_idx));
-	unsigned nr_fresh = 0;
-	int cleared = 0, told = 1, ret;
-
-	for (size_t i = 0; i < r->nr_errors; i++) {
-		const struct scan_error *e = &r->errors[i];
-		const char *dev = map_device_key(&rep->t->devices[e->dev_idx]);	/* rows' key */
-		json_object *ej;
-		int is_new = 1;
-
-		if (!scan_is_damage(e))
-			continue;
-		ej = cli_report_error_json(rep, i);
-		if (st) {
-			json_object *owners = NULL;
-
-			json_object_object_get_ex(ej, "owners", &owners);
-			ret = scan_state_set_owners_range(st, pass_id, dev, e->offset, e->length,
-				json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
-			if (ret < 0)
-				cli_err("warning: owners not stored in the history: %s",
-					scan_state_errmsg(st));
-			/* Marked told only once it was (below): a failed on_damage is retried. */
-			ret = scan_state_count_unnotified(st, pass_id, dev, e->offset, e->length);
-			is_new = ret != 0;	/* an error of the store still tells */
-		}
-		if (!is_new) {
-			json_object_put(ej);
-			continue;
-		}
-		if (fresh_idx)
-			fresh_idx[nr_fresh] = i;
-		nr_fresh++;
-		json_object_array_add(fresh, ej);
-		if (cfg->journal)
-			journal_error(cfg, rep, i, pass_id);
-	}
-	if (st && r->complete) {
-		cleared = scan_state_settle(st, key, pass_id, settle, nr_settle);
-		if (cleared < 0) {
-			cli_err("warning: cleared errors not recorded: %s", scan_state_errmsg(st));
-			cleared = 0;
-		}
-	}
-	if (cfg->journal && (r->complete || r->fatal)) {
-		char msg[PATH_MAX + 256], sz[32];
-		struct cli_event ev = {
-			.type = r->complete ? CLI_EV_PASS_COMPLETE : CLI_EV_SCAN_FAILED,
-			.message = msg, .target = label, .pass_id = pass_id,
-		};
-
-		if (r->complete)
-			snprintf(msg, sizeof(msg), "%s: pass complete, %s read, %u damaged ranges, "
-				 "%d cleared since the previous pass", label,
-				 cli_fmt_bytes(r->scanned_bytes, sz, sizeof(sz)),
-				 rep->nr_damage_errors, cleared);
-		else
-			snprintf(msg, sizeof(msg), "%s: scan failed: %s", label,
-				 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
-		cli_journal_send(&ev);
-	}
-	if (cfg->on_damage && nr_fresh && r->stopped == 1) {
-		/* Stopping (SIGTERM, SIGINT): start no command that could hold the stop up. */
-		told = 0;
-		cli_err("warning: on_damage not run, the scan is stopping: its %u damaged range%s "
-			"%s offered again on the next run", nr_fresh, nr_fresh == 1 ? "" : "s",
-			nr_fresh == 1 ? "is" : "are");
-		json_object_put(fresh);
-	} else if (cfg->on_damage && nr_fresh) {
-		json_object *doc = damage_doc(cfg, rep, pass_id, fresh);
-
-		ret = cli_run_hook(cfg->on_damage, json_object_to_json_string_ext(doc,
-				   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
-				   cfg->hook_timeout_s);
-		told = ret == 0;
-		hook_warn(cfg, ret, nr_fresh);
-		json_object_put(doc);
-	} else {
-		json_object_put(fresh);
-	}
-	/* Told (journal, on_damage exit 0): not again. Else the next run offers it again. */
-	for (unsigned k = 0; st && told && fresh_idx && k < nr_fresh; k++) {
-		const struct scan_error *e = &r->errors[fresh_idx[k]];
-
-		ret = scan_state_take_unnotified(st, pass_id,
-						 map_device_key(&rep->t->devices[e->dev_idx]),
-						 e->offset, e->length);
-		if (ret < 0) {
-			cli_err("warning: damage not marked as told in the history (it will be "
-				"told again): %s", scan_state_errmsg(st));
-			break;
-		}
-	}
-	free(fresh_idx);
-	return cleared;
-}
-
-void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f)
+void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
 	const char *where = rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg;
@@ -415,4 +311,198 @@ void cli_report_print_xfs_scrub(const struct cli_report *rep, FILE *f)
 	}
 	if (nr)
 		fprintf(f, "%s: unfixable errors found: %u\n", where, nr);
+}
+
+/* What the hooks of one `mediascan scan` (or patrol run) know: its options and the bar. */
+struct cli_hooks {
+	const struct cli_scan_cfg *cfg;
+	int human;			/* the human report goes to stdout */
+	struct cli_progress pr;
+};
+
+static void hook_say(void *arg, enum pass_say kind, const char *msg)
+{
+	const struct cli_hooks *c = arg;
+
+	switch (kind) {
+	case PASS_SAY_ERROR:
+		cli_err("%s", msg);
+		break;
+	case PASS_SAY_NOTE:
+		if (!c->cfg->quiet)
+			cli_err("%s", msg);
+		break;
+	case PASS_SAY_INFO:
+		if (!c->cfg->quiet)
+			printf("%s\n", msg);
+		break;
+	case PASS_SAY_HUMAN:
+		if (c->human)
+			printf("%s\n", msg);
+		break;
+	}
+}
+
+/* Human: what is about to be read, on one line. */
+static void hook_begin(void *arg, const struct pass_begin *b)
+{
+	const struct cli_hooks *c = arg;
+	const struct map_target *t = b->t;
+	char sz[32], rb[32];
+
+	if (!c->human)
+		return;
+	printf("mediascan: %s %s (%s", b->resumed ? "resuming" : b->recheck ?
+	       "rechecking the open errors of" : "scanning",
+	       t->mount_point[0] ? t->mount_point : t->arg, t->fs_type);
+	for (unsigned i = 0; i < t->nr_devices; i++)
+		printf("%s %s %s", i ? "," : " on", map_role_name(t->devices[i].role),
+		       t->devices[i].path);
+	printf("): %s planned", cli_fmt_bytes(b->planned_bytes, sz, sizeof(sz)));
+	if (b->resumed)
+		printf(", %s already read", cli_fmt_bytes(b->scanned_base, sz, sizeof(sz)));
+	printf(", method %s", b->method);
+	if (b->rate)
+		printf(", rate %s/s", cli_fmt_bytes(b->rate, rb, sizeof(rb)));
+	if (b->window_s) {
+		char w[32];
+
+		printf(", window %s", cli_fmt_duration(b->window_s, w, sizeof(w)));
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static void hook_progress(const struct scan_progress *p, void *arg)
+{
+	struct cli_hooks *c = arg;
+
+	cli_progress_cb(p, &c->pr);
+}
+
+static void hook_progress_done(void *arg)
+{
+	struct cli_hooks *c = arg;
+
+	cli_progress_done(&c->pr);
+}
+
+static int hook_json(void *arg, const struct pass_report *rep)
+{
+	const struct cli_hooks *c = arg;
+	int ret = cli_report_write_json(rep, c->cfg->json);
+
+	if (ret < 0)
+		cli_err("cannot write the JSON report to %s: %s", c->cfg->json,
+			cli_create_error(ret));
+	return ret;
+}
+
+/* The owners of error i as media_errors[].owners says them, for the history. */
+static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i)
+{
+	json_object *ej = cli_report_error_json(rep, i), *owners = NULL;
+	char *s;
+
+	(void)arg;
+	json_object_object_get_ex(ej, "owners", &owners);
+	s = strdup(json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(ej);
+	return s;
+}
+
+static void hook_journal_error(void *arg, const struct pass_report *rep, size_t i,
+			       int64_t pass_id)
+{
+	const struct cli_hooks *c = arg;
+
+	journal_error(c->cfg, rep, i, pass_id);
+}
+
+static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t pass_id,
+			     int cleared)
+{
+	const struct cli_hooks *c = arg;
+	const struct scan_result *r = rep->r;
+	const char *label = c->cfg->label ? c->cfg->label : c->cfg->target;
+	char msg[PATH_MAX + 256], sz[32];
+	struct cli_event ev = {
+		.type = r->complete ? CLI_EV_PASS_COMPLETE : CLI_EV_SCAN_FAILED,
+		.message = msg, .target = label, .pass_id = pass_id,
+	};
+
+	if (r->complete)
+		snprintf(msg, sizeof(msg), "%s: pass complete, %s read, %u damaged ranges, "
+			 "%d cleared since the previous pass", label,
+			 cli_fmt_bytes(r->scanned_bytes, sz, sizeof(sz)),
+			 rep->nr_damage_errors, cleared);
+	else
+		snprintf(msg, sizeof(msg), "%s: scan failed: %s", label,
+			 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
+	cli_journal_send(&ev);
+}
+
+/* on_damage: the JSON of the damage not told before on stdin; told when it exits 0. */
+static int hook_on_damage(void *arg, const struct pass_report *rep, const size_t *idx,
+			  unsigned n, int64_t pass_id)
+{
+	const struct cli_hooks *c = arg;
+	json_object *fresh = json_object_new_array(), *doc;
+	int ret;
+
+	for (unsigned k = 0; k < n; k++)
+		json_object_array_add(fresh, cli_report_error_json(rep, idx[k]));
+	doc = damage_doc(c->cfg, rep, pass_id, fresh);
+	ret = cli_run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
+			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
+			   c->cfg->hook_timeout_s);
+	hook_warn(c->cfg, ret, n);
+	json_object_put(doc);
+	return ret == 0;
+}
+
+static void hook_human(void *arg, const struct pass_report *rep)
+{
+	const struct cli_hooks *c = arg;
+
+	if (c->cfg->format && strcmp(c->cfg->format, "xfs_scrub") == 0)
+		cli_report_print_xfs_scrub(rep, stderr);
+	else if (c->human)
+		cli_report_print(rep, stdout);
+}
+
+int cli_scan_run(const struct cli_scan_cfg *a)
+{
+	struct cli_hooks c = { .cfg = a };
+	struct pass_hooks h = {
+		.arg = &c, .say = hook_say, .begin = hook_begin, .progress = hook_progress,
+		.progress_done = hook_progress_done, .owners_json = hook_owners_json,
+		.human = hook_human,
+	};
+	struct pass_opts o = {
+		.target = a->target, .engine = a->engine, .method = a->method,
+		.state_dir = a->state_dir, .ioprio = a->ioprio, .label = a->label,
+		.io_size = a->io_size, .depth = a->depth, .merge_gap = a->merge_gap,
+		.rate = a->rate, .rate_min = a->rate_min, .rate_max = a->rate_max,
+		.window_s = a->window_s, .max_duration_s = a->max_duration_s,
+		.io_timeout_s = a->io_timeout_s, .max_failed_reads = a->max_failed_reads,
+		.max_failed_reads_set = a->max_failed_reads_set, .no_backoff = a->no_backoff,
+		.resume = a->resume, .recheck = a->recheck, .no_state = a->no_state,
+		.window_from_start = a->window_from_start,
+	};
+
+	c.human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
+	c.pr.enabled = strcmp(a->progress, "log") == 0 ? 2 :
+		       (strcmp(a->progress, "bar") == 0 ||
+			(strcmp(a->progress, "auto") == 0 && isatty(STDERR_FILENO)));
+	if (a->json)
+		h.json = hook_json;
+	if (a->journal) {
+		h.journal_error = hook_journal_error;
+		h.journal_end = hook_journal_end;
+	}
+	if (a->on_damage)
+		h.on_damage = hook_on_damage;
+	return pass_run(&o, &h);
 }

@@ -39,7 +39,7 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 		cli_err("no state store in %s: nothing scanned yet (or give --state-dir)", dir);
 		return -ENOENT;
 	}
-	ret = cli_check_state_dir(dir, err, sizeof(err));
+	ret = pass_check_state_dir(dir, err, sizeof(err));
 	if (ret < 0) {
 		cli_err("%s", err);
 		return ret;

@@ -16,7 +16,7 @@
 /* One queue slot: the read and a copy of the range it belongs to (for gap checks). */
 struct exec_slot {
 	struct scan_io io;		/* first: the engine hands back &io */
-	struct map_range range;
+	struct scan_range range;
 	int busy;
 	int timed_out;			/* past the I/O timeout (or abandoned): see late_idx */
 	int alone;			/* issued by exec_read_alone, not by the loop */
@@ -35,7 +35,7 @@ enum exec_late_state {
 struct exec_late {
 	uint32_t dev_idx;
 	uint64_t offset, length;	/* bytes */
-	struct map_range range;		/* for gap checks */
+	struct scan_range range;	/* for gap checks */
 	uint64_t issue_ns;
 	uint64_t latency_ns;		/* when it answered (or the timeout, when cancelled) */
 	enum exec_late_state state;
@@ -55,7 +55,7 @@ struct exec {
 	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
 	unsigned nr_deferred;
 	unsigned inflight;
-	struct map_range *batch;
+	struct scan_range *batch;
 	unsigned batch_len, batch_pos;
 	uint64_t range_pos;		/* next byte to read in batch[batch_pos] */
 	int src_done;
@@ -92,7 +92,7 @@ uint64_t exec_now_ns(void);
 ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
 			uint64_t *lat_ns);
 /* Return 0 after narrowing a failed read of [offset, offset+length) on dev; -errno. */
-int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint64_t offset,
+int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
 		 uint64_t length, int err);
 /* Count bytes [offset, offset+length) of dev, read cleanly, into the watches they cover. */
 void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
@@ -120,7 +120,7 @@ void exec_sample(struct exec *x, uint64_t now);
  * it already); -EOPNOTSUPP when the device refused the method, or -ENOMEM.
  */
 int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev_idx,
-		  const struct map_range *rg, uint64_t offset, uint64_t length, int isolating,
+		  const struct scan_range *rg, uint64_t offset, uint64_t length, int isolating,
 		  unsigned reads);
 /* Return 0 at the end or on stop, -EOPNOTSUPP when the device refused the method, -errno. */
 int exec_vfy_loop(struct exec *x);

@@ -11,7 +11,7 @@
 #include "exec.h"
 
 /* Record one failing block that a verify method reported. */
-static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct map_range *rg,
+static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct scan_range *rg,
 			uint64_t offset, uint32_t lbs, unsigned reads, const struct vfy_result *res)
 {
 	struct scan_error e = {
@@ -21,7 +21,7 @@ static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct map_range
 	};
 
 	e.cls = scan_classify(e.err);
-	e.in_gap = rg && map_range_planned_bytes(rg, offset, lbs) == 0;
+	e.in_gap = rg && scan_range_planned_bytes(rg, offset, lbs) == 0;
 	return scan_result_add(x->r, &e);
 }
 
@@ -36,7 +36,7 @@ static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct map_range
  * span), or -ENOMEM.
  */
 int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev_idx,
-			 const struct map_range *rg, uint64_t offset, uint64_t length,
+			 const struct scan_range *rg, uint64_t offset, uint64_t length,
 			 int isolating, unsigned reads)
 {
 	struct vfy_dev *vd = x->o->vfy_devs[dev_idx];
@@ -110,7 +110,7 @@ int exec_vfy_loop(struct exec *x)
 	int ret;
 
 	for (;;) {
-		struct map_range rg;
+		struct scan_range rg;
 		unsigned saved_pos;
 		uint64_t saved_range_pos, off, len, max_bytes;
 		struct vfy_dev *vd;
@@ -159,7 +159,7 @@ int exec_vfy_loop(struct exec *x)
 		}
 		if (ret < 0)
 			return ret;
-		x->r->scanned_bytes += map_range_planned_bytes(&rg, off, len);
+		x->r->scanned_bytes += scan_range_planned_bytes(&rg, off, len);
 		if (x->have_gov)
 			scan_gov_account(&x->gov, len, now);
 		now = exec_now_ns();

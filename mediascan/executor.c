@@ -232,9 +232,9 @@ int exec_have_work(struct exec *x)
 		x->batch_pos = 0;
 		x->range_pos = x->batch[0].offset;
 		for (int i = 0; i < ret; i++)
-			x->r->planned_bytes += map_range_planned_bytes(&x->batch[i],
-								       x->batch[i].offset,
-								       x->batch[i].length);
+			x->r->planned_bytes += scan_range_planned_bytes(&x->batch[i],
+									x->batch[i].offset,
+									x->batch[i].length);
 	}
 	return 1;
 }
@@ -242,7 +242,7 @@ int exec_have_work(struct exec *x)
 /* Length of the next read of the current range. */
 static uint32_t exec_next_len(const struct exec *x)
 {
-	const struct map_range *rg = &x->batch[x->batch_pos];
+	const struct scan_range *rg = &x->batch[x->batch_pos];
 	uint64_t len = rg->offset + rg->length - x->range_pos;
 
 	return (uint32_t)(len > x->o->io_size ? x->o->io_size : len);
@@ -251,7 +251,7 @@ static uint32_t exec_next_len(const struct exec *x)
 /* Prepare the next read of the current range in slot (exec_have_work() said 1). */
 static void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now)
 {
-	struct map_range *rg = &x->batch[x->batch_pos];
+	struct scan_range *rg = &x->batch[x->batch_pos];
 	uint64_t end = rg->offset + rg->length;
 	uint32_t len = exec_next_len(x);
 
@@ -261,7 +261,7 @@ static void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now)
 	slot->io.dev_idx = rg->dev_idx;
 	slot->io.buf = x->eng.buf;
 	slot->io.issue_ns = now;
-	slot->io.planned_bytes = map_range_planned_bytes(rg, x->range_pos, len);
+	slot->io.planned_bytes = scan_range_planned_bytes(rg, x->range_pos, len);
 	slot->range = *rg;
 	slot->timed_out = 0;
 	slot->alone = 0;
@@ -379,7 +379,7 @@ static ssize_t exec_iso_read(void *arg, uint32_t dev, void *buf, size_t len, uin
 	return n;
 }
 
-int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint64_t offset,
+int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
 		 uint64_t length, int err)
 {
 	const struct scan_device *d = &x->devs[dev];
@@ -475,7 +475,7 @@ static int exec_device_changed(struct exec *x, const struct scan_io *io)
 static int exec_complete(struct exec *x, struct exec_slot *slot)
 {
 	struct scan_io *io = &slot->io, e0;
-	struct map_range rg;
+	struct scan_range rg;
 	size_t nr_before;
 	int err = io->res, ret;
 
@@ -895,4 +895,20 @@ int scan_result_free(struct scan_result *r)
 	r->errors = NULL;
 	r->nr_errors = 0;
 	return 0;
+}
+
+/* I/O size policy: 1 MiB within the device's queue limit, a multiple of its block size. */
+uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked)
+{
+	uint64_t io = asked ? asked : SCAN_DEFAULT_IO_SIZE;
+	uint32_t lbs = 512;
+
+	for (unsigned i = 0; i < nr; i++) {
+		if (!asked && devs[i].max_io_bytes && io > devs[i].max_io_bytes)
+			io = devs[i].max_io_bytes;
+		if (devs[i].logical_block_size > lbs)
+			lbs = devs[i].logical_block_size;
+	}
+	io -= io % lbs;
+	return (uint32_t)(io ? io : lbs);
 }

@@ -25,7 +25,7 @@ static int add_bad(struct scan_isolate *si, uint64_t offset, uint64_t length, in
 	for (uint64_t b = offset; b < offset + length; b += si->lbs) {
 		e.offset = b;
 		e.length = si->lbs;
-		e.in_gap = si->range && map_range_planned_bytes(si->range, b, si->lbs) == 0;
+		e.in_gap = si->range && scan_range_planned_bytes(si->range, b, si->lbs) == 0;
 		ret = scan_result_add(si->r, &e);
 		if (ret < 0)
 			return ret;

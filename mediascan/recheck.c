@@ -23,7 +23,7 @@ static int add_late_error(struct exec *x, const struct exec_late *l, uint64_t of
 		.dev_idx = l->dev_idx, .offset = offset, .length = length,
 		.err = cls == SCAN_ERR_TIMEOUT ? -ETIME : 0, .cls = cls, .reads = reads,
 		.reproducible = reproducible, .latency_ns = latency_ns,
-		.in_gap = map_range_planned_bytes(&l->range, offset, length) == 0,
+		.in_gap = scan_range_planned_bytes(&l->range, offset, length) == 0,
 	};
 
 	return scan_result_add(x->r, &e);

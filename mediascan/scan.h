@@ -10,11 +10,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "plan.h"
 #include "governor.h"
 #include "verify.h"
 
 #define SCAN_MAX_DEVICES 4
+#define SCAN_MAX_GAPS 8
+
+/* Bytes inside a range read only to bridge two planned pieces: not planned. */
+struct scan_gap {
+	uint64_t offset;		/* bytes on the device */
+	uint64_t length;		/* bytes */
+};
+
+/* One contiguous device range to read, as the plan (mapping/, through the pass) hands it. */
+struct scan_range {
+	uint64_t offset;		/* bytes on the device, logical-block aligned */
+	uint64_t length;		/* bytes, logical-block aligned */
+	uint32_t dev_idx;		/* index into the scan's devices */
+	uint32_t nr_gaps;
+	struct scan_gap gaps[SCAN_MAX_GAPS];	/* unplanned bytes read only to bridge */
+};
+
+/* Return the bytes of [offset, offset+length) inside r that are planned (not in a gap). */
+uint64_t scan_range_planned_bytes(const struct scan_range *r, uint64_t offset, uint64_t length);
 
 /* What a failed or late read said (mediascan/result.c classifies; stored by name). */
 enum scan_err_class {
@@ -66,7 +84,7 @@ struct scan_watch {
 /* Where a stream of planned ranges comes from (mapping's plan, through the caller). */
 struct scan_source {
 	/* Return ranges written to out (at most max), 0 at the end, or -errno. */
-	int (*next)(void *arg, struct map_range *out, unsigned max);
+	int (*next)(void *arg, struct scan_range *out, unsigned max);
 	void *arg;
 };
 
@@ -144,8 +162,16 @@ struct scan_device {
 	int fd;				/* O_RDONLY|O_DIRECT */
 	uint32_t logical_block_size;	/* bytes */
 	uint64_t size_bytes;		/* when the scan started; 0 unknown (no resize check) */
+	uint64_t max_io_bytes;		/* the queue's largest transfer (max_sectors_kb); 0 unknown */
 	const char *path;		/* for messages; may be NULL */
 };
+
+#define SCAN_DEFAULT_IO_SIZE (1024 * 1024)
+/*
+ * Return the bytes per read for devs[0..nr): asked, or SCAN_DEFAULT_IO_SIZE within every
+ * device's transfer limit; a multiple of the largest logical block size (mediascan/executor.c).
+ */
+uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked);
 
 struct scan_result {
 	uint64_t planned_bytes;		/* planned bytes handed to the scan */
@@ -207,7 +233,7 @@ struct scan_isolate {
 	void *buf;			/* aligned, at least io_size/2 bytes (and >= lbs) */
 	scan_read_fn read;
 	void *read_arg;
-	const struct map_range *range;	/* for gap checks; may be NULL */
+	const struct scan_range *range;	/* for gap checks; may be NULL */
 	uint64_t reads;			/* isolation reads issued */
 	struct scan_result *r;		/* errors are appended here */
 };

@@ -22,7 +22,6 @@
 
 #include "engine.h"
 #include "kio.h"
-#include "plan.h"
 #include "scan.h"
 
 #define KiB 1024ull
@@ -116,13 +115,13 @@ int __wrap_io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_p
 
 /* A scan_source handing out a fixed list of ranges, a few per call. */
 struct src {
-	const struct map_range *ranges;
+	const struct scan_range *ranges;
 	unsigned nr, pos, per_call;
 	unsigned calls;
 	int fail_at;			/* call number that answers -EIO (0: never) */
 };
 
-static int src_next(void *arg, struct map_range *out, unsigned max)
+static int src_next(void *arg, struct scan_range *out, unsigned max)
 {
 	struct src *s = arg;
 	unsigned n = 0;
@@ -135,7 +134,7 @@ static int src_next(void *arg, struct map_range *out, unsigned max)
 	return (int)n;
 }
 
-static struct map_range R[3];
+static struct scan_range R[3];
 static char tmp_path[4096];
 
 static int setup(void **state)
@@ -170,15 +169,12 @@ static int setup(void **state)
 	memset(R, 0, sizeof(R));
 	R[0].offset = 0;
 	R[0].length = 1 * MiB;
-	R[0].tags = MAP_TAG_DATA;
 	R[1].offset = 1 * MiB + 512 * KiB;
 	R[1].length = 1 * MiB;
-	R[1].tags = MAP_TAG_DATA | MAP_TAG_METADATA;
 	R[1].nr_gaps = 1;
-	R[1].gaps[0] = (struct map_gap){ 2 * MiB, 128 * KiB };
+	R[1].gaps[0] = (struct scan_gap){ 2 * MiB, 128 * KiB };
 	R[2].offset = 3 * MiB;
 	R[2].length = 100 * KiB;
-	R[2].tags = MAP_TAG_LOG;
 	return 0;
 }
 
@@ -546,7 +542,7 @@ static void test_checkpoint_sees_coalesced_error(void **state)
 	struct scan_device dev = { 0 };
 	struct scan_opts o;
 	struct scan_result r;
-	struct map_range one;
+	struct scan_range one;
 	struct src s = { .ranges = &one, .nr = 1, .per_call = 1 };
 	struct scan_source src = { .next = src_next, .arg = &s };
 	uint64_t covered = 0;
@@ -556,7 +552,6 @@ static void test_checkpoint_sees_coalesced_error(void **state)
 	memset(&one, 0, sizeof(one));
 	one.offset = 0;
 	one.length = 64 * KiB;
-	one.tags = MAP_TAG_DATA;
 	fk.err[7] = -EIO;			/* last block of the read [0, 4K) */
 	fk.err[8] = -EIO;			/* first block of the read [4K, 8K) */
 	dev.fd = fk.fd;
@@ -590,6 +585,24 @@ static void test_checkpoint_sees_coalesced_error(void **state)
 	assert_int_equal(covered, 2 * LBS);
 }
 
+/* The I/O-size policy (scan_io_size): 1 MiB within every device's limit, whole blocks. */
+static void test_io_size(void **state)
+{
+	struct scan_device d[2] = {
+		{ .logical_block_size = 512, .max_io_bytes = 0 },
+		{ .logical_block_size = 4096, .max_io_bytes = 512 * KiB },
+	};
+
+	(void)state;
+	assert_int_equal(scan_io_size(d, 1, 0), 1 * MiB);		/* no limit known */
+	assert_int_equal(scan_io_size(d, 2, 0), 512 * KiB);		/* the smaller limit */
+	assert_int_equal(scan_io_size(d, 2, 10000), 8192);		/* asked: whole 4K blocks */
+	assert_int_equal(scan_io_size(d, 2, 4 * MiB), 4 * MiB);	/* asked beats the limit */
+	assert_int_equal(scan_io_size(d, 2, 100), 4096);		/* at least one block */
+	d[1].max_io_bytes = 128 * KiB;
+	assert_int_equal(scan_io_size(d, 2, 0), 128 * KiB);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +615,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoints, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_and_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_sees_coalesced_error, setup, teardown),
+		cmocka_unit_test(test_io_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

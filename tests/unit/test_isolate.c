@@ -12,7 +12,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plan.h"
 #include "scan.h"
 
 #define KiB 1024ull
@@ -263,16 +262,15 @@ static void test_error_names(void **state)
 
 static void test_in_gap(void **state)
 {
-	struct map_range rg;
+	struct scan_range rg;
 
 	(void)state;
 	/* The read [0, 1M) bridged a gap [256K, 320K) (free space between two extents). */
 	memset(&rg, 0, sizeof(rg));
 	rg.offset = 0;
 	rg.length = 1 * MiB;
-	rg.tags = MAP_TAG_DATA;
 	rg.nr_gaps = 1;
-	rg.gaps[0] = (struct map_gap){ 256 * KiB, 64 * KiB };
+	rg.gaps[0] = (struct scan_gap){ 256 * KiB, 64 * KiB };
 	si.range = &rg;
 	bad(100, -EIO);				/* planned */
 	bad(600, -EIO);				/* 300K: in the gap */
@@ -300,7 +298,7 @@ static void test_not_reproducible(void **state)
 
 	/* The same with a gap inside: the report is split where planned and gap bytes meet. */
 	{
-		struct map_range rg;
+		struct scan_range rg;
 
 		result_clear();
 		si.reads = 0;
@@ -308,7 +306,7 @@ static void test_not_reproducible(void **state)
 		rg.offset = 0;
 		rg.length = 1 * MiB;
 		rg.nr_gaps = 1;
-		rg.gaps[0] = (struct map_gap){ 512 * KiB, 128 * KiB };
+		rg.gaps[0] = (struct scan_gap){ 512 * KiB, 128 * KiB };
 		si.range = &rg;
 		assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -ENODATA), 0);
 		assert_int_equal(res.nr_errors, 3);
@@ -461,6 +459,50 @@ static void test_result_add_coalesce(void **state)
 	assert_int_equal(res.errors[0].length, 1024);
 }
 
+/* mediascan/range.c: the planned bytes of a range, gaps left out (as mapping counts them). */
+static void test_planned_bytes(void **state)
+{
+	struct scan_range r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.offset = 0;
+	r.length = 100 * KiB;
+	r.nr_gaps = 2;
+	r.gaps[0] = (struct scan_gap){ 10 * KiB, 2 * KiB };
+	r.gaps[1] = (struct scan_gap){ 50 * KiB, 10 * KiB };
+	assert_int_equal(scan_range_planned_bytes(&r, 0, 100 * KiB), 88 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 0, 10 * KiB), 10 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 10 * KiB, 2 * KiB), 0);	/* all gap */
+	assert_int_equal(scan_range_planned_bytes(&r, 11 * KiB, 512), 0);
+	assert_int_equal(scan_range_planned_bytes(&r, 9 * KiB, 4 * KiB), 2 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 11 * KiB, 44 * KiB), 38 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 55 * KiB, 10 * KiB), 5 * KiB);
+	/* Clipped to the range. */
+	assert_int_equal(scan_range_planned_bytes(&r, 90 * KiB, 100 * KiB), 10 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 100 * KiB, 4 * KiB), 0);
+	assert_int_equal(scan_range_planned_bytes(&r, 200 * KiB, 4 * KiB), 0);
+	assert_int_equal(scan_range_planned_bytes(&r, 0, 0), 0);
+
+	/* Gaps at both edges of the range (a hand-made range; mapping's merger never does this). */
+	r.offset = 64 * KiB;
+	r.length = 16 * KiB;
+	r.nr_gaps = 2;
+	r.gaps[0] = (struct scan_gap){ 64 * KiB, 1 * KiB };
+	r.gaps[1] = (struct scan_gap){ 78 * KiB, 2 * KiB };
+	assert_int_equal(scan_range_planned_bytes(&r, 0, 1 << 20), 13 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 64 * KiB, 1 * KiB), 0);
+	assert_int_equal(scan_range_planned_bytes(&r, 64 * KiB, 2 * KiB), 1 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 60 * KiB, 6 * KiB), 1 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 77 * KiB, 10 * KiB), 1 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 78 * KiB, 2 * KiB), 0);
+
+	/* No gaps. */
+	r.nr_gaps = 0;
+	assert_int_equal(scan_range_planned_bytes(&r, 0, 1 << 20), 16 * KiB);
+	assert_int_equal(scan_range_planned_bytes(&r, 70 * KiB, 1 * KiB), 1 * KiB);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +515,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_error_classes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_in_gap, setup, teardown),
+		cmocka_unit_test(test_planned_bytes),
 		cmocka_unit_test_setup_teardown(test_not_reproducible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_block_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_odd_length, setup, teardown),

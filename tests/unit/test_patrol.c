@@ -311,7 +311,7 @@ static void test_owners_files(void **state)
 static void test_summary_rate(void **state)
 {
 	struct scan_result r = { .scanned_bytes = 269ull << 20, .read_bytes = 0, .elapsed_s = 0.2 };
-	struct cli_report rep = { .r = &r };
+	struct pass_report rep = { .r = &r };
 
 	(void)state;
 	assert_true(cli_report_rate(&rep) > 1.4e9 && cli_report_rate(&rep) < 1.42e9);

@@ -1,7 +1,7 @@
 /*
- * cli/scan_lock.c - one scan per target and per physical disk, whoever started it: a scan
+ * pass/lock.c - one scan per target and per physical disk, whoever started it: a scan
  * holds an exclusive lock file for its target (named by a hash of its state store key) and
- * one for each disk under it, in CLI_LOCK_DIR, for as long as it runs. A second scan (patrol's,
+ * one for each disk under it, in PASS_LOCK_DIR, for as long as it runs. A second scan (patrol's,
  * an admin's `mediascan scan`, a scanner left by a killed patrol) is refused and told who
  * holds the lock. The kernel drops the locks when a scanner dies, however it dies.
  */
@@ -12,15 +12,15 @@
 #include <unistd.h>
 
 #include "kio.h"
-#include "patrol.h"
+#include "pass.h"
 
-int cli_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max)
+int pass_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max)
 {
 	unsigned nr = 0;
 
 	for (unsigned d = 0; d < t->nr_devices; d++) {
-		char leaves[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
-		int n = kio_disk_leaves(NULL, t->devices[d].info.name, leaves, CLI_MAX_DISKS);
+		char leaves[PASS_MAX_DISKS][KIO_DISK_NAME_LEN];
+		int n = kio_disk_leaves(NULL, t->devices[d].info.name, leaves, PASS_MAX_DISKS);
 
 		if (n < 0) {		/* unknown topology: the device itself is the unit */
 			memcpy(leaves[0], t->devices[d].info.disk_name, KIO_DISK_NAME_LEN);
@@ -49,7 +49,7 @@ static uint64_t key_hash(const char *s)
 	return h;
 }
 
-void cli_scan_unlock(struct cli_scan_lock *lk)
+void pass_unlock(struct pass_lock *lk)
 {
 	for (unsigned i = 0; i < lk->nr; i++)
 		kio_close(lk->fd[i]);
@@ -60,7 +60,7 @@ void cli_scan_unlock(struct cli_scan_lock *lk)
  * Return 0 after adding the lock on path (for what) to lk, or after a warning when the lock
  * file cannot be made; -EWOULDBLOCK with err when another process holds it.
  */
-static int take(struct cli_scan_lock *lk, const char *path, const char *what, const char *note,
+static int take(struct pass_lock *lk, const char *path, const char *what, const char *note,
 		char *err, size_t len)
 {
 	char holder[256];
@@ -73,46 +73,46 @@ static int take(struct cli_scan_lock *lk, const char *path, const char *what, co
 	}
 	if (fd < 0) {
 		/* No lock dir (not root, a sandbox without it): scan, but say what is lost. */
-		cli_err("warning: cannot lock %s (%s): %s; a second scan of it would not be "
-			"refused", what, path, strerror(-fd));
+		pass_say(NULL, PASS_SAY_ERROR, "warning: cannot lock %s (%s): %s; a second scan "
+			 "of it would not be refused", what, path, strerror(-fd));
 		return 0;
 	}
 	lk->fd[lk->nr++] = fd;
 	return 0;
 }
 
-int cli_scan_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
-		      unsigned nr_disks, const char *label, struct cli_scan_lock *lk, char *err,
-		      size_t len)
+int pass_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
+		  unsigned nr_disks, const char *label, struct pass_lock *lk, char *err,
+		  size_t len)
 {
 	char path[PATH_MAX], what[PATH_MAX + 640], note[PATH_MAX + 64];
 	int ret;
 
 	lk->nr = 0;
 	snprintf(note, sizeof(note), "pid %d: %s\n", (int)getpid(), label);
-	snprintf(path, sizeof(path), "%s/target-%016" PRIx64 ".lock", CLI_LOCK_DIR, key_hash(key));
+	snprintf(path, sizeof(path), "%s/target-%016" PRIx64 ".lock", PASS_LOCK_DIR, key_hash(key));
 	snprintf(what, sizeof(what), "target %s", name);
 	ret = take(lk, path, what, note, err, len);
 	if (ret < 0)
 		return ret;
-	for (unsigned i = 0; i < nr_disks && i < CLI_MAX_DISKS; i++) {
-		snprintf(path, sizeof(path), "%s/disk-%s.lock", CLI_LOCK_DIR, disks[i]);
+	for (unsigned i = 0; i < nr_disks && i < PASS_MAX_DISKS; i++) {
+		snprintf(path, sizeof(path), "%s/disk-%s.lock", PASS_LOCK_DIR, disks[i]);
 		snprintf(what, sizeof(what), "disk %s (under %s)", disks[i], name);
 		ret = take(lk, path, what, note, err, len);
 		if (ret < 0) {
-			cli_scan_unlock(lk);
+			pass_unlock(lk);
 			return ret;
 		}
 	}
 	return 0;
 }
 
-int cli_scan_lock(const struct map_target *t, const char *key, const char *label,
-		  struct cli_scan_lock *lk, char *err, size_t len)
+int pass_lock(const struct map_target *t, const char *key, const char *label,
+	      struct pass_lock *lk, char *err, size_t len)
 {
-	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
-	int nr = cli_target_disks(t, disks, CLI_MAX_DISKS);
+	char disks[PASS_MAX_DISKS][KIO_DISK_NAME_LEN];
+	int nr = pass_target_disks(t, disks, PASS_MAX_DISKS);
 
-	return cli_scan_lock_ids(key, t->mount_point[0] ? t->mount_point : t->arg, disks,
-				 (unsigned)nr, label, lk, err, len);
+	return pass_lock_ids(key, t->mount_point[0] ? t->mount_point : t->arg, disks,
+			     (unsigned)nr, label, lk, err, len);
 }

@@ -1,5 +1,5 @@
 /*
- * cli/scan_method.c - choose the verify method for a scan target (--method): probe each of
+ * pass/method.c - choose the verify method for a scan target (--method): probe each of
  * the target's devices (integrity/), pick the asked or the best method, fall back to read
  * when SCSI VERIFY is refused, and hand the executor its method, devices and the SCSI
  * sense-based isolation for the read method.
@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "kio_dev.h"
-#include "scan_method.h"
+#include "pass.h"
 
 static uint32_t xfs_dev_of_role(enum map_role role)
 {
@@ -24,8 +23,8 @@ static uint32_t xfs_dev_of_role(enum map_role role)
 	}
 }
 
-int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
-		     struct scan_opts *so, struct cli_method *m)
+int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
+		      struct scan_opts *so, struct pass_method *m, char *err, size_t len)
 {
 	int ret;
 
@@ -37,12 +36,12 @@ int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 				   xfs_dev_of_role(t->devices[d].role), &m->devs[d]);
 		if (ret < 0) {
 			if (asked) {
-				cli_err("--method %s: cannot probe %s: %s", asked->name,
-					t->devices[d].path, strerror(-ret));
-				cli_method_close(m);
-				return CLI_EXIT_OPERATIONAL;
+				snprintf(err, len, "--method %s: cannot probe %s: %s", asked->name,
+					 t->devices[d].path, strerror(-ret));
+				pass_method_close(m);
+				return ret;
 			}
-			cli_method_close(m);
+			pass_method_close(m);
 			snprintf(m->why, sizeof(m->why), "auto: probing %s failed (%s)",
 				 t->devices[d].path, strerror(-ret));
 			return 0;
@@ -62,9 +61,9 @@ int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 			snprintf(m->why + n, sizeof(m->why) - n, "; fell back to read");
 			m->ops = &vfy_read;
 		} else {
-			cli_err("--method: %s", m->why);
-			cli_method_close(m);
-			return CLI_EXIT_OPERATIONAL;
+			snprintf(err, len, "--method: %s", m->why);
+			pass_method_close(m);
+			return ret;
 		}
 	}
 out_isolate_probe:
@@ -85,7 +84,7 @@ out_isolate_probe:
 	return 0;
 }
 
-void cli_method_close(struct cli_method *m)
+void pass_method_close(struct pass_method *m)
 {
 	for (unsigned d = 0; d < m->nr; d++)
 		vfy_dev_close(&m->devs[d]);

@@ -1,0 +1,253 @@
+/*
+ * pass/pass.h - one pass over one target, as `mediascan scan` and each of patrol's runs do it:
+ * plan (mapping/) -> scan (mediascan/) -> map (mapping/) -> record (the state store) ->
+ * report (the output hooks cli/ fills in). The stages are files of this folder, as xfs_scrub's
+ * phases are; pass.c runs them in order. cli/ parses arguments, prints and runs the daemon.
+ */
+#ifndef MEDIASCAN_PASS_H
+#define MEDIASCAN_PASS_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "damage.h"
+#include "plan.h"
+#include "scan.h"
+#include "state.h"
+#include "target.h"
+#include "verify.h"
+
+/* Exit status of a pass, a bitmask as in xfs_scrub (cli.h names them CLI_EXIT_*). */
+enum pass_exit {
+	PASS_EXIT_CLEAN = 0,
+	PASS_EXIT_MEDIA = 1,		/* media errors: data or metadata damaged */
+	PASS_EXIT_INTEGRITY = 2,	/* protection information mismatches */
+	PASS_EXIT_OPERATIONAL = 4,	/* the scan could not do all it should */
+	PASS_EXIT_USAGE = 8,		/* bad command line */
+	PASS_EXIT_DEVICE = 16,		/* the disk is failing or slow: device faults, slow
+					 * sectors, or the scan stopped to spare the disk */
+};
+
+#define PASS_DEFAULT_DEPTH 16
+/* Failed or late reads in a row on one device before the disk is called failing. */
+#define PASS_DEFAULT_MAX_FAILED_READS 4096
+
+/* What a pass does: the scan options of `mediascan scan`, also built by patrol. */
+struct pass_opts {
+	const char *target;		/* mount point or block device */
+	const char *engine;		/* NULL: probe */
+	const char *method;		/* verify method name, "auto" */
+	const char *state_dir;
+	const char *ioprio;		/* "idle", or NULL: idle when a window is given */
+	const char *label;		/* patrol target name (who holds the lock); NULL: scan */
+	uint64_t io_size;		/* bytes per read; 0: the executor's default */
+	uint64_t depth;			/* reads in flight; 0: PASS_DEFAULT_DEPTH */
+	uint64_t merge_gap;		/* bytes; (uint64_t)-1 the device's default */
+	uint64_t rate, rate_min, rate_max;	/* bytes/s */
+	double window_s, max_duration_s, io_timeout_s;
+	unsigned max_failed_reads;	/* with max_failed_reads_set; else the default */
+	int max_failed_reads_set;
+	int no_backoff;
+	int resume;
+	int recheck;			/* re-read only the open errors of the history */
+	int no_state;
+	int window_from_start;		/* a resumed pass keeps the end of its window */
+};
+
+/* Everything a report is made of: the map stage builds it, the report hooks show it. */
+struct pass_report {
+	struct map_target *t;
+	const char *method;
+	struct scan_result *r;
+	struct map_damage dmg;		/* owners of damage: what to restore */
+	struct map_damage risk;		/* owners of slow and device-fault ranges: at risk */
+	size_t *own_first;		/* per scan error: its owners in dmg.owners (damage) or */
+	size_t *own_count;		/* risk.owners (slow, device fault) */
+	int resumed;			/* the pass continued an interrupted one */
+	uint64_t base_bytes;		/* of r->scanned_bytes, read before a resume */
+	unsigned exit_bits;		/* enum pass_exit */
+	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */
+	unsigned nr_gap_errors;
+	unsigned nr_transient_errors;	/* failed once, read fine when retried */
+	unsigned nr_slow_errors;	/* answered slower than the I/O timeout */
+	unsigned nr_device_faults;	/* timeouts, transport, target, device gone */
+	unsigned nr_op_errors;
+};
+
+/* What a message of the pass is, so the hook knows where it goes. */
+enum pass_say {
+	PASS_SAY_ERROR,			/* an error or warning: always shown (stderr) */
+	PASS_SAY_NOTE,			/* a note: stderr, unless quiet */
+	PASS_SAY_INFO,			/* a line for the user: stdout, unless quiet */
+	PASS_SAY_HUMAN,			/* a line of the human report: stdout, human output only */
+};
+
+/* What the pass is about to read, for the human banner. */
+struct pass_begin {
+	const struct map_target *t;
+	const char *method;
+	int resumed, recheck;
+	uint64_t planned_bytes, scanned_base;
+	uint64_t rate;			/* bytes/s asked, 0 none */
+	double window_s;		/* the window in force, 0 none */
+};
+
+/*
+ * The output hooks: cli/ fills them in (human, JSON, journal, on_damage), patrol through the
+ * same scan options. A NULL hook is not called. Metrics are not a hook of the pass: patrol
+ * writes them from the state store the record stage keeps.
+ */
+struct pass_hooks {
+	void *arg;			/* handed to every hook */
+	/* A message of the pass (errors, notes, the lines of a recheck). */
+	void (*say)(void *arg, enum pass_say kind, const char *msg);
+	/* Human: the banner, before the first read. */
+	void (*begin)(void *arg, const struct pass_begin *b);
+	/* Progress while scanning (scan_opts.progress), and once the scan is over. */
+	void (*progress)(const struct scan_progress *p, void *arg);
+	void (*progress_done)(void *arg);
+	/* JSON: return 0 after writing the report, or -errno (the pass says why). */
+	int (*json)(void *arg, const struct pass_report *rep);
+	/* JSON: return the owners of error i as a JSON array (malloc'd), kept in the history. */
+	char *(*owners_json)(void *arg, const struct pass_report *rep, size_t i);
+	/* Journal: error i is damage not told before. */
+	void (*journal_error)(void *arg, const struct pass_report *rep, size_t i, int64_t pass_id);
+	/* Journal: the pass ended complete or failed (cleared: errors a clean read cleared). */
+	void (*journal_end)(void *arg, const struct pass_report *rep, int64_t pass_id,
+			    int cleared);
+	/*
+	 * on_damage: return 1 when the damage errors idx[0..n) (never told before) were told,
+	 * 0 when they are to be offered again on the next run.
+	 */
+	int (*on_damage)(void *arg, const struct pass_report *rep, const size_t *idx, unsigned n,
+			 int64_t pass_id);
+	/* Human: the summary, at the very end. */
+	void (*human)(void *arg, const struct pass_report *rep);
+};
+
+/* Return the exit status (enum pass_exit bits) of one pass as o describes it. */
+int pass_run(const struct pass_opts *o, const struct pass_hooks *h);
+/* Hand msg (printf-style) to h->say as kind; stderr/stdout when there is no hook. */
+void pass_say(const struct pass_hooks *h, enum pass_say kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* plan.c: the plan stage. */
+struct pass_plan {
+	struct map_plan *plan;
+	struct map_range buf[64];	/* mapping's ranges, handed over as scan_ranges */
+	const struct scan_watch *watch;	/* recheck: the open errors, as the plan */
+	size_t nr_watch, pos;
+	const struct map_target *t;
+};
+/* Return 0 and the planned bytes of t (a counting pass), or -errno. */
+int pass_plan_count(struct map_target *t, const struct map_plan_opts *po, uint64_t *planned);
+/* Return 0 after opening the plan of t as src (mapping's ranges -> mediascan's), or -errno. */
+int pass_plan_open(struct pass_plan *pp, struct map_target *t, const struct map_plan_opts *po,
+		   struct scan_source *src);
+/* Return 0 after making the watched open errors w[0..n) the plan (a recheck) as src. */
+int pass_plan_recheck(struct pass_plan *pp, const struct map_target *t,
+		      const struct scan_watch *w, size_t n, struct scan_source *src);
+/* Close what pass_plan_open opened. */
+void pass_plan_close(struct pass_plan *pp);
+
+/* method.c: the verify method of a scan, chosen per target, devices probed. */
+struct pass_method {
+	const struct vfy_ops *ops;	/* the method that runs */
+	char why[400];			/* why it was chosen (or what it fell back from) */
+	struct vfy_dev devs[SCAN_MAX_DEVICES];
+	unsigned nr;			/* devices probed */
+};
+/*
+ * Return 0 after choosing the method (asked, or NULL for auto) for t and setting so->vfy,
+ * so->vfy_devs and so->vfy_isolate; or -errno with why in err.
+ */
+int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
+		      struct scan_opts *so, struct pass_method *m, char *err, size_t len);
+/* Close the devices pass_method_setup opened. */
+void pass_method_close(struct pass_method *m);
+
+/* scan.c: the scan stage's options from the target. */
+/* Return the number of devices of t written to devs[] as the executor sees them. */
+unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs);
+/* Watch each device of t and its whole disk for foreground load (so->views). */
+void pass_scan_views(const struct map_target *t, struct scan_opts *so);
+
+/* map.c: the map stage. */
+/* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
+int pass_map(struct pass_report *rep);
+/* Return 0; free what pass_map allocated. */
+int pass_report_free(struct pass_report *rep);
+
+/* record.c: the record stage (the state store). */
+struct pass_record {
+	struct scan_state *st;
+	int64_t pass_id;
+	int64_t pass_started;		/* unix seconds, of a resumed pass */
+	const char *dev_keys[MAP_MAX_DEVICES];	/* what error rows name each device by */
+	int warned;
+	/* The history's open errors on this target's devices: what a clean read may clear. */
+	struct scan_watch *watch;
+	int64_t *watch_ids;
+	size_t nr_watch, cap_watch;
+	const struct map_target *t;
+	const struct pass_hooks *h;
+	char key[8192];			/* the store's key of the target */
+};
+/* Write the state store's key of target t (filesystem type:UUID:devices) into key. */
+void pass_target_key(const struct map_target *t, char *key, size_t len);
+/*
+ * Return 0 when dir is missing or is a directory owned by us or root that only its owner can
+ * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store).
+ */
+int pass_check_state_dir(const char *dir, char *why, size_t len);
+/*
+ * Return 0 after opening the store and beginning (or resuming, *resumed set) the pass,
+ * with so's watches, resume cursors and po's start offsets set and the errors found before
+ * an interruption in r; -ENOENT for a recheck with nothing to recheck; -errno otherwise.
+ */
+int pass_record_begin(struct pass_record *k, const struct pass_opts *o, const struct map_target *t,
+		      const struct vfy_ops *method, struct scan_opts *so, struct map_plan_opts *po,
+		      struct scan_result *r, int *resumed);
+/* Set the scan's checkpoint callback to store checkpoints in k. */
+void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so);
+/* End the pass in the store: complete, failed or interrupted as r says. */
+void pass_record_finish(struct pass_record *k, const struct scan_result *r);
+/*
+ * Return the number of settled errors after storing owners, settling the open errors a
+ * complete pass did not see fail, and telling (journal, on_damage hooks) damage not told
+ * before (k->st may be NULL: everything is new); damage is marked told only once told.
+ */
+int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
+		       const struct pass_report *rep, const struct scan_opts *so, int resumed);
+/* Close the store and free k's watches. */
+void pass_record_close(struct pass_record *k);
+
+/* lock.c: one scan per target and per physical disk. */
+#define PASS_LOCK_DIR "/run/mediascan"
+#define PASS_MAX_DISKS 8		/* physical disks under one target */
+struct pass_lock {
+	int fd[1 + PASS_MAX_DISKS];	/* the target's lock, then one per disk */
+	unsigned nr;
+};
+/* Return the number of physical disks under target t written to out[0..max). */
+int pass_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max);
+/*
+ * Return 0 after locking target t (state store key key) and each of its disks for this
+ * process (label says who, for a refused scan's message; a lock file that cannot be made is
+ * a warning, not an error); -EWOULDBLOCK when another scan holds one, with one line in err
+ * and nothing held.
+ */
+int pass_lock(const struct map_target *t, const char *key, const char *label,
+	      struct pass_lock *lk, char *err, size_t len);
+/*
+ * Return as pass_lock, for a target known by its key, its name for messages and its
+ * disks[0..nr_disks) (patrol: to see whether a target is free before starting its scan).
+ */
+int pass_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
+		  unsigned nr_disks, const char *label, struct pass_lock *lk, char *err,
+		  size_t len);
+/* Release the locks of pass_lock. */
+void pass_unlock(struct pass_lock *lk);
+
+#endif
