@@ -6,8 +6,10 @@
  * are prepared and decoded in exec_cmd.c; xfs-verify's blocking calls run in exec_vfy.c.
  *
  * Over 600 lines on purpose, for now: the loop's pieces (fill, complete, watchdog, reading
- * alone, checkpoints) share one queue's state and read best together; issue 10's single
- * executor (drive-side commands through the engine) is the split this file is waiting for.
+ * alone, checkpoints) share one queue's state and read best together. Drive-side commands
+ * now run in this loop (their prep/complete live in exec_cmd.c); moving reading alone,
+ * isolation and checkpoints to a file of their own waits for issue 10's range-type rename,
+ * which touches the same lines, to land first.
  */
 #include <errno.h>
 #include <stdarg.h>
