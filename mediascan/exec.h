@@ -86,8 +86,10 @@ struct exec {
 	uint64_t cmd_max[SCAN_MAX_DEVICES];	/* bytes one command may cover */
 	int cmd_fds[SCAN_MAX_DEVICES];	/* where the engine sends commands */
 	int cmd_refused;		/* the device refused the method: drain, then read */
-	struct vfy_result iso_first;	/* the failed command exec_isolate narrows next */
-	int have_iso_first;
+	struct vfy_result iso_first;	/* the failed command exec_isolate narrows next, */
+	int have_iso_first;		/* the one at iso_first_off on iso_first_dev */
+	uint64_t iso_first_off;
+	uint32_t iso_first_dev;
 	struct vfy_result alone_res;	/* what the last command sent alone said */
 };
 

@@ -158,6 +158,8 @@ int exec_cmd_done(struct exec *x, struct exec_slot *slot)
 		io->res = vfy_fail_errno(&slot->vres);
 		x->iso_first = slot->vres;	/* exec_isolate starts from what it said */
 		x->have_iso_first = 1;
+		x->iso_first_off = io->offset;
+		x->iso_first_dev = io->dev_idx;
 		return 0;
 	}
 	if (engine_err)
@@ -221,7 +223,7 @@ int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, u
 	};
 	int ret;
 
-	if (x->have_iso_first) {
+	if (x->have_iso_first && x->iso_first_dev == dev && x->iso_first_off == offset) {
 		x->have_iso_first = 0;
 		ret = scan_isolate_cmd_failed(&si, offset, length, &x->iso_first);
 	} else {
