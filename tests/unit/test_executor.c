@@ -62,6 +62,8 @@ static struct {
 	unsigned cmds, cmd_now, cmd_max;	/* sent, in flight now, most in flight at once */
 	int name_lba;			/* sense carries the first bad block's LBA */
 	unsigned refuse_after;		/* ILLEGAL REQUEST from this command on (0 never) */
+	int64_t slow_block;		/* a command covering it answers after slow_us (-1 none) */
+	unsigned slow_us;
 } fk = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Return the first injected error in [offset, offset+len), or 0. */
@@ -152,6 +154,9 @@ int __wrap_kio_dev_cmd_submit(int fd, struct kio_dev_cmd *c)
 		fk.cmd_max = fk.cmd_now;
 	pthread_mutex_unlock(&fk.lock);
 	usleep(2000);			/* a device's latency: others are sent meanwhile */
+	if (fk.slow_block >= 0 && (uint64_t)fk.slow_block >= lba &&
+	    (uint64_t)fk.slow_block < lba + n)
+		usleep(fk.slow_us);		/* a marginal sector the drive retries */
 	memset(st, 0, sizeof(*st));
 	if (fk.refuse_after && nr >= fk.refuse_after) {
 		st->scsi_status = 2;
@@ -215,6 +220,7 @@ static int setup(void **state)
 	fk.cmds = fk.cmd_now = fk.cmd_max = 0;
 	fk.name_lba = 0;
 	fk.refuse_after = 0;
+	fk.slow_block = -1;
 	/* Write through one fd, then open the file read-only as a device would be. */
 	snprintf(tmp_path, sizeof(tmp_path), "%s/mediascan-test-executor.XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -799,6 +805,47 @@ static void test_cmd_refused_reads_rest(void **state)
 	scan_result_free(&r);
 }
 
+/*
+ * The --io-timeout watchdog covers commands as it covers reads: a VERIFY that answers late
+ * is set aside, the scan goes on, and the recheck sends commands alone to narrow it to the
+ * slow block, reported slow with its latency (not damage).
+ */
+static void test_cmd_io_timeout(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct vfy_dev vd;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+	uint64_t slow = 1 * MiB + 600 * KiB;
+
+	(void)state;
+	fk.slow_block = (int64_t)(slow / LBS);
+	fk.slow_us = 150000;
+	scsi_vdev(&vd);
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, NULL);
+	o.depth = 8;
+	o.io_timeout_ns = 50000000ull;
+	o.vfy = &vfy_scsi_verify;
+	o.vfy_devs[0] = &vd;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.fatal, 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.scanned_bytes, PLANNED);
+	assert_true(r.nr_timeouts >= 1);
+	assert_int_equal(r.nr_errors, 1);
+	assert_int_equal(r.errors[0].cls, SCAN_ERR_SLOW);
+	assert_int_equal(r.errors[0].offset, slow);
+	assert_int_equal(r.errors[0].length, LBS);
+	assert_true(r.errors[0].latency_ns >= 150000000ull);
+	assert_false(scan_is_damage(&r.errors[0]));
+	scan_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +861,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cmd_depth_named_lba, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_bisect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_refused_reads_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_io_timeout, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
