@@ -12,9 +12,16 @@
 #include <sys/uio.h>
 #include <liburing.h>
 
+#include "config.h"
 #include "engine.h"
 #include "kio.h"
 #include "kio_dev.h"
+
+#if HAVE_IORING_OP_URING_CMD
+#define CQE_RESULT(cqe) ((cqe)->big_cqe[0])	/* NVMe completion dword 0 (CQE32) */
+#else
+#define CQE_RESULT(cqe) 0ull			/* no uring_cmd: commands never queued here */
+#endif
 
 struct uring_priv {
 	struct io_uring ring;
@@ -166,7 +173,7 @@ static int uring_getevents(struct scan_engine *e, unsigned min, struct scan_io *
 		if (!io)
 			continue;		/* completion of a linked timeout */
 		if (io->cmd)
-			io->res = kio_nvme_uring_done(io->cmd, cqe->res, cqe->big_cqe[0]);
+			io->res = kio_nvme_uring_done(io->cmd, cqe->res, CQE_RESULT(cqe));
 		else
 			io->res = cqe->res;
 		done[n++] = io;

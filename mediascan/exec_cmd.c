@@ -40,8 +40,10 @@ int exec_cmd_start(struct exec *x)
 
 	ret = exec_vfy_init(x, ops, x->vfy_ready);
 	if (ret < 0) {
-		snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "method %s failed to start: %s",
-			 ops->name, strerror(-ret));
+		exec_vfy_cleanup(x, ops, x->vfy_ready);
+		if (ret != -EOPNOTSUPP)		/* refused: the engine reads instead */
+			snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "method %s failed to "
+				 "start: %s", ops->name, strerror(-ret));
 		return ret;
 	}
 	x->cmd_ops = ops;
