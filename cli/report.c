@@ -120,6 +120,7 @@ static json_object *json_report(const struct pass_report *rep)
 	json_object_object_add(root, "read_bytes", json_object_new_uint64(r->read_bytes));
 	json_object_object_add(root, "isolation_reads",
 			       json_object_new_uint64(r->isolation_reads));
+	json_object_object_add(root, "max_inflight", json_object_new_uint64(r->max_inflight));
 	json_object_object_add(root, "elapsed_s", json_object_new_double(r->elapsed_s));
 	json_object_object_add(root, "complete", json_object_new_boolean(r->complete));
 	json_object_object_add(root, "resumed", json_object_new_boolean(rep->resumed));

@@ -50,7 +50,7 @@ static void scan_usage(FILE *f)
 		"                         length M.\") instead of the human summary\n"
 		"I/O:\n"
 		"  --io-size SIZE         bytes per read (default: 1M, capped by the queue limits)\n"
-		"  --queue-depth N        reads in flight (default %d)\n"
+		"  --queue-depth N        reads or device commands in flight (default %d)\n"
 		"  --engine %-14s I/O engine (default: the first that works)\n"
 		"  --method M             how blocks are verified: auto (default), read, nvme-verify,\n"
 		"                         scsi-verify, pi-read, xfs-verify (see mediascan probe)\n"

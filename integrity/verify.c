@@ -9,11 +9,25 @@
 #include "kio_dev.h"
 #include "verify.h"
 
-/* The read method is the scan engine's own path: the executor reads, nothing here. */
+/*
+ * The read method is the scan engine's own path (VFY_CAP_ENGINE_READ): the executor reads
+ * with O_DIRECT, nothing here; verify() says so, for a caller that did not look at caps.
+ */
+static int read_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	(void)d;
+	(void)lba;
+	(void)nlb;
+	(void)res;
+	return -EOPNOTSUPP;
+}
+
 const struct vfy_ops vfy_read = {
 	.name = "read",
 	.summary = "read every block into host memory with O_DIRECT and discard it",
 	.moves_data = 1,
+	.caps = VFY_CAP_ENGINE_READ,
+	.verify = read_verify,
 };
 
 static const struct vfy_ops *const methods[] = {

@@ -8,6 +8,10 @@
  *   xfs-verify   XFS_IOC_VERIFY_MEDIA (Linux 7.0+)
  * A method's verify() works in the device's logical blocks on the whole disk (namespace):
  * the caller adds the partition start. Device status travels in struct vfy_result.
+ * Methods that send device commands (VFY_CAP_CMD_*) also split verify() in two, the way
+ * fio's io_uring_cmd engine differs from plain io_uring only in prep and completion:
+ * prep() builds one command (kernel/ builders), the scan engine queues it with many others,
+ * complete() decodes the device's answer. verify() is prep, one blocking send, complete.
  */
 #ifndef MEDIASCAN_VERIFY_H
 #define MEDIASCAN_VERIFY_H
@@ -87,10 +91,22 @@ struct vfy_dev {
 	void *priv;			/* the method's state */
 };
 
+/* What a method is, for the executor (decided from these, never from the table's address). */
+enum vfy_cap {
+	VFY_CAP_ENGINE_READ = 1 << 0,	/* the scan engine reads the data itself (read) */
+	VFY_CAP_CMD_NVME = 1 << 1,	/* prep/complete of NVMe I/O commands (uring_cmd or ioctl) */
+	VFY_CAP_CMD_SCSI = 1 << 2,	/* prep/complete of SCSI CDBs (SG_IO) */
+	VFY_CAP_SYNC = 1 << 3,		/* only verify(), one blocking call per range (xfs-verify) */
+	VFY_CAP_NAMES_LBA = 1 << 4,	/* a failure may name its block (error log, sense) */
+};
+
+struct kio_dev_cmd;
+
 struct vfy_ops {
 	const char *name;		/* as given to --method and printed in reports */
 	const char *summary;		/* one line for humans */
 	int moves_data;			/* 1 when the data crosses the bus to host memory */
+	unsigned caps;			/* enum vfy_cap bits */
 	/* Return 0 when the method works on d, or -EOPNOTSUPP with a reason in why. */
 	int (*probe)(struct vfy_dev *d, char *why, size_t len);
 	/* Return 0 after setting up d->priv, or -errno. */
@@ -104,6 +120,21 @@ struct vfy_ops {
 	/* Return the most blocks one verify() may cover on d. */
 	uint32_t (*max_blocks)(const struct vfy_dev *d);
 	void (*cleanup)(struct vfy_dev *d);
+	/*
+	 * VFY_CAP_CMD_*: return 0 after building the command for blocks [lba, lba + nlb) in c,
+	 * using buf (buf_bytes(d) bytes, page aligned, this command's alone), or -errno.
+	 */
+	int (*prep)(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct kio_dev_cmd *c,
+		    void *buf);
+	/*
+	 * Return 0 when the command prep built for [lba, lba + nlb) found the blocks clean, 1
+	 * when the device reported a failure (in res), -EOPNOTSUPP when the device refused the
+	 * command (ILLEGAL REQUEST), or -errno when it failed short of the media (operational).
+	 */
+	int (*complete)(struct vfy_dev *d, uint64_t lba, uint32_t nlb, const struct kio_dev_cmd *c,
+			const void *buf, struct vfy_result *res);
+	/* Return the bytes of buffer one command of prep needs on d (0: none). */
+	size_t (*buf_bytes)(const struct vfy_dev *d);
 };
 
 extern const struct vfy_ops vfy_read;

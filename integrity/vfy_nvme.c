@@ -4,6 +4,8 @@
  * bounded by VSL; PRCHK guard and reference tag on PI namespaces; a failing command's block
  * comes from the Error Information log when the controller records it there. pi-read: Read
  * with a separate metadata buffer, guard and tags checked in software (integrity/pi.c).
+ * Both build their command in prep() and decode it in complete(), so the executor can keep
+ * many in flight through its engine; verify() is the same pair around one blocking send.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@
 struct nvme_priv {
 	struct kio_nvme_ring ring;
 	int have_ring;
-	void *data, *mdata;		/* pi-read buffers */
+	void *data;			/* pi-read's buffer for verify(): data, then metadata */
 	uint64_t last_error_count;	/* error log entries already seen */
 };
 
@@ -122,7 +124,6 @@ static void nvme_cleanup(struct vfy_dev *d)
 	if (p->have_ring)
 		kio_nvme_ring_exit(&p->ring);
 	free(p->data);
-	free(p->mdata);
 	free(p);
 	d->priv = NULL;
 }
@@ -147,32 +148,58 @@ static int nvme_failed(struct vfy_dev *d, uint16_t status, uint64_t lba, uint32_
 	return 1;
 }
 
-static int nvme_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+static int nvme_verify_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+			    struct kio_dev_cmd *c, void *buf)
 {
-	struct nvme_passthru_cmd64 c;
-	struct kio_nvme_status st;
+	(void)buf;
+	memset(c, 0, sizeof(*c));
+	c->kind = KIO_CMD_NVME;
+	return kio_nvme_build_verify(&c->nvme, d->nsid, lba, nlb, prchk_of(d), (uint32_t)lba);
+}
+
+static int nvme_verify_complete(struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+				const struct kio_dev_cmd *c, const void *buf,
+				struct vfy_result *res)
+{
+	(void)buf;
+	if (!c->nvme_st.status)
+		return 0;
+	return nvme_failed(d, c->nvme_st.status, lba, nlb, res);
+}
+
+/* verify() of the command methods: prep, one blocking send, complete. */
+static int nvme_sync(const struct vfy_ops *ops, struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+		     void *buf, struct vfy_result *res)
+{
+	struct kio_dev_cmd c;
 	int ret;
 
-	ret = kio_nvme_build_verify(&c, d->nsid, lba, nlb, prchk_of(d), (uint32_t)lba);
+	ret = ops->prep(d, lba, nlb, &c, buf);
 	if (ret < 0)
 		return ret;
-	ret = nvme_issue(d, &c, &st);
+	ret = nvme_issue(d, &c.nvme, &c.nvme_st);
 	if (ret < 0)
 		return ret;
-	if (!st.status)
-		return 0;
-	return nvme_failed(d, st.status, lba, nlb, res);
+	return ops->complete(d, lba, nlb, &c, buf, res);
+}
+
+static int nvme_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	return nvme_sync(&vfy_nvme_verify, d, lba, nlb, NULL, res);
 }
 
 const struct vfy_ops vfy_nvme_verify = {
 	.name = "nvme-verify",
 	.summary = "NVMe Verify: the controller reads and checks its media (and PI), no data moves",
 	.moves_data = 0,
+	.caps = VFY_CAP_CMD_NVME | VFY_CAP_NAMES_LBA,
 	.probe = nvme_verify_probe,
 	.init = nvme_init,
 	.verify = nvme_verify,
 	.max_blocks = nvme_verify_max_blocks,
 	.cleanup = nvme_cleanup,
+	.prep = nvme_verify_prep,
+	.complete = nvme_verify_complete,
 };
 
 static int pi_read_probe(struct vfy_dev *d, char *why, size_t len)
@@ -199,56 +226,80 @@ static uint32_t pi_read_max_blocks(const struct vfy_dev *d)
 	return bytes / d->lbs ? bytes / d->lbs : 1;
 }
 
+/* One command's buffer: data, then its metadata at the next page. */
+static size_t pi_read_data_bytes(const struct vfy_dev *d)
+{
+	return ((size_t)pi_read_max_blocks(d) * d->lbs + 4095) & ~(size_t)4095;
+}
+
+static size_t pi_read_buf_bytes(const struct vfy_dev *d)
+{
+	return pi_read_data_bytes(d) + (size_t)pi_read_max_blocks(d) * d->ms;
+}
+
 static int pi_read_init(struct vfy_dev *d)
 {
 	struct nvme_priv *p;
-	uint32_t n = pi_read_max_blocks(d);
 	int ret = nvme_init(d);
 
 	if (ret < 0)
 		return ret;
 	p = d->priv;
-	if (posix_memalign(&p->data, 4096, (size_t)n * d->lbs) ||
-	    posix_memalign(&p->mdata, 4096, (size_t)n * d->ms)) {
+	if (posix_memalign(&p->data, 4096, pi_read_buf_bytes(d))) {
 		nvme_cleanup(d);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-static int pi_read_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+static int pi_read_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct kio_dev_cmd *c,
+			void *buf)
 {
-	struct nvme_priv *p = d->priv;
-	struct nvme_passthru_cmd64 c;
-	struct kio_nvme_status st;
+	uint8_t *data = buf;
+
+	if (nlb > pi_read_max_blocks(d) || !buf)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->kind = KIO_CMD_NVME;
+	/* No PRCHK: the controller hands over data and tags as stored, we check them. */
+	return kio_nvme_build_read(&c->nvme, d->nsid, lba, nlb, data, nlb * d->lbs,
+				   data + pi_read_data_bytes(d), nlb * d->ms, 0, 0);
+}
+
+static int pi_read_complete(struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+			    const struct kio_dev_cmd *c, const void *buf, struct vfy_result *res)
+{
+	const uint8_t *data = buf;
 	struct vfy_pi_fmt f = {
 		.lbs = d->lbs, .ms = d->ms, .pi_type = d->pi_type, .pi_first = d->pi_first,
 		.guard = d->guard,
 	};
-	int ret;
+
+	if (c->nvme_st.status)
+		return nvme_failed(d, c->nvme_st.status, lba, nlb, res);
+	return vfy_pi_check(&f, data, data + pi_read_data_bytes(d), nlb, lba, res);
+}
+
+static int pi_read_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	struct nvme_priv *p = d->priv;
 
 	if (nlb > pi_read_max_blocks(d))
 		return -EINVAL;
-	/* No PRCHK: the controller hands over data and tags as stored, we check them. */
-	ret = kio_nvme_build_read(&c, d->nsid, lba, nlb, p->data, nlb * d->lbs, p->mdata,
-				  nlb * d->ms, 0, 0);
-	if (ret < 0)
-		return ret;
-	ret = nvme_issue(d, &c, &st);
-	if (ret < 0)
-		return ret;
-	if (st.status)
-		return nvme_failed(d, st.status, lba, nlb, res);
-	return vfy_pi_check(&f, p->data, p->mdata, nlb, lba, res);
+	return nvme_sync(&vfy_pi_read, d, lba, nlb, p ? p->data : NULL, res);
 }
 
 const struct vfy_ops vfy_pi_read = {
 	.name = "pi-read",
 	.summary = "NVMe Read with metadata: guard, application and reference tags checked here",
 	.moves_data = 1,
+	.caps = VFY_CAP_CMD_NVME | VFY_CAP_NAMES_LBA,
 	.probe = pi_read_probe,
 	.init = pi_read_init,
 	.verify = pi_read_verify,
 	.max_blocks = pi_read_max_blocks,
 	.cleanup = nvme_cleanup,
+	.prep = pi_read_prep,
+	.complete = pi_read_complete,
+	.buf_bytes = pi_read_buf_bytes,
 };

@@ -4,7 +4,8 @@
  * sense with a valid information field names the failing LBA at once; ILLEGAL REQUEST means
  * the device does not do VERIFY (-EOPNOTSUPP: the caller falls back to read). scsi-read:
  * READ(16) into a private buffer, used by the read method to isolate failures on SCSI disks,
- * because the sense data of a READ names the first bad LBA too.
+ * because the sense data of a READ names the first bad LBA too. Each builds its CDB in
+ * prep() and decodes the sense in complete(): the executor queues many through its engine.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,28 +69,63 @@ static uint32_t scsi_verify_max_blocks(const struct vfy_dev *d)
 	       d->max_xfer_blocks : SCSI_MAX_BLOCKS_DEFAULT;
 }
 
-static int scsi_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+static int scsi_verify_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+			    struct kio_dev_cmd *c, void *buf)
 {
-	struct kio_scsi_status st;
-	uint8_t cdb[16];
-	int n, ret;
+	int n;
 
-	n = kio_scsi_build_verify16(cdb, lba, nlb, d->prot_en ? 1 : 0);
+	(void)buf;
+	memset(c, 0, sizeof(*c));
+	c->kind = KIO_CMD_SCSI;
+	n = kio_scsi_build_verify16(c->cdb, lba, nlb, d->prot_en ? 1 : 0);
 	if (n < 0)
 		return n;
-	ret = kio_scsi_submit(d->fd, cdb, (unsigned)n, NULL, 0, SCSI_TIMEOUT_MS, &st);
+	c->cdb_len = (unsigned)n;
+	c->timeout_ms = SCSI_TIMEOUT_MS;
+	return 0;
+}
+
+static int scsi_complete(struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+			 const struct kio_dev_cmd *c, const void *buf, struct vfy_result *res)
+{
+	(void)d;
+	(void)lba;
+	(void)nlb;
+	(void)buf;
+	return scsi_outcome(&c->scsi_st, res);
+}
+
+/* verify() of the command methods: prep, one blocking SG_IO, complete. */
+static int scsi_sync(const struct vfy_ops *ops, struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+		     void *buf, struct vfy_result *res)
+{
+	struct kio_dev_cmd c;
+	int ret;
+
+	ret = ops->prep(d, lba, nlb, &c, buf);
 	if (ret < 0)
 		return ret;
-	return scsi_outcome(&st, res);
+	ret = kio_dev_cmd_submit(d->fd, &c);
+	if (ret < 0)
+		return ret;
+	return ops->complete(d, lba, nlb, &c, buf, res);
+}
+
+static int scsi_verify(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	return scsi_sync(&vfy_scsi_verify, d, lba, nlb, NULL, res);
 }
 
 const struct vfy_ops vfy_scsi_verify = {
 	.name = "scsi-verify",
 	.summary = "SCSI VERIFY(16) BYTCHK=0: the disk reads and checks its media, no data moves",
 	.moves_data = 0,
+	.caps = VFY_CAP_CMD_SCSI | VFY_CAP_NAMES_LBA,
 	.probe = scsi_verify_probe,
 	.verify = scsi_verify,
 	.max_blocks = scsi_verify_max_blocks,
+	.prep = scsi_verify_prep,
+	.complete = scsi_complete,
 };
 
 static int scsi_read_probe(struct vfy_dev *d, char *why, size_t len)
@@ -129,31 +165,48 @@ static void scsi_read_cleanup(struct vfy_dev *d)
 	d->priv = NULL;
 }
 
-static int scsi_read(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+static size_t scsi_read_buf_bytes(const struct vfy_dev *d)
 {
-	struct kio_scsi_status st;
-	uint8_t cdb[16];
-	int n, ret;
+	return (size_t)scsi_read_max_blocks(d) * d->lbs;
+}
 
-	if (nlb > scsi_read_max_blocks(d))
+static int scsi_read_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct kio_dev_cmd *c,
+			  void *buf)
+{
+	int n;
+
+	if (nlb > scsi_read_max_blocks(d) || !buf)
 		return -EINVAL;
-	n = kio_scsi_build_read16(cdb, lba, nlb, 0);
+	memset(c, 0, sizeof(*c));
+	c->kind = KIO_CMD_SCSI;
+	n = kio_scsi_build_read16(c->cdb, lba, nlb, 0);
 	if (n < 0)
 		return n;
-	ret = kio_scsi_submit(d->fd, cdb, (unsigned)n, d->priv, nlb * d->lbs, SCSI_TIMEOUT_MS,
-			      &st);
-	if (ret < 0)
-		return ret;
-	return scsi_outcome(&st, res);
+	c->cdb_len = (unsigned)n;
+	c->data = buf;
+	c->data_bytes = nlb * d->lbs;
+	c->timeout_ms = SCSI_TIMEOUT_MS;
+	return 0;
+}
+
+static int scsi_read(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	if (nlb > scsi_read_max_blocks(d))
+		return -EINVAL;
+	return scsi_sync(&vfy_scsi_read, d, lba, nlb, d->priv, res);
 }
 
 const struct vfy_ops vfy_scsi_read = {
 	.name = "scsi-read",
 	.summary = "SCSI READ(16) through SG_IO: the sense data names the failing block",
 	.moves_data = 1,
+	.caps = VFY_CAP_CMD_SCSI | VFY_CAP_NAMES_LBA,
 	.probe = scsi_read_probe,
 	.init = scsi_read_init,
 	.verify = scsi_read,
 	.max_blocks = scsi_read_max_blocks,
 	.cleanup = scsi_read_cleanup,
+	.prep = scsi_read_prep,
+	.complete = scsi_complete,
+	.buf_bytes = scsi_read_buf_bytes,
 };

@@ -80,6 +80,7 @@ const struct vfy_ops vfy_xfs_verify = {
 	.name = "xfs-verify",
 	.summary = "XFS_IOC_VERIFY_MEDIA: the filesystem verifies its devices (Linux 7.0+)",
 	.moves_data = 1,
+	.caps = VFY_CAP_SYNC,
 	.probe = xfs_verify_probe,
 	.verify = xfs_verify,
 	.max_blocks = xfs_verify_max_blocks,

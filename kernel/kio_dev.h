@@ -135,6 +135,47 @@ int kio_scsi_submit(int fd, const uint8_t *cdb, unsigned cdb_len, void *data,
 /* Return 0 after parsing sense bytes (fixed or descriptor format) into st, -EINVAL if none. */
 int kio_scsi_parse_sense(const uint8_t *sense, unsigned len, struct kio_scsi_status *st);
 
+/* ---------------------------------------------------------------- one queued command */
+
+enum kio_cmd_kind {
+	KIO_CMD_NONE,
+	KIO_CMD_NVME,			/* an NVMe I/O command (Read, Verify) */
+	KIO_CMD_SCSI,			/* a SCSI CDB through SG_IO */
+};
+
+/*
+ * One device command as a scan engine carries it: built by integrity/'s prep with the
+ * builders above, sent by kio_dev_cmd_submit (blocking: ioctl or SG_IO) or, for NVMe,
+ * prepared into an io_uring SQE by kio_nvme_uring_prep; the answer lands in nvme_st/scsi_st.
+ */
+struct kio_dev_cmd {
+	enum kio_cmd_kind kind;
+	struct nvme_passthru_cmd64 nvme;
+	uint8_t cdb[KIO_SCSI_CDB_MAX];
+	unsigned cdb_len;
+	void *data;			/* SCSI data-in buffer, NULL none */
+	uint32_t data_bytes;
+	uint32_t timeout_ms;		/* SCSI; 0 the default */
+	struct kio_nvme_status nvme_st;	/* out */
+	struct kio_scsi_status scsi_st;	/* out */
+};
+
+/*
+ * Return 0 after c was sent on fd and answered (status in c), -EPERM when it is off the
+ * whitelist (nothing sent), or -errno when the kernel refused it. Blocks until the answer.
+ */
+int kio_dev_cmd_submit(int fd, struct kio_dev_cmd *c);
+struct io_uring_sqe;
+/*
+ * Return 0 after filling sqe (of a ring set up with SQE128 and CQE32) with c as
+ * IORING_OP_URING_CMD / NVME_URING_CMD_IO on fd (a registered file index when fixed), or
+ * -EPERM off the whitelist, -EINVAL when c is not an NVMe command, -EOPNOTSUPP without
+ * uring_cmd support in this build.
+ */
+int kio_nvme_uring_prep(struct io_uring_sqe *sqe, int fd, int fixed, const struct kio_dev_cmd *c);
+/* Return 0 after storing a uring_cmd completion (res, big CQE dword 0) in c, or res < 0. */
+int kio_nvme_uring_done(struct kio_dev_cmd *c, int res, uint64_t result);
+
 /* ---------------------------------------------------------------- XFS */
 
 /* XFS_IOC_VERIFY_MEDIA (Linux 7.0+), defined here because no installed header has it. */

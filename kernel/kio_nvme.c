@@ -4,7 +4,8 @@
  * send a command: NVME_IOCTL_{ADMIN,IO}64_CMD, and io_uring IORING_OP_URING_CMD with
  * NVME_URING_CMD_IO on the generic char device (SQE128 + CQE32). libnvme has no io_uring
  * path and its ioctl helpers would bypass the whitelist, so the commands are built here;
- * libnvme's structures decode what comes back (integrity/).
+ * libnvme's structures decode what comes back (integrity/). A scan engine queues many
+ * commands at once: kio_nvme_uring_prep fills its SQE, kio_nvme_uring_done reads the CQE.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -161,6 +162,54 @@ int kio_nvme_ring_init(struct kio_nvme_ring *r, int fd, unsigned depth)
 #endif
 }
 
+int kio_nvme_uring_prep(struct io_uring_sqe *sqe, int fd, int fixed, const struct kio_dev_cmd *c)
+{
+#if HAVE_IORING_OP_URING_CMD
+	struct nvme_uring_cmd *u;
+
+	if (c->kind != KIO_CMD_NVME)
+		return -EINVAL;
+	if (!kio_nvme_allowed(0, &c->nvme))
+		return -EPERM;
+	memset(sqe, 0, 128);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	if (fixed)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->cmd_op = NVME_URING_CMD_IO;
+	u = (struct nvme_uring_cmd *)sqe->cmd;
+	u->opcode = c->nvme.opcode;
+	u->nsid = c->nvme.nsid;
+	u->metadata = c->nvme.metadata;
+	u->addr = c->nvme.addr;
+	u->metadata_len = c->nvme.metadata_len;
+	u->data_len = c->nvme.data_len;
+	u->cdw10 = c->nvme.cdw10;
+	u->cdw11 = c->nvme.cdw11;
+	u->cdw12 = c->nvme.cdw12;
+	u->cdw13 = c->nvme.cdw13;
+	u->cdw14 = c->nvme.cdw14;
+	u->cdw15 = c->nvme.cdw15;
+	u->timeout_ms = c->nvme.timeout_ms;
+	return 0;
+#else
+	(void)sqe;
+	(void)fd;
+	(void)fixed;
+	(void)c;
+	return -EOPNOTSUPP;
+#endif
+}
+
+int kio_nvme_uring_done(struct kio_dev_cmd *c, int res, uint64_t result)
+{
+	memset(&c->nvme_st, 0, sizeof(c->nvme_st));
+	if (res < 0)
+		return res;
+	nvme_status_from(res, result, &c->nvme_st);
+	return 0;
+}
+
 int kio_nvme_ring_submit(struct kio_nvme_ring *r, struct nvme_passthru_cmd64 *c,
 			 struct kio_nvme_status *st)
 {
@@ -168,7 +217,7 @@ int kio_nvme_ring_submit(struct kio_nvme_ring *r, struct nvme_passthru_cmd64 *c,
 	struct io_uring *ring = r->ring;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	struct nvme_uring_cmd *u;
+	struct kio_dev_cmd dc = { .kind = KIO_CMD_NVME, .nvme = *c };
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -177,24 +226,9 @@ int kio_nvme_ring_submit(struct kio_nvme_ring *r, struct nvme_passthru_cmd64 *c,
 	sqe = io_uring_get_sqe(ring);
 	if (!sqe)
 		return -EBUSY;
-	memset(sqe, 0, 128);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = r->fd;
-	sqe->cmd_op = NVME_URING_CMD_IO;
-	u = (struct nvme_uring_cmd *)sqe->cmd;
-	u->opcode = c->opcode;
-	u->nsid = c->nsid;
-	u->metadata = c->metadata;
-	u->addr = c->addr;
-	u->metadata_len = c->metadata_len;
-	u->data_len = c->data_len;
-	u->cdw10 = c->cdw10;
-	u->cdw11 = c->cdw11;
-	u->cdw12 = c->cdw12;
-	u->cdw13 = c->cdw13;
-	u->cdw14 = c->cdw14;
-	u->cdw15 = c->cdw15;
-	u->timeout_ms = c->timeout_ms;
+	ret = kio_nvme_uring_prep(sqe, r->fd, 0, &dc);
+	if (ret < 0)
+		return ret;
 	ret = io_uring_submit(ring);
 	if (ret < 0)
 		return ret;
@@ -203,11 +237,10 @@ int kio_nvme_ring_submit(struct kio_nvme_ring *r, struct nvme_passthru_cmd64 *c,
 	while (ret == -EINTR);
 	if (ret < 0)
 		return ret;
-	ret = cqe->res;
-	if (ret >= 0)
-		nvme_status_from(ret, cqe->big_cqe[0], st);
+	ret = kio_nvme_uring_done(&dc, cqe->res, cqe->big_cqe[0]);
+	*st = dc.nvme_st;
 	io_uring_cqe_seen(ring, cqe);
-	return ret < 0 ? ret : 0;
+	return ret;
 #else
 	(void)r;
 	(void)c;

@@ -3,7 +3,8 @@
  * the whitelisted read-only commands (INQUIRY, READ CAPACITY, READ, VERIFY with BYTCHK=0,
  * LOG SENSE without SP, REPORT LUNS), the whitelist, and sense decoding with libsgutils2
  * (fixed and descriptor formats, the information field); the sysfs hints sd leaves (USB
- * transport, protection type, the Block Limits page it read).
+ * transport, protection type, the Block Limits page it read); kio_dev_cmd_submit sends one
+ * queued command of either kind (NVMe by ioctl, SCSI by SG_IO), blocking.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -145,6 +146,19 @@ int kio_scsi_submit(int fd, const uint8_t *cdb, unsigned cdb_len, void *data,
 	if (st->sense_len)
 		kio_scsi_parse_sense(st->sense, st->sense_len, st);
 	return 0;
+}
+
+int kio_dev_cmd_submit(int fd, struct kio_dev_cmd *c)
+{
+	switch (c->kind) {
+	case KIO_CMD_NVME:
+		return kio_nvme_submit(fd, 0, &c->nvme, &c->nvme_st);
+	case KIO_CMD_SCSI:
+		return kio_scsi_submit(fd, c->cdb, c->cdb_len, c->data, c->data_bytes,
+				       c->timeout_ms, &c->scsi_st);
+	default:
+		return -EINVAL;
+	}
 }
 
 /* Return bytes read from path into buf (up to len), or -errno. */

@@ -1,6 +1,8 @@
 /*
  * mediascan/engine.h - scan engines: one ops table per I/O interface (io_uring, libaio,
- * sync pread), in fio's ioengine_ops shape, probed in order; the first that works wins.
+ * sync pread, a thread pool), in fio's ioengine_ops shape, probed in order; the first that
+ * works wins. An I/O is an O_DIRECT read or a device command (io->cmd: NVMe through
+ * uring_cmd, or any kind sent blocking by the pool's threads); engines say which they carry.
  */
 #ifndef MEDIASCAN_ENGINE_H
 #define MEDIASCAN_ENGINE_H
@@ -8,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One read in flight. */
+struct kio_dev_cmd;
+
+/* One read or device command in flight. */
 struct scan_io {
 	uint64_t offset;		/* bytes on the device */
 	uint32_t length;		/* bytes */
@@ -18,13 +22,25 @@ struct scan_io {
 	uint64_t issue_ns;		/* CLOCK_MONOTONIC at submission */
 	uint64_t planned_bytes;		/* bytes of this read that are planned (not gap) */
 	uint32_t range_slot;		/* executor's bookkeeping */
+	struct kio_dev_cmd *cmd;	/* a device command instead of a read (res: 0 answered,
+					 * its status in cmd; -errno not sent); NULL a read */
 	struct scan_io *next;		/* engine-private list link */
+};
+
+/* What an engine can do (decided from these, never from the table's address). */
+enum scan_engine_cap {
+	SCAN_ENG_READ = 1 << 0,		/* O_DIRECT reads into buf */
+	SCAN_ENG_CMD_NVME_URING = 1 << 1,	/* NVMe commands by uring_cmd (e->cmd_ring set) */
+	SCAN_ENG_CMD_BLOCKING = 1 << 2,	/* any kio_dev_cmd, sent blocking on a worker thread */
+	SCAN_ENG_LINKED_TIMEOUT = 1 << 3,	/* the kernel may cancel an I/O at io_timeout_ns */
+	SCAN_ENG_CLEANUP_WAITS = 1 << 4,	/* cleanup blocks while an I/O is in flight */
 };
 
 struct scan_engine;
 
 struct scan_engine_ops {
 	const char *name;
+	unsigned caps;			/* enum scan_engine_cap bits */
 	/* Return 0 when usable here, or -errno with a reason in why. */
 	int (*probe)(char *why, size_t len);
 	/* Return 0 after setting up e (fds, depth, buffer already in e), or -errno. */
@@ -52,11 +68,15 @@ struct scan_engine {
 	void *buf;			/* shared discard buffer, buf_len bytes, page aligned */
 	size_t buf_len;
 	uint64_t io_timeout_ns;		/* per-I/O limit where the engine can cancel; 0 none */
+	int cmd_ring;			/* uring: set up for uring_cmd (SQE128, CQE32; fds are
+					 * NVMe generic char devices) instead of reads */
 };
 
 extern const struct scan_engine_ops scan_engine_uring;
 extern const struct scan_engine_ops scan_engine_aio;
 extern const struct scan_engine_ops scan_engine_sync;
+/* Device commands sent blocking by up to depth threads (SG_IO, NVMe ioctl): not probed. */
+extern const struct scan_engine_ops scan_engine_pool;
 
 /*
  * Return the engine named name ("uring", "aio", "sync"), or with name NULL the first whose

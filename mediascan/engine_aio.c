@@ -139,6 +139,7 @@ static void aio_cleanup(struct scan_engine *e)
 
 const struct scan_engine_ops scan_engine_aio = {
 	.name = "aio",
+	.caps = SCAN_ENG_READ,
 	.probe = aio_probe,
 	.init = aio_init,
 	.queue = aio_queue,

@@ -87,6 +87,7 @@ static void sync_cleanup(struct scan_engine *e)
 
 const struct scan_engine_ops scan_engine_sync = {
 	.name = "sync",
+	.caps = SCAN_ENG_READ,
 	.probe = sync_probe,
 	.init = sync_init,
 	.queue = sync_queue,

@@ -1,6 +1,9 @@
 /*
  * mediascan/engine_uring.c - the io_uring engine: registered file table and registered
- * discard buffer, READ_FIXED, batched submission (one io_uring_enter per batch).
+ * discard buffer, READ_FIXED, batched submission (one io_uring_enter per batch). Set up with
+ * cmd_ring it carries NVMe commands instead (fio's io_uring_cmd: the same queue, commit and
+ * getevents; only the SQE and the CQE differ): SQE128 + CQE32, the generic char devices as
+ * registered files, each SQE filled by kernel/ (kio_nvme_uring_prep, whitelist checked).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,8 +12,16 @@
 #include <sys/uio.h>
 #include <liburing.h>
 
+#include "config.h"
 #include "engine.h"
 #include "kio.h"
+#include "kio_dev.h"
+
+#if HAVE_IORING_OP_URING_CMD
+#define CQE_RESULT(cqe) ((cqe)->big_cqe[0])	/* NVMe completion dword 0 (CQE32) */
+#else
+#define CQE_RESULT(cqe) 0ull			/* no uring_cmd: commands never queued here */
+#endif
 
 struct uring_priv {
 	struct io_uring ring;
@@ -46,15 +57,18 @@ static int uring_init(struct scan_engine *e)
 	struct iovec iov = { .iov_base = e->buf, .iov_len = e->buf_len };
 	int ret;
 
+	unsigned big = e->cmd_ring ? IORING_SETUP_SQE128 | IORING_SETUP_CQE32 : 0;
+
 	if (!u)
 		return -ENOMEM;
 	memset(&p, 0, sizeof(p));
 	/* Completions are reaped by this thread only: let the kernel skip IPIs. */
-	p.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
+	p.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | big;
 	/* Two SQEs per read when each carries a linked timeout. */
 	ret = io_uring_queue_init_params(e->depth * 2, &u->ring, &p);
 	if (ret == -EINVAL) {
 		memset(&p, 0, sizeof(p));
+		p.flags = big;
 		ret = io_uring_queue_init_params(e->depth * 2, &u->ring, &p);
 	}
 	if (ret < 0)
@@ -62,7 +76,8 @@ static int uring_init(struct scan_engine *e)
 	ret = io_uring_register_files(&u->ring, e->fds, e->nr_fds);
 	if (ret < 0)
 		goto out_exit;
-	ret = io_uring_register_buffers(&u->ring, &iov, 1);
+	/* Commands carry their own buffers (or none: Verify); reads share the discard one. */
+	ret = e->cmd_ring ? 0 : io_uring_register_buffers(&u->ring, &iov, 1);
 	if (ret < 0)
 		goto out_exit;
 	u->timeout.tv_sec = (long long)(e->io_timeout_ns / 1000000000ull);
@@ -84,8 +99,22 @@ static int uring_queue(struct scan_engine *e, struct scan_io *io)
 	if (io_uring_sq_space_left(&u->ring) < 2)
 		return -EBUSY;
 	sqe = io_uring_get_sqe(&u->ring);
-	io_uring_prep_read_fixed(sqe, (int)io->dev_idx, io->buf, io->length, io->offset, 0);
-	sqe->flags |= IOSQE_FIXED_FILE;
+	if (io->cmd) {
+		int ret = e->cmd_ring ? kio_nvme_uring_prep(sqe, (int)io->dev_idx, 1, io->cmd) :
+			  -EINVAL;
+
+		if (ret < 0) {
+			/* Off the whitelist (a bug, never sent): a no-op takes the SQE's place. */
+			io_uring_prep_nop(sqe);
+			io_uring_sqe_set_data(sqe, NULL);
+			u->queued++;
+			return ret;
+		}
+	} else {
+		io_uring_prep_read_fixed(sqe, (int)io->dev_idx, io->buf, io->length, io->offset,
+					 0);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
 	io_uring_sqe_set_data(sqe, io);
 	u->queued++;
 	if (e->io_timeout_ns) {
@@ -143,7 +172,10 @@ static int uring_getevents(struct scan_engine *e, unsigned min, struct scan_io *
 		seen++;
 		if (!io)
 			continue;		/* completion of a linked timeout */
-		io->res = cqe->res;
+		if (io->cmd)
+			io->res = kio_nvme_uring_done(io->cmd, cqe->res, CQE_RESULT(cqe));
+		else
+			io->res = cqe->res;
 		done[n++] = io;
 	}
 	io_uring_cq_advance(&u->ring, seen);
@@ -163,6 +195,8 @@ static void uring_cleanup(struct scan_engine *e)
 
 const struct scan_engine_ops scan_engine_uring = {
 	.name = "uring",
+	.caps = SCAN_ENG_READ | SCAN_ENG_CMD_NVME_URING | SCAN_ENG_LINKED_TIMEOUT |
+		SCAN_ENG_CLEANUP_WAITS,
 	.probe = uring_probe,
 	.init = uring_init,
 	.queue = uring_queue,

@@ -1,6 +1,7 @@
 /*
- * mediascan/exec.h - the executor's private state, shared by executor.c (the read loop,
- * isolation of failed reads) and recheck.c (reads that answered late: waited for, re-read
+ * mediascan/exec.h - the executor's private state, shared by executor.c (the loop, isolation
+ * of failed reads), exec_cmd.c (drive-side commands through the same loop), exec_vfy.c
+ * (xfs-verify's blocking calls) and recheck.c (I/Os that answered late: waited for, re-read
  * alone and narrowed once the queue has drained). Not for use outside mediascan/.
  */
 #ifndef MEDIASCAN_EXEC_H
@@ -21,6 +22,9 @@ struct exec_slot {
 	int timed_out;			/* past the I/O timeout (or abandoned): see late_idx */
 	int alone;			/* issued by exec_read_alone, not by the loop */
 	int late_idx;			/* its entry in exec.late, -1 none */
+	struct kio_dev_cmd cmd;		/* drive-side methods: the command io.cmd points to */
+	struct vfy_result vres;		/* what its completion decoded */
+	void *cmd_buf;			/* its buffer (pi-read's data and metadata), or NULL */
 };
 
 /* What became of a read that did not answer within the I/O timeout. */
@@ -77,6 +81,16 @@ struct exec {
 	uint64_t watch_max_len;		/* longest o->watch range, for the lookup */
 	struct exec_late *late;		/* reads past the I/O timeout, in order */
 	size_t nr_late, cap_late;
+	/* Drive-side methods through the engine (exec_cmd.c); NULL cmd_ops: reads. */
+	const struct vfy_ops *cmd_ops;
+	uint64_t cmd_max[SCAN_MAX_DEVICES];	/* bytes one command may cover */
+	int cmd_fds[SCAN_MAX_DEVICES];	/* where the engine sends commands */
+	int cmd_refused;		/* the device refused the method: drain, then read */
+	struct vfy_result iso_first;	/* the failed command exec_isolate narrows next, */
+	int have_iso_first;		/* the one at iso_first_off on iso_first_dev */
+	uint64_t iso_first_off;
+	uint32_t iso_first_dev;
+	struct vfy_result alone_res;	/* what the last command sent alone said */
 };
 
 /* Return 1 when the scan is to stop (signal, --max-duration, failing disk). */
@@ -91,6 +105,17 @@ uint64_t exec_now_ns(void);
  */
 ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
 			uint64_t *lat_ns);
+/*
+ * Return as exec_read_alone, counting the read as an isolation read only when count; with
+ * a drive-side method the I/O is a command (len: clean; -errno of a failure, x->alone_res
+ * says what; -EOPNOTSUPP refused).
+ */
+ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
+		      uint64_t *lat_ns, int count);
+/* Return 0 at the end or on stop, -EOPNOTSUPP when the device refused the method, -errno. */
+int exec_loop(struct exec *x);
+/* Return 0 after adding [offset, offset+length) of rg in front of what is left to read. */
+int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length);
 /* Return 0 after narrowing a failed read of [offset, offset+length) on dev; -errno. */
 int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
 		 uint64_t length, int err);
@@ -113,7 +138,7 @@ int exec_checkpoint(struct exec *x, int final);
 /* Feed the governor fresh disk statistics (every EXEC_SAMPLE_NS). */
 void exec_sample(struct exec *x, uint64_t now);
 
-/* The drive-side methods (exec_vfy.c). */
+/* Methods with a blocking verify() only (exec_vfy.c): xfs-verify; scsi-read's narrowing. */
 /*
  * Return 0 after verifying [offset, offset+length) of device dev_idx with ops, narrowing a
  * failed command (isolating: an engine read is being narrowed; reads: commands that covered
@@ -128,6 +153,31 @@ int exec_vfy_loop(struct exec *x);
 int exec_vfy_init(struct exec *x, const struct vfy_ops *ops, int *ready);
 /* Undo exec_vfy_init on the devices marked ready. */
 void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready);
+
+/* Drive-side commands through the engine (exec_cmd.c). */
+/*
+ * Return 0 after setting up the method on every device, the engine that carries its
+ * commands (uring_cmd on NVMe generic char devices, else the thread pool) and the slots'
+ * buffers; -errno (fatal_msg says why).
+ */
+int exec_cmd_start(struct exec *x);
+/* Undo exec_cmd_start (the engine already cleaned up, or left to the process's exit). */
+void exec_cmd_stop(struct exec *x);
+/* Return 0 after building the command for slot's piece, or -errno. */
+int exec_cmd_prep(struct exec *x, struct exec_slot *slot);
+/* Decode slot's answered command: io.res becomes its length (clean) or -errno (failed). */
+int exec_cmd_decode(struct exec *x, struct exec_slot *slot);
+/*
+ * Return 1 when slot's completed command was settled here (refused: put back for reading;
+ * operational: recorded), 0 when io.res says what a read would and the read path goes on,
+ * or -errno.
+ */
+int exec_cmd_done(struct exec *x, struct exec_slot *slot);
+/* Return 0 after recording slot's command as not sent (err), or -ENOMEM. */
+int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err);
+/* Return as exec_isolate, narrowing [offset, offset+length) of dev with commands. */
+int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
+		     uint64_t length, int err);
 
 /* Return 0 after settling every late read (recheck.c), or -errno. */
 int exec_recheck(struct exec *x);

@@ -1,8 +1,10 @@
 /*
- * mediascan/exec_vfy.c - the drive-side loop of the executor: NVMe Verify, SCSI VERIFY,
- * pi-read and xfs-verify commands (integrity/) over the plan, one command per range piece,
- * paced, checkpointed; a failed command is narrowed with the block the device names (error
- * log, sense information) or by bisection. Issue 10 moves these commands into the engine.
+ * mediascan/exec_vfy.c - methods that only have a blocking verify(): xfs-verify, whose
+ * XFS_IOC_VERIFY_MEDIA runs the filesystem's own I/O inside one ioctl that the kernel may
+ * stop and resume, so it has no command for an engine to queue; it keeps a loop of its own,
+ * one call per piece, paced and checkpointed. Also the blocking narrowing that the read
+ * method uses with scsi-read (the sense names the block). Both narrow in isolate.c. Every
+ * method that sends device commands runs in the executor's one loop instead (exec_cmd.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,96 +12,44 @@
 
 #include "exec.h"
 
-/* Record one failing block that a verify method reported. */
-static int exec_vfy_bad(struct exec *x, unsigned dev_idx, const struct scan_range *rg,
-			uint64_t offset, uint32_t lbs, unsigned reads, const struct vfy_result *res)
-{
-	struct scan_error e = {
-		.dev_idx = dev_idx, .offset = offset, .length = lbs, .err = vfy_fail_errno(res),
-		.reads = reads, .reproducible = 1, .vfy_fail = res->fail, .dev_status = res->status,
-		.pi_expected = res->expected, .pi_found = res->found,
-	};
+/* The method's blocking verify(), for isolate.c: bytes of the scan device to whole-disk LBAs. */
+struct vfy_sync {
+	struct exec *x;
+	const struct vfy_ops *ops;
+};
 
-	e.cls = scan_classify(e.err);
-	e.in_gap = rg && scan_range_planned_bytes(rg, offset, lbs) == 0;
-	return scan_result_add(x->r, &e);
+static int vfy_sync_cmd(void *arg, uint32_t dev, uint64_t offset, uint64_t length,
+			struct vfy_result *res)
+{
+	struct vfy_sync *v = arg;
+	struct vfy_dev *vd = v->x->o->vfy_devs[dev];
+
+	return v->ops->verify(vd, (offset + vd->part_start_bytes) / vd->lbs,
+			      (uint32_t)(length / vd->lbs), res);
 }
 
-/*
- * Verify bytes [offset, offset+length) of scan device dev_idx with ops, in commands of at
- * most ops->max_blocks(); a failed command is narrowed with the block the device named
- * (error log, sense information) and by bisection otherwise. reads: commands that already
- * covered the span (1 for an engine read being isolated): a bad block's count is those plus
- * the commands of this call that covered it. A device that names its first bad block
- * stopped there, so the blocks after it count only the command that goes on from there.
- * Return 0, -EOPNOTSUPP when the device refused the method (nothing recorded for this
- * span), or -ENOMEM.
- */
+static void vfy_sync_clean(void *arg, uint32_t dev, uint64_t offset, uint64_t length)
+{
+	exec_note_clean(((struct vfy_sync *)arg)->x, dev, offset, length);
+}
+
 int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev_idx,
-			 const struct scan_range *rg, uint64_t offset, uint64_t length,
-			 int isolating, unsigned reads)
+		  const struct scan_range *rg, uint64_t offset, uint64_t length, int isolating,
+		  unsigned reads)
 {
 	struct vfy_dev *vd = x->o->vfy_devs[dev_idx];
-	uint32_t lbs = vd->lbs, maxb = ops->max_blocks(vd);
-	struct vfy_result res;
-	int ret;
+	struct vfy_sync v = { .x = x, .ops = ops };
+	struct scan_isolate_cmd si = {
+		.dev_idx = dev_idx, .lbs = vd->lbs, .part_start_bytes = vd->part_start_bytes,
+		.max_blocks = ops->max_blocks(vd), .cmd = vfy_sync_cmd, .clean = vfy_sync_clean,
+		.arg = &v, .range = rg, .r = x->r,
+	};
 
-	while (length >= lbs) {
-		uint64_t chunk = length < (uint64_t)maxb * lbs ? length : (uint64_t)maxb * lbs;
-		uint64_t lba = (offset + vd->part_start_bytes) / lbs;
-		uint32_t nlb = (uint32_t)(chunk / lbs);
-
-		memset(&res, 0, sizeof(res));
-		ret = ops->verify(vd, lba, nlb, &res);
-		if (isolating)
-			x->r->isolation_reads++;
-		if (ret == -EOPNOTSUPP)
-			return ret;
-		if (ret == 0)
-			exec_note_clean(x, dev_idx, offset, chunk);
-		if (ret < 0) {
-			struct scan_error e = {
-				.dev_idx = dev_idx, .offset = offset, .length = chunk, .err = ret,
-				.cls = SCAN_ERR_OPERATIONAL, .reads = reads + 1,
-				.reproducible = 1,
-			};
-
-			ret = scan_result_add(x->r, &e);
-			if (ret < 0)
-				return ret;
-		} else if (ret > 0 && res.have_lba && res.lba >= lba && res.lba < lba + nlb) {
-			/* The device named the block: the ones before it are good. */
-			uint64_t bad = res.lba * lbs - vd->part_start_bytes;
-
-			exec_note_clean(x, dev_idx, offset, bad - offset);
-
-			ret = exec_vfy_bad(x, dev_idx, rg, bad, lbs, reads + 1, &res);
-			if (ret < 0)
-				return ret;
-			chunk = bad + lbs - offset;
-		} else if (ret > 0 && nlb == 1) {
-			ret = exec_vfy_bad(x, dev_idx, rg, offset, lbs, reads + 1, &res);
-			if (ret < 0)
-				return ret;
-		} else if (ret > 0) {
-			uint64_t half = (uint64_t)(nlb / 2) * lbs;
-
-			ret = exec_vfy_span(x, ops, dev_idx, rg, offset, half, 1, reads + 1);
-			if (ret == 0)
-				ret = exec_vfy_span(x, ops, dev_idx, rg, offset + half, chunk - half,
-						    1, reads + 1);
-			if (ret < 0)
-				return ret;
-		}
-		offset += chunk;
-		length -= chunk;
-	}
-	return 0;
+	return scan_isolate_cmd_span(&si, offset, length, isolating, reads);
 }
 
 /*
- * The drive-side loop: one verify command at a time per range piece (the device does the
- * work, so the queue depth that hides read latency is not needed), paced, checkpointed.
+ * The blocking loop (xfs-verify): one verify() at a time per range piece, paced, checkpointed.
  * Return 0 at the end or on stop, -EOPNOTSUPP when the device refused the method (the
  * current piece is left for the read path), or -errno.
  */

@@ -134,7 +134,9 @@ static int wait_late(struct exec *x)
 			/* Only late (or abandoned) reads are left in flight: settle them. */
 			s->busy = 0;
 			x->inflight--;
-			if (s->io.res > 0) {
+			if (s->io.cmd && !s->alone)
+				exec_cmd_decode(x, s);	/* a command: as a read would say */
+			if (s->io.res > 0 && !s->io.cmd) {
 				x->r->read_bytes += (uint64_t)s->io.res;
 				x->dev_read_bytes[s->io.dev_idx] += (uint64_t)s->io.res;
 			}

@@ -178,6 +178,7 @@ struct scan_result {
 	uint64_t scanned_bytes;		/* planned bytes read (or found bad) */
 	uint64_t read_bytes;		/* bytes read including bridged gaps and re-reads */
 	uint64_t isolation_reads;	/* reads issued to narrow failures */
+	unsigned max_inflight;		/* most reads or commands the loop had in flight at once */
 	double elapsed_s;
 	int complete;			/* every planned range was read */
 	int stopped;			/* 1 signal, 2 --max-duration */
@@ -244,6 +245,45 @@ struct scan_isolate {
  * stopping (what was found so far is kept); -ENOMEM on allocation failure.
  */
 int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length, int err);
+/*
+ * Isolation of one failed drive-side command (NVMe Verify / Read, SCSI VERIFY / READ,
+ * xfs-verify): the device may name its first failing block (NVMe error log, SCSI sense
+ * information field); otherwise the span is bisected down to single blocks.
+ */
+struct scan_isolate_cmd {
+	uint32_t dev_idx;
+	uint32_t lbs;			/* logical block size, bytes */
+	uint64_t part_start_bytes;	/* the scan device's start on the whole disk */
+	uint32_t max_blocks;		/* most blocks one command may cover */
+	/*
+	 * Send one command over scan-device bytes [offset, offset+length); return 0 clean, 1
+	 * failed (res), -EOPNOTSUPP refused, -EINTR stopping, or -errno (operational).
+	 */
+	int (*cmd)(void *arg, uint32_t dev_idx, uint64_t offset, uint64_t length,
+		   struct vfy_result *res);
+	/* Count bytes [offset, offset+length) as read cleanly (may be NULL). */
+	void (*clean)(void *arg, uint32_t dev_idx, uint64_t offset, uint64_t length);
+	void *arg;
+	const struct scan_range *range;	/* for gap checks; may be NULL */
+	struct scan_result *r;		/* errors are appended; isolation_reads counted */
+};
+
+/*
+ * Return 0 after verifying [offset, offset+length) command by command and narrowing every
+ * failure (isolating: each command counts as an isolation read; reads: commands that
+ * already covered the span); -EOPNOTSUPP when the device refused the method (nothing
+ * recorded for the rest), -EINTR when stopping, or -ENOMEM.
+ */
+int scan_isolate_cmd_span(struct scan_isolate_cmd *si, uint64_t offset, uint64_t length,
+			  int isolating, unsigned reads);
+/*
+ * Return 0 after narrowing one command over [offset, offset+length) that already failed
+ * with res (sent once, not as isolation): the block the device named, else bisection.
+ * Errors as scan_isolate_cmd_span.
+ */
+int scan_isolate_cmd_failed(struct scan_isolate_cmd *si, uint64_t offset, uint64_t length,
+			    const struct vfy_result *res);
+
 /* Return 0 after appending one error to r (coalescing with an adjacent last one), or -ENOMEM. */
 int scan_result_add(struct scan_result *r, const struct scan_error *e);
 

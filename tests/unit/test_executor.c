@@ -4,10 +4,13 @@
  * injected at chosen 512-byte blocks by wrapping kio_pread (the sync engine's reads and
  * every isolation read) and, for the io_uring engine, by steering the submitted reads
  * that cover a bad block past the end of the file (a short read, which the executor takes
- * as -EIO) through a wrapped io_uring_submit.
+ * as -EIO) through a wrapped io_uring_submit. Drive-side commands (scsi-verify) run through
+ * the same loop on the pool engine against a fake disk behind a wrapped kio_dev_cmd_submit,
+ * which counts the commands in flight at once and answers MEDIUM ERROR sense for bad blocks.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <liburing.h>
 #include <setjmp.h>
@@ -22,6 +25,7 @@
 
 #include "engine.h"
 #include "kio.h"
+#include "kio_dev.h"
 #include "scan.h"
 
 #define KiB 1024ull
@@ -40,6 +44,8 @@ int __real_io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_p
 int __wrap_io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 			      unsigned wait_nr, struct __kernel_timespec *ts, sigset_t *sigmask);
 
+int __wrap_kio_dev_cmd_submit(int fd, struct kio_dev_cmd *c);
+
 static struct {
 	int fd;				/* the test file; other fds pass through */
 	int err[NR_BLOCKS];		/* -errno per block, 0 good */
@@ -50,7 +56,14 @@ static struct {
 		int err;
 	} pending[64];			/* steered reads whose completion gets err */
 	unsigned nr_pending;
-} fk = { .fd = -1 };
+	/* The fake disk's commands (kio_dev_cmd_submit) */
+	pthread_mutex_t lock;
+	unsigned cmds, cmd_now, cmd_max;	/* sent, in flight now, most in flight at once */
+	int name_lba;			/* sense carries the first bad block's LBA */
+	unsigned refuse_after;		/* ILLEGAL REQUEST from this command on (0 never) */
+	int64_t slow_block;		/* a command covering it answers after slow_us (-1 none) */
+	unsigned slow_us;
+} fk = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Return the first injected error in [offset, offset+len), or 0. */
 static int injected(uint64_t offset, uint64_t len)
@@ -113,6 +126,63 @@ int __wrap_io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_p
 	return ret;
 }
 
+static uint64_t be_get(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The fake disk: VERIFY(16) of blocks with an injected error answers CHECK CONDITION. */
+int __wrap_kio_dev_cmd_submit(int fd, struct kio_dev_cmd *c)
+{
+	uint64_t lba = be_get(c->cdb + 2, 8), n = be_get(c->cdb + 10, 4);
+	struct kio_scsi_status *st = &c->scsi_st;
+	unsigned nr;
+	int err = 0;
+
+	assert_int_equal(fd, fk.fd);
+	assert_int_equal(c->kind, KIO_CMD_SCSI);
+	assert_int_equal(c->cdb[0], 0x8f);
+	assert_true(kio_scsi_allowed(c->cdb, c->cdb_len));
+	pthread_mutex_lock(&fk.lock);
+	nr = ++fk.cmds;
+	if (++fk.cmd_now > fk.cmd_max)
+		fk.cmd_max = fk.cmd_now;
+	pthread_mutex_unlock(&fk.lock);
+	usleep(2000);			/* a device's latency: others are sent meanwhile */
+	if (fk.slow_block >= 0 && (uint64_t)fk.slow_block >= lba &&
+	    (uint64_t)fk.slow_block < lba + n)
+		usleep(fk.slow_us);		/* a marginal sector the drive retries */
+	memset(st, 0, sizeof(*st));
+	if (fk.refuse_after && nr >= fk.refuse_after) {
+		st->scsi_status = 2;
+		st->sense_len = 18;
+		st->sense_key = 0x5;
+		st->asc = 0x20;
+	} else {
+		for (uint64_t b = lba; b < lba + n && b < NR_BLOCKS; b++) {
+			if (!fk.err[b])
+				continue;
+			err = fk.err[b];
+			st->scsi_status = 2;
+			st->sense_len = 18;
+			st->sense_key = 0x3;
+			st->asc = err == -EILSEQ ? 0x10 : 0x11;
+			st->ascq = err == -EILSEQ ? 0x01 : 0x00;
+			st->info_valid = fk.name_lba;
+			st->info = fk.name_lba ? b : 0;
+			break;
+		}
+	}
+	pthread_mutex_lock(&fk.lock);
+	fk.cmd_now--;
+	pthread_mutex_unlock(&fk.lock);
+	return 0;
+}
+
 /* A scan_source handing out a fixed list of ranges, a few per call. */
 struct src {
 	const struct scan_range *ranges;
@@ -146,6 +216,10 @@ static int setup(void **state)
 	fk.preads = 0;
 	fk.steered = 0;
 	fk.nr_pending = 0;
+	fk.cmds = fk.cmd_now = fk.cmd_max = 0;
+	fk.name_lba = 0;
+	fk.refuse_after = 0;
+	fk.slow_block = -1;
 	/* Write through one fd, then open the file read-only as a device would be. */
 	snprintf(tmp_path, sizeof(tmp_path), "%s/mediascan-test-executor.XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -603,6 +677,187 @@ static void test_io_size(void **state)
 	assert_int_equal(scan_io_size(d, 2, 0), 128 * KiB);
 }
 
+/* ---------------------------------------------------------------- drive-side commands */
+
+/* A SCSI disk for scsi-verify over the test file: 64-block (32 KiB) commands. */
+static void scsi_vdev(struct vfy_dev *vd)
+{
+	memset(vd, 0, sizeof(*vd));
+	snprintf(vd->path, sizeof(vd->path), "/dev/fake");
+	vd->kind = VFY_DEV_SCSI;
+	vd->fd = fk.fd;
+	vd->cfd = vd->xfs_fd = -1;
+	vd->lbs = LBS;
+	vd->max_xfer_blocks = 64;
+	vd->verify16 = 1;
+}
+
+/* Return the failing blocks in r as a bitmap count, checking each against the injection. */
+static unsigned bad_blocks(const struct scan_result *r)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+
+		for (uint64_t b = e->offset / LBS; b < (e->offset + e->length) / LBS; b++) {
+			assert_int_not_equal(fk.err[b], 0);
+			assert_int_equal(e->err, fk.err[b] == -EILSEQ ? -EILSEQ : -ENODATA);
+			assert_int_equal(e->in_gap, b == (2 * MiB + 64 * KiB) / LBS);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * scsi-verify through the one loop: commands in flight together on the pool engine (depth
+ * 8), every bad block exact. The device names the block: no isolation command, and each
+ * bad block is covered by one command only.
+ */
+static void test_cmd_depth_named_lba(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct vfy_dev vd;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	inject_four();
+	fk.name_lba = 1;
+	scsi_vdev(&vd);
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, NULL);
+	o.depth = 8;
+	o.vfy = &vfy_scsi_verify;
+	o.vfy_devs[0] = &vd;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_string_equal(r.engine, "pool");
+	assert_int_equal(r.fatal, 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.scanned_bytes, PLANNED);
+	assert_true(r.max_inflight > 1);
+	assert_true(fk.cmd_max > 1);		/* the fake disk saw them together */
+	assert_int_equal(bad_blocks(&r), 7);
+	for (size_t i = 0; i < r.nr_errors; i++)
+		assert_int_equal(r.errors[i].reads, 1);
+	assert_int_equal(r.isolation_reads, 0);
+	assert_int_equal(fk.preads, 0);		/* nothing was read: VERIFY moves no data */
+	scan_result_free(&r);
+}
+
+/* Without the block in the sense data, a failed command is bisected to single blocks. */
+static void test_cmd_bisect(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct vfy_dev vd;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	inject_four();
+	scsi_vdev(&vd);
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, NULL);
+	o.depth = 8;
+	o.vfy = &vfy_scsi_verify;
+	o.vfy_devs[0] = &vd;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.scanned_bytes, PLANNED);
+	assert_int_equal(bad_blocks(&r), 7);
+	/* A 64-block command with one bad block: 1 + 6 halvings cover it. */
+	assert_int_equal(r.errors[0].offset, 100 * KiB);
+	assert_int_equal(r.errors[0].reads, 7);
+	/* Every command past the plan's 32 + 32 + 4 pieces narrowed a failure. */
+	assert_int_equal(r.isolation_reads, fk.cmds - (32 + 32 + 4));
+	/* Both halves at each level: 2 * 6 for one bad block of 64, 2 * 3 in the 8-block tail. */
+	assert_true(r.isolation_reads >= 3 * 2 * 6 + 2 * 3);
+	scan_result_free(&r);
+}
+
+/* The disk refuses VERIFY midway: nothing more is sent and the rest is read, exactly once. */
+static void test_cmd_refused_reads_rest(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct vfy_dev vd;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	fk.refuse_after = 20;
+	scsi_vdev(&vd);
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, "sync");
+	o.depth = 8;
+	o.vfy = &vfy_scsi_verify;
+	o.vfy_devs[0] = &vd;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_string_equal(r.engine, "sync");
+	assert_int_equal(r.fatal, 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.nr_errors, 0);
+	assert_int_equal(r.scanned_bytes, PLANNED);
+	assert_non_null(strstr(r.method_note, "refused"));
+	assert_true(fk.cmds >= 20 && fk.cmds < 20 + 8);
+	/* Read: what was refused and what was not sent, never what VERIFY already covered. */
+	assert_int_equal(r.read_bytes + (uint64_t)(19 * 32 * KiB), 2 * MiB + 100 * KiB);
+	scan_result_free(&r);
+}
+
+/*
+ * The --io-timeout watchdog covers commands as it covers reads: a VERIFY that answers late
+ * is set aside, the scan goes on, and the recheck sends commands alone to narrow it to the
+ * slow block, reported slow with its latency (not damage).
+ */
+static void test_cmd_io_timeout(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct vfy_dev vd;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+	uint64_t slow = 1 * MiB + 600 * KiB;
+
+	(void)state;
+	fk.slow_block = (int64_t)(slow / LBS);
+	fk.slow_us = 150000;
+	scsi_vdev(&vd);
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, NULL);
+	o.depth = 8;
+	o.io_timeout_ns = 50000000ull;
+	o.vfy = &vfy_scsi_verify;
+	o.vfy_devs[0] = &vd;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.fatal, 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.scanned_bytes, PLANNED);
+	assert_true(r.nr_timeouts >= 1);
+	assert_int_equal(r.nr_errors, 1);
+	assert_int_equal(r.errors[0].cls, SCAN_ERR_SLOW);
+	assert_int_equal(r.errors[0].offset, slow);
+	assert_int_equal(r.errors[0].length, LBS);
+	assert_true(r.errors[0].latency_ns >= 150000000ull);
+	assert_false(scan_is_damage(&r.errors[0]));
+	scan_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +871,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_and_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_sees_coalesced_error, setup, teardown),
 		cmocka_unit_test(test_io_size),
+		cmocka_unit_test_setup_teardown(test_cmd_depth_named_lba, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_bisect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_refused_reads_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_io_timeout, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

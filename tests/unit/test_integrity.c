@@ -18,9 +18,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <linux/nvme_ioctl.h>
+#include <liburing.h>
 #include <scsi/sg.h>
 #include <sys/ioctl.h>
 
+#include "config.h"
 #include "kio_dev.h"
 #include "verify.h"
 
@@ -628,6 +630,220 @@ static void test_scsi_verify_method(void **state)
 	assert_int_equal(vfy_scsi_verify.verify(&d, 0x1000, 256, &res), -EIO);
 }
 
+
+/* ---------------------------------------------------------------- prep and complete */
+
+/*
+ * The executor's split of a method: prep() builds exactly the command verify() sends, no
+ * device is touched, and complete() decodes the status the engine stored.
+ */
+static void test_nvme_prep_complete(void **state)
+{
+	static uint8_t buf[(1u << 20) + 4096 + 2048 * 8] __attribute__((aligned(4096)));
+	struct vfy_dev d;
+	struct kio_dev_cmd c;
+	struct vfy_result res;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.fd = FAKE_FD;
+	d.cfd = d.xfs_fd = -1;
+	d.kind = VFY_DEV_NVME;
+	d.nsid = 1;
+	d.lbs = 512;
+	d.ms = 8;
+	d.pi_type = 1;
+	d.guard = VFY_GUARD_CRC16;
+	d.pi_first = 1;
+	assert_true(vfy_nvme_verify.caps & VFY_CAP_CMD_NVME);
+	assert_int_equal(vfy_nvme_verify.prep(&d, 0x123456789aull, 128, &c, NULL), 0);
+	assert_int_equal(k.calls, 0);
+	assert_int_equal(c.kind, KIO_CMD_NVME);
+	assert_int_equal(c.nvme.opcode, 0x0c);
+	assert_int_equal(c.nvme.nsid, 1);
+	assert_int_equal(c.nvme.cdw10, 0x3456789a);
+	assert_int_equal(c.nvme.cdw11, 0x12);
+	assert_int_equal(c.nvme.cdw12, 127 | KIO_NVME_PRCHK_GUARD | KIO_NVME_PRCHK_REF);
+	assert_int_equal(c.nvme.cdw13, 0);
+	assert_int_equal(c.nvme.cdw14, 0x3456789a);
+	assert_int_equal(c.nvme.cdw15, 0);
+	assert_int_equal(c.nvme.addr, 0);
+	assert_int_equal(c.nvme.data_len, 0);
+	/* Success, then Unrecovered Read Error with DNR (the engine dropped DNR already). */
+	assert_int_equal(kio_nvme_uring_done(&c, 0, 0), 0);
+	assert_int_equal(vfy_nvme_verify.complete(&d, 0x1000, 128, &c, NULL, &res), 0);
+	assert_int_equal(kio_nvme_uring_done(&c, 0x4000 | 0x281, 7), 0);
+	assert_int_equal(c.nvme_st.status, 0x281);
+	assert_int_equal(c.nvme_st.dnr, 1);
+	assert_int_equal(c.nvme_st.result, 7);
+	d.priv = NULL;			/* no error log without init(): the block is unknown */
+	assert_int_equal(vfy_nvme_verify.complete(&d, 0x1000, 128, &c, NULL, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_MEDIUM);
+	assert_int_equal(res.status, 0x281);
+	assert_false(res.have_lba);
+	assert_int_equal(vfy_fail_errno(&res), -ENODATA);
+	/* A completion the kernel failed is not a device status. */
+	assert_int_equal(kio_nvme_uring_done(&c, -EINVAL, 0), -EINVAL);
+
+	/* pi-read: Read of 8 blocks into the command's own buffer, metadata after the data. */
+	assert_true(vfy_pi_read.caps & VFY_CAP_CMD_NVME);
+	assert_true(vfy_pi_read.buf_bytes(&d) <= sizeof(buf));
+	assert_int_equal(vfy_pi_read.buf_bytes(&d), (1u << 20) + 2048 * 8);
+	assert_int_equal(vfy_pi_read.prep(&d, 0x20, 8, &c, buf), 0);
+	assert_int_equal(c.nvme.opcode, 0x02);
+	assert_int_equal(c.nvme.cdw10, 0x20);
+	assert_int_equal(c.nvme.cdw12, 7);		/* no PRCHK: the tags are checked here */
+	assert_true(c.nvme.addr == (uint64_t)(uintptr_t)buf);
+	assert_int_equal(c.nvme.data_len, 8 * 512);
+	assert_true(c.nvme.metadata == (uint64_t)(uintptr_t)(buf + (1u << 20)));
+	assert_int_equal(c.nvme.metadata_len, 8 * 8);
+	assert_int_equal(vfy_pi_read.prep(&d, 0, 8, &c, NULL), -EINVAL);
+	/* Blocks 0x20.. with valid PI, then a reference tag wrong in the third. */
+	for (unsigned b = 0; b < 8; b++) {
+		uint8_t *pi = buf + (1u << 20) + b * 8;
+		uint16_t g;
+
+		memset(buf + b * 512, (int)b, 512);
+		g = vfy_crc16_t10dif(buf + b * 512, 512);
+		pi[0] = (uint8_t)(g >> 8);
+		pi[1] = (uint8_t)g;
+		pi[2] = pi[3] = 0;
+		pi[4] = pi[5] = pi[6] = 0;
+		pi[7] = (uint8_t)(0x20 + b);
+	}
+	memset(&c.nvme_st, 0, sizeof(c.nvme_st));
+	assert_int_equal(vfy_pi_read.complete(&d, 0x20, 8, &c, buf, &res), 0);
+	buf[(1u << 20) + 2 * 8 + 7] = 0x99;
+	assert_int_equal(vfy_pi_read.complete(&d, 0x20, 8, &c, buf, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_PI_REF);
+	assert_true(res.have_lba && res.lba == 0x22);
+	assert_int_equal(res.expected, 0x22);
+	assert_int_equal(res.found, 0x99);
+	assert_int_equal(k.calls, 0);			/* prep and complete sent nothing */
+}
+
+/* The uring_cmd SQE kernel/ fills for an engine: every field of the NVMe command. */
+static void test_nvme_uring_sqe(void **state)
+{
+#if HAVE_IORING_OP_URING_CMD
+	uint8_t big[128] __attribute__((aligned(64)));
+	struct io_uring_sqe *sqe = (struct io_uring_sqe *)big;
+	const struct nvme_uring_cmd *u = (const struct nvme_uring_cmd *)sqe->cmd;
+	struct kio_dev_cmd c = { .kind = KIO_CMD_NVME };
+	static uint8_t data[4096], md[64];
+
+	(void)state;
+	memset(big, 0xa5, sizeof(big));
+	assert_int_equal(kio_nvme_build_read(&c.nvme, 3, 0x100000020ull, 8, data, sizeof(data),
+					     md, sizeof(md), KIO_NVME_PRCHK_GUARD, 0), 0);
+	assert_int_equal(kio_nvme_uring_prep(sqe, 5, 1, &c), 0);
+	assert_int_equal(sqe->opcode, IORING_OP_URING_CMD);
+	assert_int_equal(sqe->fd, 5);
+	assert_int_equal(sqe->flags, IOSQE_FIXED_FILE);
+	assert_int_equal(sqe->cmd_op, NVME_URING_CMD_IO);
+	assert_int_equal(u->opcode, 0x02);
+	assert_int_equal(u->nsid, 3);
+	assert_int_equal(u->cdw10, 0x20);
+	assert_int_equal(u->cdw11, 1);
+	assert_int_equal(u->cdw12, 7 | KIO_NVME_PRCHK_GUARD);
+	assert_int_equal(u->cdw13, 0);
+	assert_int_equal(u->cdw14, 0);
+	assert_int_equal(u->cdw15, 0);
+	assert_true(u->addr == (uint64_t)(uintptr_t)data);
+	assert_int_equal(u->data_len, sizeof(data));
+	assert_true(u->metadata == (uint64_t)(uintptr_t)md);
+	assert_int_equal(u->metadata_len, sizeof(md));
+	assert_int_equal(sqe->user_data, 0);		/* the rest of the SQE zeroed */
+	/* Not fixed: the fd itself. Off the whitelist: nothing is written. */
+	assert_int_equal(kio_nvme_uring_prep(sqe, 9, 0, &c), 0);
+	assert_int_equal(sqe->flags, 0);
+	assert_int_equal(sqe->fd, 9);
+	memset(big, 0xa5, sizeof(big));
+	c.nvme.opcode = 0x01;				/* Write */
+	assert_int_equal(kio_nvme_uring_prep(sqe, 5, 1, &c), -EPERM);
+	assert_int_equal(big[0], 0xa5);
+	kio_nvme_build_verify(&c.nvme, 1, 0, 1, 0, 0);
+	c.nvme.cdw12 |= 1u << 29;			/* PRACT */
+	assert_int_equal(kio_nvme_uring_prep(sqe, 5, 1, &c), -EPERM);
+	c.kind = KIO_CMD_SCSI;
+	assert_int_equal(kio_nvme_uring_prep(sqe, 5, 1, &c), -EINVAL);
+	assert_int_equal(k.uring_submits, 0);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/* scsi-verify and scsi-read: the CDB prep builds, and complete() reading the sense. */
+static void test_scsi_prep_complete(void **state)
+{
+	static const uint8_t want_verify[16] = {
+		0x8f, 0x20, 0, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9a, 0, 0, 0, 0x40, 0, 0,
+	};
+	static const uint8_t want_read[16] = {
+		0x88, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x00, 0, 0, 0, 0x08, 0, 0,
+	};
+	static uint8_t buf[2048 * 512] __attribute__((aligned(4096)));
+	struct vfy_dev d = scsi_dev();
+	struct kio_dev_cmd c;
+	struct vfy_result res;
+
+	(void)state;
+	assert_true(vfy_scsi_verify.caps & VFY_CAP_CMD_SCSI);
+	assert_int_equal(vfy_scsi_verify.prep(&d, 0x123456789aull, 64, &c, NULL), 0);
+	assert_int_equal(c.kind, KIO_CMD_SCSI);
+	assert_int_equal(c.cdb_len, 16);
+	assert_memory_equal(c.cdb, want_verify, 16);	/* VRPROTECT 001b: PI disk */
+	assert_null(c.data);
+	assert_int_equal(c.data_bytes, 0);
+	assert_true(kio_scsi_allowed(c.cdb, c.cdb_len));
+	/* GOOD; MEDIUM ERROR naming 0x1234567 (the engine parsed the sense into scsi_st). */
+	memset(&c.scsi_st, 0, sizeof(c.scsi_st));
+	assert_int_equal(vfy_scsi_verify.complete(&d, 0x1000, 64, &c, NULL, &res), 0);
+	c.scsi_st.scsi_status = 2;
+	c.scsi_st.sense_len = 18;
+	c.scsi_st.sense_key = 0x3;
+	c.scsi_st.asc = 0x11;
+	c.scsi_st.info_valid = 1;
+	c.scsi_st.info = 0x1234567;
+	assert_int_equal(vfy_scsi_verify.complete(&d, 0x1234560, 64, &c, NULL, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_MEDIUM);
+	assert_int_equal(res.status, 0x031100);
+	assert_true(res.have_lba && res.lba == 0x1234567);
+	/* PI reference tag check failed (10h/03h); ILLEGAL REQUEST: refused. */
+	c.scsi_st.sense_key = 0xb;
+	c.scsi_st.asc = 0x10;
+	c.scsi_st.ascq = 0x03;
+	assert_int_equal(vfy_scsi_verify.complete(&d, 0x1234560, 64, &c, NULL, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_PI_REF);
+	c.scsi_st.sense_key = 0x5;
+	c.scsi_st.asc = 0x20;
+	c.scsi_st.ascq = 0;
+	assert_int_equal(vfy_scsi_verify.complete(&d, 0, 64, &c, NULL, &res), -EOPNOTSUPP);
+	/* scsi-read: READ(16) into the command's own buffer. */
+	assert_int_equal(vfy_scsi_read.buf_bytes(&d), sizeof(buf));
+	assert_int_equal(vfy_scsi_read.prep(&d, 0x1000, 8, &c, buf), 0);
+	assert_memory_equal(c.cdb, want_read, 16);
+	assert_true(c.data == buf);
+	assert_int_equal(c.data_bytes, 8 * 512);
+	assert_int_equal(vfy_scsi_read.prep(&d, 0x1000, 8, &c, NULL), -EINVAL);
+	assert_int_equal(vfy_scsi_read.prep(&d, 0x1000, 4096, &c, buf), -EINVAL);
+	assert_int_equal(k.calls, 0);
+	/* The blocking send of a queued command goes through the same whitelist. */
+	vfy_scsi_verify.prep(&d, 0x1000, 64, &c, NULL);
+	assert_int_equal(kio_dev_cmd_submit(FAKE_FD, &c), 0);
+	assert_int_equal(k.calls, 1);
+	assert_int_equal(k.sg_dir, SG_DXFER_NONE);
+	c.cdb[1] |= 0x02;				/* BYTCHK 01: data-out */
+	assert_int_equal(kio_dev_cmd_submit(FAKE_FD, &c), -EPERM);
+	assert_int_equal(k.calls, 1);
+	/* The read method has no command: it says so, by its caps and its verify(). */
+	assert_true(vfy_read.caps & VFY_CAP_ENGINE_READ);
+	assert_null(vfy_read.prep);
+	assert_int_equal(vfy_read.verify(&d, 0, 1, &res), -EOPNOTSUPP);
+	assert_true(vfy_xfs_verify.caps & VFY_CAP_SYNC);
+}
+
 /* ---------------------------------------------------------------- the whitelist */
 
 static int nvme_io_ok(uint8_t op)
@@ -886,6 +1102,9 @@ int main(void)
 		cmocka_unit_test_setup(test_sense_fixed, reset),
 		cmocka_unit_test_setup(test_sense_descriptor, reset),
 		cmocka_unit_test_setup(test_scsi_verify_method, reset),
+		cmocka_unit_test_setup(test_nvme_prep_complete, reset),
+		cmocka_unit_test_setup(test_nvme_uring_sqe, reset),
+		cmocka_unit_test_setup(test_scsi_prep_complete, reset),
 		cmocka_unit_test_setup(test_nvme_refused, reset),
 		cmocka_unit_test_setup(test_scsi_refused, reset),
 		cmocka_unit_test_setup(test_passthru_chunk_bounds, reset),

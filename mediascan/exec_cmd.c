@@ -1,0 +1,244 @@
+/*
+ * mediascan/exec_cmd.c - drive-side methods (nvme-verify, pi-read, scsi-verify) in the
+ * executor's one loop: the method's prep() builds each piece's command into its queue slot,
+ * the engine keeps depth of them in flight (uring_cmd on the NVMe generic char device, or the
+ * thread pool for SG_IO and the NVMe ioctl), and complete() decodes each answer into what a
+ * read would have said, so the governor, checkpoints, stop handling, the --io-timeout
+ * watchdog and the recheck apply as to reads. A failed command is narrowed in isolate.c (the
+ * block the device names, else bisection) with commands sent alone through the same engine.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+static struct vfy_dev *cmd_dev(const struct exec *x, uint32_t dev)
+{
+	return x->o->vfy_devs[dev];
+}
+
+/* Return 1 when every device can take NVMe commands through io_uring passthrough. */
+static int cmd_uring_ok(const struct exec *x)
+{
+	if (!(x->cmd_ops->caps & VFY_CAP_CMD_NVME))
+		return 0;
+	if (x->o->engine && strcmp(x->o->engine, scan_engine_uring.name) != 0)
+		return 0;			/* --engine asked for another: the pool then */
+	for (unsigned d = 0; d < x->nr_devs; d++)
+		if (cmd_dev(x, d)->cfd < 0 || !cmd_dev(x, d)->uring_cmd)
+			return 0;
+	return 1;
+}
+
+int exec_cmd_start(struct exec *x)
+{
+	const struct vfy_ops *ops = x->o->vfy;
+	size_t buf_bytes = 0;
+	int uring, ret;
+
+	ret = exec_vfy_init(x, ops, x->vfy_ready);
+	if (ret < 0) {
+		exec_vfy_cleanup(x, ops, x->vfy_ready);
+		if (ret != -EOPNOTSUPP)		/* refused: the engine reads instead */
+			snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "method %s failed to "
+				 "start: %s", ops->name, strerror(-ret));
+		return ret;
+	}
+	x->cmd_ops = ops;
+	uring = cmd_uring_ok(x);
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		struct vfy_dev *vd = cmd_dev(x, d);
+		size_t b = ops->buf_bytes ? ops->buf_bytes(vd) : 0;
+
+		x->cmd_max[d] = (uint64_t)ops->max_blocks(vd) * vd->lbs;
+		x->cmd_fds[d] = uring ? vd->cfd : vd->fd;
+		if (b > buf_bytes)
+			buf_bytes = b;
+	}
+	for (unsigned i = 0; buf_bytes && i < x->o->depth; i++) {
+		if (posix_memalign(&x->slots[i].cmd_buf, 4096, buf_bytes)) {
+			snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "out of memory");
+			return -ENOMEM;
+		}
+	}
+	x->eng.ops = uring ? &scan_engine_uring : &scan_engine_pool;
+	x->eng.fds = x->cmd_fds;
+	x->eng.cmd_ring = uring;
+	ret = x->eng.ops->init(&x->eng);
+	if (ret < 0) {
+		snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "engine %s failed to start "
+			 "for %s: %s", x->eng.ops->name, ops->name, strerror(-ret));
+		return ret;
+	}
+	snprintf(x->r->engine, sizeof(x->r->engine), "%s", uring ? "uring_cmd" : "pool");
+	return 0;
+}
+
+void exec_cmd_stop(struct exec *x)
+{
+	if (x->cmd_ops)
+		exec_vfy_cleanup(x, x->cmd_ops, x->vfy_ready);
+	if (x->inflight == 0)		/* a command still in flight may write its buffer */
+		for (unsigned i = 0; i < x->o->depth; i++) {
+			free(x->slots[i].cmd_buf);
+			x->slots[i].cmd_buf = NULL;
+		}
+	x->cmd_ops = NULL;
+	x->eng.cmd_ring = 0;
+}
+
+int exec_cmd_prep(struct exec *x, struct exec_slot *slot)
+{
+	struct vfy_dev *vd = cmd_dev(x, slot->io.dev_idx);
+	uint64_t lba = (slot->io.offset + vd->part_start_bytes) / vd->lbs;
+	uint32_t nlb = slot->io.length / vd->lbs;
+	int ret;
+
+	slot->io.cmd = NULL;
+	if (!nlb)
+		return -EINVAL;
+	ret = x->cmd_ops->prep(vd, lba, nlb, &slot->cmd, slot->cmd_buf);
+	if (ret < 0)
+		return ret;
+	slot->io.cmd = &slot->cmd;
+	return 0;
+}
+
+/* Return what the method's complete() said of slot's answered command (see vfy_ops). */
+static int cmd_complete(struct exec *x, struct exec_slot *slot)
+{
+	struct vfy_dev *vd = cmd_dev(x, slot->io.dev_idx);
+	uint64_t lba = (slot->io.offset + vd->part_start_bytes) / vd->lbs;
+
+	memset(&slot->vres, 0, sizeof(slot->vres));
+	if (slot->io.res < 0)
+		return slot->io.res;		/* not sent, or not answered (cancelled) */
+	return x->cmd_ops->complete(vd, lba, slot->io.length / vd->lbs, &slot->cmd,
+				    slot->cmd_buf, &slot->vres);
+}
+
+int exec_cmd_decode(struct exec *x, struct exec_slot *slot)
+{
+	int ret = cmd_complete(x, slot);
+
+	if (ret == 0)
+		slot->io.res = (int)slot->io.length;
+	else if (ret == 1)
+		slot->io.res = vfy_fail_errno(&slot->vres);
+	else
+		slot->io.res = ret;
+	return ret;
+}
+
+int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err)
+{
+	struct scan_error e = {
+		.dev_idx = slot->io.dev_idx, .offset = slot->io.offset,
+		.length = slot->io.length, .err = err, .cls = SCAN_ERR_OPERATIONAL, .reads = 1,
+		.reproducible = 1,
+	};
+
+	if (!slot->timed_out)
+		x->r->scanned_bytes += slot->io.planned_bytes;
+	else if (slot->late_idx >= 0)
+		x->late[slot->late_idx].state = EXEC_LATE_DONE;
+	return scan_result_add(x->r, &e);
+}
+
+int exec_cmd_done(struct exec *x, struct exec_slot *slot)
+{
+	struct scan_io *io = &slot->io;
+	int engine_err = io->res < 0, ret = cmd_complete(x, slot);
+
+	if (ret == 0) {
+		io->res = (int)io->length;
+		return 0;
+	}
+	if (ret == 1) {
+		io->res = vfy_fail_errno(&slot->vres);
+		x->iso_first = slot->vres;	/* exec_isolate starts from what it said */
+		x->have_iso_first = 1;
+		x->iso_first_off = io->offset;
+		x->iso_first_dev = io->dev_idx;
+		return 0;
+	}
+	if (engine_err)
+		return 0;			/* not answered: a read's error, said as one */
+	if (ret == -EOPNOTSUPP) {
+		/* ILLEGAL REQUEST: send no more; this piece and the rest are read instead. */
+		if (!x->cmd_refused) {
+			struct vfy_dev *vd = cmd_dev(x, io->dev_idx);
+
+			snprintf(x->r->method_note, sizeof(x->r->method_note),
+				 "%s refused by %s at byte %llu (ILLEGAL REQUEST): the rest was "
+				 "read", x->cmd_ops->name, vd->path, (unsigned long long)io->offset);
+		}
+		x->cmd_refused = 1;
+		if (slot->timed_out) {
+			if (slot->late_idx >= 0)
+				x->late[slot->late_idx].state = EXEC_LATE_DONE;
+			x->r->scanned_bytes -= io->planned_bytes;	/* counted when late */
+		}
+		ret = exec_redo(x, &slot->range, io->offset, io->length);
+		return ret < 0 ? ret : 1;
+	}
+	ret = exec_cmd_unsent(x, slot, ret);	/* failed short of the media */
+	return ret < 0 ? ret : 1;
+}
+
+/* isolate.c's commands: one at a time through the engine, as isolation's reads are. */
+static int cmd_alone(void *arg, uint32_t dev, uint64_t offset, uint64_t length,
+		     struct vfy_result *res)
+{
+	struct exec *x = arg;
+	uint64_t lat;
+	ssize_t n = exec_io_alone(x, dev, offset, (uint32_t)length, &lat, 0);
+
+	if (n == -EINTR || n == -EOPNOTSUPP)
+		return (int)n;
+	if (n != -ECANCELED && n != -ETIME)
+		exec_note_read(x, dev, n != (ssize_t)length);
+	if (n == (ssize_t)length)
+		return 0;
+	if (x->alone_res.fail != VFY_FAIL_NONE) {
+		*res = x->alone_res;
+		return 1;
+	}
+	return n < 0 ? (int)n : -EIO;
+}
+
+static void cmd_clean(void *arg, uint32_t dev, uint64_t offset, uint64_t length)
+{
+	exec_note_clean(arg, dev, offset, length);
+}
+
+int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
+		     uint64_t length, int err)
+{
+	struct vfy_dev *vd = cmd_dev(x, dev);
+	struct scan_isolate_cmd si = {
+		.dev_idx = dev, .lbs = vd->lbs, .part_start_bytes = vd->part_start_bytes,
+		.max_blocks = x->cmd_ops->max_blocks(vd), .cmd = cmd_alone, .clean = cmd_clean,
+		.arg = x, .range = rg, .r = x->r,
+	};
+	int ret;
+
+	if (x->have_iso_first && x->iso_first_dev == dev && x->iso_first_off == offset) {
+		x->have_iso_first = 0;
+		ret = scan_isolate_cmd_failed(&si, offset, length, &x->iso_first);
+	} else {
+		ret = scan_isolate_cmd_span(&si, offset, length, 1, 1);
+	}
+	if (ret == -EOPNOTSUPP) {
+		/* Refused while narrowing: the span failed once; what it holds is unproven. */
+		struct scan_error e = {
+			.dev_idx = dev, .offset = offset, .length = length, .err = err,
+			.cls = scan_classify(err), .reads = 1, .reproducible = 0,
+		};
+
+		ret = scan_result_add(x->r, &e);
+	}
+	return ret;
+}
