@@ -136,81 +136,151 @@ int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state s
 	return 0;
 }
 
+/* Isolation's bookkeeping for one read that answered: failing-disk run, clean watches. */
+static void exec_iso_note(struct exec *x, uint32_t dev, struct scan_iso_read *rd)
+{
+	if (rd->res == -ECANCELED)
+		rd->res = -ETIME;		/* not answered within the I/O timeout */
+	exec_note_read(x, dev, rd->res != (ssize_t)rd->length);
+	if (rd->res == (ssize_t)rd->length &&
+	    (!x->o->io_timeout_ns || rd->lat_ns <= x->o->io_timeout_ns))
+		exec_note_clean(x, dev, rd->offset, rd->length);	/* clean reads never overlap */
+}
+
+/* A read of exec_read_many's answered: free its slot and account it. */
+static void exec_many_done(struct exec *x, struct exec_slot *s, struct scan_iso_read *rd,
+			   uint64_t now, int iso)
+{
+	s->busy = 0;
+	s->alone = 0;
+	x->inflight--;
+	rd->res = s->io.res;
+	rd->lat_ns = now - s->io.issue_ns;
+	x->r->isolation_reads++;
+	if (s->io.res > 0)		/* own I/O for backoff; not in read_bytes */
+		x->dev_read_bytes[s->io.dev_idx] += (uint64_t)s->io.res;
+	if (iso)
+		exec_iso_note(x, s->io.dev_idx, rd);
+}
+
+int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsigned n,
+		   int iso)
+{
+	unsigned next = 0, mine = 0;
+	int ret = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		rd[i].res = -EINTR;
+		rd[i].lat_ns = 0;
+	}
+	for (;;) {
+		uint64_t now;
+		int nr;
+
+		if (exec_stopping(x)) {
+			ret = -EINTR;
+			break;
+		}
+		for (unsigned i = 0; i < x->nr_slots && next < n; i++) {
+			struct exec_slot *s = &x->slots[i];
+
+			if (s->busy)
+				continue;
+			memset(&s->io, 0, sizeof(s->io));
+			memset(&s->range, 0, sizeof(s->range));
+			s->io.offset = rd[next].offset;
+			s->io.length = rd[next].length;
+			s->io.dev_idx = dev;
+			s->io.buf = x->eng.buf;	/* data is not kept: the discard buffer */
+			s->io.issue_ns = now_ns();
+			s->timed_out = 0;
+			s->alone = 1;
+			s->late_idx = -1;
+			s->rd_idx = next;
+			ret = x->eng.ops->queue(&x->eng, &s->io);
+			if (ret == -EBUSY && mine) {
+				ret = 0;	/* the ring is full: the rest after these */
+				break;
+			}
+			if (ret < 0)
+				break;
+			s->busy = 1;
+			x->inflight++;
+			mine++;
+			next++;
+		}
+		if (ret < 0)
+			break;
+		ret = x->eng.ops->commit(&x->eng);
+		if (ret < 0)
+			break;
+		ret = 0;
+		if (!mine) {
+			if (next == n)
+				return 0;
+			ret = -EBUSY;		/* no free slot at all */
+			break;
+		}
+		nr = x->eng.ops->getevents(&x->eng, 1, x->done_alone, x->nr_slots,
+					   EXEC_IDLE_WAIT_NS);
+		if (nr < 0) {
+			ret = nr;
+			break;
+		}
+		now = now_ns();
+		for (int i = 0; i < nr; i++) {
+			struct exec_slot *s = (struct exec_slot *)x->done_alone[i];
+
+			if (!s->alone || s->timed_out) {
+				x->deferred[x->nr_deferred++] = s;	/* for the loop */
+				continue;
+			}
+			exec_many_done(x, s, &rd[s->rd_idx], now, iso);
+			mine--;
+		}
+		if (!mine && next == n)
+			return 0;
+		for (unsigned i = 0; i < x->nr_slots; i++) {
+			struct exec_slot *s = &x->slots[i];
+
+			if (!s->busy || !s->alone || s->timed_out ||
+			    now - s->io.issue_ns < x->hard_cap_ns)
+				continue;
+			s->timed_out = 1;	/* abandoned in flight: exec_complete frees it */
+			rd[s->rd_idx].res = -ETIME;
+			rd[s->rd_idx].lat_ns = now - s->io.issue_ns;
+			mine--;
+			exec_failing(x, "%s did not answer a read in %.0f s",
+				     x->devs[dev].path ? x->devs[dev].path : "the device",
+				     (double)(now - s->io.issue_ns) / 1e9);
+			if (iso)
+				exec_note_read(x, dev, 1);
+		}
+		if (!mine && next == n)
+			return 0;
+	}
+	/* Stopping, or the engine failed: what is still in flight is abandoned. */
+	for (unsigned i = 0; i < x->nr_slots; i++) {
+		struct exec_slot *s = &x->slots[i];
+
+		if (s->busy && s->alone && !s->timed_out) {
+			s->timed_out = 1;
+			rd[s->rd_idx].lat_ns = now_ns() - s->io.issue_ns;
+		}
+	}
+	return ret;
+}
+
 ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
 			uint64_t *lat_ns)
 {
-	struct exec_slot *slot = NULL;
-	uint64_t start, now;
-	int ret, got = 0;
+	struct scan_iso_read rd = { .offset = offset, .length = len };
+	int ret = exec_read_many(x, dev, &rd, 1, 0);
 
-	*lat_ns = 0;
-	if (exec_stopping(x))
-		return -EINTR;
-	for (unsigned i = 0; i < x->o->depth && !slot; i++)
-		if (!x->slots[i].busy)
-			slot = &x->slots[i];
-	if (!slot)
-		return -EBUSY;
-	memset(&slot->io, 0, sizeof(slot->io));
-	memset(&slot->range, 0, sizeof(slot->range));
-	slot->io.offset = offset;
-	slot->io.length = len;
-	slot->io.dev_idx = dev;
-	slot->io.buf = x->eng.buf;		/* data is not kept: the discard buffer */
-	slot->io.issue_ns = start = now_ns();
-	slot->timed_out = 0;
-	slot->alone = 1;
-	slot->late_idx = -1;
-	ret = x->eng.ops->queue(&x->eng, &slot->io);
-	if (ret < 0)
+	*lat_ns = rd.lat_ns;
+	if (ret < 0 && rd.res == -EINTR)
 		return ret;
-	slot->busy = 1;
-	x->inflight++;
-	ret = x->eng.ops->commit(&x->eng);
-	if (ret < 0) {
-		slot->timed_out = 1;		/* may still complete: exec_complete frees it */
-		return ret;
-	}
-	for (;;) {
-		int n = x->eng.ops->getevents(&x->eng, 1, x->done_alone, x->o->depth,
-					      EXEC_IDLE_WAIT_NS);
-
-		if (n < 0) {
-			slot->timed_out = 1;
-			return n;
-		}
-		for (int i = 0; i < n; i++) {
-			struct exec_slot *s = (struct exec_slot *)x->done_alone[i];
-
-			if (s == slot)
-				got = 1;
-			else
-				x->deferred[x->nr_deferred++] = s;	/* for the loop */
-		}
-		now = now_ns();
-		if (got) {
-			slot->busy = 0;
-			slot->alone = 0;
-			x->inflight--;
-			*lat_ns = now - start;
-			x->r->isolation_reads++;
-			if (slot->io.res > 0)	/* own I/O for backoff; not in read_bytes */
-				x->dev_read_bytes[dev] += (uint64_t)slot->io.res;
-			return slot->io.res;
-		}
-		*lat_ns = now - start;
-		if (exec_stopping(x)) {
-			slot->timed_out = 1;	/* abandoned: exec_complete frees it */
-			return -EINTR;
-		}
-		if (now - start >= x->hard_cap_ns) {
-			slot->timed_out = 1;
-			exec_failing(x, "%s did not answer a read in %.0f s",
-				     x->devs[dev].path ? x->devs[dev].path : "the device",
-				     (double)(now - start) / 1e9);
-			return -ETIME;
-		}
-	}
+	return rd.res;
 }
 
 /* Return 1 when the current batch has a range to read, 0 at the end, or -errno. */
@@ -361,22 +431,10 @@ int exec_checkpoint(struct exec *x, int final)
 	return ret;
 }
 
-/* Isolation's reads: the engine, one at a time, bounded by the hard cap and the stop flag. */
-static ssize_t exec_iso_read(void *arg, uint32_t dev, void *buf, size_t len, uint64_t offset)
+/* Isolation's reads: the engine, together, bounded by the hard cap and the stop flag. */
+static int exec_iso_read_many(void *arg, uint32_t dev, struct scan_iso_read *rd, unsigned n)
 {
-	struct exec *x = arg;
-	uint64_t lat;
-	ssize_t n;
-
-	(void)buf;
-	n = exec_read_alone(x, dev, offset, (uint32_t)len, &lat);
-	if (n == -ECANCELED)
-		n = -ETIME;			/* not answered within the I/O timeout */
-	if (n != -EINTR)
-		exec_note_read(x, dev, n != (ssize_t)len);
-	if (n == (ssize_t)len && (!x->o->io_timeout_ns || lat <= x->o->io_timeout_ns))
-		exec_note_clean(x, dev, offset, len);	/* good halves never overlap */
-	return n;
+	return exec_read_many(arg, dev, rd, n, 1);
 }
 
 int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint64_t offset,
@@ -398,8 +456,9 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct map_range *rg, uint6
 	si.dev_idx = dev;
 	si.lbs = d->logical_block_size;
 	si.step_bytes = x->o->isolate_step_bytes;
+	si.depth = x->o->depth;
 	si.buf = x->eng.buf;
-	si.read = exec_iso_read;
+	si.read_many = exec_iso_read_many;
 	si.read_arg = x;
 	si.range = rg;
 	si.r = x->r;
@@ -698,7 +757,7 @@ static int exec_loop(struct exec *x)
 			exec_sleep_ns(timeout);
 			n = 0;
 		} else {
-			n = x->eng.ops->getevents(&x->eng, 1, x->done, x->o->depth, timeout);
+			n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, timeout);
 			if (n < 0)
 				return n;
 		}
@@ -754,7 +813,9 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	x->eng.ops = ops;
 	x->eng.fds = fds;
 	x->eng.nr_fds = nr_devs;
-	x->eng.depth = o->depth;
+	/* As many slots again for isolation: its reads go out together while the loop's wait. */
+	x->nr_slots = 2 * o->depth;
+	x->eng.depth = x->nr_slots;
 	x->eng.buf_len = o->io_size;
 	x->eng.io_timeout_ns = o->io_timeout_ns;
 	/* The read method keeps no data: every read lands in one shared discard buffer. */
@@ -770,10 +831,10 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	 */
 	r->io_size = o->io_size;
 	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
-	x->slots = calloc(o->depth, sizeof(*x->slots));
-	x->done = calloc(o->depth, sizeof(*x->done));
-	x->done_alone = calloc(o->depth, sizeof(*x->done_alone));
-	x->deferred = calloc(o->depth, sizeof(*x->deferred));
+	x->slots = calloc(x->nr_slots, sizeof(*x->slots));
+	x->done = calloc(x->nr_slots, sizeof(*x->done));
+	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));
+	x->deferred = calloc(x->nr_slots, sizeof(*x->deferred));
 	x->batch = calloc(EXEC_BATCH, sizeof(*x->batch));
 	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->batch) {
 		ret = -ENOMEM;
@@ -840,7 +901,7 @@ out_loop:
 	}
 	/* Let live reads finish before their buffer goes away (timed-out ones may not). */
 	for (unsigned tries = 0; eng_ready && x->inflight && tries < 50; tries++) {
-		int n = ops->getevents(&x->eng, 1, x->done, o->depth, EXEC_IDLE_WAIT_NS);
+		int n = ops->getevents(&x->eng, 1, x->done, x->nr_slots, EXEC_IDLE_WAIT_NS);
 
 		for (int i = 0; i < n; i++)
 			exec_complete(x, (struct exec_slot *)x->done[i]);
