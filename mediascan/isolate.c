@@ -1,7 +1,8 @@
 /*
  * mediascan/isolate.c - narrow a failed read to the exact failing logical blocks in at most
  * two levels: read the span as pieces (about sqrt(blocks) blocks each) issued together at
- * queue depth, then every block of each failing piece, again together. A bad block is so
+ * queue depth, then every block of each failing piece, again together (never two
+ * neighbours at once: merged, they would fail as one request). A bad block is so
  * read three times in all (the failed read, its piece, itself); short spans, and methods
  * without kernel retries to spare (si->direct), read every block at once: two. Bisection
  * read it once per level (6 times under a 1 MiB read with 64 KiB steps, 12 without), and on
@@ -63,17 +64,32 @@ static int read_err(const struct scan_iso_read *rd)
 	return (uint64_t)rd->res == rd->length ? 0 : -EIO;
 }
 
-/* Read rd[0..n) together (read_many) or one by one; return 0, or -EINTR when stopping. */
-static int read_batch(struct scan_isolate *si, struct scan_iso_read *rd, unsigned n)
+/*
+ * Read rd[0..n) (in offset order, back to back) together (read_many) or one by one; return
+ * 0, or -EINTR when stopping. Reads in flight together never touch: the block layer would
+ * merge neighbours into one request, which fails as a whole and blames good blocks. So the
+ * even entries go out together, then the odd ones (tmp: room for (n + 1) / 2 entries).
+ */
+static int read_batch(struct scan_isolate *si, struct scan_iso_read *rd, unsigned n,
+		      struct scan_iso_read *tmp)
 {
 	int ret = 0;
 
 	for (unsigned i = 0; i < n; i++)
 		rd[i].res = -EINTR;
 	if (si->read_many) {
-		ret = si->read_many(si->read_arg, si->dev_idx, rd, n);
-		for (unsigned i = 0; i < n; i++)
-			si->reads += rd[i].res != -EINTR;
+		for (unsigned par = 0; par < 2 && n > par && !ret; par++) {
+			unsigned k = 0;
+
+			for (unsigned i = par; i < n; i += 2)
+				tmp[k++] = rd[i];
+			ret = si->read_many(si->read_arg, si->dev_idx, tmp, k);
+			k = 0;
+			for (unsigned i = par; i < n; i += 2) {
+				rd[i] = tmp[k++];
+				si->reads += rd[i].res != -EINTR;
+			}
+		}
 		return ret;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -91,7 +107,8 @@ static int read_batch(struct scan_isolate *si, struct scan_iso_read *rd, unsigne
  * reads times in all; return 0, -EINTR when stopping (what failed is recorded), -errno.
  */
 static int read_blocks(struct scan_isolate *si, struct scan_iso_read *rd, uint64_t offset,
-		       uint64_t end, uint64_t n, unsigned reads, int *found)
+		       uint64_t end, uint64_t n, unsigned reads, int *found,
+		       struct scan_iso_read *tmp)
 {
 	unsigned k = 0;
 	int stop, ret;
@@ -100,7 +117,7 @@ static int read_blocks(struct scan_isolate *si, struct scan_iso_read *rd, uint64
 		rd[k].offset = offset + (uint64_t)k * si->lbs;
 		rd[k].length = si->lbs;
 	}
-	stop = read_batch(si, rd, k);
+	stop = read_batch(si, rd, k, tmp);
 	for (unsigned i = 0; i < k; i++) {
 		int e = read_err(&rd[i]);
 
@@ -123,21 +140,23 @@ int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length
 	uint64_t end = offset + length, nb = (length + si->lbs - 1) / si->lbs;
 	uint64_t pb = piece_blocks(si, nb), piece = pb * si->lbs;
 	unsigned win = si->depth ? si->depth : 1;
-	struct scan_iso_read *rd, *blk;
+	struct scan_iso_read *rd, *blk, *tmp;
 	int found = 0, ret = 0;
 
 	if (pb == 1 && win < ISO_DIRECT_BLOCKS)
 		win = ISO_DIRECT_BLOCKS;
-	rd = calloc((size_t)win + (size_t)pb, sizeof(*rd));
+	rd = calloc((size_t)win + (size_t)pb + ((size_t)(win > pb ? win : pb) + 1) / 2,
+		    sizeof(*rd));
 	if (!rd)
 		return -ENOMEM;
 	blk = rd + win;
+	tmp = blk + pb;
 	for (uint64_t p = offset; p < end && !ret;) {
 		unsigned n = 0;
 
 		if (pb == 1) {
 			/* One level: every block, read once more (2 reads of a bad block). */
-			ret = read_blocks(si, rd, p, end, win, 2, &found);
+			ret = read_blocks(si, rd, p, end, win, 2, &found, tmp);
 			p += (uint64_t)win * si->lbs;
 			continue;
 		}
@@ -146,7 +165,7 @@ int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length
 			rd[n].length = (uint32_t)(end - p < piece ? end - p : piece);
 			p += rd[n].length;
 		}
-		ret = read_batch(si, rd, n);
+		ret = read_batch(si, rd, n, tmp);
 		for (unsigned i = 0; i < n && ret == 0; i++) {
 			int e = read_err(&rd[i]);
 
@@ -154,7 +173,7 @@ int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length
 				ret = -EINTR;
 			else if (e)	/* the piece fails again: read each of its blocks (3) */
 				ret = read_blocks(si, blk, rd[i].offset, rd[i].offset + rd[i].length,
-						  pb, 3, &found);
+						  pb, 3, &found, tmp);
 		}
 	}
 	free(rd);
