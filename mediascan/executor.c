@@ -25,6 +25,7 @@
 #define EXEC_PROGRESS_NS 500000000ull		/* redraw about twice a second */
 #define EXEC_SAMPLE_NS 250000000ull		/* foreground-load sampling period */
 #define EXEC_MIN_HARD_CAP_NS 10000000000ull	/* a late read is waited for at least 10 s */
+#define EXEC_ISO_CHUNK (64 * 1024u)		/* isolation's own buffer per slot */
 
 uint64_t exec_now_ns(void)
 {
@@ -191,7 +192,16 @@ int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsig
 			s->io.offset = rd[next].offset;
 			s->io.length = rd[next].length;
 			s->io.dev_idx = dev;
-			s->io.buf = x->eng.buf;	/* data is not kept: the discard buffer */
+			/*
+			 * Data is not kept, but reads that go out together each get their own
+			 * piece of the buffer past the loop's: the kernel checks protection
+			 * information in the buffer once a read is done, and a neighbour's data
+			 * landing there would make good blocks fail and bad ones pass.
+			 */
+			s->io.buf = x->eng.buf;
+			if (rd[next].length <= EXEC_ISO_CHUNK)
+				s->io.buf = (char *)x->eng.buf + x->o->io_size +
+					    (size_t)i * EXEC_ISO_CHUNK;
 			s->io.issue_ns = now_ns();
 			s->timed_out = 0;
 			s->alone = 1;
@@ -816,10 +826,13 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	/* As many slots again for isolation: its reads go out together while the loop's wait. */
 	x->nr_slots = 2 * o->depth;
 	x->eng.depth = x->nr_slots;
-	x->eng.buf_len = o->io_size;
+	x->eng.buf_len = o->io_size + (size_t)x->nr_slots * EXEC_ISO_CHUNK;
 	x->eng.io_timeout_ns = o->io_timeout_ns;
-	/* The read method keeps no data: every read lands in one shared discard buffer. */
-	x->eng.buf = kio_buf_alloc(o->io_size, &x->buf_map_len, &kind);
+	/*
+	 * The read method keeps no data: the loop's reads land in one shared discard buffer;
+	 * isolation's reads each in a piece of their own after it (exec_read_many).
+	 */
+	x->eng.buf = kio_buf_alloc(x->eng.buf_len, &x->buf_map_len, &kind);
 	if (!x->eng.buf) {
 		ret = -ENOMEM;
 		goto out_x;
