@@ -20,7 +20,8 @@ struct exec_slot {
 	struct scan_range range;
 	int busy;
 	int timed_out;			/* past the I/O timeout (or abandoned): see late_idx */
-	int alone;			/* issued by exec_read_alone, not by the loop */
+	int alone;			/* issued by exec_read_many, not by the loop */
+	unsigned rd_idx;		/* alone: its entry in exec_read_many's batch */
 	int late_idx;			/* its entry in exec.late, -1 none */
 	struct kio_dev_cmd cmd;		/* drive-side methods: the command io.cmd points to */
 	struct vfy_result vres;		/* what its completion decoded */
@@ -53,9 +54,10 @@ struct exec {
 	struct scan_result *r;
 	struct scan_source *src;
 	struct scan_engine eng;
-	struct exec_slot *slots;
+	struct exec_slot *slots;	/* nr_slots: the loop's depth, then as many for isolation */
+	unsigned nr_slots;
 	struct scan_io **done;		/* the loop's completions */
-	struct scan_io **done_alone;	/* exec_read_alone's completions */
+	struct scan_io **done_alone;	/* exec_read_many's completions */
 	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
 	unsigned nr_deferred;
 	unsigned inflight;
@@ -116,6 +118,15 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 int exec_loop(struct exec *x);
 /* Return 0 after adding [offset, offset+length) of rg in front of what is left to read. */
 int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length);
+/*
+ * Return 0 after reading rd[0..n) of device dev through the engine, as many at once as free
+ * slots allow, each res and lat_ns set (-ETIME: not answered within hard_cap_ns, the disk is
+ * called failing); -EINTR when the scan is stopping (reads in flight are abandoned, those not
+ * read say -EINTR); -EBUSY with no free slot, or the engine's -errno. iso: isolation's reads,
+ * counted toward --max-failed-reads and the watches (-ECANCELED becomes -ETIME).
+ */
+int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsigned n,
+		   int iso);
 /* Return 0 after narrowing a failed read of [offset, offset+length) on dev; -errno. */
 int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
 		 uint64_t length, int err);

@@ -28,6 +28,7 @@
 #define EXEC_PROGRESS_NS 500000000ull		/* redraw about twice a second */
 #define EXEC_SAMPLE_NS 250000000ull		/* foreground-load sampling period */
 #define EXEC_MIN_HARD_CAP_NS 10000000000ull	/* a late read is waited for at least 10 s */
+#define EXEC_ISO_CHUNK (64 * 1024u)		/* isolation's own buffer per slot */
 
 uint64_t exec_now_ns(void)
 {
@@ -139,10 +140,163 @@ int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state s
 	return 0;
 }
 
+/* Isolation's bookkeeping for one read that answered: failing-disk run, clean watches. */
+static void exec_iso_note(struct exec *x, uint32_t dev, struct scan_iso_read *rd)
+{
+	if (rd->res == -ECANCELED)
+		rd->res = -ETIME;		/* not answered within the I/O timeout */
+	exec_note_read(x, dev, rd->res != (ssize_t)rd->length);
+	if (rd->res == (ssize_t)rd->length &&
+	    (!x->o->io_timeout_ns || rd->lat_ns <= x->o->io_timeout_ns))
+		exec_note_clean(x, dev, rd->offset, rd->length);	/* clean reads never overlap */
+}
+
+/* A read of exec_read_many's answered: free its slot and account it. */
+static void exec_many_done(struct exec *x, struct exec_slot *s, struct scan_iso_read *rd,
+			   uint64_t now, int iso)
+{
+	s->busy = 0;
+	s->alone = 0;
+	x->inflight--;
+	rd->res = s->io.res;
+	rd->lat_ns = now - s->io.issue_ns;
+	x->r->isolation_reads++;
+	if (s->io.res > 0)		/* own I/O for backoff; not in read_bytes */
+		x->dev_read_bytes[s->io.dev_idx] += (uint64_t)s->io.res;
+	if (iso)
+		exec_iso_note(x, s->io.dev_idx, rd);
+}
+
+int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsigned n,
+		   int iso)
+{
+	unsigned next = 0, mine = 0;
+	int ret = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		rd[i].res = -EINTR;
+		rd[i].lat_ns = 0;
+	}
+	for (;;) {
+		uint64_t now;
+		int nr;
+
+		if (exec_stopping(x)) {
+			ret = -EINTR;
+			break;
+		}
+		for (unsigned i = 0; i < x->nr_slots && next < n; i++) {
+			struct exec_slot *s = &x->slots[i];
+
+			if (s->busy)
+				continue;
+			memset(&s->io, 0, sizeof(s->io));
+			memset(&s->range, 0, sizeof(s->range));
+			s->io.offset = rd[next].offset;
+			s->io.length = rd[next].length;
+			s->io.dev_idx = dev;
+			/*
+			 * Data is not kept, but reads that go out together each get their own
+			 * piece of the buffer past the loop's: the kernel checks protection
+			 * information in the buffer once a read is done, and a neighbour's data
+			 * landing there would make good blocks fail and bad ones pass.
+			 */
+			s->io.buf = x->eng.buf;
+			if (rd[next].length <= EXEC_ISO_CHUNK)
+				s->io.buf = (char *)x->eng.buf + x->o->io_size +
+					    (size_t)i * EXEC_ISO_CHUNK;
+			s->io.issue_ns = now_ns();
+			s->timed_out = 0;
+			s->alone = 1;
+			s->late_idx = -1;
+			s->rd_idx = next;
+			ret = x->eng.ops->queue(&x->eng, &s->io);
+			if (ret == -EBUSY && mine) {
+				ret = 0;	/* the ring is full: the rest after these */
+				break;
+			}
+			if (ret < 0)
+				break;
+			s->busy = 1;
+			x->inflight++;
+			mine++;
+			next++;
+		}
+		if (ret < 0)
+			break;
+		ret = x->eng.ops->commit(&x->eng);
+		if (ret < 0)
+			break;
+		ret = 0;
+		if (!mine) {
+			if (next == n)
+				return 0;
+			ret = -EBUSY;		/* no free slot at all */
+			break;
+		}
+		nr = x->eng.ops->getevents(&x->eng, 1, x->done_alone, x->nr_slots,
+					   EXEC_IDLE_WAIT_NS);
+		if (nr < 0) {
+			ret = nr;
+			break;
+		}
+		now = now_ns();
+		for (int i = 0; i < nr; i++) {
+			struct exec_slot *s = (struct exec_slot *)x->done_alone[i];
+
+			if (!s->alone || s->timed_out) {
+				x->deferred[x->nr_deferred++] = s;	/* for the loop */
+				continue;
+			}
+			exec_many_done(x, s, &rd[s->rd_idx], now, iso);
+			mine--;
+		}
+		if (!mine && next == n)
+			return 0;
+		for (unsigned i = 0; i < x->nr_slots; i++) {
+			struct exec_slot *s = &x->slots[i];
+
+			if (!s->busy || !s->alone || s->timed_out ||
+			    now - s->io.issue_ns < x->hard_cap_ns)
+				continue;
+			s->timed_out = 1;	/* abandoned in flight: exec_complete frees it */
+			rd[s->rd_idx].res = -ETIME;
+			rd[s->rd_idx].lat_ns = now - s->io.issue_ns;
+			mine--;
+			exec_failing(x, "%s did not answer a read in %.0f s",
+				     x->devs[dev].path ? x->devs[dev].path : "the device",
+				     (double)(now - s->io.issue_ns) / 1e9);
+			if (iso)
+				exec_note_read(x, dev, 1);
+		}
+		if (!mine && next == n)
+			return 0;
+	}
+	/* Stopping, or the engine failed: what is still in flight is abandoned. */
+	for (unsigned i = 0; i < x->nr_slots; i++) {
+		struct exec_slot *s = &x->slots[i];
+
+		if (s->busy && s->alone && !s->timed_out) {
+			s->timed_out = 1;
+			rd[s->rd_idx].lat_ns = now_ns() - s->io.issue_ns;
+		}
+	}
+	return ret;
+}
+
 ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
 			uint64_t *lat_ns)
 {
-	return exec_io_alone(x, dev, offset, len, lat_ns, 1);
+	struct scan_iso_read rd = { .offset = offset, .length = len };
+	int ret;
+
+	if (x->cmd_ops)		/* a drive-side method: one command, prepared and decoded */
+		return exec_io_alone(x, dev, offset, len, lat_ns, 1);
+	ret = exec_read_many(x, dev, &rd, 1, 0);
+	*lat_ns = rd.lat_ns;
+	if (ret < 0 && rd.res == -EINTR)
+		return ret;
+	return rd.res;
 }
 
 ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
@@ -155,7 +309,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 	*lat_ns = 0;
 	if (exec_stopping(x))
 		return -EINTR;
-	for (unsigned i = 0; i < x->o->depth && !slot; i++)
+	for (unsigned i = 0; i < x->nr_slots && !slot; i++)
 		if (!x->slots[i].busy)
 			slot = &x->slots[i];
 	if (!slot)
@@ -187,7 +341,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 		return ret;
 	}
 	for (;;) {
-		int n = x->eng.ops->getevents(&x->eng, 1, x->done_alone, x->o->depth,
+		int n = x->eng.ops->getevents(&x->eng, 1, x->done_alone, x->nr_slots,
 					      EXEC_IDLE_WAIT_NS);
 
 		if (n < 0) {
@@ -409,22 +563,10 @@ int exec_checkpoint(struct exec *x, int final)
 	return ret;
 }
 
-/* Isolation's reads: the engine, one at a time, bounded by the hard cap and the stop flag. */
-static ssize_t exec_iso_read(void *arg, uint32_t dev, void *buf, size_t len, uint64_t offset)
+/* Isolation's reads: the engine, together, bounded by the hard cap and the stop flag. */
+static int exec_iso_read_many(void *arg, uint32_t dev, struct scan_iso_read *rd, unsigned n)
 {
-	struct exec *x = arg;
-	uint64_t lat;
-	ssize_t n;
-
-	(void)buf;
-	n = exec_read_alone(x, dev, offset, (uint32_t)len, &lat);
-	if (n == -ECANCELED)
-		n = -ETIME;			/* not answered within the I/O timeout */
-	if (n != -EINTR)
-		exec_note_read(x, dev, n != (ssize_t)len);
-	if (n == (ssize_t)len && (!x->o->io_timeout_ns || lat <= x->o->io_timeout_ns))
-		exec_note_clean(x, dev, offset, len);	/* good halves never overlap */
-	return n;
+	return exec_read_many(arg, dev, rd, n, 1);
 }
 
 int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
@@ -450,8 +592,9 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 	si.dev_idx = dev;
 	si.lbs = d->logical_block_size;
 	si.step_bytes = x->o->isolate_step_bytes;
+	si.depth = x->o->depth;
 	si.buf = x->eng.buf;
-	si.read = exec_iso_read;
+	si.read_many = exec_iso_read_many;
 	si.read_arg = x;
 	si.range = rg;
 	si.r = x->r;
@@ -769,7 +912,7 @@ int exec_loop(struct exec *x)
 			exec_sleep_ns(timeout);
 			n = 0;
 		} else {
-			n = x->eng.ops->getevents(&x->eng, 1, x->done, x->o->depth, timeout);
+			n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, timeout);
 			if (n < 0)
 				return n;
 		}
@@ -825,11 +968,16 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	x->eng.ops = ops;
 	x->eng.fds = fds;
 	x->eng.nr_fds = nr_devs;
-	x->eng.depth = o->depth;
-	x->eng.buf_len = o->io_size;
+	/* As many slots again for isolation: its reads go out together while the loop's wait. */
+	x->nr_slots = 2 * o->depth;
+	x->eng.depth = x->nr_slots;
+	x->eng.buf_len = o->io_size + (size_t)x->nr_slots * EXEC_ISO_CHUNK;
 	x->eng.io_timeout_ns = o->io_timeout_ns;
-	/* The read method keeps no data: every read lands in one shared discard buffer. */
-	x->eng.buf = kio_buf_alloc(o->io_size, &x->buf_map_len, &kind);
+	/*
+	 * The read method keeps no data: the loop's reads land in one shared discard buffer;
+	 * isolation's reads each in a piece of their own after it (exec_read_many).
+	 */
+	x->eng.buf = kio_buf_alloc(x->eng.buf_len, &x->buf_map_len, &kind);
 	if (!x->eng.buf) {
 		ret = -ENOMEM;
 		goto out_x;
@@ -841,10 +989,10 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	 */
 	r->io_size = o->io_size;
 	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
-	x->slots = calloc(o->depth, sizeof(*x->slots));
-	x->done = calloc(o->depth, sizeof(*x->done));
-	x->done_alone = calloc(o->depth, sizeof(*x->done_alone));
-	x->deferred = calloc(o->depth, sizeof(*x->deferred));
+	x->slots = calloc(x->nr_slots, sizeof(*x->slots));
+	x->done = calloc(x->nr_slots, sizeof(*x->done));
+	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));
+	x->deferred = calloc(x->nr_slots, sizeof(*x->deferred));
 	x->batch = calloc(EXEC_BATCH + o->depth, sizeof(*x->batch));	/* + pieces put back */
 	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->batch) {
 		ret = -ENOMEM;
@@ -932,7 +1080,7 @@ out_loop:
 	}
 	/* Let live reads finish before their buffer goes away (timed-out ones may not). */
 	for (unsigned tries = 0; eng_ready && x->inflight && tries < 50; tries++) {
-		int n = x->eng.ops->getevents(&x->eng, 1, x->done, o->depth, EXEC_IDLE_WAIT_NS);
+		int n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, EXEC_IDLE_WAIT_NS);
 
 		for (int i = 0; i < n; i++)
 			exec_complete(x, (struct exec_slot *)x->done[i]);

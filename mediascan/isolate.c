@@ -1,9 +1,16 @@
 /*
- * mediascan/isolate.c - narrow a failed read to the exact failing logical blocks: bisect
- * down to a small span, then step block by block, counting how often each bad block is
- * read (on a dying disk every bad read can take seconds, so bisection keeps that low).
- * Reads go through si->read, which the executor backs with its engine (each read bounded
- * by a time limit, and abandoned when the scan stops).
+ * mediascan/isolate.c - narrow a failed read to the exact failing logical blocks in at most
+ * two levels: read the span as pieces (about sqrt(blocks) blocks each) issued together at
+ * queue depth, then every block of each failing piece, again together (never two
+ * neighbours at once: merged, they would fail as one request). A bad block is so
+ * read three times in all (the failed read, its piece, itself); short spans, and methods
+ * without kernel retries to spare (si->direct), read every block at once: two. Bisection
+ * read it once per level (6 times under a 1 MiB read with 64 KiB steps, 12 without), and on
+ * a dying disk each bad read can take seconds, times the kernel's retries. The pieces are
+ * read a queue depth at a time and each window's failing pieces narrowed before the next,
+ * so a failing disk (--max-failed-reads) stops with the first bad blocks already named.
+ * Reads go through si->read_many (the executor's engine, each read bounded by a time limit
+ * and abandoned when the scan stops) or one by one through si->read.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,70 +40,143 @@ static int add_bad(struct scan_isolate *si, uint64_t offset, uint64_t length, in
 	return 0;
 }
 
-/*
- * Return the read's -errno, or 0 when every byte came back. -ETIME: no answer within the
- * executor's limit (a device fault); -EINTR: the scan is stopping (isolation gives up).
- */
-static int try_read(struct scan_isolate *si, uint64_t offset, uint64_t length)
-{
-	ssize_t n = si->read(si->read_arg, si->dev_idx, si->buf, length, offset);
+#define ISO_DIRECT_BLOCKS 16	/* spans this short: every block at once */
 
-	si->reads++;
-	if (n < 0)
-		return (int)n;
-	return (uint64_t)n == length ? 0 : -EIO;
+/* Return the blocks per first-level piece for a span of nb blocks (1: every block at once). */
+static uint64_t piece_blocks(const struct scan_isolate *si, uint64_t nb)
+{
+	uint64_t pb = 1;
+
+	if (si->direct || nb <= ISO_DIRECT_BLOCKS)
+		return 1;
+	while (pb * pb < nb)
+		pb <<= 1;
+	if (si->step_bytes >= si->lbs && pb * si->lbs > si->step_bytes)
+		pb = si->step_bytes / si->lbs;
+	return pb;
 }
 
-/* Isolate inside a span already known to fail; reads = reads that touched it so far. */
-static int isolate_span(struct scan_isolate *si, uint64_t offset, uint64_t length, int err,
-			unsigned reads, int *found)
+/* Return what one read said: 0 when every byte came back, else -errno (short: -EIO). */
+static int read_err(const struct scan_iso_read *rd)
 {
-	uint64_t half;
-	int el, er, ret;
+	if (rd->res < 0)
+		return (int)rd->res;
+	return (uint64_t)rd->res == rd->length ? 0 : -EIO;
+}
 
-	if (length <= si->step_bytes || length <= si->lbs) {
-		for (uint64_t b = offset; b < offset + length; b += si->lbs) {
-			int e = try_read(si, b, si->lbs);
+/*
+ * Read rd[0..n) (in offset order, back to back) together (read_many) or one by one; return
+ * 0, or -EINTR when stopping. Reads in flight together never touch: the block layer would
+ * merge neighbours into one request, which fails as a whole and blames good blocks. So the
+ * even entries go out together, then the odd ones (tmp: room for (n + 1) / 2 entries).
+ */
+static int read_batch(struct scan_isolate *si, struct scan_iso_read *rd, unsigned n,
+		      struct scan_iso_read *tmp)
+{
+	int ret = 0;
 
-			if (e == -EINTR)
-				return e;
-			if (!e)
-				continue;
-			*found = 1;
-			ret = add_bad(si, b, si->lbs, e, reads + 1, 1);
-			if (ret < 0)
-				return ret;
+	for (unsigned i = 0; i < n; i++)
+		rd[i].res = -EINTR;
+	if (si->read_many) {
+		for (unsigned par = 0; par < 2 && n > par && !ret; par++) {
+			unsigned k = 0;
+
+			for (unsigned i = par; i < n; i += 2)
+				tmp[k++] = rd[i];
+			ret = si->read_many(si->read_arg, si->dev_idx, tmp, k);
+			k = 0;
+			for (unsigned i = par; i < n; i += 2) {
+				rd[i] = tmp[k++];
+				si->reads += rd[i].res != -EINTR;
+			}
 		}
-		return 0;
+		return ret;
 	}
-	half = (length / 2) - (length / 2) % si->lbs;
-	if (!half)
-		half = si->lbs;
-	el = try_read(si, offset, half);
-	if (el == -EINTR)
-		return el;
-	er = try_read(si, offset + half, length - half);
-	if (er == -EINTR)
-		return er;
-	if (el) {
-		ret = isolate_span(si, offset, half, el, reads + 1, found);
-		if (ret < 0)
-			return ret;
+	for (unsigned i = 0; i < n; i++) {
+		rd[i].res = si->read(si->read_arg, si->dev_idx, si->buf, rd[i].length,
+				     rd[i].offset);
+		si->reads++;
+		if (rd[i].res == -EINTR)
+			return -EINTR;
 	}
-	if (er) {
-		ret = isolate_span(si, offset + half, length - half, er, reads + 1, found);
-		if (ret < 0)
-			return ret;
-	}
-	(void)err;
 	return 0;
+}
+
+/*
+ * Read the n blocks from offset (not past end) together and record the failing ones, read
+ * reads times in all; return 0, -EINTR when stopping (what failed is recorded), -errno.
+ */
+static int read_blocks(struct scan_isolate *si, struct scan_iso_read *rd, uint64_t offset,
+		       uint64_t end, uint64_t n, unsigned reads, int *found,
+		       struct scan_iso_read *tmp)
+{
+	unsigned k = 0;
+	int stop, ret;
+
+	for (; k < n && offset + (uint64_t)k * si->lbs < end; k++) {
+		rd[k].offset = offset + (uint64_t)k * si->lbs;
+		rd[k].length = si->lbs;
+	}
+	stop = read_batch(si, rd, k, tmp);
+	for (unsigned i = 0; i < k; i++) {
+		int e = read_err(&rd[i]);
+
+		if (!e)
+			continue;
+		if (e == -EINTR) {
+			stop = -EINTR;
+			continue;
+		}
+		*found = 1;
+		ret = add_bad(si, rd[i].offset, si->lbs, e, reads, 1);
+		if (ret < 0)
+			return ret;
+	}
+	return stop;
 }
 
 int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length, int err)
 {
-	int found = 0, ret;
+	uint64_t end = offset + length, nb = (length + si->lbs - 1) / si->lbs;
+	uint64_t pb = piece_blocks(si, nb), piece = pb * si->lbs;
+	unsigned win = si->depth ? si->depth : 1;
+	struct scan_iso_read *rd, *blk, *tmp;
+	int found = 0, ret = 0;
 
-	ret = isolate_span(si, offset, length, err, 1, &found);
+	if (pb == 1 && win < ISO_DIRECT_BLOCKS)
+		win = ISO_DIRECT_BLOCKS;
+	rd = calloc((size_t)win + (size_t)pb + ((size_t)(win > pb ? win : pb) + 1) / 2,
+		    sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	blk = rd + win;
+	tmp = blk + pb;
+	for (uint64_t p = offset; p < end && !ret;) {
+		unsigned n = 0;
+
+		if (pb == 1) {
+			/* One level: every block, read once more (2 reads of a bad block). */
+			ret = read_blocks(si, rd, p, end, win, 2, &found, tmp);
+			p += (uint64_t)win * si->lbs;
+			continue;
+		}
+		for (; n < win && p < end; n++) {
+			rd[n].offset = p;
+			rd[n].length = (uint32_t)(end - p < piece ? end - p : piece);
+			p += rd[n].length;
+		}
+		ret = read_batch(si, rd, n, tmp);
+		for (unsigned i = 0; i < n && ret == 0; i++) {
+			int e = read_err(&rd[i]);
+
+			if (e == -EINTR)
+				ret = -EINTR;
+			else if (e)	/* the piece fails again: read each of its blocks (3) */
+				ret = read_blocks(si, blk, rd[i].offset, rd[i].offset + rd[i].length,
+						  pb, 3, &found, tmp);
+		}
+	}
+	free(rd);
 	if (ret < 0)
 		return ret;
 	if (!found)	/* failed once, then read fine piece by piece: say so, do not hide it */

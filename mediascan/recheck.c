@@ -125,7 +125,7 @@ static int wait_late(struct exec *x)
 				waiting = 1;
 		if (!waiting || exec_stopping(x) || !x->inflight)
 			return 0;
-		n = x->eng.ops->getevents(&x->eng, 1, x->done, x->o->depth, EXEC_IDLE_WAIT_NS);
+		n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, EXEC_IDLE_WAIT_NS);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++) {

@@ -106,6 +106,21 @@ struct scan_progress {
 typedef ssize_t (*scan_read_fn)(void *arg, uint32_t dev_idx, void *buf, size_t len,
 				uint64_t offset);
 
+/* One read of a batch that isolation hands out together (issued at queue depth). */
+struct scan_iso_read {
+	uint64_t offset;		/* bytes on the device */
+	uint32_t length;		/* bytes */
+	ssize_t res;			/* out: bytes read or -errno; -EINTR: not read (stopping) */
+	uint64_t lat_ns;		/* out: how long it took */
+};
+
+/*
+ * Read every entry of rd[0..n) of device dev_idx, at the engine's queue depth: return 0 with
+ * each res set, or -EINTR when the scan is stopping (entries not read say -EINTR).
+ */
+typedef int (*scan_read_many_fn)(void *arg, uint32_t dev_idx, struct scan_iso_read *rd,
+				 unsigned n);
+
 /* Where the scan stands, for a checkpoint: everything before cursor[d] has been read. */
 struct scan_checkpoint {
 	const uint64_t *cursor;		/* per device, bytes; UINT64_MAX when the device is done */
@@ -126,7 +141,8 @@ struct scan_opts {
 	uint32_t io_size;		/* bytes per read */
 	unsigned depth;			/* reads in flight */
 	const char *engine;		/* NULL: probe */
-	uint32_t isolate_step_bytes;	/* bisect down to this, then step block by block */
+	uint32_t isolate_step_bytes;	/* isolation's pieces at most this long; the recheck
+					 * bisects slow reads down to it */
 	uint64_t planned_total;		/* bytes of the whole pass, for progress and the window */
 	uint64_t scanned_base;		/* planned bytes already read before a resume */
 	uint64_t start_cursor[SCAN_MAX_DEVICES];	/* where a resumed plan starts, per device */
@@ -230,9 +246,12 @@ int scan_result_coalesce(struct scan_result *r);
 struct scan_isolate {
 	uint32_t dev_idx;
 	uint32_t lbs;			/* logical block size, bytes */
-	uint32_t step_bytes;		/* spans this small are read block by block */
+	uint32_t step_bytes;		/* first-level pieces at most this long (0: no bound) */
+	unsigned depth;			/* first-level pieces read together (0: 1) */
+	int direct;			/* read every block at once: no kernel retries to spare */
 	void *buf;			/* aligned, at least io_size/2 bytes (and >= lbs) */
-	scan_read_fn read;
+	scan_read_fn read;		/* used when read_many is NULL, one read at a time */
+	scan_read_many_fn read_many;	/* the executor's: reads issued together */
 	void *read_arg;
 	const struct scan_range *range;	/* for gap checks; may be NULL */
 	uint64_t reads;			/* isolation reads issued */
@@ -241,8 +260,10 @@ struct scan_isolate {
 
 /*
  * Return 0 after narrowing the failed read [offset, offset+length) (which failed with err)
- * to its failing logical blocks, appended to si->r; -EINTR when a read said the scan is
- * stopping (what was found so far is kept); -ENOMEM on allocation failure.
+ * to its failing logical blocks in at most two levels (pieces, then the blocks of the
+ * failing pieces; every block at once for short spans or si->direct), appended to si->r;
+ * -EINTR when a read said the scan is stopping (what was found so far is kept); -ENOMEM on
+ * allocation failure.
  */
 int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length, int err);
 /*

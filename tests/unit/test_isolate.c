@@ -1,7 +1,10 @@
 /*
  * tests/unit/test_isolate.c - mediascan/isolate.c: a failed read narrowed to its exact
- * failing logical blocks over a fake device (struct scan_isolate.read), how often each bad
- * block is re-read, gaps, transient failures, error classes and result coalescing.
+ * failing logical blocks over a fake device (struct scan_isolate.read, or .read_many for
+ * reads issued together), how often each bad block is re-read (at most twice after the
+ * failed read: its piece and itself), the narrowing plan (piece size, windows of queue
+ * depth, the work bounded on a wide bad region), stop, gaps, transient failures, error
+ * classes and result coalescing.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,12 +23,18 @@
 #define DEV_BLOCKS 16384u		/* 8 MiB fake device */
 #define FAKE_FD 42
 
+static void *isobuf;
+
 /* The fake device: each 512-byte block answers 0 (good) or a -errno. */
 static struct {
 	int err[DEV_BLOCKS];
 	unsigned reads;			/* every read issued */
 	unsigned block_reads[DEV_BLOCKS];	/* reads that touched each block */
 	size_t max_len;			/* longest read */
+	unsigned batches;		/* read_many calls */
+	unsigned batch_len[512];	/* entries of each */
+	uint64_t batch_first[512];	/* offset of its first entry */
+	unsigned stop_after;		/* read_many: answer -EINTR after this many reads (0 never) */
 } dev;
 
 static ssize_t fake_read(void *arg, uint32_t dev_idx, void *buf, size_t len, uint64_t offset)
@@ -52,6 +61,30 @@ static ssize_t fake_read(void *arg, uint32_t dev_idx, void *buf, size_t len, uin
 	return (ssize_t)len;
 }
 
+/* Reads issued together: the fake device answers each; records the batches. */
+static int fake_read_many(void *arg, uint32_t dev_idx, struct scan_iso_read *rd, unsigned n)
+{
+	assert_true(n > 0);
+	if (dev.batches < 512) {
+		dev.batch_len[dev.batches] = n;
+		dev.batch_first[dev.batches] = rd[0].offset;
+	}
+	dev.batches++;
+	/* Reads issued together never touch: the block layer would merge them. */
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++)
+			if (i != j)
+				assert_true(rd[i].offset + rd[i].length < rd[j].offset ||
+					    rd[j].offset + rd[j].length < rd[i].offset);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(rd[i].res, -EINTR);	/* isolation says "not read" first */
+		if (dev.stop_after && dev.reads >= dev.stop_after)
+			return -EINTR;
+		rd[i].res = fake_read(arg, dev_idx, isobuf, rd[i].length, rd[i].offset);
+	}
+	return 0;
+}
+
 /* A short read: the device returns half of what was asked for where a block is "short". */
 static ssize_t short_read(void *arg, uint32_t dev_idx, void *buf, size_t len, uint64_t offset)
 {
@@ -64,7 +97,6 @@ static ssize_t short_read(void *arg, uint32_t dev_idx, void *buf, size_t len, ui
 
 static struct scan_result res;
 static struct scan_isolate si;
-static void *isobuf;
 
 /* Drop the errors found so far (scan_result_free lives with the executor). */
 static void result_clear(void)
@@ -85,7 +117,7 @@ static int setup(void **state)
 	si.read_arg = (void *)(uintptr_t)FAKE_FD;
 	si.dev_idx = 1;
 	si.lbs = LBS;
-	si.step_bytes = LBS;
+	si.step_bytes = 64 * KiB;		/* as the scan sets it */
 	si.buf = isobuf;
 	si.read = fake_read;
 	si.range = NULL;
@@ -126,16 +158,14 @@ static void test_one_bad_block(void **state)
 	bad(777, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
-	/* Read by: the failed read, 11 bisection levels (512K .. 512), the block step. */
-	error_is(&res.errors[0], 777 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 1 + 11 + 1, 0, 1);
-	/* Two halves per level, then one block read: 23 reads, not 2048. */
-	assert_int_equal(si.reads, 2 * 11 + 1);
+	/* Read by: the failed read, its 32K piece, itself (bisection: 1 + 11 + 1). */
+	error_is(&res.errors[0], 777 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 1 + 1 + 1, 0, 1);
+	/* 32 pieces of 64 blocks (sqrt of 2048, a power of two), then the bad piece's 64. */
+	assert_int_equal(si.reads, 32 + 64);
 	assert_int_equal(dev.reads, si.reads);
-	assert_true(si.reads < 2048 / 32);
-	/* The bad block itself was read 12 times here (plus the original failed read). */
-	assert_int_equal(dev.block_reads[777], 12);
-	/* Halves never exceed half the failed read. */
-	assert_int_equal(dev.max_len, 512 * KiB);
+	/* The bad block itself was read twice here (plus the original failed read). */
+	assert_int_equal(dev.block_reads[777], 2);
+	assert_int_equal(dev.max_len, 32 * KiB);
 }
 
 static void test_one_bad_block_offset(void **state)
@@ -145,20 +175,41 @@ static void test_one_bad_block_offset(void **state)
 	bad(3000 + 2047, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 3000 * LBS, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
-	error_is(&res.errors[0], (3000 + 2047) * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
-	assert_int_equal(si.reads, 23);
+	error_is(&res.errors[0], (3000 + 2047) * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(si.reads, 32 + 64);
+	assert_int_equal(dev.block_reads[3000 + 2047], 2);
 }
 
 static void test_step_bytes(void **state)
 {
 	(void)state;
-	/* Bisect down to 4K (8 levels), then read its 8 blocks one by one. */
+	/* Pieces bounded at 4K: 256 of them, then the bad one's 8 blocks. */
 	si.step_bytes = 4096;
 	bad(1234, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
-	error_is(&res.errors[0], 1234 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 1 + 8 + 1, 0, 1);
-	assert_int_equal(si.reads, 2 * 8 + 8);
+	error_is(&res.errors[0], 1234 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(si.reads, 256 + 8);
+	assert_int_equal(dev.max_len, 4096);
+
+	/* No bound: sqrt pieces (64 blocks) again; 4K blocks: 256 blocks, pieces of 16. */
+	result_clear();
+	memset(&dev, 0, sizeof(dev));
+	si.reads = 0;
+	si.step_bytes = 0;
+	bad(1234, -EIO);
+	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
+	assert_int_equal(si.reads, 32 + 64);
+	result_clear();
+	memset(&dev, 0, sizeof(dev));
+	si.reads = 0;
+	si.lbs = 4096;
+	bad(8 * 100, -EIO);			/* the 4K block at 400K */
+	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
+	assert_int_equal(res.nr_errors, 1);
+	error_is(&res.errors[0], 400 * KiB, 4096, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(si.reads, 16 + 16);
+	assert_int_equal(dev.max_len, 64 * KiB);
 }
 
 static void test_two_bad_blocks(void **state)
@@ -168,10 +219,10 @@ static void test_two_bad_blocks(void **state)
 	bad(1500, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 2);
-	error_is(&res.errors[0], 10 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
-	error_is(&res.errors[1], 1500 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
-	/* Top level 2 reads, then each half bisected alone: 2 + 2 * (2 * 10 + 1). */
-	assert_int_equal(si.reads, 44);
+	error_is(&res.errors[0], 10 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[1], 1500 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	/* 32 pieces, then the blocks of the two bad ones. */
+	assert_int_equal(si.reads, 32 + 2 * 64);
 
 	/* Two bad blocks in the same 4K: both found, not merged (one good block between). */
 	result_clear();
@@ -181,19 +232,21 @@ static void test_two_bad_blocks(void **state)
 	bad(102, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 2);
-	error_is(&res.errors[0], 100 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
-	error_is(&res.errors[1], 102 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
+	error_is(&res.errors[0], 100 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[1], 102 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(si.reads, 32 + 64);
 }
 
 static void test_adjacent_run_coalesced(void **state)
 {
 	(void)state;
-	/* Blocks 1022..1025 straddle the first halving point (1024): still one error. */
+	/* Blocks 1022..1025 straddle a piece boundary (1024): still one error. */
 	for (unsigned b = 1022; b <= 1025; b++)
 		bad(b, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
-	error_is(&res.errors[0], 1022 * LBS, 4 * LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
+	error_is(&res.errors[0], 1022 * LBS, 4 * LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(si.reads, 32 + 2 * 64);
 
 	/* A run of 64 bad blocks: one error of 32K. */
 	result_clear();
@@ -206,6 +259,9 @@ static void test_adjacent_run_coalesced(void **state)
 	assert_int_equal(res.errors[0].length, 64 * LBS);
 	assert_int_equal(res.errors[0].err, -ENODATA);
 	assert_int_equal(res.errors[0].reproducible, 1);
+	assert_int_equal(res.errors[0].reads, 3);
+	for (unsigned b = 128; b < 192; b++)
+		assert_int_equal(dev.block_reads[b], 2);
 }
 
 static void test_different_errno_not_coalesced(void **state)
@@ -216,9 +272,9 @@ static void test_different_errno_not_coalesced(void **state)
 	bad(202, -EILSEQ);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 3);
-	error_is(&res.errors[0], 200 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
-	error_is(&res.errors[1], 201 * LBS, LBS, -ENODATA, SCAN_ERR_MEDIA, 13, 0, 1);
-	error_is(&res.errors[2], 202 * LBS, LBS, -EILSEQ, SCAN_ERR_PI, 13, 0, 1);
+	error_is(&res.errors[0], 200 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[1], 201 * LBS, LBS, -ENODATA, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[2], 202 * LBS, LBS, -EILSEQ, SCAN_ERR_PI, 3, 0, 1);
 }
 
 static void test_error_classes(void **state)
@@ -228,8 +284,8 @@ static void test_error_classes(void **state)
 	bad(900, -EILSEQ);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -ENODATA), 0);
 	assert_int_equal(res.nr_errors, 2);
-	error_is(&res.errors[0], 50 * LBS, LBS, -ENODATA, SCAN_ERR_MEDIA, 13, 0, 1);
-	error_is(&res.errors[1], 900 * LBS, LBS, -EILSEQ, SCAN_ERR_PI, 13, 0, 1);
+	error_is(&res.errors[0], 50 * LBS, LBS, -ENODATA, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[1], 900 * LBS, LBS, -EILSEQ, SCAN_ERR_PI, 3, 0, 1);
 	assert_string_equal(scan_error_name(&res.errors[0]), "ENODATA");
 	assert_string_equal(scan_error_name(&res.errors[1]), "EILSEQ");
 
@@ -281,10 +337,10 @@ static void test_in_gap(void **state)
 	bad(641, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 4);
-	error_is(&res.errors[0], 100 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
-	error_is(&res.errors[1], 600 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 1, 1);
-	error_is(&res.errors[2], 638 * LBS, 2 * LBS, -EIO, SCAN_ERR_MEDIA, 13, 1, 1);
-	error_is(&res.errors[3], 640 * LBS, 2 * LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
+	error_is(&res.errors[0], 100 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[1], 600 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 1, 1);
+	error_is(&res.errors[2], 638 * LBS, 2 * LBS, -EIO, SCAN_ERR_MEDIA, 3, 1, 1);
+	error_is(&res.errors[3], 640 * LBS, 2 * LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
 }
 
 static void test_not_reproducible(void **state)
@@ -294,7 +350,7 @@ static void test_not_reproducible(void **state)
 	assert_int_equal(scan_isolate_range(&si, 64 * KiB, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
 	error_is(&res.errors[0], 64 * KiB, 1 * MiB, -EIO, SCAN_ERR_MEDIA, 1, 0, 0);
-	assert_int_equal(si.reads, 2);		/* both halves read fine: stop there */
+	assert_int_equal(si.reads, 32);		/* every piece read fine: stop there */
 
 	/* The same with a gap inside: the report is split where planned and gap bytes meet. */
 	{
@@ -319,7 +375,7 @@ static void test_not_reproducible(void **state)
 static void test_single_block_read(void **state)
 {
 	(void)state;
-	/* A failed one-block read: the block is read once more and reported. */
+	/* A failed one-block read: the block is read once more and reported (2 reads). */
 	bad(5, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 5 * LBS, LBS, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
@@ -330,13 +386,13 @@ static void test_single_block_read(void **state)
 static void test_odd_length(void **state)
 {
 	(void)state;
-	/* 3 blocks: halves of 1 and 2 blocks; the bad one is the last. */
+	/* 3 blocks, a short span: each block read once more; the bad one is the last. */
 	bad(402, -EIO);
 	assert_int_equal(scan_isolate_range(&si, 400 * LBS, 3 * LBS, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
-	error_is(&res.errors[0], 402 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 4, 0, 1);
-	/* [400], [401,402]; then [401], [402]; then [402] again. */
-	assert_int_equal(si.reads, 5);
+	error_is(&res.errors[0], 402 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 2, 0, 1);
+	assert_int_equal(si.reads, 3);
+	assert_int_equal(dev.block_reads[402], 1);
 }
 
 static void test_short_read_is_failure(void **state)
@@ -347,7 +403,163 @@ static void test_short_read_is_failure(void **state)
 	bad(300, -EREMOTEIO);
 	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
 	assert_int_equal(res.nr_errors, 1);
-	error_is(&res.errors[0], 300 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 13, 0, 1);
+	error_is(&res.errors[0], 300 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+}
+
+static void test_direct(void **state)
+{
+	(void)state;
+	/* No kernel retries to spare (passthrough): every block at once, 2 reads of a bad one. */
+	si.direct = 1;
+	si.read_many = fake_read_many;
+	si.depth = 16;
+	bad(777, -ENODATA);
+	bad(1800, -EIO);
+	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
+	assert_int_equal(res.nr_errors, 2);
+	error_is(&res.errors[0], 777 * LBS, LBS, -ENODATA, SCAN_ERR_MEDIA, 2, 0, 1);
+	error_is(&res.errors[1], 1800 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 2, 0, 1);
+	assert_int_equal(si.reads, 2048);
+	assert_int_equal(dev.block_reads[777], 1);
+	assert_int_equal(dev.max_len, LBS);
+	/* Read a queue depth at a time, even blocks then odd: 256 batches of 8. */
+	assert_int_equal(dev.batches, 256);
+	assert_int_equal(dev.batch_len[0], 8);
+	assert_int_equal(dev.batch_first[1], LBS);
+}
+
+static void test_queue_depth_windows(void **state)
+{
+	static const unsigned want[] = { 4, 4, 32, 32, 4, 4, 4, 4, 4, 4, 32, 32 };
+
+	(void)state;
+	/*
+	 * Pieces go out a queue depth (8) at a time, even ones then odd ones (neighbours never
+	 * together), and a window's failing pieces are read block by block (32 even, 32 odd)
+	 * before the next window's pieces: a failing disk stopped by --max-failed-reads has
+	 * its first bad blocks named.
+	 */
+	si.read_many = fake_read_many;
+	si.depth = 8;
+	bad(10, -EIO);
+	bad(2000, -EIO);
+	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), 0);
+	assert_int_equal(res.nr_errors, 2);
+	error_is(&res.errors[0], 10 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[1], 2000 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(dev.batches, 12);
+	for (unsigned i = 0; i < 12; i++)
+		assert_int_equal(dev.batch_len[i], want[i]);
+	assert_int_equal(dev.batch_first[1], 32 * KiB);
+	assert_int_equal(dev.batch_first[2], 0);
+	assert_int_equal(dev.batch_first[3], LBS);
+	assert_int_equal(dev.batch_first[4], 8 * 32 * KiB);
+	assert_int_equal(dev.batch_first[10], 31 * 32 * KiB);
+	assert_int_equal(dev.batch_first[11], 31 * 32 * KiB + LBS);
+	assert_int_equal(si.reads, 32 + 2 * 64);
+}
+
+static void test_wide_bad_region(void **state)
+{
+	(void)state;
+	/* Every block of the 1 MiB read is bad: 32 pieces, then 2048 blocks, no more. */
+	si.read_many = fake_read_many;
+	si.depth = 16;
+	for (unsigned b = 0; b < 2048; b++)
+		bad(4096 + b, -EIO);
+	assert_int_equal(scan_isolate_range(&si, 4096 * LBS, 1 * MiB, -EIO), 0);
+	assert_int_equal(res.nr_errors, 1);
+	error_is(&res.errors[0], 4096 * LBS, 1 * MiB, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(si.reads, 32 + 2048);
+	for (unsigned b = 0; b < 2048; b++)
+		assert_int_equal(dev.block_reads[4096 + b], 2);
+}
+
+static void test_stop_while_narrowing(void **state)
+{
+	(void)state;
+	/*
+	 * The scan stops while the first bad piece's (even) blocks are read: what failed so
+	 * far is kept, nothing is said of the rest, and -EINTR tells the caller.
+	 */
+	si.read_many = fake_read_many;
+	si.depth = 8;
+	bad(10, -EIO);
+	bad(20, -EIO);
+	bad(50, -EIO);
+	bad(1000, -EIO);
+	dev.stop_after = 8 + 20;		/* blocks 0, 2, .. 38 */
+	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), -EINTR);
+	assert_int_equal(res.nr_errors, 2);
+	error_is(&res.errors[0], 10 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	error_is(&res.errors[1], 20 * LBS, LBS, -EIO, SCAN_ERR_MEDIA, 3, 0, 1);
+	assert_int_equal(dev.reads, 28);
+	assert_int_equal(dev.batches, 3);
+
+	/* Stopped during the pieces: nothing narrowed, nothing recorded. */
+	result_clear();
+	memset(&dev, 0, sizeof(dev));
+	si.reads = 0;
+	bad(10, -EIO);
+	dev.stop_after = 5;
+	assert_int_equal(scan_isolate_range(&si, 0, 1 * MiB, -EIO), -EINTR);
+	assert_int_equal(res.nr_errors, 0);
+	assert_int_equal(si.reads, 5);
+}
+
+/* A small deterministic generator for the property test. */
+static uint32_t rnd_state = 12345;
+
+static uint32_t rnd(uint32_t n)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return (rnd_state >> 8) % n;
+}
+
+static void test_property_reads_per_bad_block(void **state)
+{
+	(void)state;
+	/*
+	 * Spans of every length up to 2048 blocks, bad blocks scattered and in runs, read one
+	 * by one or together: exactly the bad blocks are reported, each read at most three
+	 * times in all (two for spans of 16 blocks or fewer), and no error says more.
+	 */
+	for (unsigned trial = 0; trial < 400; trial++) {
+		uint64_t first = rnd(4096), nb = 1 + rnd(2048);
+		unsigned nbad = 1 + rnd(12), reported = 0, want = 0;
+
+		result_clear();
+		memset(&dev, 0, sizeof(dev));
+		si.reads = 0;
+		si.read_many = trial % 2 ? fake_read_many : NULL;
+		si.depth = 1 + rnd(32);
+		for (unsigned i = 0; i < nbad; i++) {
+			uint64_t b = first + rnd((uint32_t)nb), run = trial % 3 ? 1 : 1 + rnd(70);
+
+			for (uint64_t k = b; k < b + run && k < first + nb; k++)
+				bad((unsigned)k, i % 2 ? -EIO : -ENODATA);
+		}
+		assert_int_equal(scan_isolate_range(&si, first * LBS, nb * LBS, -EIO), 0);
+		for (uint64_t b = first; b < first + nb; b++) {
+			want += dev.err[b] != 0;
+			if (dev.err[b])
+				assert_true(dev.block_reads[b] <= (nb <= 16 ? 1u : 2u));
+		}
+		for (size_t i = 0; i < res.nr_errors; i++) {
+			const struct scan_error *e = &res.errors[i];
+
+			assert_int_equal(e->reproducible, 1);
+			assert_true(e->reads <= (nb <= 16 ? 2u : 3u));
+			for (uint64_t b = e->offset / LBS; b < (e->offset + e->length) / LBS; b++) {
+				assert_true(b >= first && b < first + nb);
+				assert_int_equal(dev.err[b], e->err);
+				reported++;
+			}
+		}
+		assert_int_equal(reported, want);
+		/* The work stays bounded: pieces, plus the blocks of at most 3 pieces per bad run. */
+		assert_true(si.reads <= (nb <= 16 ? nb : nb / 16 + 1 + 64 * (uint64_t)nbad * 3));
+	}
 }
 
 /* Errors from drive-side methods keep their own details: PI errors never merge, others only
@@ -520,6 +732,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_single_block_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_odd_length, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_read_is_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direct, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_depth_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wide_bad_region, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_while_narrowing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_property_reads_per_bad_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_add_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_add_device_details, setup, teardown),
 	};
