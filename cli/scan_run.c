@@ -47,7 +47,7 @@ static uint32_t pick_io_size(const struct map_target *t, uint64_t asked)
 	uint32_t lbs = 512;
 
 	for (unsigned i = 0; i < t->nr_devices; i++) {
-		const struct kio_bdev_info *bi = &t->devices[i].info;
+		const struct map_dev_info *bi = &t->devices[i].info;
 
 		if (!asked && bi->max_sectors_kb && io > (uint64_t)bi->max_sectors_kb * 1024)
 			io = (uint64_t)bi->max_sectors_kb * 1024;
@@ -62,7 +62,7 @@ static uint32_t pick_io_size(const struct map_target *t, uint64_t asked)
 static void pick_views(const struct map_target *t, struct scan_opts *so)
 {
 	for (unsigned d = 0; d < t->nr_devices; d++) {
-		const struct kio_bdev_info *bi = &t->devices[d].info;
+		const struct map_dev_info *bi = &t->devices[d].info;
 		const char *names[2] = { bi->name, bi->is_partition ? bi->disk_name : NULL };
 
 		for (unsigned k = 0; k < 2 && names[k] && names[k][0]; k++) {
