@@ -110,11 +110,4 @@ struct map_fsx *map_fsx_get(struct map_target *t);
 /* Return 0; free the private state of t. */
 int map_fsx_free(struct map_target *t);
 
-/* ---- shared by the tables (target.c) ---- */
-/* Return 0 after opening device path of t in role (facts, identity), or -errno with err. */
-int map_target_add_device(struct map_target *t, const char *path, enum map_role role,
-			  char *err, size_t errlen, int *err_class);
-/* Write a 16-byte UUID as text. */
-void map_format_uuid(const unsigned char *u, char *out, size_t len);
-
 #endif

@@ -151,12 +151,13 @@ int map_target_add_device(struct map_target *t, const char *path, enum map_role 
 	return 0;
 }
 
-void map_format_uuid(const unsigned char *u, char *out, size_t len)
+int map_format_uuid(const unsigned char *u, char *out, size_t len)
 {
 	snprintf(out, len,
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
 		 u[13], u[14], u[15]);
+	return 0;
 }
 
 /* Set up a mounted filesystem; 0 or -errno with a reason. */

@@ -187,6 +187,14 @@ int map_target_key(const struct map_target *t, char *key, size_t len, char *lega
  */
 int map_target_plan_note(struct map_target *t, uint32_t dev_idx, int64_t group,
 			 const char *object, uint64_t offset, uint64_t length, int err);
+/* ---- for the filesystems' open operations (fs.h) ---- */
+/* Return 0 after opening device path of t in role (its facts and identity), or -errno with a
+ * reason in err and *err_class set. */
+int map_target_add_device(struct map_target *t, const char *path, enum map_role role,
+			  char *err, size_t errlen, int *err_class);
+/* Return 0 after writing a 16-byte UUID as text. */
+int map_format_uuid(const unsigned char *u, char *out, size_t len);
+
 /* Return the filesystems of a name for messages: "xfs, ext4". */
 #define MAP_SUPPORTED_FS "xfs, ext4 (ext2/ext3 mounted by the ext4 driver)"
 
