@@ -1,6 +1,6 @@
 /*
- * mapping/owners.h - who owns a device range: files (inode, file offset, every path),
- * filesystem metadata (type, AG), the log, or free space.
+ * mapping/owners.h - who owns a device range: files (inode, file offset; their paths come
+ * from names.h or parents.h), filesystem metadata (type, AG), the log, or free space.
  */
 #ifndef MEDIASCAN_OWNERS_H
 #define MEDIASCAN_OWNERS_H
