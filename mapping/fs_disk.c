@@ -181,6 +181,5 @@ const struct map_fs_ops map_fs_bare = {
 
 const struct map_fs_ops map_fs_disk = {
 	.name = "none",
-	.caps = MAP_FSC_PARTITIONS,
 	.open = disk_open,
 };

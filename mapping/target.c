@@ -41,8 +41,8 @@ static void device_ident(const struct map_target *t, struct map_device *d)
 	uint64_t part = 0;
 
 	d->ident[0] = '\0';
-	if ((map_target_ops(t)->caps & MAP_FSC_MOUNTED) && (d->role == MAP_ROLE_DATA || d->role == MAP_ROLE_LOG ||
-				     d->role == MAP_ROLE_RT)) {
+	if ((map_target_ops(t)->caps & MAP_FSC_MOUNTED) &&
+	    (d->role == MAP_ROLE_DATA || d->role == MAP_ROLE_LOG || d->role == MAP_ROLE_RT)) {
 		snprintf(d->ident, sizeof(d->ident), "%s", map_role_name(d->role));
 		return;
 	}

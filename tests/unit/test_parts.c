@@ -33,6 +33,12 @@ static int img_read(void *arg, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
+/* The parser over the whole image in 512-byte blocks; type: 16 bytes. */
+static int parse(struct map_part **p, unsigned *nr, char *type)
+{
+	return map_parts_parse(img_read, NULL, DISK, LBS, p, nr, type, 16);
+}
+
 static void put32(unsigned char *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -57,7 +63,8 @@ static uint32_t crc32_ieee(const unsigned char *p, size_t len)
 	return ~c;
 }
 
-static void mbr_entry(unsigned char *sector, int i, unsigned type, uint32_t start, uint32_t size)
+static void mbr_entry(unsigned char *sector, int i, unsigned type, uint32_t start,
+		      uint32_t size)
 {
 	unsigned char *e = sector + 446 + 16 * i;
 
@@ -98,7 +105,7 @@ static void test_mbr_logical(void **state)
 	mbr_entry(img + 40960ull * LBS, 0, 0x83, 2048, 10240);
 	mbr_entry(img + 40960ull * LBS, 1, 0x05, 14336, 12288);
 	mbr_entry(img + (40960ull + 14336) * LBS, 0, 0x82, 2048, 4096);
-	assert_int_equal(map_parts_parse(img_read, NULL, DISK, LBS, &p, &nr, type, sizeof(type)), 0);
+	assert_int_equal(parse(&p, &nr, type), 0);
 	assert_string_equal(type, "dos");
 	assert_int_equal(nr, 4);
 	assert_int_equal(p[0].number, 1);
@@ -177,19 +184,18 @@ static void test_gpt(void **state)
 
 	(void)state;
 	gpt_build();
-	assert_int_equal(map_parts_parse(img_read, NULL, DISK, LBS, &p, &nr, type, sizeof(type)), 0);
+	assert_int_equal(parse(&p, &nr, type), 0);
 	assert_string_equal(type, "gpt");
 	gpt_check(p, nr);
 	free(p);
 	/* the primary header damaged: the backup at the last block */
 	img[LBS + 20] ^= 0xff;
-	assert_int_equal(map_parts_parse(img_read, NULL, DISK, LBS, &p, &nr, type, sizeof(type)), 0);
+	assert_int_equal(parse(&p, &nr, type), 0);
 	gpt_check(p, nr);
 	free(p);
 	/* both damaged: no table here (the kernel's list is asked) */
 	img[DISK - LBS + 20] ^= 0xff;
-	assert_int_equal(map_parts_parse(img_read, NULL, DISK, LBS, &p, &nr, type, sizeof(type)),
-			 -EUCLEAN);
+	assert_int_equal(parse(&p, &nr, type), -EUCLEAN);
 	assert_null(p);
 	assert_int_equal(nr, 0);
 }
@@ -202,17 +208,15 @@ static void test_unreadable_and_none(void **state)
 
 	(void)state;
 	/* nothing there */
-	assert_int_equal(map_parts_parse(img_read, NULL, DISK, LBS, &p, &nr, type, sizeof(type)),
-			 -ENOENT);
+	assert_int_equal(parse(&p, &nr, type), -ENOENT);
 	/* a bad sector under the MBR */
 	gpt_build();
 	bad_off = 100;
-	assert_int_equal(map_parts_parse(img_read, NULL, DISK, LBS, &p, &nr, type, sizeof(type)),
-			 -EIO);
+	assert_int_equal(parse(&p, &nr, type), -EIO);
 	assert_null(p);
 	/* under the primary entries only: the backup answers */
 	bad_off = 2 * LBS + 300;
-	assert_int_equal(map_parts_parse(img_read, NULL, DISK, LBS, &p, &nr, type, sizeof(type)), 0);
+	assert_int_equal(parse(&p, &nr, type), 0);
 	gpt_check(p, nr);
 	free(p);
 }
