@@ -193,15 +193,13 @@ static struct tgt *target_for(struct map_run *m, const char *devpath, unsigned *
 static uint64_t buffer_block_size(const struct map_run *m, const struct map_target *t,
 				  unsigned dev_idx)
 {
-	const struct kio_bdev_info *bi = &t->devices[dev_idx].info;
+	const struct map_dev_info *bi = &t->devices[dev_idx].info;
 	uint64_t bs;
 
 	if (m->block_size)
 		return m->block_size;
-	if (t->fs == MAP_FS_EXT4 && t->fs_block_size)
-		return t->fs_block_size;
-	if (t->fs == MAP_FS_XFS && t->xfs.sectsize)
-		return t->xfs.sectsize;
+	if (t->bdev_block_bytes)		/* a mounted filesystem set the block size */
+		return t->bdev_block_bytes;
 	/* The block device's own page cache: the largest power of two up to the page size
 	 * that divides the device size, from its logical block size (set_init_blocksize). */
 	bs = bi->logical_block_size ? bi->logical_block_size : 512;
@@ -216,7 +214,7 @@ static int use_log_line(struct map_run *m, const char *line)
 	struct map_klog_rec rec;
 	char devpath[128];
 	dev_t devt;
-	const struct kio_bdev_info *info;
+	const struct map_dev_info *info;
 	unsigned dev_idx = 0;
 	uint64_t off, len;
 	const char *why;

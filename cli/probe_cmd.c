@@ -20,7 +20,7 @@ static const struct vfy_ops *const all_methods[] = {
 
 static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
 {
-	const struct kio_bdev_info *bi = &md->info;
+	const struct map_dev_info *bi = &md->info;
 	json_object *j = json_object_new_object(), *m = json_object_new_object();
 	char why[256];
 

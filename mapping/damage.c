@@ -4,9 +4,11 @@
  * every owning inode (parent pointers, else one walk per filesystem), the health XFS keeps
  * and its online scrub verdicts, grouped into damaged files and damaged metadata.
  *
+ * What differs between filesystems (which index, how inodes are named, inode tables) is asked
+ * of each filesystem's ops table (fs.h).
+ *
  * Over 600 lines for now: grouping owners into damaged files and metadata and the resolve
- * passes (index, names, health, inode tables) work on one owner table; issue 10's filesystem
- * ops table splits the per-filesystem parts out.
+ * passes (index, names, inode tables) work on one owner table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,24 +17,8 @@
 #include <string.h>
 
 #include "damage.h"
-#include "fsx.h"
-
-int map_damage_add(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
-		   uint64_t offset, uint64_t length, size_t *first, size_t *count)
-{
-	size_t before = d->nr_owners;
-	struct map_damage_group *g;
-	int ret = map_owners_lookup(t, dev_idx, offset, length, &d->owners, &d->nr_owners);
-
-	*first = before;
-	*count = d->nr_owners - before;
-	g = realloc(d->groups, sizeof(*g) * (d->nr_groups + 1));
-	if (!g)
-		return -ENOMEM;
-	d->groups = g;
-	g[d->nr_groups++] = (struct map_damage_group){ .first = before, .count = *count };
-	return ret < 0 ? ret : 0;
-}
+#include "fs.h"
+#include "health.h"
 
 int map_damage_add_many(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
 			const uint64_t *off, const uint64_t *len, size_t n)
@@ -69,17 +55,8 @@ int map_damage_group(const struct map_damage *d, size_t g, size_t *first, size_t
 
 /* ---- the owner index: what GETFSMAP left "unknown" ---- */
 
-static const char *const NOTE_EXT4 =
-	"allocated, owner not found: no inode maps this block now (a file changed or deleted "
-	"since, a block in flux, or one leaked by corruption: e2fsck -fn can tell)";
-static const char *const NOTE_XFS =
-	"allocated, owner not found: a free-space, inode or block-map btree block (without "
-	"rmapbt XFS cannot say which), or a file changed since";
 static const char *const NOTE_OTHER =
 	"allocated, owner not found: on the external log device, which holds only the log";
-static const char *const NOTE_XFS_RMAP =
-	"allocated, owner not found: the space map (GETFSMAP) of this part cannot be read and "
-	"no inode maps this block (a btree or inode block of that AG, or a file changed since)";
 static const char *const NOTE_NOMAP =
 	"owner not found: the kernel cannot read the space map (GETFSMAP) of this part, so the "
 	"plan read it whole; no inode maps this block: free space, or metadata of that part";
@@ -155,7 +132,6 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 	struct map_ix_query *q;
 	size_t nq = 0, w = 0;
 	char why[160] = "";
-	unsigned unreadable = 0;
 	int ret;
 
 	q = malloc(sizeof(*q) * (d->nr_owners + 1));
@@ -178,39 +154,14 @@ static int index_fs(struct map_damage *d, struct map_target *t, struct fs_hits *
 		q[w++] = q[i];
 	}
 	nq = w;
-	if (fh->space == SPACE_OTHER) {
+	if (fh->space == SPACE_OTHER || !map_target_ops(fs)->index_owners) {
 		fh->note = NOTE_OTHER;
 		ret = 0;
-	} else if (fs->fs == MAP_FS_EXT4) {
-		fh->note = NOTE_EXT4;
-		ret = map_index_ext4(fs, q, nq, &fh->h, &unreadable, why, sizeof(why));
-		if (ret == -EOPNOTSUPP) {
-			d->notes |= MAP_NOTE_NO_EXT2FS;
-			fh->h.nr = 0;
-			ret = map_index_walk(fs, q, nq, &fh->h, why, sizeof(why));
-		}
-		if (unreadable)
-			d->notes |= MAP_NOTE_UNREADABLE_META;
-		if (fs->x && fs->x->looped_maps)
-			d->notes |= MAP_NOTE_LOOPED_MAP;
-	} else if (fs->xfs.has_rmapbt && fh->space != SPACE_RT) {
-		/* rmapbt, but GETFSMAP failed on this part (issue 12): an inode sweep. */
-		fh->note = NOTE_XFS_RMAP;
-		ret = map_index_xfs(fs, q, nq, 0, &fh->h, why, sizeof(why));
 	} else {
-		fh->note = NOTE_XFS;
-		d->notes |= MAP_NOTE_NO_RMAPBT;
-		ret = map_index_xfs(fs, q, nq, fh->space == SPACE_RT, &fh->h, why, sizeof(why));
+		ret = map_target_ops(fs)->index_owners(fs, fh->space == SPACE_RT, q, nq, &fh->h, d,
+						       &fh->note, why, sizeof(why));
 	}
 	free(q);
-	if (fs->fs == MAP_FS_XFS && fs->x && (fs->x->skipped_ags || fs->x->unopened)) {
-		d->notes |= MAP_NOTE_SKIPPED_INODES;
-		snprintf(d->skipped_note, sizeof(d->skipped_note), "the inode sweep of %.60s "
-			 "could not list the inodes of %u AG(s) (the kernel could not read their "
-			 "inode btree) and could not open %u inode(s) (damaged): blocks they own "
-			 "are reported as not found", fs->mount_point, fs->x->skipped_ags,
-			 fs->x->unopened);
-	}
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0) {
@@ -234,9 +185,8 @@ static int expand_pending(const struct map_target *t, const struct map_owner *o,
 			  const struct fs_hits *fh, struct map_owner **v, size_t *nr, size_t *cap)
 {
 	const struct map_target *fs = map_target_fs((struct map_target *)t, o->fs_idx);
+	const struct map_fs_ops *ops = fs ? map_target_ops(fs) : NULL;
 	uint64_t os = o->fs_offset, oe = o->fs_offset + o->length, covered = os;
-	uint64_t ag_bytes = fs && fs->fs == MAP_FS_XFS ?
-			    (uint64_t)fs->xfs.agblocks * fs->xfs.blocksize : 0;
 	uint64_t *cuts = NULL;
 	size_t lo = 0, hi = fh->h.nr, ncut = 0;
 	int ret = 0;
@@ -269,8 +219,8 @@ static int expand_pending(const struct map_target *t, const struct map_owner *o,
 		n.length = e - s;
 		n.flags &= ~MAP_OWNF_PENDING;
 		n.file_offset = h->o.file_offset + (s - h->start);
-		if (ag_bytes && n.ag < 0)
-			n.ag = (int64_t)(s / ag_bytes);
+		if (ops && ops->group_of && n.ag < 0)
+			n.ag = ops->group_of(fs, s);
 		ret = owners_append(v, nr, cap, &n);
 		if (ret < 0)
 			goto out_free;
@@ -443,12 +393,11 @@ static int cmp_want_key(const void *a, const void *b)
 	return x->fs_idx < y->fs_idx ? -1 : x->fs_idx > y->fs_idx;
 }
 
-/* Name the inodes of one filesystem: parent pointers, else one walk. */
+/* Name the inodes of one filesystem, its own way (parent pointers), else by one walk. */
 static int name_fs(struct map_damage *d, struct map_target *fs, uint32_t fs_idx)
 {
 	struct map_inode_paths *sub;
 	size_t n = 0, k = 0;
-	unsigned unreadable = 0;
 	int ret;
 
 	for (size_t i = 0; i < d->nr_inodes; i++)
@@ -461,27 +410,12 @@ static int name_fs(struct map_damage *d, struct map_target *fs, uint32_t fs_idx)
 	for (size_t i = 0; i < d->nr_inodes; i++)
 		if (d->inodes[i].fs_idx == fs_idx)
 			sub[k++] = d->inodes[i];
-	ret = map_parents_resolve(fs, sub, n);
-	if (ret == 0) {
-		d->paths_by_parents = 1;
-	} else if (ret == -EOPNOTSUPP) {
-		ret = map_paths_resolve(fs->mount_point, sub, n, &unreadable);
-		if (ret < 0 && !d->paths_err)
-			d->paths_err = ret;
-		d->unreadable_dirs += unreadable;
-	} else if (!d->paths_err) {
-		d->paths_err = ret;
-	}
-	/* Inodes no directory reaches: their generation and link count from bulkstat. */
-	for (size_t i = 0; i < n; i++) {
-		struct kio_xfs_inode in;
-
-		if (sub[i].nr_paths || fs->fs != MAP_FS_XFS)
-			continue;
-		if (kio_xfs_bulkstat_one(fs->mount_fd, sub[i].inode, &in) == 0) {
-			sub[i].gen = in.gen;
-			sub[i].unlinked = in.nlink == 0;
-		}
+	ret = map_target_ops(fs)->name_inodes ? map_target_ops(fs)->name_inodes(fs, sub, n, d) :
+	      map_fs_name_walk(fs, sub, n, d);
+	if (ret < 0) {
+		map_paths_free(sub, n);
+		free(sub);
+		return ret;
 	}
 	/* Put them back (same inode order: both sorted by inode). */
 	qsort(sub, n, sizeof(*sub), cmp_inode_fs);
@@ -561,13 +495,12 @@ static int is_inode_table(const struct map_owner *o)
 static int itable_inodes(struct map_target *fs, const struct map_owner *o, int whole_unit,
 			 uint64_t *inos)
 {
-	if (fs->fs == MAP_FS_EXT4)
-		return map_ext4_itable_inodes(fs, o->fs_offset, o->length, whole_unit, inos,
-					      ITABLE_MAX_PER_RANGE);
-	if (fs->fs == MAP_FS_XFS)
-		return map_xfs_chunk_inodes(fs, o->fs_offset, o->length, whole_unit, inos,
-					    ITABLE_MAX_PER_RANGE);
-	return 0;
+	const struct map_fs_ops *ops = map_target_ops(fs);
+
+	if (!ops->unit_inodes)
+		return 0;
+	return ops->unit_inodes(fs, o->fs_offset, o->length, whole_unit, inos,
+				ITABLE_MAX_PER_RANGE);
 }
 
 static int expand_inode_tables(struct map_damage *d, struct map_target *t)

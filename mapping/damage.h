@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "names.h"
 #include "owners.h"
+#include "target.h"
 
 struct map_file_range {
 	uint64_t offset;		/* bytes within the file (or its attribute fork) */
@@ -54,7 +56,7 @@ struct map_damage_meta {
 #define MAP_NOTE_LOOPED_MAP	(1u << 5)	/* some block maps loop: walked once (issue 12) */
 #define MAP_NOTE_SKIPPED_INODES	(1u << 6)	/* the XFS inode sweep skipped AGs or inodes */
 
-/* The owners one map_damage_add call appended (after resolve: what replaced them). */
+/* The owners of one range map_damage_add_many added (after resolve: what replaced them). */
 struct map_damage_group {
 	size_t first;
 	size_t count;
@@ -74,7 +76,7 @@ struct map_damage {
 	int paths_err;			/* -errno if the directory walk failed */
 	unsigned unreadable_dirs;	/* directories the walk could not read */
 	/* ---- mapping everywhere (issue 4) ---- */
-	struct map_damage_group *groups;	/* one per map_damage_add, in call order */
+	struct map_damage_group *groups;	/* one per range added, in order */
 	size_t nr_groups;
 	unsigned notes;			/* MAP_NOTE_* */
 	char index_err[160];		/* why the owner index failed (MAP_NOTE_INDEX_FAILED) */
@@ -93,12 +95,6 @@ struct map_damage {
 };
 
 /*
- * Return 0 after looking up the owners of [offset, offset+length) on device dev_idx and
- * appending them; *first and *count say which owners belong to this range. -errno on error.
- */
-int map_damage_add(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
-		   uint64_t offset, uint64_t length, size_t *first, size_t *count);
-/*
  * Return 0 after adding n bad ranges of device dev_idx at once (one group each, in order):
  * nearby ranges share GETFSMAP passes. -errno on error.
  */
@@ -112,7 +108,7 @@ int map_damage_add_many(struct map_damage *d, struct map_target *t, uint32_t dev
  * with map_damage_group.
  */
 int map_damage_resolve(struct map_damage *d, struct map_target *t);
-/* Return 0 and the owners of the g-th map_damage_add call (valid after resolve too). */
+/* Return 0 and the owners of the g-th range added (valid after resolve too). */
 int map_damage_group(const struct map_damage *d, size_t g, size_t *first, size_t *count);
 /* Return the paths of inode (of any filesystem of the target; fs 0 first), or NULL. */
 const struct map_inode_paths *map_damage_paths(const struct map_damage *d, uint64_t inode);

@@ -94,9 +94,9 @@ const char *map_fsmap_special_name(const struct fsmap *rec)
 	return "metadata";
 }
 
-const char *map_fsmap_special_name_fs(const struct fsmap *rec, int is_ext4)
+const char *map_fsmap_special_name_ext4(const struct fsmap *rec)
 {
-	if (is_ext4 && (rec->fmr_flags & FMR_OF_SPECIAL_OWNER)) {
+	if (rec->fmr_flags & FMR_OF_SPECIAL_OWNER) {
 		switch (rec->fmr_owner) {
 		case XFS_FMR_OWN_FS:
 			return "superblock";

@@ -20,10 +20,10 @@ uint32_t map_fsmap_classify(const struct fsmap *rec);
  */
 const char *map_fsmap_special_name(const struct fsmap *rec);
 /*
- * Return map_fsmap_special_name with ext4's meaning where it differs (is_ext4): "superblock"
- * for its superblocks and backups, "inode-table" for inode tables, "journal" for a log.
+ * Return map_fsmap_special_name with ext4's meaning where it differs: "superblock" for its
+ * superblocks and backups, "inode-table" for inode tables, "journal" for a log.
  */
-const char *map_fsmap_special_name_fs(const struct fsmap *rec, int is_ext4);
+const char *map_fsmap_special_name_ext4(const struct fsmap *rec);
 
 /*
  * Return 1 when a GETFSMAP error means the kernel could not read or trust the space map of

@@ -13,7 +13,8 @@
 #include <xfs/xfs.h>
 
 #include "damage.h"
-#include "fsx.h"
+#include "fs.h"
+#include "health.h"
 
 /* Health bits newer than xfslibs-dev 6.1's header (values from the kernel's xfs_fs.h). */
 #ifndef XFS_AG_GEOM_SICK_INODES
@@ -435,7 +436,7 @@ int map_health_annotate(struct map_target *t, struct map_owner *owners, size_t n
 		struct map_fsx *x;
 		int scrub;
 
-		if (!fs || fs->fs != MAP_FS_XFS || fs->mount_fd < 0)
+		if (!fs || !(map_target_ops(fs)->caps & MAP_FSC_HEALTH) || fs->mount_fd < 0)
 			continue;
 		if (o->kind == MAP_OWN_FREE || o->kind == MAP_OWN_UNKNOWN ||
 		    o->kind == MAP_OWN_DEVICE)
@@ -467,7 +468,7 @@ int map_health_plan_scrub(struct map_target *t, struct map_damage *d)
 	};
 	struct map_fsx *x;
 
-	if (!d->nr_plan_notes || t->fs != MAP_FS_XFS || t->mount_fd < 0)
+	if (!d->nr_plan_notes || !(map_target_ops(t)->caps & MAP_FSC_HEALTH) || t->mount_fd < 0)
 		return 0;
 	x = map_fsx_get(t);
 	if (!x)

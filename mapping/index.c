@@ -1,7 +1,7 @@
 /*
  * mapping/index.c - the owner index shared parts: matching extents against the queried bad
  * ranges, FIEMAP of one inode, confirming candidates with FIEMAP, and the directory-walk
- * index used when nothing better is available. Also the per-target private state.
+ * index used when nothing better is available (on the bounded walk of walk.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,26 +13,9 @@
 #include <sys/stat.h>
 #include <linux/fiemap.h>
 
-#include "fsx.h"
-
-struct map_fsx *map_fsx_get(struct map_target *t)
-{
-	if (!t->x)
-		t->x = calloc(1, sizeof(*t->x));
-	return t->x;
-}
-
-int map_fsx_free(struct map_target *t)
-{
-	if (t->x) {
-		free(t->x->ag_done);
-		free(t->x->ag_sick);
-		free(t->x->ag_checked);
-		free(t->x);
-		t->x = NULL;
-	}
-	return 0;
-}
+#include "fs.h"
+#include "index.h"
+#include "walk.h"
 
 int map_ix_push(struct map_ix_hits *h, uint64_t start, uint64_t end, const struct map_owner *o)
 {
@@ -290,78 +273,55 @@ struct iwalk {
 	const struct map_ix_query *q;
 	size_t nq;
 	struct map_ix_hits *h;
-	dev_t dev;
-	int err;
 };
 
-/* Bound on the walk's depth (and so on its open directories and stack): a corrupt or hostile
- * tree cannot exhaust them (issue 12). The same bound as the naming walk in owners.c. */
-#define IWALK_MAX_DEPTH 512
-
-static void iwalk_dir(struct iwalk *w, int dfd, unsigned depth)
+/* Match the extents of one open inode; only running out of memory stops the walk. */
+static int iwalk_match(struct iwalk *iw, int fd, const struct stat *st)
 {
-	DIR *dir = fdopendir(dfd);
-	struct dirent *de;
+	struct map_owner tmpl;
 
-	if (!dir) {
-		close(dfd);
-		return;
-	}
-	while (!w->err && (de = readdir(dir))) {
-		struct map_owner tmpl;
-		struct stat st;
-		int fd;
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.inode = st->st_ino;
+	tmpl.ag = -1;
+	return match_inode_fd(fd, iw->q, iw->nq, &tmpl, iw->h) == -ENOMEM ? -ENOMEM : 0;
+}
 
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-			continue;
-		if (de->d_type != DT_DIR && de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-			continue;
-		fd = openat(dirfd(dir), de->d_name,
-			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) < 0 || st.st_dev != w->dev ||
-		    (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) {
-			close(fd);
-			continue;
-		}
-		memset(&tmpl, 0, sizeof(tmpl));
-		tmpl.inode = st.st_ino;
-		tmpl.ag = -1;
-		if (match_inode_fd(fd, w->q, w->nq, &tmpl, w->h) == -ENOMEM)
-			w->err = -ENOMEM;
-		if (S_ISDIR(st.st_mode) && depth + 1 < IWALK_MAX_DEPTH) {
-			iwalk_dir(w, fd, depth + 1);	/* closes fd */
-		} else {
-			close(fd);
-		}
-	}
-	closedir(dir);
+/* Every directory (the root too), as the walk enters it. */
+static int iwalk_dir(struct map_walk *w, int fd, const struct stat *st, const char *path)
+{
+	(void)path;
+	return iwalk_match(w->arg, fd, st);
+}
+
+/* Regular files (directories are the walk's, through iwalk_dir). */
+static int iwalk_entry(struct map_walk *w, int dirfd, const char *name, uint64_t ino,
+		       unsigned char type, const char *path)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	(void)ino;
+	(void)path;
+	if (type != DT_REG && type != DT_UNKNOWN)
+		return 0;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && st.st_dev == w->dev && S_ISREG(st.st_mode))
+		ret = iwalk_match(w->arg, fd, &st);
+	close(fd);
+	return ret;
 }
 
 int map_index_walk(struct map_target *fs, const struct map_ix_query *q, size_t nq,
-		   struct map_ix_hits *h, char *why, size_t whylen)
+		   struct map_ix_hits *h, unsigned *unreadable_dirs, char *why, size_t whylen)
 {
-	struct iwalk w = { .q = q, .nq = nq, .h = h };
-	struct map_owner tmpl;
-	struct stat st;
-	int fd;
+	struct iwalk iw = { .q = q, .nq = nq, .h = h };
+	struct map_walk w = { .entry = iwalk_entry, .dir = iwalk_dir, .arg = &iw };
+	int ret = map_walk_tree(fs->mount_point, &w);
 
-	fd = open(fs->mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		int ret = -errno;
-
-		snprintf(why, whylen, "cannot open %s: %s", fs->mount_point, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
-	w.dev = st.st_dev;
-	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.inode = st.st_ino;
-	tmpl.ag = -1;
-	match_inode_fd(fd, q, nq, &tmpl, h);
-	iwalk_dir(&w, fd, 0);
-	return w.err;
+	*unreadable_dirs = w.unreadable_dirs;
+	if (ret < 0 && ret != -ENOMEM)
+		snprintf(why, whylen, "cannot walk %s: %s", fs->mount_point, strerror(-ret));
+	return ret;
 }

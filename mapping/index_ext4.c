@@ -22,7 +22,8 @@
 #include <sys/stat.h>
 
 #include "map_config.h"
-#include "fsx.h"
+#include "fs.h"
+#include "index_ext4.h"
 
 #if HAVE_EXT2FS
 #include <ext2fs/ext2fs.h>

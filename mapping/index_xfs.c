@@ -14,8 +14,9 @@
 #include <sys/stat.h>
 #include <xfs/xfs.h>
 
-#include "fsx.h"
+#include "fs.h"
 #include "fsmap.h"
+#include "index_xfs.h"
 
 #define XFS_INODES_PER_CHUNK_ 64
 #define BULK 256

@@ -1,26 +1,18 @@
 /*
  * mapping/owners.c - owners of bad device ranges through GETFSMAP (reverse mapping), split
- * by partition on a partitioned disk, and inode numbers to every path by one directory walk.
- * What GETFSMAP cannot name (ext4 file data, XFS without rmapbt) is marked pending here and
- * found by the owner index in damage.c.
- *
- * Over 600 lines for now: GETFSMAP lookups and the name walker are the two halves of naming an
- * owner; issue 10 asks for one bounded walker with callbacks for this and index.c, which is
- * where it splits.
+ * by partition on a partitioned disk. What GETFSMAP cannot name (ext4 file data, XFS without
+ * rmapbt: the filesystem's ops say, fs.h) is marked pending here and found by the owner index
+ * in damage.c.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include <linux/fsmap.h>
 
-#include "owners.h"
+#include "fs.h"
 #include "fsmap.h"
-#include "fsx.h"
+#include "owners.h"
 
 #define OWNERS_BATCH 128
 
@@ -39,11 +31,21 @@ static int owners_push(struct map_owner **owners, size_t *nr, const struct map_o
 	return 0;
 }
 
+/* What the filesystem's GETFSMAP leaves to the owner index on device dev_idx (MAP_FSMAP_*). */
+static uint32_t dev_fsmap_flags(const struct map_target *t, uint32_t dev_idx)
+{
+	const struct map_fs_ops *ops = map_target_ops(t);
+
+	return ops->fsmap_flags ? ops->fsmap_flags(t, t->devices[dev_idx].role) : 0;
+}
+
 /* Turn one fsmap record, clipped to [start, end), into an owner. */
 static void owner_from_rec(const struct map_target *t, uint32_t dev_idx, const struct fsmap *rec,
 			   uint64_t start, uint64_t end, struct map_owner *o)
 {
-	const char *special = map_fsmap_special_name_fs(rec, t->fs == MAP_FS_EXT4);
+	const struct map_fs_ops *ops = map_target_ops(t);
+	const char *special = ops->special_name ? ops->special_name(rec) :
+			      map_fsmap_special_name(rec);
 
 	memset(o, 0, sizeof(*o));
 	o->dev_idx = dev_idx;
@@ -51,8 +53,8 @@ static void owner_from_rec(const struct map_target *t, uint32_t dev_idx, const s
 	o->fs_offset = start;
 	o->length = end - start;
 	o->ag = -1;
-	if (t->fs == MAP_FS_XFS && t->xfs.agblocks && t->devices[dev_idx].role == MAP_ROLE_DATA)
-		o->ag = (int64_t)(start / ((uint64_t)t->xfs.agblocks * t->xfs.blocksize));
+	if (ops->group_of && t->devices[dev_idx].role == MAP_ROLE_DATA)
+		o->ag = ops->group_of(t, start);
 	if (rec->fmr_flags & FMR_OF_SHARED)
 		o->flags |= MAP_OWNF_SHARED;
 	if (special) {
@@ -63,9 +65,7 @@ static void owner_from_rec(const struct map_target *t, uint32_t dev_idx, const s
 			o->kind = MAP_OWN_UNKNOWN;
 			/* ext4 file data, XFS without rmapbt, XFS realtime data (no rt rmap): the
 			 * owner index will tell. */
-			if ((t->devices[dev_idx].role == MAP_ROLE_DATA &&
-			     (t->fs == MAP_FS_EXT4 || (t->fs == MAP_FS_XFS && !t->xfs.has_rmapbt))) ||
-			    (t->devices[dev_idx].role == MAP_ROLE_RT && t->fs == MAP_FS_XFS))
+			if (dev_fsmap_flags(t, dev_idx) & MAP_FSMAP_UNKNOWN_INDEXED)
 				o->flags |= MAP_OWNF_PENDING;
 		}
 		else if (strcmp(special, "log") == 0)
@@ -116,8 +116,7 @@ static int push_device(struct map_owner **owners, size_t *nr, uint32_t dev_idx, 
  */
 static int dev_fills_gaps(const struct map_target *t, uint32_t dev_idx)
 {
-	return t->devices[dev_idx].role == MAP_ROLE_DATA &&
-	       (t->fs == MAP_FS_EXT4 || (t->fs == MAP_FS_XFS && !t->xfs.has_rmapbt));
+	return !!(dev_fsmap_flags(t, dev_idx) & MAP_FSMAP_GAPS_ALLOCATED);
 }
 
 /* Push src[0..n) (sorted by dev_offset) for range [off, end), with the gaps between them
@@ -169,7 +168,7 @@ static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, 
 static void query_keys(const struct map_target *t, const struct map_device *d,
 		       struct fsmap_head *head, uint64_t start, uint64_t end)
 {
-	uint64_t bs = t->fs == MAP_FS_XFS && t->xfs.blocksize ? t->xfs.blocksize : 0;
+	uint64_t bs = t->fs_block_size;		/* only XFS has a realtime device */
 
 	if (d->role == MAP_ROLE_LOG)
 		start = 0;
@@ -505,248 +504,4 @@ out_free:
 	free(ord);
 	free(head);
 	return ret;
-}
-
-/* Sorting and search of wanted inodes by number. */
-static int cmp_want(const void *a, const void *b)
-{
-	const struct map_inode_paths *x = a, *y = b;
-
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
-}
-
-struct walk {
-	struct map_inode_paths *want;
-	size_t nr;
-	size_t remaining;		/* inodes not yet fully named */
-	dev_t dev;
-	unsigned unreadable_dirs;	/* directories that could not be opened, read, or walked
-					 * (deeper than WALK_MAX_DEPTH): said in the report */
-	char *bufs[512];		/* getdents64 buffer per depth; deeper levels share the last */
-	char *path;			/* the path being walked: grows, never cut at PATH_MAX */
-	size_t cap;
-};
-
-/* Return 0 after making w->path hold at least need bytes, or -ENOMEM. */
-static int walk_path_room(struct walk *w, size_t need)
-{
-	char *n;
-	size_t cap = w->cap;
-
-	if (need <= cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	n = realloc(w->path, cap);
-	if (!n)
-		return -ENOMEM;
-	w->path = n;
-	w->cap = cap;
-	return 0;
-}
-
-static struct map_inode_paths *walk_find(struct walk *w, uint64_t ino)
-{
-	struct map_inode_paths key = { .inode = ino };
-
-	return bsearch(&key, w->want, w->nr, sizeof(*w->want), cmp_want);
-}
-
-/* Record path for a wanted inode; st may be NULL when not yet known. */
-static int walk_hit(struct walk *w, struct map_inode_paths *p, const char *path, int dirfd,
-		    const char *name)
-{
-	struct stat st;
-	char **n;
-
-	if (p->nlink && p->nr_paths >= p->nlink)
-		return 0;
-	if (p->nlink == 0 && !p->stat_failed) {
-		/*
-		 * The inode itself may sit in a damaged block: then the link count is
-		 * unknown and the walk goes on to the end to find every link.
-		 */
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			p->stat_failed = errno;
-		} else {
-			p->nlink = S_ISDIR(st.st_mode) ? 1 : (unsigned)st.st_nlink;
-			p->is_dir = S_ISDIR(st.st_mode);
-			if (p->nlink == 0)
-				p->nlink = 1;
-		}
-	}
-	n = realloc(p->paths, sizeof(*n) * (p->nr_paths + 1));
-	if (!n)
-		return -ENOMEM;
-	p->paths = n;
-	p->paths[p->nr_paths] = strdup(path);
-	if (!p->paths[p->nr_paths])
-		return -ENOMEM;
-	p->nr_paths++;
-	if (p->nlink && p->nr_paths == p->nlink)
-		w->remaining--;
-	return 0;
-}
-
-#define WALK_BUF (32 * 1024)
-/*
- * One open directory per level: a tree deeper than this (any user can make one, to hide a
- * file from damage naming) is not walked below it, and counted as unreadable, never silently.
- */
-#define WALK_MAX_DEPTH 4096
-#define WALK_BUF_LEVELS 512
-
-/* Walk one directory (fd owned and closed here); recursion depth follows the tree. Entries
- * are read with getdents64 into one reused buffer per depth: no allocation per directory. */
-static int walk_dir(struct walk *w, int fd, size_t plen, unsigned depth)
-{
-	unsigned slot = depth < WALK_BUF_LEVELS ? depth : WALK_BUF_LEVELS - 1;
-	char *buf, *own = NULL;
-	int ret = 0;
-
-	if (depth >= WALK_MAX_DEPTH) {
-		w->unreadable_dirs++;
-		close(fd);
-		return 0;
-	}
-	if (depth >= WALK_BUF_LEVELS - 1) {
-		/* Very deep trees: a buffer per level beyond the shared ones. */
-		buf = own = malloc(WALK_BUF);
-	} else {
-		if (!w->bufs[slot])
-			w->bufs[slot] = malloc(WALK_BUF);
-		buf = w->bufs[slot];
-	}
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (w->remaining && ret == 0) {
-		ssize_t n = getdents64(fd, buf, WALK_BUF);
-
-		if (n <= 0) {
-			if (n < 0)		/* a damaged directory block: note it, go on */
-				w->unreadable_dirs++;
-			break;
-		}
-		for (ssize_t pos = 0; pos < n && w->remaining;) {
-			struct dirent64 *de = (struct dirent64 *)(buf + pos);
-			struct map_inode_paths *p;
-			size_t nlen;
-
-			pos += de->d_reclen;
-			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
-			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-				continue;
-			nlen = strlen(de->d_name);
-			ret = walk_path_room(w, plen + 1 + nlen + 1);	/* past PATH_MAX too */
-			if (ret < 0)
-				break;
-			w->path[plen] = '/';
-			memcpy(w->path + plen + 1, de->d_name, nlen + 1);
-			p = walk_find(w, de->d_ino);
-			if (p) {
-				ret = walk_hit(w, p, w->path, fd, de->d_name);
-				if (ret < 0)
-					break;
-			}
-			if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) {
-				struct stat st;
-				int cfd = openat(fd, de->d_name,
-						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-				if (cfd < 0) {
-					/* EMFILE: deeper than the fds allow; counted, not silent */
-					if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
-						w->unreadable_dirs++;
-					continue;
-				}
-				if (fstat(cfd, &st) < 0 || st.st_dev != w->dev ||
-				    !S_ISDIR(st.st_mode)) {
-					close(cfd);	/* another filesystem mounted here */
-					continue;
-				}
-				ret = walk_dir(w, cfd, plen + 1 + nlen, depth + 1);
-				if (ret < 0)
-					break;
-			}
-		}
-	}
-	w->path[plen] = '\0';
-	free(own);
-	close(fd);
-	return ret;
-}
-
-int map_path_is_inode(const char *path, uint64_t ino, uint32_t gen)
-{
-	uint64_t i;
-	uint32_t g;
-
-	if (!gen || kio_inode_ident(path, &i, &g) < 0)
-		return 0;			/* cannot tell: not named */
-	return i == ino && g == gen;
-}
-
-int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr,
-		      unsigned *unreadable_dirs)
-{
-	struct walk w = { .want = want, .nr = nr, .remaining = nr };
-	struct stat st;
-	char *path;
-	int fd, ret;
-
-	if (nr == 0)
-		return 0;
-	qsort(want, nr, sizeof(*want), cmp_want);
-	fd = open(mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	w.dev = st.st_dev;
-	w.cap = PATH_MAX;
-	w.path = path = malloc(w.cap);
-	if (!path || walk_path_room(&w, strlen(mount_point) + 2) < 0) {
-		free(w.path);
-		close(fd);
-		return -ENOMEM;
-	}
-	snprintf(w.path, w.cap, "%s", strcmp(mount_point, "/") ? mount_point : "");
-	/* The mount point itself (the root directory) may be wanted. */
-	{
-		struct map_inode_paths *p = walk_find(&w, st.st_ino);
-
-		if (p && p->nr_paths == 0) {
-			p->nlink = 1;
-			p->is_dir = 1;
-			p->paths = calloc(1, sizeof(char *));
-			if (p->paths && (p->paths[0] = strdup(mount_point))) {
-				p->nr_paths = 1;
-				w.remaining--;
-			}
-		}
-	}
-	ret = walk_dir(&w, fd, strlen(w.path), 0);
-	free(w.path);
-	for (unsigned i = 0; i < WALK_BUF_LEVELS && w.bufs[i]; i++)
-		free(w.bufs[i]);
-	if (unreadable_dirs)
-		*unreadable_dirs = w.unreadable_dirs;
-	return ret;
-}
-
-int map_paths_free(struct map_inode_paths *want, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++) {
-		for (unsigned j = 0; j < want[i].nr_paths; j++)
-			free(want[i].paths[j]);
-		free(want[i].paths);
-		want[i].paths = NULL;
-		want[i].nr_paths = 0;
-	}
-	return 0;
 }

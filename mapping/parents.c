@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fsx.h"
+#include "fs.h"
+#include "parents.h"
 
 #define PPTR_BUF (64 * 1024)
 #define PPTR_MAX_DEPTH 4096
@@ -266,7 +267,7 @@ int map_parents_resolve(struct map_target *t, struct map_inode_paths *want, size
 	struct pp pp = { .t = t };
 	int ret;
 
-	if (t->fs != MAP_FS_XFS || !t->xfs.has_parent || t->mount_fd < 0)
+	if (!(map_target_ops(t)->caps & MAP_FSC_XFS_IOC) || !t->xfs.has_parent || t->mount_fd < 0)
 		return -EOPNOTSUPP;
 	ret = kio_xfs_fshandle(t->mount_fd, t->mount_point, &pp.fsh);
 	if (ret < 0)

@@ -1,23 +1,22 @@
 /*
- * mapping/parts.c - a partitioned disk: the partition table read with libblkid (the kernel
- * may have no partition parsers), each partition matched to the kernel's partition device
- * and to the XFS or ext4 mounted on it, and the disk cut into segments in disk order:
- * partition table, gaps, partitions read whole, partitions planned through their filesystem.
+ * mapping/parts.c - partition tables parsed from a disk's bytes, which a reader callback
+ * hands over (no I/O here: fs_disk.c reads the disk, the fuzzer a buffer): a GPT (primary
+ * header, else the backup at the last block; header and entry CRCs checked) or an MBR with
+ * its chain of extended boot records; and the disk cut into segments in disk order: partition
+ * table, gaps, partitions read whole, partitions planned through their filesystem. Partition
+ * numbers, type strings, names and UUIDs are those libblkid gives.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#if HAVE_BLKID
-#include <blkid.h>
-#endif
-
-#include "fsx.h"
+#include "parts.h"
 
 #define PARTS_MAX 256
 #define GPT_ENTRIES_BYTES (128 * 128)	/* the usual GPT entry array: 128 entries of 128 bytes */
+#define GPT_MAX_ENTRIES_BYTES (1u << 20) /* more than any real table: refused */
+#define EBR_MAX 128			/* logical partitions followed at most */
 
 static int cmp_part_start(const void *a, const void *b)
 {
@@ -114,157 +113,288 @@ int map_parts_segments(struct map_target *t, uint64_t disk_size, uint32_t lbs)
 	return add_outside(t, pos, disk_size, disk_size, lbs);
 }
 
-/* Open the mounted XFS/ext4 of partition p, if any; never fatal. */
-static void part_attach_fs(struct map_part *p, dev_t devt)
-{
-	struct kio_mount *m = malloc(sizeof(*m));
-	struct map_target *fs;
-	char err[512];
-	int cls;
+/* ---- the parser ---- */
 
-	if (!m)
-		return;
-	if (kio_mount_find_dev(devt, m) == 0) {
-		snprintf(p->fs_type, sizeof(p->fs_type), "%.31s", m->fs_type);
-		snprintf(p->mount_point, sizeof(p->mount_point), "%.255s", m->mount_point);
-		fs = calloc(1, sizeof(*fs));
-		if (fs && map_target_open(m->mount_point, fs, err, sizeof(err), &cls) == 0 &&
-		    fs->nr_devices > 0 && fs->devices[0].info.devt == devt)
-			p->fs = fs;
-		else if (fs) {
-			map_target_close(fs);
-			free(fs);
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* CRC-32 (IEEE 802.3, reflected, as GPT uses it). */
+static uint32_t crc32_gpt(const unsigned char *p, size_t len)
+{
+	uint32_t c = 0xffffffffu;
+
+	while (len--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = c >> 1 ^ (0xedb88320u & -(c & 1));
+	}
+	return ~c;
+}
+
+/* A GUID as libblkid writes it: the first three fields little-endian, lower case. */
+static void guid_str(const unsigned char *g, char *out, size_t len)
+{
+	snprintf(out, len, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", le32(g),
+		 (unsigned)(g[4] | g[5] << 8), (unsigned)(g[6] | g[7] << 8), g[8], g[9], g[10],
+		 g[11], g[12], g[13], g[14], g[15]);
+}
+
+/* A GPT name (UTF-16LE, up to 36 units, NUL-ended) as UTF-8, as libblkid converts it. */
+static void utf16_name(const unsigned char *u, size_t units, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < units; i++) {
+		unsigned c = (unsigned)(u[2 * i] | u[2 * i + 1] << 8);
+		unsigned char b[3];
+		size_t k;
+
+		if (!c)
+			break;
+		if (c < 0x80) {
+			b[0] = (unsigned char)c;
+			k = 1;
+		} else if (c < 0x800) {
+			b[0] = (unsigned char)(0xc0 | c >> 6);
+			b[1] = (unsigned char)(0x80 | (c & 0x3f));
+			k = 2;
+		} else {
+			b[0] = (unsigned char)(0xe0 | c >> 12);
+			b[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+			b[2] = (unsigned char)(0x80 | (c & 0x3f));
+			k = 3;
 		}
+		if (n + k >= len)
+			break;
+		memcpy(out + n, b, k);
+		n += k;
 	}
-	free(m);
+	out[n] = '\0';
 }
 
-/*
- * The partition table cannot be read (it may be the damaged part), but the kernel parsed it
- * when the disk appeared (or partx added them): plan the partitions the kernel lists, so the
- * filesystems on them still map errors to files. Return 0, -ENOENT when the kernel lists none.
- */
-static int parts_from_kernel(struct map_target *t)
-{
-	struct map_device *d = &t->devices[0];
-	struct kio_part kparts[PARTS_MAX];
-	int nk = kio_partitions(d->info.name, kparts, PARTS_MAX);
+struct pt {
+	map_parts_read_fn rd;
+	void *arg;
+	uint64_t disk_bytes;
+	uint32_t lbs;
+	struct map_part *v;
+	unsigned nr;
+};
 
-	if (nk <= 0)
-		return -ENOENT;
-	t->parts = calloc((size_t)nk, sizeof(*t->parts));
-	if (!t->parts)
+static struct map_part *pt_add(struct pt *pt)
+{
+	struct map_part *n;
+
+	if (pt->nr >= PARTS_MAX)
+		return NULL;
+	n = realloc(pt->v, sizeof(*n) * (pt->nr + 1));
+	if (!n)
+		return NULL;
+	pt->v = n;
+	memset(&n[pt->nr], 0, sizeof(*n));
+	return &n[pt->nr++];
+}
+
+/* Return 0 after reading a GPT header at block lba and its entries, -EUCLEAN when they are
+ * not a valid GPT, -errno when they cannot be read. */
+static int gpt_read(struct pt *pt, uint64_t lba)
+{
+	unsigned char *h, *e = NULL;
+	uint32_t hsize, nent, esize, crc;
+	uint64_t first, last, ent_lba, bytes;
+	int ret;
+
+	h = malloc(pt->lbs);
+	if (!h)
 		return -ENOMEM;
-	snprintf(t->pt_type, sizeof(t->pt_type), "kernel");
-	for (int k = 0; k < nk; k++) {
-		struct map_part *p = &t->parts[t->nr_parts++];
-
-		p->number = kparts[k].number;
-		p->start = kparts[k].start_bytes;
-		p->size = kparts[k].size_bytes;
-		snprintf(p->type, sizeof(p->type), "unknown: the table could not be read");
-		if (kio_devpath_from_devt(kparts[k].devt, p->devpath, sizeof(p->devpath)) < 0)
-			snprintf(p->devpath, sizeof(p->devpath), "/dev/%s", kparts[k].name);
-		part_attach_fs(p, kparts[k].devt);
-	}
-	return map_parts_segments(t, d->info.size_bytes, d->info.logical_block_size ?
-				  d->info.logical_block_size : 512);
-}
-
-#if HAVE_BLKID
-int map_parts_read(struct map_target *t, char *err, size_t errlen)
-{
-	struct map_device *d = &t->devices[0];
-	struct kio_part kparts[PARTS_MAX];
-	blkid_partlist ls;
-	blkid_parttable tab;
-	blkid_probe pr;
-	int n, nk, ret = 0;
-
-	pr = blkid_new_probe_from_filename(d->path);
-	if (!pr) {
-		snprintf(err, errlen, "cannot read the partition table of %s", d->path);
-		return -errno ? -errno : -EIO;
-	}
-	blkid_probe_enable_superblocks(pr, 0);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	ls = blkid_probe_get_partitions(pr);
-	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
-	tab = ls ? blkid_partlist_get_table(ls) : NULL;
-	if (!ls || n <= 0 || !tab) {
-		blkid_free_probe(pr);
-		/* No table readable (a bad sector under it?): what the kernel knows, if anything. */
-		return parts_from_kernel(t);
-	}
-	snprintf(t->pt_type, sizeof(t->pt_type), "%s", blkid_parttable_get_type(tab));
-	t->parts = calloc((size_t)n, sizeof(*t->parts));
-	if (!t->parts) {
+	ret = pt->rd(pt->arg, lba * pt->lbs, h, pt->lbs);
+	if (ret < 0)
+		goto out_free;
+	ret = -EUCLEAN;
+	hsize = le32(h + 12);
+	if (memcmp(h, "EFI PART", 8) || hsize < 92 || hsize > pt->lbs || le64(h + 24) != lba)
+		goto out_free;
+	crc = le32(h + 16);
+	memset(h + 16, 0, 4);
+	if (crc32_gpt(h, hsize) != crc)
+		goto out_free;
+	first = le64(h + 40);
+	last = le64(h + 48);
+	ent_lba = le64(h + 72);
+	nent = le32(h + 80);
+	esize = le32(h + 84);
+	bytes = (uint64_t)nent * esize;
+	if (esize < 128 || esize % 8 || !nent || bytes > GPT_MAX_ENTRIES_BYTES || first > last ||
+	    ent_lba > pt->disk_bytes / pt->lbs || bytes > pt->disk_bytes - ent_lba * pt->lbs)
+		goto out_free;
+	e = malloc(bytes);
+	if (!e) {
 		ret = -ENOMEM;
-		goto out_probe;
+		goto out_free;
 	}
-	nk = kio_partitions(d->info.name, kparts, PARTS_MAX);
-	if (nk < 0)
-		nk = 0;
-	for (int i = 0; i < n; i++) {
-		blkid_partition par = blkid_partlist_get_partition(ls, i);
-		struct map_part *p = &t->parts[t->nr_parts];
-		const char *s;
+	ret = pt->rd(pt->arg, ent_lba * pt->lbs, e, bytes);
+	if (ret < 0)
+		goto out_free;
+	ret = -EUCLEAN;
+	if (crc32_gpt(e, bytes) != le32(h + 88))
+		goto out_free;
+	ret = 0;
+	for (uint32_t i = 0; i < nent; i++) {
+		const unsigned char *r = e + (size_t)i * esize;
+		uint64_t s = le64(r + 32), l = le64(r + 40);
+		static const unsigned char zero[16];
+		struct map_part *p;
 
-		if (!par || blkid_partition_is_extended(par))
-			continue;		/* the container of logical partitions */
-		p->number = (unsigned)blkid_partition_get_partno(par);
-		p->start = (uint64_t)blkid_partition_get_start(par) * 512;
-		p->size = (uint64_t)blkid_partition_get_size(par) * 512;
-		if ((s = blkid_partition_get_type_string(par)))
-			snprintf(p->type, sizeof(p->type), "%s", s);
-		else
-			snprintf(p->type, sizeof(p->type), "0x%x", blkid_partition_get_type(par));
-		if ((s = blkid_partition_get_name(par)))
-			snprintf(p->name, sizeof(p->name), "%s", s);
-		if ((s = blkid_partition_get_uuid(par)))
-			snprintf(p->uuid, sizeof(p->uuid), "%s", s);
-		for (int k = 0; k < nk; k++) {
-			if (kparts[k].start_bytes != p->start)
-				continue;
-			if (kio_devpath_from_devt(kparts[k].devt, p->devpath, sizeof(p->devpath)) < 0)
-				snprintf(p->devpath, sizeof(p->devpath), "/dev/%s", kparts[k].name);
-			part_attach_fs(p, kparts[k].devt);
+		/* unused, or outside the usable blocks: skipped, its number kept (libblkid) */
+		if (!memcmp(r, zero, 16) || s < first || l > last || l < s)
+			continue;
+		p = pt_add(pt);
+		if (!p) {
+			ret = pt->nr >= PARTS_MAX ? 0 : -ENOMEM;
 			break;
 		}
-		t->nr_parts++;
+		p->number = i + 1;
+		p->start = s * pt->lbs;
+		p->size = (l - s + 1) * pt->lbs;
+		guid_str(r, p->type, sizeof(p->type));
+		guid_str(r + 16, p->uuid, sizeof(p->uuid));
+		utf16_name(r + 56, 36, p->name, sizeof(p->name));
 	}
-	ret = map_parts_segments(t, d->info.size_bytes, d->info.logical_block_size ?
-				 d->info.logical_block_size : 512);
-out_probe:
-	blkid_free_probe(pr);
-	if (ret < 0)
-		snprintf(err, errlen, "cannot read the partition table of %s: %s", d->path,
-			 strerror(-ret));
+out_free:
+	free(e);
+	free(h);
 	return ret;
 }
-#else
-int map_parts_read(struct map_target *t, char *err, size_t errlen)
-{
-	(void)t;
-	(void)err;
-	(void)errlen;
-	return -EOPNOTSUPP;			/* built without libblkid: read disks whole */
-}
-#endif
 
-int map_parts_free(struct map_target *t)
+/* Return 1 for an MBR type that holds extended boot records. */
+static int mbr_extended(unsigned type)
 {
-	for (unsigned i = 0; i < t->nr_parts; i++) {
-		if (t->parts[i].fs) {
-			map_target_close(t->parts[i].fs);
-			free(t->parts[i].fs);
-		}
-	}
-	free(t->parts);
-	free(t->segs);
-	t->parts = NULL;
-	t->segs = NULL;
-	t->nr_parts = t->nr_segs = 0;
+	return type == 0x05 || type == 0x0f || type == 0x85;
+}
+
+/* Add one MBR entry e (4 x 16 bytes at 446) relative to base (blocks) as partition number. */
+static int mbr_add(struct pt *pt, const unsigned char *e, uint64_t base, unsigned number)
+{
+	struct map_part *p = pt_add(pt);
+
+	if (!p)
+		return pt->nr >= PARTS_MAX ? 0 : -ENOMEM;
+	p->number = number;
+	p->start = (base + le32(e + 8)) * pt->lbs;
+	p->size = (uint64_t)le32(e + 12) * pt->lbs;
+	snprintf(p->type, sizeof(p->type), "0x%x", e[4]);
 	return 0;
+}
+
+/* The logical partitions of the extended partition at block ext: a chain of EBRs, bounded. */
+static int ebr_chain(struct pt *pt, uint64_t ext, uint64_t ext_blocks)
+{
+	const unsigned char *e0, *e1;
+	unsigned char b[512];
+	uint64_t cur = ext;
+	unsigned number = 5;
+
+	for (unsigned k = 0; k < EBR_MAX; k++) {
+		int ret;
+
+		if (cur >= pt->disk_bytes / pt->lbs)
+			return 0;
+		ret = pt->rd(pt->arg, cur * pt->lbs, b, sizeof(b));
+		if (ret < 0)
+			return ret;
+		if (b[510] != 0x55 || b[511] != 0xaa)
+			return 0;
+		e0 = b + 446;
+		e1 = b + 462;
+		if (e0[4] && le32(e0 + 12) && !mbr_extended(e0[4])) {
+			ret = mbr_add(pt, e0, cur, number++);
+			if (ret < 0)
+				return ret;
+		}
+		if (!mbr_extended(e1[4]) || !le32(e1 + 8) || le32(e1 + 8) >= ext_blocks)
+			return 0;
+		cur = ext + le32(e1 + 8);	/* relative to the extended partition */
+	}
+	return 0;
+}
+
+int map_parts_parse(map_parts_read_fn rd, void *arg, uint64_t disk_bytes, uint32_t lbs,
+		    struct map_part **parts, unsigned *nr, char *pt_type, size_t type_len)
+{
+	struct pt pt = { .rd = rd, .arg = arg, .disk_bytes = disk_bytes, .lbs = lbs ? lbs : 512 };
+	unsigned char *b;
+	int ret, gpt = 0, used = 0;
+
+	*parts = NULL;
+	*nr = 0;
+	if (pt.lbs < 512 || pt.lbs > 65536 || pt.lbs & (pt.lbs - 1) || disk_bytes < 2ull * pt.lbs)
+		return -ENOENT;
+	b = malloc(pt.lbs > 512 ? pt.lbs : 512);
+	if (!b)
+		return -ENOMEM;
+	ret = rd(arg, 0, b, 512);
+	if (ret < 0)
+		goto out_free;
+	ret = -ENOENT;
+	if (b[510] != 0x55 || b[511] != 0xaa || !memcmp(b + 3, "NTFS    ", 8) ||
+	    !memcmp(b + 0x36, "FAT", 3) || !memcmp(b + 0x52, "FAT32", 5))
+		goto out_free;
+	for (int i = 0; i < 4; i++) {
+		const unsigned char *e = b + 446 + 16 * i;
+
+		if (e[0] != 0 && e[0] != 0x80)
+			goto out_free;		/* boot indicator: not a partition table */
+		gpt |= e[4] == 0xee;
+		used += e[4] && le32(e + 12);
+	}
+	if (gpt) {
+		/* protective MBR: the primary GPT, else the backup at the last block */
+		ret = gpt_read(&pt, 1);
+		if (ret == -EUCLEAN || (ret < 0 && ret != -ENOMEM)) {
+			free(pt.v);
+			pt.v = NULL;
+			pt.nr = 0;
+			ret = gpt_read(&pt, disk_bytes / pt.lbs - 1);
+		}
+		if (ret == 0)
+			snprintf(pt_type, type_len, "gpt");
+		goto out_result;
+	}
+	if (!used)
+		goto out_free;
+	ret = 0;
+	for (int i = 0; i < 4 && ret == 0; i++) {	/* primaries first, as libblkid */
+		const unsigned char *e = b + 446 + 16 * i;
+
+		if (e[4] && le32(e + 12) && !mbr_extended(e[4]))
+			ret = mbr_add(&pt, e, 0, (unsigned)i + 1);
+	}
+	for (int i = 0; i < 4 && ret == 0; i++) {
+		const unsigned char *e = b + 446 + 16 * i;
+
+		if (e[4] && le32(e + 12) && mbr_extended(e[4]))
+			ret = ebr_chain(&pt, le32(e + 8), le32(e + 12));
+	}
+	if (ret == 0)
+		snprintf(pt_type, type_len, "dos");
+out_result:
+	if (ret == 0 && pt.nr == 0)
+		ret = -ENOENT;
+	if (ret < 0) {
+		free(pt.v);
+		pt.v = NULL;
+		pt.nr = 0;
+	}
+	*parts = pt.v;
+	*nr = pt.nr;
+out_free:
+	free(b);
+	return ret;
 }

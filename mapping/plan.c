@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fsmap.h>
-#include <xfs/xfs.h>
 
+#include "fs.h"
+#include "fsmap.h"
 #include "plan.h"
 #include "target.h"
-#include "fsmap.h"
 
 #define PLAN_FSMAP_BATCH 1024
 #define PLAN_DEFAULT_GAP_ROTATIONAL (64 * 1024)
@@ -191,13 +191,16 @@ static void plan_emit(struct map_plan *p, uint64_t off, uint64_t end, uint64_t h
 }
 
 /*
- * A filesystem whose GETFSMAP does not list every allocated byte: ext4 (which also leaves
- * out the allocated tail of some block groups) and XFS without rmapbt. There, bytes no record
- * covers are allocated with an unknown owner: plan them.
+ * A filesystem whose GETFSMAP does not list every allocated byte of its data device (ext4,
+ * which also leaves out the allocated tail of some block groups; XFS without rmapbt): there,
+ * bytes no record covers are allocated with an unknown owner: plan them.
  */
 static int fs_fills_gaps(const struct map_target *fs)
 {
-	return fs->fs == MAP_FS_EXT4 || (fs->fs == MAP_FS_XFS && !fs->xfs.has_rmapbt);
+	const struct map_fs_ops *ops = map_target_ops(fs);
+
+	return ops->fsmap_flags &&
+	       (ops->fsmap_flags(fs, MAP_ROLE_DATA) & MAP_FSMAP_GAPS_ALLOCATED);
 }
 
 /*
@@ -241,9 +244,12 @@ static void plan_group_query(struct map_plan *p, const struct map_target *fs, ui
  * list group by group from there; when one group fails, read it whole (from where its records
  * stopped), say so on the target, and go on with the next. Return 0 or -errno (not local).
  */
-static int plan_group_failed(struct map_plan *p, struct map_target *fs, uint32_t devt,
-			     int is_data, int err, uint64_t shift, uint64_t hi, uint64_t limit)
+static int plan_group_failed(struct map_plan *p, struct map_target *fs,
+			     const struct map_device *dev, int is_data, int err, uint64_t shift,
+			     uint64_t hi, uint64_t limit)
 {
+	const struct map_fs_ops *ops = map_target_ops(fs);
+	uint32_t devt = (uint32_t)dev->info.devt;
 	uint64_t pos = p->last_end, gs, ge;
 	char object[48];
 	int64_t g;
@@ -259,12 +265,10 @@ static int plan_group_failed(struct map_plan *p, struct map_target *fs, uint32_t
 	g = p->per_group ? p->grp : plan_group(fs, is_data, pos, limit, &gs, &ge);
 	ge = p->per_group ? p->grp_end : ge;
 	if (g >= 0)
-		snprintf(object, sizeof(object), "%s %lld", fs->fs == MAP_FS_EXT4 ? "block group" :
-			 "AG", (long long)g);
+		snprintf(object, sizeof(object), "%s %lld",
+			 ops->group_name ? ops->group_name : "group", (long long)g);
 	else
-		snprintf(object, sizeof(object), "%s device",
-			 map_role_name(fs->devices[map_target_dev_index(fs, devt) < 0 ? 0 :
-				       map_target_dev_index(fs, devt)].role));
+		snprintf(object, sizeof(object), "%s device", map_role_name(dev->role));
 	if (p->t != fs && p->seg < p->t->nr_segs && p->t->segs[p->seg].part >= 0) {
 		char tmp[48];
 
@@ -275,16 +279,16 @@ static int plan_group_failed(struct map_plan *p, struct map_target *fs, uint32_t
 	ret = map_target_plan_note(p->t, p->dev_idx, g, object, pos + shift, ge - pos, err);
 	if (ret < 0)
 		return ret;
-	/* What the kernel now says about that AG (it marks what it found corrupt). */
-	if (fs->fs == MAP_FS_XFS && g >= 0 && p->t->nr_plan_notes) {
+	/* What the kernel now says about that group (XFS marks what it found corrupt). */
+	if (ops->group_health && g >= 0 && p->t->nr_plan_notes) {
 		struct map_plan_note *n = &p->t->plan_notes[p->t->nr_plan_notes - 1];
-		struct xfs_ag_geometry ag;
+		uint32_t sick, checked;
 
 		if (n->group == g && n->offset == pos + shift && !n->health_known &&
-		    kio_xfs_ag_geometry(fs->mount_fd, (uint32_t)g, &ag) == 0) {
+		    ops->group_health(fs, (uint32_t)g, &sick, &checked) == 0) {
 			n->health_known = 1;
-			n->ag_sick = ag.ag_sick;
-			n->ag_checked = ag.ag_checked;
+			n->ag_sick = sick;
+			n->ag_checked = checked;
 		}
 	}
 	plan_emit(p, pos + shift, ge + shift, hi, MAP_TAG_WHOLE);
@@ -304,10 +308,11 @@ static int plan_group_failed(struct map_plan *p, struct map_target *fs, uint32_t
  * device being planned and clipped below hi; at most two ranges are queued per step.
  * Return 1 when the stream is finished, 0 after queueing, -errno.
  */
-static int plan_stream(struct map_plan *p, struct map_target *fs, uint32_t devt, int gapfill,
-		       uint64_t fs_end, uint64_t shift, uint64_t hi)
+static int plan_stream(struct map_plan *p, struct map_target *fs, const struct map_device *dev,
+		       int gapfill, uint64_t fs_end, uint64_t shift, uint64_t hi)
 {
 	uint64_t skip = p->opts.start_offset[p->dev_idx];
+	uint32_t devt = (uint32_t)dev->info.devt;
 	int is_data = devt == (uint32_t)fs->devices[0].info.devt;
 	uint64_t limit = is_data ? fs_end : hi == UINT64_MAX ? UINT64_MAX : hi - shift;
 	int ret;
@@ -348,7 +353,7 @@ static int plan_stream(struct map_plan *p, struct map_target *fs, uint32_t devt,
 			ret = kio_getfsmap(fs->mount_fd, p->head);
 			if (ret < 0) {
 				p->head->fmh_entries = 0;
-				ret = plan_group_failed(p, fs, devt, is_data, ret, shift, hi, limit);
+				ret = plan_group_failed(p, fs, dev, is_data, ret, shift, hi, limit);
 				if (ret < 0)
 					return ret;
 				continue;
@@ -424,8 +429,8 @@ static int plan_disk(struct map_plan *p)
 		}
 		struct map_target *fs = t->parts[s->part].fs;
 
-		ret = plan_stream(p, fs, (uint32_t)fs->devices[0].info.devt, fs_fills_gaps(fs),
-				  fs_data_end(fs), s->start, send);
+		ret = plan_stream(p, fs, &fs->devices[0], fs_fills_gaps(fs), fs_data_end(fs),
+				  s->start, send);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
@@ -464,7 +469,7 @@ int map_plan_next(struct map_plan *p, struct map_range *out, unsigned max)
 		if (d->role == MAP_ROLE_DISK)
 			ret = plan_disk(p);
 		else
-			ret = plan_stream(p, p->t, (uint32_t)d->info.devt,
+			ret = plan_stream(p, p->t, d,
 					  d->role == MAP_ROLE_DATA && fs_fills_gaps(p->t),
 					  fs_data_end(p->t), 0,
 					  /* never past the device: ext4 reports its external

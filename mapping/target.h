@@ -24,6 +24,24 @@ enum map_role {
 	MAP_ROLE_DISK,			/* a partitioned disk: see map_target.segs */
 };
 
+/* What mapping knows of a block device (from the kernel, copied at open). */
+struct map_dev_info {
+	dev_t devt;
+	uint64_t size_bytes;
+	uint32_t logical_block_size;	/* bytes */
+	uint32_t physical_block_size;	/* bytes */
+	uint32_t max_sectors_kb;	/* queue/max_sectors_kb, KiB */
+	uint32_t max_hw_sectors_kb;	/* queue/max_hw_sectors_kb, KiB */
+	uint32_t max_segments;		/* queue/max_segments, 0 if unknown */
+	uint32_t optimal_io_bytes;	/* queue/optimal_io_size, 0 if unknown */
+	int rotational;			/* 1 spinning, 0 solid state, -1 unknown */
+	int is_partition;
+	uint64_t part_start_bytes;	/* partition start within the whole disk */
+	char name[64];			/* kernel name: loop3, sda1, nvme0n1 */
+	char disk_name[64];		/* the whole disk's name (same as name for a disk) */
+	char model[128];		/* device/model when sysfs has it */
+};
+
 struct map_device {
 	char path[PATH_MAX];		/* /dev/... (display only: kernel names move) */
 	/*
@@ -35,13 +53,7 @@ struct map_device {
 	char ident[320];
 	enum map_role role;
 	int fd;				/* O_RDONLY|O_DIRECT, -1 when closed */
-	struct kio_bdev_info info;
-};
-
-enum map_fs {
-	MAP_FS_NONE,			/* bare device */
-	MAP_FS_XFS,
-	MAP_FS_EXT4,
+	struct map_dev_info info;
 };
 
 /* A region of a partitioned disk, in disk order. */
@@ -73,8 +85,10 @@ struct map_part {
 	struct map_target *fs;		/* the mounted XFS/ext4 it is planned through, or NULL */
 };
 
-/* Mapping state private to mapping/ (owner index, libext2fs, scrub probe); see fsx.h. */
+/* Mapping state private to mapping/ (handle type, scrub probe, AG health); see fs.h. */
 struct map_fsx;
+/* The filesystem's operations (fs.h): XFS, ext4, partitioned disk, bare device. */
+struct map_fs_ops;
 
 /*
  * ---- corrupted metadata (issue 12) ----
@@ -99,15 +113,17 @@ struct map_target {
 	char arg[PATH_MAX];		/* what the user named */
 	char mount_point[PATH_MAX];	/* empty for a bare device */
 	char fs_type[64];		/* "xfs", "ext4", "none" */
-	enum map_fs fs;
+	const struct map_fs_ops *ops;	/* what it is (fs.h); NULL: a bare device */
 	int mount_fd;			/* O_RDONLY on the mount point for ioctls, or -1 */
-	struct kio_xfs_geom xfs;	/* valid when fs == MAP_FS_XFS */
+	struct kio_xfs_geom xfs;	/* valid on XFS (map_fs_xfs) */
 	char uuid[40];			/* filesystem UUID when known */
 	unsigned nr_devices;
 	struct map_device devices[MAP_MAX_DEVICES];
 	/* ---- mapping everywhere (issue 4) ---- */
 	uint32_t fs_block_size;		/* bytes, XFS and ext4 */
 	uint64_t fs_size_bytes;		/* bytes of the data device the filesystem uses */
+	uint32_t bdev_block_bytes;	/* block size of the data device's page cache while
+					 * mounted (a buffer I/O error's unit), 0 unknown */
 	unsigned self_part;		/* the named device is partition N of a disk, 0 if not */
 	char pt_type[16];		/* partition table of a MAP_ROLE_DISK device: "gpt", "dos" */
 	unsigned nr_parts;
@@ -139,8 +155,8 @@ int map_target_open(const char *arg, struct map_target *t, char *err, size_t err
 int map_target_close(struct map_target *t);
 /* Return the role's name: "data", "log", "realtime", "whole". */
 const char *map_role_name(enum map_role role);
-/* Return the device index for a GETFSMAP fmr_device number, or -ENOENT. */
-int map_target_dev_index(const struct map_target *t, uint32_t fmr_device);
+/* Return the mount fd when the filesystem answers XFS ioctls (xfs-verify-media), else -1. */
+int map_target_xfs_fd(const struct map_target *t);
 
 /* ---- mapping everywhere (issue 4) ---- */
 /*
@@ -171,6 +187,14 @@ int map_target_key(const struct map_target *t, char *key, size_t len, char *lega
  */
 int map_target_plan_note(struct map_target *t, uint32_t dev_idx, int64_t group,
 			 const char *object, uint64_t offset, uint64_t length, int err);
+/* ---- for the filesystems' open operations (fs.h) ---- */
+/* Return 0 after opening device path of t in role (its facts and identity), or -errno with a
+ * reason in err and *err_class set. */
+int map_target_add_device(struct map_target *t, const char *path, enum map_role role,
+			  char *err, size_t errlen, int *err_class);
+/* Return 0 after writing a 16-byte UUID as text. */
+int map_format_uuid(const unsigned char *u, char *out, size_t len);
+
 /* Return the filesystems of a name for messages: "xfs, ext4". */
 #define MAP_SUPPORTED_FS "xfs, ext4 (ext2/ext3 mounted by the ext4 driver)"
 

@@ -32,7 +32,7 @@ int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 	m->ops = &vfy_read;
 	snprintf(m->why, sizeof(m->why), "asked for with --method");
 	for (unsigned d = 0; d < t->nr_devices; d++) {
-		ret = vfy_dev_open(t->devices[d].fd, t->fs == MAP_FS_XFS ? t->mount_fd : -1,
+		ret = vfy_dev_open(t->devices[d].fd, map_target_xfs_fd(t),
 				   xfs_dev_of_role(t->devices[d].role), &m->devs[d]);
 		if (ret < 0) {
 			if (asked) {

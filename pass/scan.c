@@ -23,7 +23,7 @@ unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs)
 void pass_scan_views(const struct map_target *t, struct scan_opts *so)
 {
 	for (unsigned d = 0; d < t->nr_devices; d++) {
-		const struct kio_bdev_info *bi = &t->devices[d].info;
+		const struct map_dev_info *bi = &t->devices[d].info;
 		const char *names[2] = { bi->name, bi->is_partition ? bi->disk_name : NULL };
 
 		for (unsigned k = 0; k < 2 && names[k] && names[k][0]; k++) {

@@ -8,7 +8,7 @@
  */
 #include <linux/fiemap.h>
 
-#include "fsx.h"
+#include "fs.h"
 #include "fuzz.h"
 #include "owners.h"
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/sysmacros.h>
 
+#include "fs.h"
 #include "fsmap.h"
 #include "fuzz.h"
 #include "plan.h"
@@ -105,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	devt = makedev(7, 3);
 	memset(&t, 0, sizeof(t));
 	snprintf(t.fs_type, sizeof(t.fs_type), "xfs");
-	t.fs = MAP_FS_XFS;
+	t.ops = &map_fs_xfs;
 	t.xfs.has_rmapbt = 1;
 	t.mount_fd = FAKE_FD;
 	t.nr_devices = 1;
@@ -144,8 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data++;
 		size--;
 		map_fsmap_classify(r);
-		map_fsmap_special_name_fs(r, 0);
-		map_fsmap_special_name_fs(r, 1);
+		map_fsmap_special_name(r);
+		map_fsmap_special_name_ext4(r);
 	}
 	qsort(recs, nr_recs, sizeof(recs[0]), cmp_rec);
 	if (map_plan_open(&t, &o, &p) < 0)

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <linux/fiemap.h>
 
-#include "fsx.h"
+#include "fs.h"
 
 #define FAKE_FD 77
 

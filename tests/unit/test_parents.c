@@ -18,8 +18,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "fsx.h"
+#include "fs.h"
 #include "owners.h"
+#include "parents.h"
 #include "target.h"
 
 #define MOCK_FD 3
@@ -155,7 +156,7 @@ static int setup(void **state)
 	(void)state;
 	memset(&mk, 0, sizeof(mk));
 	memset(&T, 0, sizeof(T));
-	T.fs = MAP_FS_XFS;
+	T.ops = &map_fs_xfs;
 	T.mount_fd = MOCK_FD;
 	T.xfs.has_parent = 1;
 	snprintf(T.mount_point, sizeof(T.mount_point), "/mnt");
@@ -250,7 +251,7 @@ static void test_no_parent_pointers_falls_back(void **state)
 	T.xfs.has_parent = 0;			/* a filesystem made without them */
 	assert_int_equal(map_parents_resolve(&T, w, 2), -EOPNOTSUPP);
 	assert_int_equal(mk.calls, 0);
-	T.fs = MAP_FS_EXT4;
+	T.ops = &map_fs_ext4;
 	T.xfs.has_parent = 1;
 	assert_int_equal(map_parents_resolve(&T, w, 2), -EOPNOTSUPP);
 	assert_int_equal(mk.calls, 0);

@@ -17,6 +17,7 @@
 #include "fake_fsmap.h"
 #include "kio.h"
 #include "plan.h"
+#include "fs.h"
 #include "target.h"
 
 #define KiB 1024ull
@@ -30,7 +31,7 @@ static void target_one(enum map_role role, uint64_t size)
 {
 	memset(&T, 0, sizeof(T));
 	snprintf(T.fs_type, sizeof(T.fs_type), "xfs");
-	T.fs = MAP_FS_XFS;
+	T.ops = &map_fs_xfs;
 	T.xfs.has_rmapbt = 1;		/* every allocated byte has a record: no gap filling */
 	T.mount_fd = MOCK_FD;
 	T.nr_devices = 1;

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 #include <xfs/xfs.h>
 
-#include "fsx.h"
+#include "fs.h"
 #include "owners.h"
 #include "target.h"
 
@@ -160,7 +160,7 @@ static int setup(void **state)
 	(void)state;
 	memset(&mk, 0, sizeof(mk));
 	memset(&T, 0, sizeof(T));
-	T.fs = MAP_FS_XFS;
+	T.ops = &map_fs_xfs;
 	T.mount_fd = MOCK_FD;
 	T.xfs.blocksize = 4096;
 	T.xfs.agblocks = 1000;
@@ -338,7 +338,7 @@ static void test_not_xfs_nothing_asked(void **state)
 	int scrub = 0;
 
 	(void)state;
-	T.fs = MAP_FS_EXT4;
+	T.ops = &map_fs_ext4;
 	assert_int_equal(map_health_annotate(&T, o, 2, &scrub, &sick, &checked), 0);
 	assert_int_equal(mk.probes + mk.nr_calls + mk.bulk_calls + mk.ag_calls, 0);
 	assert_int_equal(scrub, 0);
