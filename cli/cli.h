@@ -81,6 +81,8 @@ struct cli_scan_cfg {
 int cli_scan_main(int argc, char **argv);
 /* Return the exit status (enum cli_exit bits) of one scan as cfg describes it. */
 int cli_scan_run(const struct cli_scan_cfg *cfg);
+/* Write the state store's key of target t (filesystem type:UUID:devices) into key. */
+void cli_scan_target_key(const struct map_target *t, char *key, size_t len);
 /* Return 0 after parsing "50M" or "50M/s" into bytes per second (> 0), or -EINVAL. */
 int cli_parse_rate(const char *s, uint64_t *bps);
 /* Print a one-line error "mediascan: ..." to stderr. */
@@ -127,33 +129,7 @@ void cli_progress_cb(const struct scan_progress *p, void *arg);
 /* Clear the bar line when one was drawn. */
 void cli_progress_done(struct cli_progress *pr);
 
-/* ---- mapping everywhere (issue 4): cli/map_report.c, cli/map_cmd.c ---- */
-struct json_object;
-/* Return the exit status of `mediascan map ARGS`. */
+/* Return the exit status of `mediascan map ARGS` (map_cmd.c). */
 int cli_map_main(int argc, char **argv);
-/*
- * Add the array key (paths[0..n)) to json-c object j, valid UTF-8 always: a name that is not
- * is written with \xNN, and then key_hex[] holds the exact bytes of every name.
- */
-void cli_json_add_paths(struct json_object *j, const char *key, const char *const *paths,
-			unsigned n);
-/* Return a new json-c object for one owner, as in media_errors[].owners[]. */
-struct json_object *cli_owner_json(const struct map_damage *d, const struct map_target *t,
-				   const struct map_owner *o);
-/* Return 0 after adding damaged_files[] and damaged_metadata[] of d to root. */
-int cli_damage_json(struct json_object *root, const struct map_damage *d,
-		    const struct map_target *t);
-/* Return 0 after adding partition_table and partitions[] (partitioned disk) to root. */
-int cli_target_json(struct json_object *root, const struct map_target *t);
-/* Return 0 after adding scrub, fs_health, paths_from and notes[] of d to root. */
-int cli_mapping_json(struct json_object *root, const struct map_damage *d);
-/* Print one owner line (and its health and scrub verdicts) for people. */
-void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
-		     const struct map_owner *o);
-/* Print the damaged files and damaged metadata sections. */
-void cli_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t);
-/* Print mapping's notes ("note: ..."), each once. */
-void cli_print_notes(FILE *f, const struct map_damage *d);
-/* ---- end of issue 4 block ---- */
 
 #endif

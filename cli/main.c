@@ -7,7 +7,9 @@
 #include "config.h"
 #include "cli.h"
 #include "patrol.h"
-#include "scan_method.h"
+#include "probe_cmd.h"
+#include "report_cmd.h"
+#include "status_cmd.h"
 
 static void usage(FILE *f)
 {

@@ -21,10 +21,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "config_file.h"
 #include "journal.h"
+#include "devinfo.h"
+#include "metrics.h"
 #include "patrol.h"
 #include "plan.h"
+#include "proc.h"
+#include "scan_lock.h"
 #include "units.h"
 
 #define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
@@ -50,7 +55,7 @@ struct patrol_target {
 	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
 	int broken;			/* cannot be opened or planned now: retried, the others run */
 	char broken_why[10240];
-	char disks[CLI_MAX_DISKS][KIO_DISK_NAME_LEN];
+	char disks[CLI_MAX_DISKS][MAP_DISK_NAME_LEN];
 	unsigned nr_disks;
 	uint64_t planned_bytes;
 	pid_t pid;			/* running scan, 0 none */
@@ -119,7 +124,7 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	for (unsigned d = 0, n = 0; d < t.nr_devices && n < sizeof(pt->devices); d++)
 		n += (unsigned)snprintf(pt->devices + n, sizeof(pt->devices) - n, "%s%s",
 					d ? "," : "", t.devices[d].path);
-	pt->nr_disks = (unsigned)cli_target_disks(&t, pt->disks, CLI_MAX_DISKS);
+	pt->nr_disks = (unsigned)map_target_disks(&t, pt->disks, CLI_MAX_DISKS);
 	memset(&po, 0, sizeof(po));
 	po.merge_gap = (uint64_t)-1;
 	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);
@@ -256,7 +261,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
-	ret = kio_pdeathsig_set(SIGTERM, parent);
+	ret = scan_proc_die_with_parent(SIGTERM, parent);
 	if (ret == -ESRCH)
 		_exit(CLI_EXIT_OPERATIONAL);	/* the patrol is gone already */
 	if (ret < 0)

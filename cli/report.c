@@ -13,6 +13,7 @@
 #include "config.h"
 #include "cli.h"
 #include "escape.h"
+#include "map_report.h"
 #include "units.h"
 
 /* Slow and device-fault ranges: not lost, but their owners are at risk. */

@@ -22,7 +22,7 @@
 #include "journal.h"
 #include "kio.h"
 #include "escape.h"
-#include "patrol.h"
+#include "scan_hooks.h"
 #include "state.h"
 #include "units.h"
 

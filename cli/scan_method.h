@@ -23,7 +23,5 @@ int cli_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 		     struct scan_opts *so, struct cli_method *m);
 /* Close the devices cli_method_setup opened. */
 void cli_method_close(struct cli_method *m);
-/* Return the exit status of `mediascan probe` (cli/probe_cmd.c). */
-int cli_probe_main(int argc, char **argv);
 
 #endif

@@ -20,7 +20,8 @@
 #include "scan_method.h"
 #include "engine.h"
 #include "state.h"
-#include "patrol.h"
+#include "scan_hooks.h"
+#include "scan_lock.h"
 
 #define DEFAULT_IO_SIZE (1024 * 1024)
 #define DEFAULT_DEPTH CLI_SCAN_DEFAULT_DEPTH

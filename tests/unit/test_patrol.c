@@ -22,7 +22,10 @@
 #include "config_file.h"
 #include "journal.h"
 #include "kio.h"
-#include "patrol.h"
+#include "metrics.h"
+#include "report_cmd.h"
+#include "scan_hooks.h"
+#include "status_cmd.h"
 #include "state.h"
 
 static char conf_path[] = "/tmp/mediascan-test-patrol-XXXXXX";
