@@ -114,6 +114,7 @@ int map_parts_segments(struct map_target *t, uint64_t disk_size, uint32_t lbs)
 	return add_outside(t, pos, disk_size, disk_size, lbs);
 }
 
+#if HAVE_BLKID
 /* Open the mounted XFS/ext4 of partition p, if any; never fatal. */
 static void part_attach_fs(struct map_part *p, dev_t devt)
 {
@@ -171,7 +172,6 @@ static int parts_from_kernel(struct map_target *t)
 				  d->info.logical_block_size : 512);
 }
 
-#if HAVE_BLKID
 int map_parts_read(struct map_target *t, char *err, size_t errlen)
 {
 	struct map_device *d = &t->devices[0];
