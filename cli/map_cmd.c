@@ -7,8 +7,8 @@
  * media_errors, damaged_files and damaged_metadata.
  *
  * Over 600 lines for now: its argument forms (device + range, --sector, --kernel-log) share
- * one query table and one report; issue 10's pass module takes the mapping stage out of cli/
- * and splits this file.
+ * one query table and one report; it splits when the mapping stage moves out of cli/ into
+ * the pass module.
  */
 #include <errno.h>
 #include <getopt.h>
