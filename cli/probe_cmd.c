@@ -30,14 +30,17 @@ static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
 	json_object_object_add(j, "model", json_object_new_string(d->model));
 	json_object_object_add(j, "size", json_object_new_uint64(md->info.size_bytes));
 	json_object_object_add(j, "partition_start", json_object_new_uint64(d->part_start_bytes));
-	json_object_object_add(j, "logical_block_size", json_object_new_int((int)md->info.logical_block_size));
+	json_object_object_add(j, "logical_block_size",
+			       json_object_new_int((int)md->info.logical_block_size));
 	json_object_object_add(j, "physical_block_size",
 			       json_object_new_int((int)md->info.physical_block_size));
 	json_object_object_add(j, "rotational", json_object_new_int(md->info.rotational));
-	json_object_object_add(j, "max_sectors_kb", json_object_new_int((int)md->info.max_sectors_kb));
+	json_object_object_add(j, "max_sectors_kb",
+			       json_object_new_int((int)md->info.max_sectors_kb));
 	json_object_object_add(j, "max_hw_sectors_kb",
 			       json_object_new_int((int)md->info.max_hw_sectors_kb));
-	json_object_object_add(j, "max_segments", json_object_new_int((int)md->info.max_segments));
+	json_object_object_add(j, "max_segments",
+			       json_object_new_int((int)md->info.max_segments));
 	json_object_object_add(j, "passthru_max_bytes", json_object_new_uint64(d->passthru_max_bytes));
 	json_object_object_add(j, "integrity_format",
 			       json_object_new_string(d->integrity_format));
