@@ -87,23 +87,8 @@ void cli_scan_target_key(const struct map_target *t, char *key, size_t len);
 int cli_parse_rate(const char *s, uint64_t *bps);
 /* Print a one-line error "mediascan: ..." to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/*
- * Return 0 with *out open for writing path, created 0600 if new (a report names private
- * files), never through a symlink or a file with other hard links (-ELOOP, -EMLINK), /dev/
- * and /proc/self/fd/ paths excepted; -errno otherwise.
- */
-int cli_create_private(const char *path, FILE **out);
-/* Return a reason for a cli_create_private error, for "cannot write FILE: reason". */
-const char *cli_create_error(int err);
-/* Return 0 when dir is missing or is a directory owned by us or root that only its owner can
- * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store). */
-int cli_check_state_dir(const char *dir, char *why, size_t len);
+
 struct json_object;
-/* Rewrite a bare --json in argv (end of line, before an option; with before_device also
- * before a device or a directory) to --json=- (stdout): every subcommand takes --json FILE|-. */
-void cli_json_argv(int argc, char **argv, int before_device);
-/* Return 0 after writing doc (pretty) to path ("-": stdout; else cli_create_private), -errno. */
-int cli_json_write(struct json_object *doc, const char *path);
 
 /* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
 int cli_report_build(struct cli_report *rep);

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "files.h"
 #include "patrol.h"
 #include "probe_cmd.h"
 #include "report_cmd.h"

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "files.h"
 #include "devinfo.h"
 #include "escape.h"
 #include "klog.h"

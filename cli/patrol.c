@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "files.h"
 #include "config_file.h"
 #include "journal.h"
 #include "devinfo.h"

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "files.h"
 #include "probe_cmd.h"
 #include "scan_method.h"
 

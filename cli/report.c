@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "files.h"
 #include "escape.h"
 #include "map_report.h"
 #include "units.h"

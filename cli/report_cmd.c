@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "files.h"
 #include "escape.h"
 #include "map_report.h"
 #include "metrics.h"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "files.h"
 #include "units.h"
 #include "verify.h"
 #include "scan_method.h"

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "files.h"
 #include "config_file.h"
 #include "status_cmd.h"
 #include "units.h"

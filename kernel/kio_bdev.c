@@ -1,6 +1,7 @@
 /*
  * kernel/kio_bdev.c - block device facts: size, block sizes, queue limits, rotational,
- * partition start, from BLK* ioctls and /sys/dev/block/MAJ:MIN.
+ * partition start, from BLK* ioctls and /sys/dev/block/MAJ:MIN; a disk's stable identity
+ * (WWN, serial, loop backing file) from sysfs; a device node's devt (stat).
  */
 #include <errno.h>
 #include <fcntl.h>
