@@ -1,5 +1,8 @@
 /*
- * cli/cli.h - subcommands, exit status bits and the shared pieces of the command line.
+ * cli/cli.h - exit status bits, the scan's options and report, and cli_err: what every
+ * subcommand shares. It also declares `mediascan scan` (scan_cmd.c, scan_run.c), its report
+ * (report.c) and progress bar (progress.c), which leave cli/ together as the pass module;
+ * every other cli/ file has its own header.
  */
 #ifndef MEDIASCAN_CLI_H
 #define MEDIASCAN_CLI_H
