@@ -117,7 +117,5 @@ void cli_progress_cb(const struct scan_progress *p, void *arg);
 /* Clear the bar line when one was drawn. */
 void cli_progress_done(struct cli_progress *pr);
 
-/* Return the exit status of `mediascan map ARGS` (map_cmd.c). */
-int cli_map_main(int argc, char **argv);
 
 #endif

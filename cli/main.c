@@ -7,6 +7,7 @@
 #include "config.h"
 #include "cli.h"
 #include "files.h"
+#include "map_cmd.h"
 #include "patrol.h"
 #include "probe_cmd.h"
 #include "report_cmd.h"

@@ -26,6 +26,7 @@
 #include "escape.h"
 #include "klog.h"
 #include "kmsg.h"
+#include "map_cmd.h"
 #include "map_report.h"
 #include "units.h"
 
