@@ -1,5 +1,8 @@
 /*
- * cli/cli.h - subcommands, exit status bits and the shared pieces of the command line.
+ * cli/cli.h - exit status bits, the scan's options and report, and cli_err: what every
+ * subcommand shares. It also declares `mediascan scan` (scan_cmd.c, scan_run.c), its report
+ * (report.c) and progress bar (progress.c), which leave cli/ together as the pass module;
+ * every other cli/ file has its own header.
  */
 #ifndef MEDIASCAN_CLI_H
 #define MEDIASCAN_CLI_H
@@ -61,26 +64,12 @@ struct cli_scan_cfg {
 int cli_scan_main(int argc, char **argv);
 /* Return the exit status (enum cli_exit bits) of one pass as cfg describes it (scan_hooks.c). */
 int cli_scan_run(const struct cli_scan_cfg *cfg);
-/* Return the exit status of `mediascan probe ARGS`. */
-int cli_probe_main(int argc, char **argv);
 /* Return 0 after parsing "50M" or "50M/s" into bytes per second (> 0), or -EINVAL. */
 int cli_parse_rate(const char *s, uint64_t *bps);
 /* Print a one-line error "mediascan: ..." to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/*
- * Return 0 with *out open for writing path, created 0600 if new (a report names private
- * files), never through a symlink or a file with other hard links (-ELOOP, -EMLINK), /dev/
- * and /proc/self/fd/ paths excepted; -errno otherwise.
- */
-int cli_create_private(const char *path, FILE **out);
-/* Return a reason for a cli_create_private error, for "cannot write FILE: reason". */
-const char *cli_create_error(int err);
+
 struct json_object;
-/* Rewrite a bare --json in argv (end of line, before an option; with before_device also
- * before a device or a directory) to --json=- (stdout): every subcommand takes --json FILE|-. */
-void cli_json_argv(int argc, char **argv, int before_device);
-/* Return 0 after writing doc (pretty) to path ("-": stdout; else cli_create_private), -errno. */
-int cli_json_write(struct json_object *doc, const char *path);
 
 /* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
 int cli_report_write_json(const struct pass_report *rep, const char *path);
@@ -102,33 +91,5 @@ void cli_progress_cb(const struct scan_progress *p, void *arg);
 /* Clear the bar line when one was drawn. */
 void cli_progress_done(struct cli_progress *pr);
 
-/* ---- mapping everywhere (issue 4): cli/map_report.c, cli/map_cmd.c ---- */
-struct json_object;
-/* Return the exit status of `mediascan map ARGS`. */
-int cli_map_main(int argc, char **argv);
-/*
- * Add the array key (paths[0..n)) to json-c object j, valid UTF-8 always: a name that is not
- * is written with \xNN, and then key_hex[] holds the exact bytes of every name.
- */
-void cli_json_add_paths(struct json_object *j, const char *key, const char *const *paths,
-			unsigned n);
-/* Return a new json-c object for one owner, as in media_errors[].owners[]. */
-struct json_object *cli_owner_json(const struct map_damage *d, const struct map_target *t,
-				   const struct map_owner *o);
-/* Return 0 after adding damaged_files[] and damaged_metadata[] of d to root. */
-int cli_damage_json(struct json_object *root, const struct map_damage *d,
-		    const struct map_target *t);
-/* Return 0 after adding partition_table and partitions[] (partitioned disk) to root. */
-int cli_target_json(struct json_object *root, const struct map_target *t);
-/* Return 0 after adding scrub, fs_health, paths_from and notes[] of d to root. */
-int cli_mapping_json(struct json_object *root, const struct map_damage *d);
-/* Print one owner line (and its health and scrub verdicts) for people. */
-void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
-		     const struct map_owner *o);
-/* Print the damaged files and damaged metadata sections. */
-void cli_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t);
-/* Print mapping's notes ("note: ..."), each once. */
-void cli_print_notes(FILE *f, const struct map_damage *d);
-/* ---- end of issue 4 block ---- */
 
 #endif

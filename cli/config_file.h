@@ -10,6 +10,7 @@
 
 #include "cli.h"
 
+#define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
 #define CLI_PATROL_MAX_TARGETS 64
 #define CLI_PATROL_DEFAULT_WINDOW_S (7 * 86400.0)
 #define CLI_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */

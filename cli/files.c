@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "files.h"
 
 int cli_create_private(const char *path, FILE **out)
 {

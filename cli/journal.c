@@ -34,11 +34,6 @@ static const struct {
 	[CLI_EV_SCAN_FAILED] = { CLI_MSGID_SCAN_FAILED, LOG_ERR, "scan failed" },
 };
 
-const char *cli_event_name(enum cli_event_type type)
-{
-	return type < CLI_EV_NR ? event_types[type].name : "unknown";
-}
-
 static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

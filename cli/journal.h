@@ -51,7 +51,5 @@ int cli_journal_fields_free(struct cli_journal_fields *f);
 int cli_journal_available(void);
 /* Return 0 after sending ev to the journal, or printing its message to stderr; or -errno. */
 int cli_journal_send(const struct cli_event *ev);
-/* Return a short name of an event type ("media error", ...). */
-const char *cli_event_name(enum cli_event_type type);
 
 #endif

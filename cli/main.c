@@ -6,7 +6,12 @@
 
 #include "config.h"
 #include "cli.h"
+#include "files.h"
+#include "map_cmd.h"
 #include "patrol.h"
+#include "probe_cmd.h"
+#include "report_cmd.h"
+#include "status_cmd.h"
 
 static void usage(FILE *f)
 {

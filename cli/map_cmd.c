@@ -7,8 +7,8 @@
  * media_errors, damaged_files and damaged_metadata.
  *
  * Over 600 lines for now: its argument forms (device + range, --sector, --kernel-log) share
- * one query table and one report; issue 10's pass module takes the mapping stage out of cli/
- * and splits this file.
+ * one query table and one report; it splits when the mapping stage moves out of cli/ into
+ * the pass module.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,8 +21,13 @@
 
 #include "config.h"
 #include "cli.h"
+#include "files.h"
+#include "devinfo.h"
 #include "escape.h"
 #include "klog.h"
+#include "kmsg.h"
+#include "map_cmd.h"
+#include "map_report.h"
 #include "units.h"
 
 #define MAP_SHOW_UNUSABLE 20
@@ -193,8 +198,8 @@ static struct tgt *target_for(struct map_run *m, const char *devpath, unsigned *
 static uint64_t buffer_block_size(const struct map_run *m, const struct map_target *t,
 				  unsigned dev_idx)
 {
-	const struct map_dev_info *bi = &t->devices[dev_idx].info;
-	uint64_t bs;
+	uint32_t lbs = t->devices[dev_idx].info.logical_block_size;
+	uint64_t size = t->devices[dev_idx].info.size_bytes, bs;
 
 	if (m->block_size)
 		return m->block_size;
@@ -202,8 +207,8 @@ static uint64_t buffer_block_size(const struct map_run *m, const struct map_targ
 		return t->bdev_block_bytes;
 	/* The block device's own page cache: the largest power of two up to the page size
 	 * that divides the device size, from its logical block size (set_init_blocksize). */
-	bs = bi->logical_block_size ? bi->logical_block_size : 512;
-	while (bs < 4096 && !(bi->size_bytes & bs))
+	bs = lbs ? lbs : 512;
+	while (bs < 4096 && !(size & bs))
 		bs <<= 1;
 	return bs;
 }
@@ -213,8 +218,6 @@ static int use_log_line(struct map_run *m, const char *line)
 {
 	struct map_klog_rec rec;
 	char devpath[128];
-	dev_t devt;
-	const struct map_dev_info *info;
 	unsigned dev_idx = 0;
 	uint64_t off, len;
 	const char *why;
@@ -242,8 +245,7 @@ static int use_log_line(struct map_run *m, const char *line)
 	if (ni < m->nr_names) {
 		snprintf(devpath, sizeof(devpath), "%s", m->names[ni].devpath);
 	} else {
-		if (kio_devt_of_name(rec.dev, &devt) < 0 ||
-		    kio_devpath_from_devt(devt, devpath, sizeof(devpath)) < 0)
+		if (map_devpath_of_name(rec.dev, devpath, sizeof(devpath)) < 0)
 			devpath[0] = '\0';
 		if (m->nr_names < 64) {
 			snprintf(m->names[m->nr_names].name, sizeof(m->names[0].name), "%s",
@@ -264,10 +266,9 @@ static int use_log_line(struct map_run *m, const char *line)
 		note_unusable(m, line, tg->err);
 		return 0;
 	}
-	info = &tg->t.devices[dev_idx].info;
-	if (map_klog_range(&rec, info->logical_block_size,
+	if (map_klog_range(&rec, tg->t.devices[dev_idx].info.logical_block_size,
 			   rec.unit == MAP_KLOG_BLOCK ? buffer_block_size(m, &tg->t, dev_idx) : 0,
-			   info->size_bytes, &off, &len, &why) < 0) {
+			   tg->t.devices[dev_idx].info.size_bytes, &off, &len, &why) < 0) {
 		note_unusable(m, line, why);
 		return 0;
 	}
@@ -285,14 +286,14 @@ static int read_log(struct map_run *m, const char *path)
 
 	if (!path) {
 		char rec[8192];
-		int fd = kio_kmsg_open();
+		int fd = map_kmsg_open();
 
 		if (fd < 0) {
 			cli_err("cannot read /dev/kmsg: %s%s", strerror(-fd),
 				fd == -EPERM || fd == -EACCES ? " (needs root, or name a FILE)" : "");
 			return CLI_EXIT_OPERATIONAL;
 		}
-		while ((n = kio_kmsg_read(fd, rec, sizeof(rec))) > 0) {
+		while ((n = map_kmsg_read(fd, rec, sizeof(rec))) > 0) {
 			/* "pri,seq,usec,flags;message\n continuation": the record whole, so the
 			 * parser sees the facility (a program may write to /dev/kmsg too) */
 			rec[strcspn(rec, "\n")] = '\0';
@@ -300,7 +301,7 @@ static int read_log(struct map_run *m, const char *path)
 			if (ret < 0)
 				break;
 		}
-		kio_close(fd);
+		map_kmsg_close(fd);
 		return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
 	}
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;

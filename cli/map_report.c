@@ -171,7 +171,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			json_object_object_add(j, "ag", json_object_new_int64(o->ag));
 		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
 			json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
-			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* issue 12 */
+			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* its paths */
 				add_paths(j, ip);
 		}
 		if (o->kind == MAP_OWN_LOG && o->inode)
@@ -183,7 +183,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 			ip && ip->gen ? ip->gen : o->gen));
 	if (o->note)
 		json_object_object_add(j, "note", json_object_new_string(o->note));
-	if (o->lost[0])		/* issue 12: the owner is itself a damaged object */
+	if (o->lost[0])		/* the owner is itself a damaged object */
 		json_object_object_add(j, "what_is_lost", json_object_new_string(o->lost));
 	add_health_json(j, o);
 	return j;
@@ -342,7 +342,7 @@ int cli_mapping_json(json_object *root, const struct map_damage *d)
 			json_object_array_add(a, json_object_new_string(notes[i]));
 		json_object_object_add(root, "notes", a);
 	}
-	if (d->nr_plan_notes) {		/* issue 12: groups read whole */
+	if (d->nr_plan_notes) {		/* parts whose space map failed: read whole */
 		json_object *a = json_object_new_array();
 
 		for (size_t i = 0; i < d->nr_plan_notes; i++) {
@@ -442,7 +442,7 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 			fprintf(f, " (AG %" PRId64 ")", o->ag);
 		if (o->flags & MAP_OWNF_BMBT)
 			fprintf(f, " of inode %" PRIu64, o->inode);
-		if (o->flags & MAP_OWNF_INODE) {	/* issue 12: the inode itself */
+		if (o->flags & MAP_OWNF_INODE) {	/* the inode itself */
 			const struct map_inode_paths *ip = map_damage_paths_fs(d, o->fs_idx,
 									      o->inode);
 
@@ -454,7 +454,7 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 				o->file_offset);
 		fprintf(f, "%s\n", part);
 	}
-	if (o->lost[0])		/* issue 12 */
+	if (o->lost[0])		/* what is lost with a damaged owner */
 		fprintf(f, "        %s\n", o->lost);
 	print_health(f, o, "        ");
 }
@@ -529,7 +529,7 @@ void cli_print_notes(FILE *f, const struct map_damage *d)
 
 	for (int i = 0; i < n; i++)
 		fprintf(f, "\nnote: %s\n", notes[i]);
-	if (d->nr_plan_notes)		/* issue 12 */
+	if (d->nr_plan_notes)		/* parts whose space map failed */
 		fprintf(f, "\nThe kernel could not list the space map of %zu part%s: read whole "
 			"(check the filesystem: xfs_repair -n, e2fsck -fn):\n", d->nr_plan_notes,
 			d->nr_plan_notes == 1 ? "" : "s");

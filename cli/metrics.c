@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "patrol.h"
+#include "cli.h"
+#include "metrics.h"
+#include "report_cmd.h"
 
 #define METRICS_MAX_FILES 4096
 

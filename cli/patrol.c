@@ -20,10 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "files.h"
 #include "config_file.h"
 #include "journal.h"
+#include "devinfo.h"
+#include "metrics.h"
 #include "patrol.h"
 #include "plan.h"
+#include "proc.h"
+#include "scan_lock.h"
 #include "units.h"
 
 #define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
@@ -255,7 +261,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
-	ret = kio_pdeathsig_set(SIGTERM, parent);
+	ret = scan_proc_die_with_parent(SIGTERM, parent);
 	if (ret == -ESRCH)
 		_exit(CLI_EXIT_OPERATIONAL);	/* the patrol is gone already */
 	if (ret < 0)

@@ -8,8 +8,9 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "kio_dev.h"
+#include "files.h"
 #include "pass.h"
+#include "probe_cmd.h"
 
 static const char *const guard_names[] = { "crc16-t10dif", "crc32c", "crc64-nvme" };
 static const char *const kind_names[] = { "other", "nvme", "scsi" };
@@ -20,7 +21,6 @@ static const struct vfy_ops *const all_methods[] = {
 
 static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
 {
-	const struct map_dev_info *bi = &md->info;
 	json_object *j = json_object_new_object(), *m = json_object_new_object();
 	char why[256];
 
@@ -29,16 +29,19 @@ static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
 	json_object_object_add(j, "disk", json_object_new_string(d->path));
 	json_object_object_add(j, "kind", json_object_new_string(kind_names[d->kind]));
 	json_object_object_add(j, "model", json_object_new_string(d->model));
-	json_object_object_add(j, "size", json_object_new_uint64(bi->size_bytes));
+	json_object_object_add(j, "size", json_object_new_uint64(md->info.size_bytes));
 	json_object_object_add(j, "partition_start", json_object_new_uint64(d->part_start_bytes));
-	json_object_object_add(j, "logical_block_size", json_object_new_int((int)bi->logical_block_size));
+	json_object_object_add(j, "logical_block_size",
+			       json_object_new_int((int)md->info.logical_block_size));
 	json_object_object_add(j, "physical_block_size",
-			       json_object_new_int((int)bi->physical_block_size));
-	json_object_object_add(j, "rotational", json_object_new_int(bi->rotational));
-	json_object_object_add(j, "max_sectors_kb", json_object_new_int((int)bi->max_sectors_kb));
+			       json_object_new_int((int)md->info.physical_block_size));
+	json_object_object_add(j, "rotational", json_object_new_int(md->info.rotational));
+	json_object_object_add(j, "max_sectors_kb",
+			       json_object_new_int((int)md->info.max_sectors_kb));
 	json_object_object_add(j, "max_hw_sectors_kb",
-			       json_object_new_int((int)bi->max_hw_sectors_kb));
-	json_object_object_add(j, "max_segments", json_object_new_int((int)bi->max_segments));
+			       json_object_new_int((int)md->info.max_hw_sectors_kb));
+	json_object_object_add(j, "max_segments",
+			       json_object_new_int((int)md->info.max_segments));
 	json_object_object_add(j, "passthru_max_bytes", json_object_new_uint64(d->passthru_max_bytes));
 	json_object_object_add(j, "integrity_format",
 			       json_object_new_string(d->integrity_format));

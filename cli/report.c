@@ -12,7 +12,9 @@
 
 #include "config.h"
 #include "cli.h"
+#include "files.h"
 #include "escape.h"
+#include "map_report.h"
 #include "units.h"
 
 /* The owner table error e's owners live in: damage's, or at-risk's. */

@@ -13,9 +13,14 @@
 #include <time.h>
 #include <json-c/json.h>
 
+#include "cli.h"
+#include "files.h"
 #include "escape.h"
+#include "map_report.h"
+#include "metrics.h"
 #include "owners.h"
-#include "patrol.h"
+#include "report_cmd.h"
+#include "status_cmd.h"
 #include "units.h"
 
 #define REPORT_MAX_INODES 4096

@@ -19,11 +19,12 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "files.h"
 #include "config_file.h"
 #include "journal.h"
-#include "kio.h"
+#include "proc.h"
 #include "escape.h"
-#include "patrol.h"
+#include "scan_hooks.h"
 #include "state.h"
 #include "units.h"
 
@@ -148,7 +149,7 @@ int cli_run_hook(const char *cmd, const char *input, double timeout_s)
 	if (pid == 0) {
 		/* Its own process group, so a timeout ends the hook and all it started. */
 		setpgid(0, 0);
-		if (kio_pdeathsig_set(SIGTERM, self) == -ESRCH)
+		if (scan_proc_die_with_parent(SIGTERM, self) == -ESRCH)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);	/* patrol's scanners ignore it */

@@ -11,8 +11,10 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "cli.h"
+#include "files.h"
 #include "config_file.h"
-#include "patrol.h"
+#include "status_cmd.h"
 #include "units.h"
 
 int cli_history_open(const char *state_dir, const char *config, struct scan_state **st)

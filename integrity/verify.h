@@ -52,6 +52,11 @@ enum vfy_guard {
 	VFY_GUARD_CRC64,		/* NVMe CRC64, 16-byte PI */
 };
 
+/* Which device of an XFS xfs-verify checks (XFS_IOC_VERIFY_MEDIA's me_dev). */
+#define VFY_XFS_DEV_DATA KIO_XFS_DEV_DATA
+#define VFY_XFS_DEV_LOG KIO_XFS_DEV_LOG
+#define VFY_XFS_DEV_RT KIO_XFS_DEV_RT
+
 /* One device as the methods see it: the whole disk or namespace under the scan target. */
 struct vfy_dev {
 	char path[128];			/* /dev/nvme0n1, /dev/sda (the whole disk) */
@@ -60,7 +65,7 @@ struct vfy_dev {
 	int fd;				/* the whole disk, O_RDONLY; -1 if not opened */
 	int cfd;			/* the generic char device, O_RDONLY; -1 if none */
 	int xfs_fd;			/* a file on the mounted XFS (xfs-verify), -1 if none */
-	uint32_t xfs_dev;		/* KIO_XFS_DEV_DATA/LOG/RT for xfs-verify */
+	uint32_t xfs_dev;		/* VFY_XFS_DEV_DATA/LOG/RT for xfs-verify */
 	uint32_t lbs;			/* logical block size, bytes */
 	uint64_t part_start_bytes;	/* the scanned partition's start on the disk */
 	uint64_t size_bytes;		/* whole disk */

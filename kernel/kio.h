@@ -1,7 +1,9 @@
 /*
  * kernel/kio.h - the only layer that talks to the kernel directly: ioctl() wrappers,
  * sysfs and procfs readers, device opens and positioned reads. Every function returns
- * 0 or a count on success and -errno on failure; there is no policy here.
+ * 0 or a count on success and -errno on failure; there is no policy here. Declarations are
+ * grouped by the kernel interface (and file) they wrap. XFS ioctls are in kio_xfs.h,
+ * device command passthrough (NVMe, SCSI, XFS_IOC_VERIFY_MEDIA) in kio_dev.h.
  */
 #ifndef MEDIASCAN_KIO_H
 #define MEDIASCAN_KIO_H
@@ -10,6 +12,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/fsmap.h>
+
+/* ---- opens and positioned reads (kio_io.c) ---- */
+
+/* Return an fd opened O_RDONLY|O_CLOEXEC, or -errno. */
+int kio_open_ro(const char *path);
+/* Return an fd opened O_RDONLY|O_DIRECT|O_CLOEXEC for reading a block device, or -errno. */
+int kio_open_direct(const char *path);
+/* Return an fd on directory path opened O_RDONLY|O_DIRECTORY|O_CLOEXEC, or -errno. */
+int kio_open_dir(const char *path);
+/* Return 0 after closing fd (errors ignored: read-only fds). */
+int kio_close(int fd);
+/* Return bytes read (short only at end of device) or -errno. */
+ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t offset);
+
+/* ---- block device facts: BLK* ioctls, sysfs attributes, stat (kio_bdev.c) ---- */
 
 /* Facts about one block device, from ioctls and /sys/dev/block/MAJ:MIN. */
 struct kio_bdev_info {
@@ -29,69 +46,56 @@ struct kio_bdev_info {
 	char model[128];		/* device/model when sysfs has it */
 };
 
-/* One line of /proc/self/mountinfo that matters to us. */
-struct kio_mount {
-	dev_t devt;			/* st_dev of the filesystem */
-	char mount_point[4096];
-	char fs_type[64];
-	char source[4096];		/* mount source, e.g. /dev/loop3 */
-	char super_opts[4096];		/* super options, e.g. rw,logdev=/dev/loop4 */
-};
-
-/* Return an fd opened O_RDONLY|O_CLOEXEC, or -errno. */
-int kio_open_ro(const char *path);
-/* Return an fd opened O_RDONLY|O_DIRECT|O_CLOEXEC for reading a block device, or -errno. */
-int kio_open_direct(const char *path);
-/* Return 0 after closing fd (errors ignored: read-only fds). */
-int kio_close(int fd);
-/* Return bytes read (short only at end of device) or -errno. */
-ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t offset);
-
+/* Return 0 and fill bi for the block device open on fd, or -errno (-ENOTBLK if not one). */
+int kio_bdev_info(int fd, struct kio_bdev_info *bi);
+/* Return 0 and set *bytes to the current size of the block device open on fd, or -errno. */
+int kio_bdev_size(int fd, uint64_t *bytes);
 /*
  * Return 0 and write a stable identity of whole disk name (kernel name: sda, nvme0n1, loop3)
  * to out: "wwid:...", "serial:..." or "loop-file:PATH", from sysfs; -ENOENT when it has none.
  */
 int kio_bdev_ident(const char *name, char *out, size_t len);
-/*
- * Return 0 and set *ino and *gen (FS_IOC_GETVERSION: the inode generation) of the file at
- * path (not following a final symlink), or -errno.
- */
-int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen);
-/* Return 0 and set *bytes to the current size of the block device open on fd, or -errno. */
-int kio_bdev_size(int fd, uint64_t *bytes);
-/* Return 0 and fill bi for the block device open on fd, or -errno (-ENOTBLK if not one). */
-int kio_bdev_info(int fd, struct kio_bdev_info *bi);
-/* Return 0 and write "/dev/NAME" for devt (from sysfs uevent DEVNAME), or -errno. */
-int kio_devpath_from_devt(dev_t devt, char *out, size_t len);
 /* Return 0 and set *devt for a block device path, or -errno (-ENOTBLK if not a block device). */
 int kio_devt_of_path(const char *path, dev_t *devt);
+
+/* ---- one sysfs or procfs attribute (kio_sysfs.c) ---- */
+
 /* Return bytes read into buf (NUL-terminated, trailing newline removed) from a sysfs file. */
 int kio_sysfs_read(const char *path, char *buf, size_t len);
 /* Return 0 and set *val from a sysfs file holding one unsigned number, or -errno. */
 int kio_sysfs_u64(const char *path, uint64_t *val);
 
-/* Return 0 and fill m for the mount whose mount point is exactly path, -ENOENT if none. */
-int kio_mount_find(const char *path, struct kio_mount *m);
-/* Return 0 and fill m for the first mount of block device devt, -ENOENT if none. */
-int kio_mount_find_dev(dev_t devt, struct kio_mount *m);
-/* Return 0 and set *devt to st_dev of path, or -errno. */
-int kio_stat_dev(const char *path, dev_t *devt, int *is_dir);
+/* ---- block devices by name, and a disk's partitions, in sysfs (kio_sysfs_block.c) ---- */
 
-/*
- * Return the number of records placed in head->fmh_recs (0 at the end) or -errno.
- * head must have fmh_count and both keys set; on return fmh_keys[0] is advanced past the
- * last record so the next call continues (the GETFSMAP iteration protocol).
- */
-int kio_getfsmap(int fd, struct fsmap_head *head);
-/*
- * Return 1 and set *rec_dev to the device of the first GETFSMAP record at or after device
- * low_dev (from physical 0), 0 if there is none, or -errno (ext4 takes only 0, UINT32_MAX and
- * its own devices as keys: EINVAL for another; it lists its external journal only to a query
- * from physical 0). Finds and confirms an external log or journal device.
- */
-int kio_getfsmap_first_dev(int fd, uint32_t low_dev, uint32_t *rec_dev);
+/* One partition the kernel knows of a disk. */
+struct kio_part {
+	unsigned number;
+	uint64_t start_bytes;
+	uint64_t size_bytes;
+	dev_t devt;
+	char name[64];
+};
 
-/* disk statistics (kio_diskstat.c) */
+/* Return 0 and write "/dev/NAME" for devt (from sysfs uevent DEVNAME), or -errno. */
+int kio_devpath_from_devt(dev_t devt, char *out, size_t len);
+/* Return 0 and set *devt of the block device kernel name (sdb, nvme0n1p2) from sysfs, or
+ * -ENOENT. */
+int kio_devt_of_name(const char *name, dev_t *devt);
+/* Return the number of partitions of whole disk disk_name (as sda, loop3) written to out[]
+ * (at most max, sorted by start), from /sys/class/block/DISK/DISK*, or -errno. */
+int kio_partitions(const char *disk_name, struct kio_part *out, unsigned max);
+
+/* ---- physical disks under block devices: sysfs slaves/ (kio_topology.c) ---- */
+
+#define KIO_DISK_NAME_LEN 64
+/*
+ * Return the number of physical disks written to out[0..max) that carry block device name
+ * (sda1 -> sda; dm-0 -> its slaves' disks, recursively), or -errno. sysfs NULL: "/sys".
+ */
+int kio_disk_leaves(const char *sysfs, const char *name, char (*out)[KIO_DISK_NAME_LEN],
+		    unsigned max);
+
+/* ---- I/O counters: /sys/class/block/NAME/stat (kio_diskstat.c) ---- */
 
 /*
  * One snapshot of /sys/class/block/NAME/stat (Documentation/block/stat.rst). Sectors are
@@ -123,7 +127,17 @@ struct kio_diskstat {
 int kio_diskstat_parse(const char *line, struct kio_diskstat *st);
 /* Return 0 and fill st from /sys/class/block/NAME/stat (NAME as sda1, nvme0n1), or -errno. */
 int kio_diskstat_read(const char *disk_name, struct kio_diskstat *st);
-/* How an I/O buffer from kio_buf_alloc is backed (kio_mem.c). */
+
+/* ---- I/O class: ioprio_set() (kio_ioprio.c) ---- */
+
+/* Return 0 after putting the calling thread in the idle I/O class, or -errno. */
+int kio_ioprio_set_idle(void);
+/* Return 0 after putting the calling thread in best-effort class at level (0..7), or -errno. */
+int kio_ioprio_set_be(int level);
+
+/* ---- I/O buffers: mmap, huge pages (kio_mem.c) ---- */
+
+/* How an I/O buffer from kio_buf_alloc is backed. */
 enum kio_buf_kind {
 	KIO_BUF_THP,			/* transparent huge pages: one segment per 2 MiB */
 	KIO_BUF_HUGETLB,		/* hugetlbfs pages (MAP_HUGETLB) */
@@ -136,12 +150,8 @@ enum kio_buf_kind {
 void *kio_buf_alloc(size_t len, size_t *map_len, enum kio_buf_kind *kind);
 void kio_buf_free(void *buf, size_t map_len);
 
-/* Return 0 after putting the calling thread in the idle I/O class, or -errno. */
-int kio_ioprio_set_idle(void);
-/* Return 0 after putting the calling thread in best-effort class at level (0..7), or -errno. */
-int kio_ioprio_set_be(int level);
+/* ---- process lifetime and exclusion: prctl, flock (kio_proc.c) ---- */
 
-/* Process lifetime and exclusion (kio_proc.c). */
 /*
  * Return 0 after asking for signal sig when the parent dies, -ESRCH if the parent (pid
  * parent, read before the call) is already gone, or -errno.
@@ -154,23 +164,57 @@ int kio_pdeathsig_set(int sig, pid_t parent);
  */
 int kio_lockfile_take(const char *path, const char *note, char *holder, size_t holder_len);
 
-/* Physical disks under block devices (kio_topology.c). */
-#define KIO_DISK_NAME_LEN 64
-/*
- * Return the number of physical disks written to out[0..max) that carry block device name
- * (sda1 -> sda; dm-0 -> its slaves' disks, recursively), or -errno. sysfs NULL: "/sys".
- */
-int kio_disk_leaves(const char *sysfs, const char *name, char (*out)[KIO_DISK_NAME_LEN],
-		    unsigned max);
+/* ---- mounts: /proc/self/mountinfo (kio_mountinfo.c) ---- */
+
+/* One line of /proc/self/mountinfo that matters to us. */
+struct kio_mount {
+	dev_t devt;			/* st_dev of the filesystem */
+	char mount_point[4096];
+	char fs_type[64];
+	char source[4096];		/* mount source, e.g. /dev/loop3 */
+	char super_opts[4096];		/* super options, e.g. rw,logdev=/dev/loop4 */
+};
 
 /*
- * ---- mapping everywhere (issue 4): FIEMAP, inodes by handle, partitions, kernel log ----
- * kio_fiemap.c
+ * Return 0 after calling fn for every mount in mountinfo order until fn returns non-zero
+ * (then that value), or -errno when mountinfo cannot be read.
  */
+int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg);
+/* Return 0 and fill m for the mount whose mount point is exactly path, -ENOENT if none. */
+int kio_mount_find(const char *path, struct kio_mount *m);
+/* Return 0 and fill m for the first mount of block device devt, -ENOENT if none. */
+int kio_mount_find_dev(dev_t devt, struct kio_mount *m);
+
+/* ---- filesystem ioctls: FS_IOC_GETFSMAP, FS_IOC_GETVERSION (kio_fs.c) ---- */
+
+/*
+ * Return the number of records placed in head->fmh_recs (0 at the end) or -errno.
+ * head must have fmh_count and both keys set; on return fmh_keys[0] is advanced past the
+ * last record so the next call continues (the GETFSMAP iteration protocol).
+ */
+int kio_getfsmap(int fd, struct fsmap_head *head);
+/*
+ * Return 1 and set *rec_dev to the device of the first GETFSMAP record at or after device
+ * low_dev (from physical 0), 0 if there is none, or -errno (ext4 takes only 0, UINT32_MAX and
+ * its own devices as keys: EINVAL for another; it lists its external journal only to a query
+ * from physical 0). Finds and confirms an external log or journal device.
+ */
+int kio_getfsmap_first_dev(int fd, uint32_t low_dev, uint32_t *rec_dev);
+/*
+ * Return 0 and set *ino and *gen (FS_IOC_GETVERSION: the inode generation) of the file at
+ * path (not following a final symlink), or -errno.
+ */
+int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen);
+
+/* ---- a file's extents: FS_IOC_FIEMAP (kio_fiemap.c) ---- */
+
 struct fiemap;
 /* Return 0 and fill fm from FS_IOC_FIEMAP (the caller sets fm_start, fm_length, fm_flags and
  * fm_extent_count), or -errno (-EOPNOTSUPP when the filesystem cannot map this inode). */
 int kio_fiemap(int fd, struct fiemap *fm);
+
+/* ---- file handles: name_to_handle_at, open_by_handle_at (kio_handle.c) ---- */
+
 /* Return 0 and the file handle type of the filesystem mounted at mount_fd (name_to_handle_at
  * of its root), or -errno. */
 int kio_handle_type(int mount_fd, int *handle_type);
@@ -179,30 +223,14 @@ int kio_handle_type(int mount_fd, int *handle_type);
  * handle_type comes from kio_handle_type: 1 (32-bit inode, generation: ext4, XFS inode32)
  * or 0x81 (XFS 64-bit inode numbers). */
 int kio_open_inode(int mount_fd, int handle_type, uint64_t ino, uint32_t gen, int flags);
+
+/* ---- the kernel log: /dev/kmsg (kio_kmsg.c) ---- */
+
 /* Return an fd on /dev/kmsg opened O_RDONLY|O_NONBLOCK, positioned at the oldest record,
  * or -errno. */
 int kio_kmsg_open(void);
 /* Return the length of the next /dev/kmsg record copied (NUL-terminated) into buf, 0 when no
  * more records are waiting, or -errno (-EPIPE after records were overwritten is skipped). */
 ssize_t kio_kmsg_read(int fd, char *buf, size_t len);
-/* Return the number of partitions of whole disk disk_name (as sda, loop3) written to out[]
- * (at most max), from /sys/class/block/DISK/DISK*; each: partition number, start and size in
- * bytes, devt. -errno on error. */
-struct kio_part {
-	unsigned number;
-	uint64_t start_bytes;
-	uint64_t size_bytes;
-	dev_t devt;
-	char name[64];
-};
-int kio_partitions(const char *disk_name, struct kio_part *out, unsigned max);
-/* Return 0 and set *devt of the block device kernel name (sdb, nvme0n1p2) from sysfs, or
- * -ENOENT. */
-int kio_devt_of_name(const char *name, dev_t *devt);
-/* Return 0 and fill m for the (last) mount naming block device devt as its logdev= or rtdev=
- * (an XFS external log or realtime device) or an ext4 whose GETFSMAP reports devt (its
- * external journal), -ENOENT if none. */
-int kio_mount_find_aux_dev(dev_t devt, struct kio_mount *m);
-/* ---- end of issue 4 block ---- */
 
 #endif

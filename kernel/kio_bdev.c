@@ -1,6 +1,7 @@
 /*
  * kernel/kio_bdev.c - block device facts: size, block sizes, queue limits, rotational,
- * partition start, from BLK* ioctls and /sys/dev/block/MAJ:MIN.
+ * partition start, from BLK* ioctls and /sys/dev/block/MAJ:MIN; a disk's stable identity
+ * (WWN, serial, loop backing file) from sysfs; a device node's devt (stat).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,42 +18,6 @@
 
 #include "kio.h"
 
-int kio_sysfs_read(const char *path, char *buf, size_t len)
-{
-	int fd, n;
-
-	if (len == 0)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = (int)read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return n;
-}
-
-int kio_sysfs_u64(const char *path, uint64_t *val)
-{
-	char buf[64], *end;
-	int ret = kio_sysfs_read(path, buf, sizeof(buf));
-
-	if (ret < 0)
-		return ret;
-	errno = 0;
-	*val = strtoull(buf, &end, 10);
-	if (errno || end == buf)
-		return -EINVAL;
-	return 0;
-}
-
 /* Read /sys/dev/block/M:m/<attr> as a number; 0 on success. */
 static int sysdev_u64(dev_t devt, const char *attr, uint64_t *val)
 {
@@ -60,25 +25,6 @@ static int sysdev_u64(dev_t devt, const char *attr, uint64_t *val)
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(devt), minor(devt), attr);
 	return kio_sysfs_u64(path, val);
-}
-
-int kio_devpath_from_devt(dev_t devt, char *out, size_t len)
-{
-	char path[PATH_MAX], buf[4096], *p;
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(devt), minor(devt));
-	ret = kio_sysfs_read(path, buf, sizeof(buf));
-	if (ret < 0)
-		return ret;
-	p = strstr(buf, "DEVNAME=");
-	if (!p)
-		return -ENOENT;
-	p += strlen("DEVNAME=");
-	p[strcspn(p, "\n")] = '\0';
-	if ((size_t)snprintf(out, len, "/dev/%s", p) >= len)
-		return -ENAMETOOLONG;
-	return 0;
 }
 
 int kio_devt_of_path(const char *path, dev_t *devt)
@@ -90,18 +36,6 @@ int kio_devt_of_path(const char *path, dev_t *devt)
 	if (!S_ISBLK(st.st_mode))
 		return -ENOTBLK;
 	*devt = st.st_rdev;
-	return 0;
-}
-
-int kio_stat_dev(const char *path, dev_t *devt, int *is_dir)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return -errno;
-	*devt = st.st_dev;
-	if (is_dir)
-		*is_dir = S_ISDIR(st.st_mode);
 	return 0;
 }
 

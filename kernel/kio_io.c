@@ -21,6 +21,13 @@ int kio_open_direct(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
+int kio_open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 int kio_close(int fd)
 {
 	if (fd >= 0)

@@ -259,8 +259,3 @@ void kio_nvme_ring_exit(struct kio_nvme_ring *r)
 #endif
 	r->ring = NULL;
 }
-
-int kio_xfs_verify_media(int fd, struct kio_xfs_verify_media *me)
-{
-	return ioctl(fd, KIO_XFS_IOC_VERIFY_MEDIA, me) < 0 ? -errno : 0;
-}

@@ -1,10 +1,19 @@
 /*
- * kernel/kio_xfs.h - XFS ioctl wrappers (geometry, bulkstat). Return 0/count or -errno.
+ * kernel/kio_xfs.h - XFS ioctl wrappers (kio_xfs.c): geometry, inodes (bulkstat, inumbers),
+ * AG health, online scrub, parent pointers and block maps. Return 0/count or -errno.
+ * Structures are the kernel's (xfs/xfs_fs.h); the parent pointer ioctl (Linux 6.10) is newer
+ * than xfslibs-dev 6.1, so its structures are defined here with a kio_ prefix, sized and
+ * laid out exactly as the kernel's.
  */
 #ifndef MEDIASCAN_KIO_XFS_H
 #define MEDIASCAN_KIO_XFS_H
 
 #include <stdint.h>
+#include <sys/ioctl.h>
+
+struct xfs_scrub_metadata;
+struct xfs_ag_geometry;
+struct getbmapx;
 
 /* The parts of XFS geometry that mapping needs. */
 struct kio_xfs_geom {
@@ -24,18 +33,6 @@ struct kio_xfs_geom {
 
 /* Return 0 and fill g from XFS_IOC_FSGEOMETRY on any fd of the filesystem, or -errno. */
 int kio_xfs_geometry(int fd, struct kio_xfs_geom *g);
-
-/*
- * ---- mapping everywhere (issue 4): inodes, AG health, online scrub, parent pointers,
- * block maps (kio_xfs_ext.c). Structures are the kernel's (xfs/xfs_fs.h); the parent pointer
- * ioctl (Linux 6.10) is newer than xfslibs-dev 6.1, so its structures are defined here with a
- * kio_ prefix, sized and laid out exactly as the kernel's.
- */
-#include <sys/ioctl.h>
-
-struct xfs_scrub_metadata;
-struct xfs_ag_geometry;
-struct getbmapx;
 
 /* Extra geometry: what kio_xfs_geom leaves out. */
 struct kio_xfs_geom_ext {
@@ -136,6 +133,5 @@ _Static_assert(sizeof(struct kio_xfs_getparents_rec) == 32, "xfs_getparents_rec 
 /* Return 0 after one XFS_IOC_GETPARENTS_BY_HANDLE call through fd (records at
  * req->gph_request.gp_buffer), or -errno (-ENOTTY/-EOPNOTSUPP: no parent pointers here). */
 int kio_xfs_getparents_by_handle(int fd, struct kio_xfs_getparents_by_handle *req);
-/* ---- end of issue 4 block ---- */
 
 #endif

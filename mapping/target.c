@@ -15,6 +15,7 @@
 
 #include "fs.h"
 #include "target.h"
+#include "devinfo.h"
 
 const char *map_role_name(enum map_role role)
 {
@@ -306,7 +307,7 @@ int map_target_open_device(const char *path, struct map_target *t, unsigned *dev
 		return -ENOMEM;
 	}
 	/* The external log or realtime device of a mounted XFS: map through that XFS. */
-	if (kio_mount_find_dev(st.st_rdev, m) < 0 && kio_mount_find_aux_dev(st.st_rdev, m) == 0) {
+	if (kio_mount_find_dev(st.st_rdev, m) < 0 && map_mount_find_aux_dev(st.st_rdev, m) == 0) {
 		ret = map_target_open(m->mount_point, t, err, errlen, err_class);
 		free(m);
 		if (ret < 0)

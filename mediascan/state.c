@@ -147,7 +147,6 @@ enum state_stmt {
 	STMT_PASS_GET,
 	STMT_PASS_TARGET,
 	STMT_ERRORS_OF_PASS,
-	STMT_ERROR_OWNERS,
 	STMT_ERROR_OVERLAP,
 	STMT_ERROR_PASSES_MOVE,
 	STMT_ERROR_PASSES_DEL,
@@ -222,10 +221,6 @@ static const char *const state_sql[STMT_NR] = {
 		"e.reproducible, e.vfy_fail, e.dev_status, e.pi_expected, e.pi_found, e.latency_ns "
 		"FROM error_passes ep JOIN errors e ON e.id = ep.error_id "
 		"WHERE ep.pass_id = ?1 ORDER BY e.dev_idx, e.offset, e.length",
-	[STMT_ERROR_OWNERS] =
-		"UPDATE errors SET owners_json = ?5 "
-		"WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
-		"AND device = ?2 AND offset = ?3 AND length = ?4",
 	/*
 	 * Rows are identified by block ranges: an error that overlaps rows of the same target
 	 * and device is the same damage (runs are stored with other boundaries from pass to
@@ -1320,26 +1315,6 @@ int scan_state_load_errors(struct scan_state *st, int64_t pass_id, scan_state_er
 		count++;
 	}
 	return ret < 0 ? ret : count;
-}
-
-int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *device,
-			  uint64_t offset, uint64_t length, const char *owners_json)
-{
-	sqlite3_stmt *s;
-	int ret;
-
-	if (!st || !device)
-		return -EINVAL;
-	s = state_stmt(st, STMT_ERROR_OWNERS);
-	sqlite3_bind_int64(s, 1, pass_id);
-	bind_text(s, 2, device);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)offset);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)length);
-	bind_text(s, 5, owners_json);
-	ret = state_exec(st, s);
-	if (ret < 0)
-		return ret;
-	return sqlite3_changes(st->db);
 }
 
 int scan_state_open_errors(struct scan_state *st, const char *key, scan_state_open_fn fn,

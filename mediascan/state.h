@@ -108,9 +108,6 @@ int scan_state_get_pass(struct scan_state *st, int64_t pass_id, struct scan_stat
  */
 int scan_state_load_errors(struct scan_state *st, int64_t pass_id, scan_state_error_fn fn,
 			   void *arg);
-/* Return 1 after storing owners_json (a JSON array) for an error of pass_id's target, 0 if none. */
-int scan_state_set_owners(struct scan_state *st, int64_t pass_id, const char *device,
-			  uint64_t offset, uint64_t length, const char *owners_json);
 /* An open error of a target's history (strings valid during the callback). */
 struct scan_state_open_error {
 	int64_t id;

@@ -7,7 +7,8 @@
 
 #include "cli.h"
 #include "fuzz.h"
-#include "patrol.h"
+#include "metrics.h"
+#include "report_cmd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

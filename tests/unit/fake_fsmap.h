@@ -18,7 +18,7 @@ struct fake_fsmap {
 	int sloppy_low;			/* first call ignores the low key's physical */
 	int never_last;			/* end with an empty answer instead of FMR_OF_LAST */
 	int fail;			/* -errno to answer with */
-	/* a part whose space map cannot be read (issue 12): a call that reaches a record
+	/* a part whose space map cannot be read: a call that reaches a record
 	 * starting in [bad_start, bad_end) fails whole with bad_err, as XFS does */
 	uint64_t bad_start, bad_end;
 	int bad_err;

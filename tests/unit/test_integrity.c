@@ -1,10 +1,11 @@
 /*
- * tests/unit/test_integrity.c - the mock tier of issue 5: kernel/kio_nvme.c, kio_scsi.c and
- * integrity/ with ioctl() and io_uring_submit() wrapped (-Wl,--wrap): exact NVMe command
- * dwords for Verify and Read, exact CDB bytes for VERIFY(16) and READ(16), sense parsing
- * (fixed, descriptor, no valid information), NVMe status decoding, the guard CRCs against
- * their published vectors, PI tag checks, xfs-verify's XFS_IOC_VERIFY_MEDIA fields and
- * resume, and the whitelist: any other opcode or CDB is refused before an ioctl is made.
+ * tests/unit/test_integrity.c - drive-side verification, mocked: kernel/kio_nvme.c,
+ * kio_scsi.c, kio_xfs_verify.c and integrity/ with ioctl() and io_uring_submit() wrapped
+ * (-Wl,--wrap): exact NVMe command dwords for Verify and Read, exact CDB bytes for
+ * VERIFY(16) and READ(16), sense parsing (fixed, descriptor, no valid information), NVMe
+ * status decoding, the guard CRCs against their published vectors, PI tag checks,
+ * xfs-verify's XFS_IOC_VERIFY_MEDIA fields and resume, and the whitelist: any other opcode
+ * or CDB is refused before an ioctl is made.
  */
 #include <errno.h>
 #include <setjmp.h>

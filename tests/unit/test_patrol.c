@@ -22,7 +22,10 @@
 #include "config_file.h"
 #include "journal.h"
 #include "kio.h"
-#include "patrol.h"
+#include "metrics.h"
+#include "report_cmd.h"
+#include "scan_hooks.h"
+#include "status_cmd.h"
 #include "state.h"
 
 static char conf_path[] = "/tmp/mediascan-test-patrol-XXXXXX";
@@ -96,7 +99,7 @@ static void test_config_errors(void **state)
 	bad("window = 1d\n[target a]\npath = /x\n", 1, "outside a section");
 }
 
-/* hook_timeout: [global] sets it for all, a target may override it (issue 11). */
+/* hook_timeout: [global] sets it for all, a target may override it. */
 static void test_config_hook_timeout(void **state)
 {
 	char err[2048] = "";

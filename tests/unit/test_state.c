@@ -362,10 +362,11 @@ static void test_errors_upserted(void **state)
 	assert_int_equal(scan_state_load_errors(st, p1, stop_at_first, NULL), -ECANCELED);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE error = 'ENODATA'"), 1);
 
-	assert_int_equal(scan_state_set_owners(st, p1, "/dev/loop4", 4096, 4096,
-					       "[{\"inode\":131,\"paths\":[\"/srv/a\"]}]"),
+	/* Owners go to the rows a range overlaps: e[1] only; a range beside it touches none. */
+	assert_int_equal(scan_state_set_owners_range(st, p1, "/dev/loop4", 4096, 4096,
+						     "[{\"inode\":131,\"paths\":[\"/srv/a\"]}]"),
 			 1);
-	assert_int_equal(scan_state_set_owners(st, p1, "/dev/loop4", 4096, 512, "[]"), 0);
+	assert_int_equal(scan_state_set_owners_range(st, p1, "/dev/loop4", 8192, 512, "[]"), 0);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE owners_json IS NOT NULL"),
 			 1);
 	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 2, 1), 0);

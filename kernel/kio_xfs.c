@@ -1,7 +1,7 @@
 /*
- * kernel/kio_xfs_ext.c - XFS ioctls that mapping uses beyond GETFSMAP: bulkstat and inumbers
- * (every inode, its generation and health), AG geometry (AG health), online scrub queries,
- * block maps (GETBMAPX), file handles and parent pointers. Return 0/count or -errno.
+ * kernel/kio_xfs.c - XFS ioctls: geometry (XFS_IOC_FSGEOMETRY), bulkstat and inumbers (every
+ * inode, its generation and health), AG geometry (AG health), online scrub queries, block
+ * maps (GETBMAPX), file handles and parent pointers. Return 0/count or -errno.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +10,33 @@
 #include <xfs/xfs.h>
 
 #include "kio_xfs.h"
+
+int kio_xfs_geometry(int fd, struct kio_xfs_geom *g)
+{
+	struct xfs_fsop_geom geo;
+
+	memset(&geo, 0, sizeof(geo));
+	if (ioctl(fd, XFS_IOC_FSGEOMETRY, &geo) < 0)
+		return -errno;
+	memset(g, 0, sizeof(*g));
+	g->blocksize = geo.blocksize;
+	g->agblocks = geo.agblocks;
+	g->agcount = geo.agcount;
+	g->datablocks = geo.datablocks;
+	g->logblocks = geo.logblocks;
+	g->logstart = geo.logstart;
+	g->rtblocks = geo.rtblocks;
+	g->sectsize = geo.sectsize;
+	g->has_rmapbt = !!(geo.flags & XFS_FSOP_GEOM_FLAGS_RMAPBT);
+	g->has_reflink = !!(geo.flags & XFS_FSOP_GEOM_FLAGS_REFLINK);
+#ifdef XFS_FSOP_GEOM_FLAGS_PARENT
+	g->has_parent = !!(geo.flags & XFS_FSOP_GEOM_FLAGS_PARENT);
+#else
+	g->has_parent = !!(geo.flags & (1U << 25));
+#endif
+	memcpy(g->uuid, geo.uuid, sizeof(g->uuid));
+	return 0;
+}
 
 int kio_xfs_geometry_ext(int fd, struct kio_xfs_geom_ext *g)
 {
