@@ -51,6 +51,7 @@ struct cli_report {
 struct cli_scan_cfg {
 	const char *target;
 	const char *json;
+	const char *html;		/* --html FILE|-: the HTML report (cli/html.c) */
 	const char *engine;
 	const char *method;
 	const char *progress;
@@ -113,6 +114,9 @@ double cli_report_rate(const struct cli_report *rep);
 void cli_report_print(const struct cli_report *rep, FILE *f);
 /* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */
 struct json_object *cli_report_error_json(const struct cli_report *rep, size_t i);
+/* Return 0 after writing the HTML report of one pass to path ("-": stdout), or -errno after
+ * printing why (one line; cli/html.c). */
+int cli_html_write(const struct cli_report *rep, const char *path);
 /* Return 0; free what cli_report_build allocated. */
 int cli_report_free(struct cli_report *rep);
 

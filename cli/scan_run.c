@@ -625,6 +625,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 			rep.exit_bits |= CLI_EXIT_OPERATIONAL;
 		}
 	}
+	if (a->html && cli_html_write(&rep, a->html) < 0)
+		rep.exit_bits |= CLI_EXIT_OPERATIONAL;	/* said why (cli/html.c) */
 	if (ck.st || a->journal || a->on_damage) {
 		struct scan_state_outcome *settle = ck.st && r.complete ?
 			settle_outcomes(&ck, &so, resumed, a->recheck) : NULL;
