@@ -39,8 +39,7 @@ static const char page_head[] =
 	".c-damage{fill:#d7191c}.c-device{fill:#7b3294}.c-slow{fill:#fd8d3c}"
 	".c-transient{fill:#ffd92f}.c-planned{fill:#66a8d9}.c-free{fill:#e8e8e8}"
 	".c-unknown{fill:#c8c8c8}.c-other{fill:#999}\n"
-	".m-part{stroke:#000;stroke-width:2}.m-group{stroke:#444;stroke-width:1;"
-	"stroke-dasharray:2,1}\n"
+	".m-part{stroke:#000;stroke-width:3}.m-group{stroke:#333;stroke-width:2}\n"
 	"tr.v-damage td:first-child{border-left:6px solid #d7191c}"
 	"tr.v-device td:first-child{border-left:6px solid #7b3294}"
 	"tr.v-slow td:first-child{border-left:6px solid #fd8d3c}"
@@ -388,8 +387,12 @@ static void print_passes(FILE *f, const struct cli_html_target *t)
 			      (double)p->pass.scanned_bytes / (double)p->pass.planned_bytes : 0;
 
 		frac = frac > 1 ? 1 : frac;
-		fprintf(f, "<tr><td class=\"num\">%" PRId64 "%s</td><td>%s</td><td>%s</td>"
-			"<td>%s</td><td>", p->pass.id, p->recheck ? " (recheck)" : "",
+		if (t->history)
+			fprintf(f, "<tr><td class=\"num\">%" PRId64 "%s</td>", p->pass.id,
+				p->recheck ? " (recheck)" : "");
+		else
+			fputs("<tr><td>this pass</td>", f);
+		fprintf(f, "<td>%s</td><td>%s</td><td>%s</td><td>",
 			cli_fmt_time(p->pass.started, a, sizeof(a)),
 			p->pass.ended ? cli_fmt_duration((double)(p->pass.ended - p->pass.started),
 							  b, sizeof(b)) : "running",

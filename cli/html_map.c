@@ -15,6 +15,7 @@
 
 #define CELL_PX 12
 #define STEP_PX 13			/* cell and its gap */
+#define MARGIN_PX 3			/* left of the first column: room for a boundary line */
 #define TITLE_ERRS 6			/* errors named in one cell's title */
 
 const char *cli_html_class(enum scan_verdict v)
@@ -220,7 +221,7 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 		cli_fmt_bytes(dv->size, b, sizeof(b)));
 	fprintf(f, "<svg class=\"map\" role=\"img\" width=\"%u\" height=\"%u\" "
 		"data-device=\"%u\" data-bytes-per-cell=\"%" PRIu64 "\">\n",
-		CLI_HTML_COLS * STEP_PX, rows * STEP_PX, d, bpc);
+		MARGIN_PX + CLI_HTML_COLS * STEP_PX, rows * STEP_PX, d, bpc);
 	for (unsigned c = 0; c < n; c++) {
 		uint64_t start = (uint64_t)c * bpc;
 		uint64_t end = start + bpc > dv->size ? dv->size : start + bpc;
@@ -237,7 +238,7 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 			cls = dv->planned[c] ? "planned" : "free";
 		fprintf(f, "<rect class=\"c-%s\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
 			"data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64 "\">", cls,
-			(c % CLI_HTML_COLS) * STEP_PX, (c / CLI_HTML_COLS) * STEP_PX, CELL_PX,
+			MARGIN_PX + (c % CLI_HTML_COLS) * STEP_PX, (c / CLI_HTML_COLS) * STEP_PX, CELL_PX,
 			CELL_PX, start, end);
 		cell_title(f, t, d, start, end, cls);
 		fputs("</rect>\n", f);
@@ -245,14 +246,15 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 	for (unsigned m = 0; m < dv->nr_marks; m++) {
 		const struct cli_html_mark *k = &dv->marks[m];
 		unsigned c = (unsigned)(k->offset / bpc);
-		unsigned x = (c % CLI_HTML_COLS) * STEP_PX, y = (c / CLI_HTML_COLS) * STEP_PX;
+		/* on the gap left of the cell where it starts */
+		unsigned x = MARGIN_PX - 1 + (c % CLI_HTML_COLS) * STEP_PX;
+		unsigned y = (c / CLI_HTML_COLS) * STEP_PX;
 
 		if (c >= n)
 			continue;
 		fprintf(f, "<line class=\"m-%s\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"><title>"
 			"%s %u starts at byte %" PRIu64 "</title></line>\n",
-			k->partition ? "part" : "group", x ? x - 1 : 0, y, x ? x - 1 : 0,
-			y + CELL_PX, k->partition ? "partition" : dv->group_name, k->number,
+			k->partition ? "part" : "group", x, y, x, y + CELL_PX, k->partition ? "partition" : dv->group_name, k->number,
 			k->offset);
 	}
 	fputs("</svg>\n", f);

@@ -111,15 +111,15 @@ static void test_map_cells(void **state)
 	f = open_memstream(&buf, &len);
 	assert_int_equal(cli_html_print(&h, f), 0);
 	fclose(f);
-	assert_non_null(strstr(buf, "<rect class=\"c-planned\" x=\"0\" y=\"0\""));
-	assert_non_null(strstr(buf, "<rect class=\"c-free\" x=\"13\" y=\"0\""));
-	assert_non_null(strstr(buf, "<rect class=\"c-damage\" x=\"65\" y=\"0\" width=\"12\" "
+	assert_non_null(strstr(buf, "<rect class=\"c-planned\" x=\"3\" y=\"0\""));
+	assert_non_null(strstr(buf, "<rect class=\"c-free\" x=\"16\" y=\"0\""));
+	assert_non_null(strstr(buf, "<rect class=\"c-damage\" x=\"68\" y=\"0\" width=\"12\" "
 				    "height=\"12\" data-start=\"5242880\" data-end=\"6291456\">"
 				    "<title>bytes 5242880-6291455 (1048576 bytes): damage\n"
 				    "slow EIO at 5243392 length 512\n"
 				    "damage EIO at 5251072 length 4096: file /m/&lt;img src=x&gt; "
 				    "offset 4096 length 4096</title>"));
-	assert_non_null(strstr(buf, "<rect class=\"c-transient\" x=\"91\""));
+	assert_non_null(strstr(buf, "<rect class=\"c-transient\" x=\"94\""));
 	assert_non_null(strstr(buf, "Each cell is 1.0 MiB (1048576 bytes)"));
 	assert_null(strstr(buf, "<img"));
 	assert_null(strstr(buf, "<script"));
