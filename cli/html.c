@@ -256,12 +256,13 @@ static void print_err_row(FILE *f, const struct cli_html_target *t, const struct
 	fprintf(f, "<tr class=\"v-%s\"><td>%s</td><td class=\"path\">",
 		cli_html_class(e->verdict), scan_verdict_name(e->verdict));
 	cli_html_puts(f, t->devs[e->dev].path);
-	fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td class=\"num length\">%" PRIu64
-		"</td><td>", e->offset, e->length);
+	fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td class=\"num length\">%"
+		PRIu64 "</td><td>", e->offset, e->length);
 	cli_html_puts(f, e->error);
 	fprintf(f, "</td><td>%s%s</td><td>%s</td><td>%s</td><td class=\"path\">",
 		e->state ? e->state : "found", e->is_new ? " <span class=\"new\">NEW</span>" : "",
-		cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)));
+		cli_fmt_time(e->first_seen, a, sizeof(a)),
+		cli_fmt_time(e->last_seen, b, sizeof(b)));
 	cli_html_owners_text(f, e->owners, 16);
 	fputs("</td></tr>\n", f);
 }
@@ -303,74 +304,89 @@ static int owner_bool(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
 }
 
+/* The end of a damage row: first and last seen, state and NEW. */
+static void print_seen(FILE *f, const struct cli_html_err *e)
+{
+	char a[64], b[64];
+
+	fprintf(f, "<td>%s</td><td>%s</td><td>%s%s</td></tr>\n",
+		cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
+		e->state ? e->state : "found", e->is_new ? " <span class=\"new\">NEW</span>" : "");
+}
+
+static void print_file_row(FILE *f, const struct cli_html_err *e, json_object *o)
+{
+	fputs("<tr><td class=\"path\">", f);
+	print_paths(f, o);
+	fprintf(f, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num offset\">%" PRIu64
+		"</td><td class=\"num length\">%" PRIu64 "</td><td>%s</td><td>%s</td>",
+		owner_u64(o, "inode"), owner_u64(o, "file_offset"), owner_u64(o, "length"),
+		owner_bool(o, "unwritten") ? "no (unwritten)" : "yes",
+		owner_bool(o, "shared") ? "yes (reflinked)" : "no");
+	print_seen(f, e);
+}
+
+static void print_meta_row(FILE *f, const struct cli_html_target *t,
+			   const struct cli_html_err *e, json_object *o, const char *type)
+{
+	json_object *v;
+
+	fputs("<tr><td>", f);
+	cli_html_puts(f, type);
+	fputs("</td><td>", f);
+	if (json_object_object_get_ex(o, "metadata", &v))
+		cli_html_puts(f, json_object_get_string(v));
+	if (json_object_object_get_ex(o, "ag", &v))
+		fprintf(f, " (AG %" PRId64 ")", json_object_get_int64(v));
+	fputs("</td><td class=\"path\">", f);
+	cli_html_puts(f, t->devs[e->dev].path);
+	fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td class=\"num length\">%"
+		PRIu64 "</td>", owner_u64(o, "device_offset"), owner_u64(o, "length"));
+	print_seen(f, e);
+}
+
+/* Rows for the owners of damage that are files (files 1) or not; return how many. */
+static unsigned print_owner_rows(FILE *f, const struct cli_html_target *t, int files)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < t->nr_errs; i++) {
+		const struct cli_html_err *e = &t->errs[i];
+		size_t nr = e->owners ? json_object_array_length(e->owners) : 0;
+
+		if (e->verdict != SCAN_V_DAMAGE)
+			continue;
+		for (size_t k = 0; k < nr; k++) {
+			json_object *o = json_object_array_get_idx(e->owners, k), *v;
+			const char *type = json_object_object_get_ex(o, "type", &v) ?
+					   json_object_get_string(v) : "unknown";
+
+			if ((strcmp(type, "file") == 0) != files)
+				continue;
+			if (files)
+				print_file_row(f, e, o);
+			else
+				print_meta_row(f, t, e, o, type);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* The damaged files (file owners of damage) and the damaged metadata (the other owners). */
 static void print_damage_tables(FILE *f, const struct cli_html_target *t)
 {
-	char a[64], b[64];
-	unsigned nf = 0, nm = 0;
-
 	fputs("<h3>Damaged files</h3>\n<table id=\"damaged-files\"><thead><tr><th>path</th>"
 	      "<th>inode</th><th>file offset</th><th>length</th><th>lost</th><th>shared</th>"
 	      "<th>first seen</th><th>last seen</th><th>state</th></tr></thead><tbody>\n", f);
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < t->nr_errs; i++) {
-			const struct cli_html_err *e = &t->errs[i];
-			size_t n = e->owners ? json_object_array_length(e->owners) : 0;
-
-			if (e->verdict != SCAN_V_DAMAGE)
-				continue;
-			for (size_t k = 0; k < n; k++) {
-				json_object *o = json_object_array_get_idx(e->owners, k), *v;
-				int file = json_object_object_get_ex(o, "type", &v) &&
-					   strcmp(json_object_get_string(v), "file") == 0;
-
-				if (file != !pass)
-					continue;
-				if (!pass) {
-					nf++;
-					fputs("<tr><td class=\"path\">", f);
-					print_paths(f, o);
-					fprintf(f, "</td><td class=\"num\">%" PRIu64 "</td><td "
-						"class=\"num offset\">%" PRIu64 "</td><td class=\"num "
-						"length\">%" PRIu64 "</td><td>%s</td><td>%s</td>",
-						owner_u64(o, "inode"), owner_u64(o, "file_offset"),
-						owner_u64(o, "length"),
-						owner_bool(o, "unwritten") ? "no (unwritten)" : "yes",
-						owner_bool(o, "shared") ? "yes (reflinked)" : "no");
-				} else {
-					if (!nm++)
-						fputs("</tbody></table>\n<h3>Damaged metadata</h3>\n"
-						      "<table id=\"damaged-metadata\"><thead><tr>"
-						      "<th>owner</th><th>what</th><th>device</th>"
-						      "<th>offset</th><th>length</th><th>first seen</th>"
-						      "<th>last seen</th><th>state</th></tr></thead>"
-						      "<tbody>\n", f);
-					fputs("<tr><td>", f);
-					cli_html_puts(f, json_object_get_string(v));
-					fputs("</td><td>", f);
-					if (json_object_object_get_ex(o, "metadata", &v))
-						cli_html_puts(f, json_object_get_string(v));
-					if (json_object_object_get_ex(o, "ag", &v))
-						fprintf(f, " (AG %" PRId64 ")", json_object_get_int64(v));
-					fputs("</td><td class=\"path\">", f);
-					cli_html_puts(f, t->devs[e->dev].path);
-					fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td "
-						"class=\"num length\">%" PRIu64 "</td>",
-						owner_u64(o, "device_offset"), owner_u64(o, "length"));
-				}
-				fprintf(f, "<td>%s</td><td>%s</td><td>%s%s</td></tr>\n",
-					cli_fmt_time(e->first_seen, a, sizeof(a)),
-					cli_fmt_time(e->last_seen, b, sizeof(b)),
-					e->state ? e->state : "found",
-					e->is_new ? " <span class=\"new\">NEW</span>" : "");
-			}
-		}
-		if (!pass && !nf)
-			fputs("<tr><td colspan=\"9\">none</td></tr>\n", f);
-	}
+	if (!print_owner_rows(f, t, 1))
+		fputs("<tr><td colspan=\"9\">none</td></tr>\n", f);
+	fputs("</tbody></table>\n<h3>Damaged metadata</h3>\n<table id=\"damaged-metadata\">"
+	      "<thead><tr><th>owner</th><th>what</th><th>device</th><th>offset</th><th>length</th>"
+	      "<th>first seen</th><th>last seen</th><th>state</th></tr></thead><tbody>\n", f);
+	if (!print_owner_rows(f, t, 0))
+		fputs("<tr><td colspan=\"8\">none</td></tr>\n", f);
 	fputs("</tbody></table>\n", f);
-	if (!nm)
-		fputs("<h3>Damaged metadata</h3>\n<p id=\"damaged-metadata\">none</p>\n", f);
 }
 
 /* The passes: when, how long, how fast, what each found and cleared, with a progress bar. */

@@ -49,7 +49,7 @@ struct cli_html_err {
 	uint64_t offset, length;	/* bytes on the device */
 	enum scan_verdict verdict;	/* as result.c said it (scan) or the history stored it */
 	char error[24];			/* EIO, ENODATA, timeout, ... */
-	const char *state;		/* "open", "cleared", "unallocated"; NULL in a one-pass report */
+	const char *state;		/* "open", "cleared", "unallocated"; NULL: one pass */
 	int is_new;			/* history: first seen since the previous complete pass */
 	int64_t first_seen, last_seen;	/* unix seconds */
 	struct json_object *owners;	/* as media_errors[].owners[] (a reference held) */

@@ -134,7 +134,7 @@ int cli_html_add_history(struct cli_html *h, struct scan_state *st,
 		 st_t->open_slow, st_t->open_device_faults, st_t->has_complete ?
 		 cli_fmt_time(st_t->last_complete.ended, a, sizeof(a)) : "none yet");
 	if (open_here(st_t, &mt)) {
-		/* Sizes, partitions and groups as they are now; the plan as it would be read now. */
+		/* Sizes, partitions and groups as they are now; the plan as it would be now. */
 		cli_html_dev_from_target(t, &mt, 1);
 		map_target_close(&mt);
 	}

@@ -85,7 +85,8 @@ void cli_html_owners_text(FILE *f, json_object *owners, unsigned max)
 				 json_object_array_length(paths))
 				cli_html_put_path(f, o, "paths_at_scan", 0);
 			else if (json_object_object_get_ex(o, "inode", &v))
-				fprintf(f, "inode %" PRIu64 " (no path)", json_object_get_uint64(v));
+				fprintf(f, "inode %" PRIu64 " (no path)",
+					json_object_get_uint64(v));
 			json_object_object_get_ex(o, "file_offset", &fo);
 			json_object_object_get_ex(o, "length", &len);
 			fprintf(f, " offset %" PRIu64 " length %" PRIu64,
@@ -192,10 +193,13 @@ static void legend(FILE *f, const struct cli_html_dev *dv, uint64_t bpc)
 		fprintf(f, "<li><svg width=\"12\" height=\"12\"><rect class=\"c-%s\" width=\"12\" "
 			"height=\"12\"/></svg> %s</li>", items[i].cls, items[i].what);
 	}
-	fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-part\" x1=\"1\" y1=\"0\" "
-	      "x2=\"1\" y2=\"12\"/></svg> partition start</li>", f);
-	fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-group\" x1=\"1\" y1=\"0\" "
-	      "x2=\"1\" y2=\"12\"/></svg> AG / block group start</li></ul>\n", f);
+	if (dv->nr_marks && dv->marks[0].partition)
+		fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-part\" x1=\"1\" "
+		      "y1=\"0\" x2=\"1\" y2=\"12\"/></svg> partition start</li>", f);
+	if (dv->group_bytes)
+		fprintf(f, "<li><svg width=\"12\" height=\"12\"><line class=\"m-group\" x1=\"1\" "
+			"y1=\"0\" x2=\"1\" y2=\"12\"/></svg> %s start</li>", dv->group_name);
+	fputs("</ul>\n", f);
 	fprintf(f, "<p class=\"note\">Each cell is %s (%" PRIu64 " bytes), read left to right, "
 		"top to bottom. A cell shows the worst class in it (damage, then device fault, "
 		"slow, transient); hover a cell for its byte range and the owners of its "
@@ -238,8 +242,8 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 			cls = dv->planned[c] ? "planned" : "free";
 		fprintf(f, "<rect class=\"c-%s\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
 			"data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64 "\">", cls,
-			MARGIN_PX + (c % CLI_HTML_COLS) * STEP_PX, (c / CLI_HTML_COLS) * STEP_PX, CELL_PX,
-			CELL_PX, start, end);
+			MARGIN_PX + (c % CLI_HTML_COLS) * STEP_PX, (c / CLI_HTML_COLS) * STEP_PX,
+			CELL_PX, CELL_PX, start, end);
 		cell_title(f, t, d, start, end, cls);
 		fputs("</rect>\n", f);
 	}
@@ -254,8 +258,8 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 			continue;
 		fprintf(f, "<line class=\"m-%s\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"><title>"
 			"%s %u starts at byte %" PRIu64 "</title></line>\n",
-			k->partition ? "part" : "group", x, y, x, y + CELL_PX, k->partition ? "partition" : dv->group_name, k->number,
-			k->offset);
+			k->partition ? "part" : "group", x, y, x, y + CELL_PX,
+			k->partition ? "partition" : dv->group_name, k->number, k->offset);
 	}
 	fputs("</svg>\n", f);
 	legend(f, dv, bpc);

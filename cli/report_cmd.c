@@ -429,8 +429,8 @@ int cli_report_main(int argc, char **argv)
 			config = optarg;
 			break;
 		case 'h':
-			printf("usage: mediascan report [--json FILE|-] [--html FILE|-] [--since DATE] "
-			       "[--all] [--state-dir DIR] [--config FILE]\n"
+			printf("usage: mediascan report [--json FILE|-] [--html FILE|-] "
+			       "[--since DATE] [--all] [--state-dir DIR] [--config FILE]\n"
 			       "  open damage per target, newest first; NEW: first seen since the "
 			       "previous pass\n"
 			       "  --since DATE   only errors seen since DATE (YYYY-MM-DD, @UNIXTIME, "
