@@ -142,4 +142,24 @@ e2e_check "... says why" grep -q "cannot write the HTML report to $E2E_LOOP: it 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 e2e_umount
 e2e_assert_unchanged "$h"
+
+# The target is not here now: the page still lists the damage (paths as at the scan), and
+# the map ends at the last error, saying so, without a plan.
+rc=0
+"$MEDIASCAN" report --html "$hpage" --state-dir "$MS_STATE_DIR" >/dev/null || rc=$?
+ms_expect_eq "report --html, target unmounted: exit 1" "$rc" 1
+chrome --dump-dom "file://$hpage" >"$E2E_DIR/away.dom" || e2e_fail "chromium could not load $hpage"
+files=$(dom files "$E2E_DIR/away.dom")
+e2e_log "unmounted files table:"$'\n'"$files"
+ms_expect_eq "unmounted: the <script> file is listed by its path at the scan, said so" \
+	"$(grep -cF "$evil (path at the scan; now: the filesystem scanned is not mounted" \
+	<<<"$files" || true)" 1
+ms_expect_eq "unmounted: with its file offset and length" \
+	"$(grep -F "$evil (path at the scan" <<<"$files" | cut -f2,3)" $'8192\t4096'
+ms_expect_eq "unmounted: the cell of the bad range is damage" \
+	"$(dom cell "$E2E_DIR/away.dom" 0 "$e1" | cut -f1)" c-damage
+ms_expect_eq "unmounted: a cell without errors is 'unknown' (no plan)" \
+	"$(dom cell "$E2E_DIR/away.dom" 0 $(( e1 + 2 * 1048576 )) | cut -f1)" c-unknown
+e2e_check "unmounted: the page says the size is not known" \
+	grep -q "size is not known now: the map ends at its last error" "$E2E_DIR/away.dom"
 e2e_pass "HTML report: files, offsets and map cells right in Chromium's DOM; names stay text"
