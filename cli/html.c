@@ -19,6 +19,8 @@
 #include "patrol.h"
 #include "units.h"
 
+#define MAX_RANGE_ROWS 5000		/* rows of the all-ranges table; the rest counted */
+
 static const char page_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -456,8 +458,11 @@ static void print_target(FILE *f, const struct cli_html_target *t)
 	fputs("<h3>All ranges</h3>\n<table id=\"ranges\"><thead><tr><th>class</th><th>device</th>"
 	      "<th>offset</th><th>length</th><th>error</th><th>state</th><th>first seen</th>"
 	      "<th>last seen</th><th>owners</th></tr></thead><tbody>\n", f);
-	for (size_t i = 0; i < t->nr_errs; i++)
+	for (size_t i = 0; i < t->nr_errs && i < MAX_RANGE_ROWS; i++)
 		print_err_row(f, t, &t->errs[i]);
+	if (t->nr_errs > MAX_RANGE_ROWS)
+		fprintf(f, "<tr><td colspan=\"9\">and %zu more (the map and the damaged files "
+			"show them all; --json lists each)</td></tr>\n", t->nr_errs - MAX_RANGE_ROWS);
 	if (!t->nr_errs)
 		fputs("<tr><td colspan=\"9\">none: every planned byte read cleanly</td></tr>\n", f);
 	fputs("</tbody></table>\n", f);

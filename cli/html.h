@@ -62,7 +62,7 @@ struct cli_html_target {
 	int history;			/* from the state store (else one pass) */
 	struct cli_html_dev devs[MAP_MAX_DEVICES];
 	unsigned nr_devs;
-	struct cli_html_err *errs;
+	struct cli_html_err *errs;	/* sorted by device and offset */
 	size_t nr_errs, cap_errs;
 	struct scan_state_pass_row *passes;
 	size_t nr_passes;

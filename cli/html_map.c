@@ -107,8 +107,8 @@ void cli_html_owners_text(FILE *f, json_object *owners, unsigned max)
 }
 
 /* The title of cell [start, end): its range, where it lies, and its errors with owners. */
-static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, uint64_t start,
-		       uint64_t end, const char *cls)
+static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, size_t lo,
+		       uint64_t start, uint64_t end, const char *cls)
 {
 	const struct cli_html_dev *dv = &t->devs[d];
 	unsigned named = 0, more = 0;
@@ -124,11 +124,11 @@ static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, uin
 	if (dv->group_bytes && start >= dv->group_first)
 		fprintf(f, "; %s %" PRIu64, dv->group_name,
 			(start - dv->group_first) / dv->group_bytes);
-	for (size_t i = 0; i < t->nr_errs; i++) {
+	for (size_t i = lo; i < t->nr_errs && t->errs[i].dev == d && t->errs[i].offset < end;
+	     i++) {
 		const struct cli_html_err *e = &t->errs[i];
 
-		if (e->dev != d || e->offset >= end || e->offset + e->length <= start ||
-		    !rank(e->verdict))
+		if (e->offset + e->length <= start || !rank(e->verdict))
 			continue;
 		if (named == TITLE_ERRS) {
 			more++;
@@ -150,17 +150,17 @@ static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, uin
 }
 
 /* The worst class of the errors of device d in [start, end); 0 when none. */
-static int worst(const struct cli_html_target *t, unsigned d, uint64_t start, uint64_t end,
-		 enum scan_verdict *v)
+static int worst(const struct cli_html_target *t, unsigned d, size_t lo, uint64_t start,
+		 uint64_t end, enum scan_verdict *v)
 {
 	int best = 0;
 
-	for (size_t i = 0; i < t->nr_errs; i++) {
+	for (size_t i = lo; i < t->nr_errs && t->errs[i].dev == d && t->errs[i].offset < end;
+	     i++) {
 		const struct cli_html_err *e = &t->errs[i];
 
 		/* Cleared rows are history: they no longer colour the disk. */
-		if (e->dev != d || e->offset >= end || e->offset + e->length <= start ||
-		    (e->state && strcmp(e->state, "open") != 0))
+		if (e->offset + e->length <= start || (e->state && strcmp(e->state, "open") != 0))
 			continue;
 		if (rank(e->verdict) > best) {
 			best = rank(e->verdict);
@@ -215,6 +215,7 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 {
 	const struct cli_html_dev *dv = &t->devs[d];
 	uint64_t bpc;
+	size_t lo = 0;
 	unsigned n = cli_html_cells(dv->size ? dv->size : 512, &bpc);
 	unsigned rows = (n + CLI_HTML_COLS - 1) / CLI_HTML_COLS;
 	char b[32];
@@ -234,7 +235,14 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 
 		if (!dv->size)
 			end = start + bpc;
-		if (worst(t, d, start, end, &v))
+		/*
+		 * The errors are sorted by device and offset: lo is the first that may reach
+		 * this cell, so the whole map is one sweep over them.
+		 */
+		while (lo < t->nr_errs && (t->errs[lo].dev < d || (t->errs[lo].dev == d &&
+		       t->errs[lo].offset + t->errs[lo].length <= start)))
+			lo++;
+		if (worst(t, d, lo, start, end, &v))
 			cls = cli_html_class(v);
 		else if (!dv->plan_known)
 			cls = "unknown";
@@ -244,7 +252,7 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 			"data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64 "\">", cls,
 			MARGIN_PX + (c % CLI_HTML_COLS) * STEP_PX, (c / CLI_HTML_COLS) * STEP_PX,
 			CELL_PX, CELL_PX, start, end);
-		cell_title(f, t, d, start, end, cls);
+		cell_title(f, t, d, lo, start, end, cls);
 		fputs("</rect>\n", f);
 	}
 	for (unsigned m = 0; m < dv->nr_marks; m++) {
