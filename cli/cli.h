@@ -34,6 +34,7 @@ enum cli_exit {
 struct cli_scan_cfg {
 	const char *target;
 	const char *json;
+	const char *html;		/* --html FILE|-: the HTML report (cli/html.c) */
 	const char *engine;
 	const char *method;
 	const char *progress;
@@ -79,6 +80,9 @@ double cli_report_rate(const struct pass_report *rep);
 void cli_report_print(const struct pass_report *rep, FILE *f);
 /* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */
 struct json_object *cli_report_error_json(const struct pass_report *rep, size_t i);
+/* Return 0 after writing the HTML report of one pass to path ("-": stdout), or -errno after
+ * printing why (one line; cli/html.c). */
+int cli_html_write(const struct pass_report *rep, const char *path);
 
 /* Progress display on stderr: a one-line bar on a terminal. */
 struct cli_progress {

@@ -2,7 +2,7 @@
  * cli/report_cmd.c - `mediascan report [--json] [--since DATE] [--all]`: the open damage of
  * every target from the history, newest first, what is new since the previous pass marked,
  * damaged files with their current paths (inodes looked up again, so a renamed file shows
- * its new name) and what to do about them.
+ * its new name) and what to do about them. --html writes the same as a page (cli/html_hist.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +18,7 @@
 #include "escape.h"
 #include "map_report.h"
 #include "metrics.h"
+#include "html.h"
 #include "owners.h"
 #include "report_cmd.h"
 #include "status_cmd.h"
@@ -28,6 +29,8 @@
 struct report_ctx {
 	int json, all;
 	const char *json_path;		/* --json FILE|- */
+	struct cli_html *html;		/* --html: the page being built */
+	json_object *target_json;	/* the target's object while its errors are listed */
 	int64_t since;
 	struct scan_state *st;
 	json_object *targets;		/* --json */
@@ -288,7 +291,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 		action = cli_owners_action(owners);
 	if (!e->cleared && v == SCAN_V_DAMAGE)
 		r->nr_open++;
-	if (r->json) {
+	if (r->json || r->html) {
 		json_object *j = json_object_new_object();
 
 		json_object_object_add(j, "device", json_object_new_string(e->device));
@@ -309,10 +312,13 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 		json_object_object_add(j, "first_pass", json_object_new_int64(e->first_pass_id));
 		if (e->cleared)
 			json_object_object_add(j, "cleared", json_object_new_int64(e->cleared_at));
-		json_object_object_add(j, "owners", owners);
+		json_object_object_add(j, "owners", json_object_get(owners));
 		json_object_object_add(j, "action", json_object_new_string(action));
 		json_object_array_add(r->errors, j);
-		return 0;
+		if (r->json) {
+			json_object_put(owners);
+			return 0;
+		}
 	}
 	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
 	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
@@ -345,12 +351,12 @@ static int report_target(const struct scan_state_target *t, void *arg)
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, collect_inodes, r);
 	if (ret < 0)
 		return ret;
-	if (!ret && !r->all)
-		return 0;			/* nothing open: not listed */
+	if (!ret && !r->all && !r->html)
+		return 0;			/* nothing open: not listed (the page shows it) */
 	r->fs_here = target_here(t);
 	if (r->nr_want && r->fs_here && stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		map_paths_resolve(t->path, r->want, r->nr_want, NULL);
-	if (r->json) {
+	if (r->json || r->html) {
 		json_object *j = json_object_new_object();
 
 		r->errors = json_object_new_array();
@@ -362,8 +368,9 @@ static int report_target(const struct scan_state_target *t, void *arg)
 		json_object_object_add(j, "last_complete_pass", t->has_complete ?
 				       json_object_new_int64(t->last_complete.ended) : NULL);
 		json_object_object_add(j, "errors", r->errors);
-		json_object_array_add(r->targets, j);
-	} else {
+		r->target_json = j;
+	}
+	if (!r->json && (ret || r->all)) {
 		printf("%s (%s): %u open damaged range%s, %u cleared; last complete pass %s\n",
 		       t->path, t->fs_type, t->open_errors, t->open_errors == 1 ? "" : "s",
 		       t->cleared_errors, t->has_complete ?
@@ -371,6 +378,13 @@ static int report_target(const struct scan_state_target *t, void *arg)
 	}
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, report_error, r);
 	map_paths_free(r->want, r->nr_want);
+	if (ret >= 0 && r->html)
+		ret = cli_html_add_history(r->html, r->st, t, r->target_json);
+	if (r->target_json && r->json && (json_object_array_length(r->errors) || r->all))
+		json_object_array_add(r->targets, r->target_json);
+	else
+		json_object_put(r->target_json);
+	r->target_json = NULL;
 	return ret < 0 ? ret : 0;
 }
 
@@ -378,6 +392,7 @@ int cli_report_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "since", required_argument, NULL, 'S' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -386,7 +401,8 @@ int cli_report_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_ctx r = { 0 };
-	const char *state_dir = NULL, *config = NULL;
+	struct cli_html html = { .title = "mediascan: damage report from the history" };
+	const char *state_dir = NULL, *config = NULL, *html_path = NULL;
 	int c, ret;
 
 	optind = 1;
@@ -399,6 +415,10 @@ int cli_report_main(int argc, char **argv)
 			break;
 		case 'a':
 			r.all = 1;
+			break;
+		case 'H':
+			html_path = optarg;
+			r.html = &html;
 			break;
 		case 'S':
 			if (cli_parse_since(optarg, &r.since)) {
@@ -414,13 +434,15 @@ int cli_report_main(int argc, char **argv)
 			config = optarg;
 			break;
 		case 'h':
-			printf("usage: mediascan report [--json FILE|-] [--since DATE] [--all] "
-			       "[--state-dir DIR] [--config FILE]\n"
+			printf("usage: mediascan report [--json FILE|-] [--html FILE|-] "
+			       "[--since DATE] [--all] [--state-dir DIR] [--config FILE]\n"
 			       "  open damage per target, newest first; NEW: first seen since the "
 			       "previous pass\n"
 			       "  --since DATE   only errors seen since DATE (YYYY-MM-DD, @UNIXTIME, "
 			       "7d)\n"
 			       "  --all          cleared errors too\n"
+			       "  --html FILE    also write it as one HTML page: a surface map per "
+			       "device,\n                 damaged files and metadata, the passes\n"
 			       "exit status: 0 no open damage, 1 open damage, 4 operational error, 8 "
 			       "usage\n");
 			return 0;
@@ -433,6 +455,12 @@ int cli_report_main(int argc, char **argv)
 		cli_err("report: unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
+	if (html_path && r.json && strcmp(html_path, "-") == 0 && strcmp(r.json_path, "-") == 0) {
+		cli_err("report: --json - and --html - both name stdout: give one of them a FILE");
+		return CLI_EXIT_USAGE;
+	}
+	if (html_path && strcmp(html_path, "-") == 0)
+		r.json = 1;			/* no text on stdout: it holds the page */
 	ret = cli_history_open(state_dir, config, &r.st);
 	if (ret < 0)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
@@ -447,10 +475,21 @@ int cli_report_main(int argc, char **argv)
 	free(r.want);
 	if (ret < 0) {
 		json_object_put(r.targets);
+		cli_html_free(&html);
 		cli_err("report: reading the state store failed: %s", strerror(-ret));
 		return CLI_EXIT_OPERATIONAL;
 	}
-	if (r.json) {
+	if (html_path) {
+		html.generated = (int64_t)time(NULL);
+		ret = cli_html_save(&html, html_path);
+		cli_html_free(&html);
+		if (ret < 0) {
+			json_object_put(r.targets);
+			cli_err("report: cannot write %s: %s", html_path, cli_create_error(ret));
+			return CLI_EXIT_OPERATIONAL;
+		}
+	}
+	if (r.json && r.json_path) {
 		json_object *doc = json_object_new_object();
 
 		json_object_object_add(doc, "schema", json_object_new_string("mediascan-history/1"));
@@ -464,7 +503,7 @@ int cli_report_main(int argc, char **argv)
 		}
 	} else {
 		json_object_put(r.targets);
-		if (!r.nr_open)
+		if (!r.nr_open && !r.json)
 			printf("no open damage\n");
 	}
 	return r.nr_open ? CLI_EXIT_MEDIA : 0;

@@ -42,6 +42,8 @@ static void scan_usage(FILE *f)
 		"                         filesystems; the rest is read whole)\n"
 		"output:\n"
 		"  --json FILE|-          write the JSON report (schema mediascan-report/1)\n"
+		"  --html FILE|-          write the HTML report: a surface map of each device, the\n"
+		"                         damaged files and metadata (one self-contained page)\n"
 		"  --progress auto|bar|log|none  progress on stderr: a bar (auto: on a terminal)\n"
 		"                         or one machine-readable line a second (log)\n"
 		"  -q, --quiet            no human summary\n"
@@ -103,10 +105,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
-		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED, O_RECHECK,
+		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED, O_RECHECK, O_HTML,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
+		{ "html", required_argument, NULL, O_HTML },
 		{ "io-size", required_argument, NULL, O_IOSIZE },
 		{ "queue-depth", required_argument, NULL, O_DEPTH },
 		{ "engine", required_argument, NULL, O_ENGINE },
@@ -145,6 +148,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		switch (c) {
 		case O_JSON:
 			a->json = optarg;
+			break;
+		case O_HTML:
+			a->html = optarg;
 			break;
 		case O_IOSIZE:
 			if (cli_parse_size(optarg, &a->io_size) || a->io_size < 512 ||
@@ -296,6 +302,12 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			a->no_state ? "no-state" : "resume");
 		return CLI_EXIT_USAGE;
 	}
+	if (a->html && a->json && strcmp(a->html, "-") == 0 && strcmp(a->json, "-") == 0) {
+		cli_err("--json - and --html - both name stdout: give one of them a FILE");
+		return CLI_EXIT_USAGE;
+	}
+	if (a->html && strcmp(a->html, "-") == 0)
+		a->quiet = 1;			/* stdout holds the page */
 	a->target = argv[optind];
 	return 0;
 }

@@ -399,6 +399,13 @@ static int hook_json(void *arg, const struct pass_report *rep)
 	return ret;
 }
 
+static int hook_html(void *arg, const struct pass_report *rep)
+{
+	const struct cli_hooks *c = arg;
+
+	return cli_html_write(rep, c->cfg->html);	/* said why (cli/html.c) */
+}
+
 /* The owners of error i as media_errors[].owners says them, for the history. */
 static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i)
 {
@@ -499,6 +506,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 			(strcmp(a->progress, "auto") == 0 && isatty(STDERR_FILENO)));
 	if (a->json)
 		h.json = hook_json;
+	if (a->html)
+		h.html = hook_html;
 	if (a->journal) {
 		h.journal_error = hook_journal_error;
 		h.journal_end = hook_journal_end;

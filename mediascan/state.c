@@ -1703,3 +1703,40 @@ int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const cha
 				 "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 "
 				 "AND notified = 0", pass_id, device, offset, length, NULL);
 }
+
+int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_pass_fn fn,
+			   void *arg)
+{
+	sqlite3_stmt *s;
+	int ret, rc, count = 0;
+
+	if (!st || !fn)
+		return -EINVAL;
+	/* Found: listed rows first seen in the pass; cleared: rows it read cleanly. */
+	ret = hist_prepare(st, "SELECT " HIST_PASS_COLS ", kind = 'recheck', "
+			   "(SELECT count(*) FROM errors e WHERE e.pass_id = p.id AND "
+			   HIST_LISTED "), "
+			   "(SELECT count(*) FROM errors e WHERE e.cleared_pass_id = p.id AND "
+			   "state = 'cleared' AND coalesce(cleared_why, 'read') = 'read') "
+			   "FROM passes p WHERE target_id = ?1 ORDER BY id", &s);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, target_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct scan_state_pass_row p;
+
+		hist_pass(s, 0, &p.pass);
+		p.recheck = sqlite3_column_int(s, 10);
+		p.found = (unsigned)sqlite3_column_int64(s, 11);
+		p.cleared = (unsigned)sqlite3_column_int64(s, 12);
+		ret = fn(&p, arg);
+		if (ret < 0) {
+			sqlite3_finalize(s);
+			return ret;
+		}
+		count++;
+	}
+	ret = rc == SQLITE_DONE ? count : state_fail(st, rc);
+	sqlite3_finalize(s);
+	return ret;
+}

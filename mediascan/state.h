@@ -205,4 +205,17 @@ int scan_state_count_unnotified(struct scan_state *st, int64_t pass_id, const ch
 int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
 			       uint64_t offset, uint64_t length);
 
+/* One pass of a target's history with what it found and cleared (scan_state_list_passes). */
+struct scan_state_pass_row {
+	struct scan_state_pass pass;
+	int recheck;			/* re-read only the open errors */
+	unsigned found;			/* damage, slow and device-fault rows first seen in it */
+	unsigned cleared;		/* rows it read cleanly */
+};
+typedef int (*scan_state_pass_fn)(const struct scan_state_pass_row *p, void *arg);
+/* Return the number of passes of target_id handed to fn (oldest first), a negative value of
+ * fn, or -errno. */
+int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_pass_fn fn,
+			   void *arg);
+
 #endif

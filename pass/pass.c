@@ -258,10 +258,15 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 
-	/* Record and report: the pass's end, the JSON report, its damage told, the summary. */
+	/* Record and report: the pass's end, the JSON and HTML reports, damage told, the summary. */
 	pass_record_finish(&ck, &r);
 	if (h->json) {
 		ret = h->json(h->arg, &rep);
+		if (ret < 0)
+			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
+	}
+	if (h->html) {
+		ret = h->html(h->arg, &rep);
 		if (ret < 0)
 			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	}

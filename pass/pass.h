@@ -109,6 +109,8 @@ struct pass_hooks {
 	void (*progress_done)(void *arg);
 	/* JSON: return 0 after writing the report, or -errno (the pass says why). */
 	int (*json)(void *arg, const struct pass_report *rep);
+	/* Return 0 after writing the HTML report of the pass, or -errno (said why). */
+	int (*html)(void *arg, const struct pass_report *rep);
 	/* JSON: return the owners of error i as a JSON array (malloc'd), kept in the history. */
 	char *(*owners_json)(void *arg, const struct pass_report *rep, size_t i);
 	/* Journal: error i is damage not told before. */

@@ -464,6 +464,60 @@ static void test_transient_not_damage(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 }
 
+/* The pass timeline (scan_state_list_passes): each pass with what it found (damage, slow and
+ * device-fault rows first seen in it, not transient ones) and what it cleared by reading. */
+static int keep_pass(const struct scan_state_pass_row *p, void *arg)
+{
+	struct scan_state_pass_row *out = arg;
+	size_t i = 0;
+
+	while (out[i].pass.id)
+		i++;
+	assert_true(i < 3);
+	out[i] = *p;
+	return 0;
+}
+
+static int first_open_id(const struct scan_state_open_error *e, void *arg)
+{
+	if (!*(int64_t *)arg)
+		*(int64_t *)arg = e->id;	/* by offset: the damage at 8192 */
+	return 0;
+}
+
+static void test_passes_listed(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct scan_error e[2] = {
+		mk_err(0, 8192, 512, -EIO),
+		mk_err(0, 1 << 20, 65536, -EIO),
+	};
+	struct scan_state_pass_row rows[4] = { 0 };
+	struct scan_state_outcome out = { .how = SCAN_SETTLE_READ_CLEAN };
+	int64_t p1 = begin(st, KEY), p2;
+
+	e[1].reproducible = 0;			/* transient: not listed, not "found" */
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, e, 2, devs), 0);
+	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 1 << 30, 1e6), 0);
+	assert_int_equal(scan_state_open_errors(st, KEY, first_open_id, &out.id), 2);
+	p2 = begin(st, KEY);
+	assert_int_equal(scan_state_finish(st, p2, SCAN_PASS_COMPLETE, 1 << 30, 2e6), 0);
+	assert_int_equal(scan_state_settle(st, KEY, p2, &out, 1), 1);
+	assert_int_equal(scan_state_list_passes(st, 1, keep_pass, rows), 2);
+	assert_int_equal(rows[0].pass.id, p1);
+	assert_int_equal(rows[0].found, 1);
+	assert_int_equal(rows[0].cleared, 0);
+	assert_int_equal(rows[0].pass.result, SCAN_PASS_COMPLETE);
+	assert_int_equal(rows[1].pass.id, p2);
+	assert_int_equal(rows[1].found, 0);
+	assert_int_equal(rows[1].cleared, 1);
+	assert_true(rows[1].pass.bytes_per_s == 2e6);
+	assert_int_equal(rows[2].pass.id, 0);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
 /* What a drive-side method said survives a checkpoint (a resumed pi-read still names the
  * tag and its values; NVMe status and the failure kind stay). */
 static void test_device_details_kept(void **state)
@@ -820,6 +874,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_corrupt_pages_moved_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_moved_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_cost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_passes_listed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

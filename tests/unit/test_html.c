@@ -1,0 +1,141 @@
+/*
+ * test_html.c - the HTML report's writer: every string is escaped for HTML (names that are
+ * markup or not UTF-8 stay text), paths come from their exact bytes, and the map's cells
+ * aggregate (the worst class wins, the title lists every range with its owner).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "html.h"
+#include "map_report.h"
+
+/* Run fn into a memory stream; return the text (free it). */
+static char *capture_puts(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cli_html_puts(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void test_puts(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = capture_puts("<script>alert(1)</script>");
+	assert_string_equal(out, "&lt;script&gt;alert(1)&lt;/script&gt;");
+	free(out);
+	out = capture_puts("a&b \"q\" 's'");
+	assert_string_equal(out, "a&amp;b &quot;q&quot; &#39;s&#39;");
+	free(out);
+	/* invalid UTF-8 and control bytes as \xNN, valid UTF-8 kept */
+	out = capture_puts("caf\xc3\xa9 \xff\x01<");
+	assert_string_equal(out, "caf\xc3\xa9 \\xff\\x01&lt;");
+	free(out);
+}
+
+static void test_put_path_hex(void **state)
+{
+	json_object *o = json_object_new_object();
+	const char *const names[] = { "/m/ok<b>", "/m/bad\xff\\" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	cli_json_add_paths(o, "paths", names, 2);
+	cli_html_put_path(f, o, "paths", 0);
+	fputc('|', f);
+	/* from paths_hex: one backslash for the name's one, \xff for its byte */
+	cli_html_put_path(f, o, "paths", 1);
+	fclose(f);
+	assert_string_equal(buf, "/m/ok&lt;b&gt;|/m/bad\\xff\\\\");
+	free(buf);
+	json_object_put(o);
+}
+
+static json_object *file_owner(const char *path, uint64_t off, uint64_t len)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "type", json_object_new_string("file"));
+	json_object_object_add(o, "inode", json_object_new_uint64(131));
+	json_object_object_add(o, "file_offset", json_object_new_uint64(off));
+	json_object_object_add(o, "length", json_object_new_uint64(len));
+	cli_json_add_paths(o, "paths", &path, 1);
+	return o;
+}
+
+static void add(struct cli_html_target *t, enum scan_verdict v, uint64_t off, uint64_t len,
+		const char *path)
+{
+	struct cli_html_err e = { .offset = off, .length = len, .verdict = v };
+
+	snprintf(e.error, sizeof(e.error), "EIO");
+	e.owners = json_object_new_array();
+	if (path)
+		json_object_array_add(e.owners, file_owner(path, 4096, len));
+	assert_int_equal(cli_html_add_err(t, &e), 0);
+}
+
+static void test_map_cells(void **state)
+{
+	struct cli_html h = { .title = "t<" };
+	struct cli_html_target *t = cli_html_add_target(&h);
+	uint64_t mib = 1024 * 1024;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	t->nr_devs = 1;
+	snprintf(t->devs[0].path, sizeof(t->devs[0].path), "/dev/x");
+	snprintf(t->devs[0].role, sizeof(t->devs[0].role), "data");
+	t->devs[0].size = 1024 * mib;		/* one MiB a cell */
+	t->devs[0].size_known = t->devs[0].plan_known = 1;
+	t->devs[0].planned[0] = t->devs[0].planned[5] = 1;
+	/* cell 5: slow then damage: shows damage, its title lists both */
+	add(t, SCAN_V_SLOW, 5 * mib + 512, 512, NULL);
+	add(t, SCAN_V_DAMAGE, 5 * mib + 8192, 4096, "/m/<img src=x>");
+	add(t, SCAN_V_TRANSIENT, 7 * mib, 512, NULL);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(cli_html_print(&h, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "<rect class=\"c-planned\" x=\"3\" y=\"0\""));
+	assert_non_null(strstr(buf, "<rect class=\"c-free\" x=\"16\" y=\"0\""));
+	assert_non_null(strstr(buf, "<rect class=\"c-damage\" x=\"68\" y=\"0\" width=\"12\" "
+				    "height=\"12\" data-start=\"5242880\" data-end=\"6291456\">"
+				    "<title>bytes 5242880-6291455 (1048576 bytes): damage\n"
+				    "slow EIO at 5243392 length 512\n"
+				    "damage EIO at 5251072 length 4096: file /m/&lt;img src=x&gt; "
+				    "offset 4096 length 4096</title>"));
+	assert_non_null(strstr(buf, "<rect class=\"c-transient\" x=\"94\""));
+	assert_non_null(strstr(buf, "Each cell is 1.0 MiB (1048576 bytes)"));
+	assert_null(strstr(buf, "<img"));
+	assert_null(strstr(buf, "<script"));
+	assert_non_null(strstr(buf, "<title>t&lt;</title>"));
+	free(buf);
+	cli_html_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_puts),
+		cmocka_unit_test(test_put_path_hex),
+		cmocka_unit_test(test_map_cells),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
