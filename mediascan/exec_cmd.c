@@ -57,7 +57,7 @@ int exec_cmd_start(struct exec *x)
 		if (b > buf_bytes)
 			buf_bytes = b;
 	}
-	for (unsigned i = 0; buf_bytes && i < x->o->depth; i++) {
+	for (unsigned i = 0; buf_bytes && i < x->nr_slots; i++) {	/* isolation's too */
 		if (posix_memalign(&x->slots[i].cmd_buf, 4096, buf_bytes)) {
 			snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "out of memory");
 			return -ENOMEM;
@@ -81,7 +81,7 @@ void exec_cmd_stop(struct exec *x)
 	if (x->cmd_ops)
 		exec_vfy_cleanup(x, x->cmd_ops, x->vfy_ready);
 	if (x->inflight == 0)		/* a command still in flight may write its buffer */
-		for (unsigned i = 0; i < x->o->depth; i++) {
+		for (unsigned i = 0; i < x->nr_slots; i++) {
 			free(x->slots[i].cmd_buf);
 			x->slots[i].cmd_buf = NULL;
 		}
@@ -209,6 +209,21 @@ static int cmd_alone(void *arg, uint32_t dev, uint64_t offset, uint64_t length,
 	return n < 0 ? (int)n : -EIO;
 }
 
+/* isolate.c's block commands: together, at queue depth, through the engine. */
+static int cmd_many(void *arg, uint32_t dev, struct scan_iso_read *rd, unsigned n)
+{
+	struct exec *x = arg;
+	int ret = exec_read_many(x, dev, rd, n, 0);
+
+	for (unsigned i = 0; i < n; i++) {
+		if (rd[i].res == -ECANCELED)
+			rd[i].res = -ETIME;	/* not answered within the I/O timeout */
+		if (rd[i].res != -EINTR && rd[i].res != -ETIME && rd[i].res != -EOPNOTSUPP)
+			exec_note_read(x, dev, rd[i].res != (ssize_t)rd[i].length);
+	}
+	return ret == -EINTR ? ret : 0;
+}
+
 static void cmd_clean(void *arg, uint32_t dev, uint64_t offset, uint64_t length)
 {
 	exec_note_clean(arg, dev, offset, length);
@@ -220,7 +235,8 @@ int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, 
 	struct vfy_dev *vd = cmd_dev(x, dev);
 	struct scan_isolate_cmd si = {
 		.dev_idx = dev, .lbs = vd->lbs, .part_start_bytes = vd->part_start_bytes,
-		.max_blocks = x->cmd_ops->max_blocks(vd), .cmd = cmd_alone, .clean = cmd_clean,
+		.max_blocks = x->cmd_ops->max_blocks(vd), .cmd = cmd_alone, .cmd_many = cmd_many,
+		.clean = cmd_clean,
 		.arg = x, .range = rg, .r = x->r,
 	};
 	int ret;

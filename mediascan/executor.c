@@ -158,11 +158,16 @@ static void exec_many_done(struct exec *x, struct exec_slot *s, struct scan_iso_
 	s->busy = 0;
 	s->alone = 0;
 	x->inflight--;
+	memset(&rd->vres, 0, sizeof(rd->vres));
+	if (s->io.cmd) {		/* what a read would say; the device's words kept */
+		exec_cmd_decode(x, s);
+		rd->vres = s->vres;
+	} else if (s->io.res > 0) {	/* own I/O for backoff; not in read_bytes */
+		x->dev_read_bytes[s->io.dev_idx] += (uint64_t)s->io.res;
+	}
 	rd->res = s->io.res;
 	rd->lat_ns = now - s->io.issue_ns;
 	x->r->isolation_reads++;
-	if (s->io.res > 0)		/* own I/O for backoff; not in read_bytes */
-		x->dev_read_bytes[s->io.dev_idx] += (uint64_t)s->io.res;
 	if (iso)
 		exec_iso_note(x, s->io.dev_idx, rd);
 }
@@ -210,6 +215,11 @@ int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsig
 			s->alone = 1;
 			s->late_idx = -1;
 			s->rd_idx = next;
+			if (x->cmd_ops) {	/* a drive-side method: the command for it */
+				ret = exec_cmd_prep(x, s);
+				if (ret < 0)
+					break;
+			}
 			ret = x->eng.ops->queue(&x->eng, &s->io);
 			if (ret == -EBUSY && mine) {
 				ret = 0;	/* the ring is full: the rest after these */

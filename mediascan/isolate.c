@@ -213,6 +213,65 @@ static void cmd_clean(struct scan_isolate_cmd *si, uint64_t offset, uint64_t len
 		si->clean(si->arg, si->dev_idx, offset, length);
 }
 
+/* Record a command that failed short of the media (-errno) or was never answered (-ETIME). */
+static int cmd_failed_op(struct scan_isolate_cmd *si, uint64_t offset, uint64_t length, int err,
+			 unsigned reads)
+{
+	struct scan_error e = {
+		.dev_idx = si->dev_idx, .offset = offset, .length = length, .err = err,
+		.cls = err == -ETIME ? SCAN_ERR_TIMEOUT : SCAN_ERR_OPERATIONAL,
+		.reads = reads, .reproducible = 1,
+	};
+
+	return scan_result_add(si->r, &e);
+}
+
+#define CMD_BLOCKS_BATCH 64		/* block commands handed to cmd_many at once */
+
+/*
+ * Narrow a failed command over [offset, offset+chunk) that named no block: one command per
+ * block, CMD_BLOCKS_BATCH at a time at queue depth (a bad block: the failed command, then
+ * its own). reads: commands that covered the span before the failed one. Return 0, or
+ * -EOPNOTSUPP, -EINTR, -ENOMEM.
+ */
+static int cmd_blocks(struct scan_isolate_cmd *si, uint64_t offset, uint64_t chunk,
+		      unsigned reads)
+{
+	struct scan_iso_read rd[CMD_BLOCKS_BATCH];
+	uint64_t end = offset + chunk;
+	int ret;
+
+	while (offset < end) {
+		unsigned n = 0;
+
+		for (; n < CMD_BLOCKS_BATCH && offset + (uint64_t)n * si->lbs < end; n++) {
+			memset(&rd[n], 0, sizeof(rd[n]));
+			rd[n].offset = offset + (uint64_t)n * si->lbs;
+			rd[n].length = si->lbs;
+		}
+		ret = si->cmd_many(si->arg, si->dev_idx, rd, n);
+		if (ret < 0)
+			return ret;
+		for (unsigned i = 0; i < n; i++) {
+			ssize_t res = rd[i].res;
+
+			if (res == -EINTR || res == -EOPNOTSUPP)
+				return (int)res;
+			if (res == (ssize_t)si->lbs)
+				cmd_clean(si, rd[i].offset, si->lbs);
+			else if (rd[i].vres.fail != VFY_FAIL_NONE)
+				ret = cmd_bad(si, rd[i].offset, reads + 2, &rd[i].vres);
+			else
+				ret = cmd_failed_op(si, rd[i].offset, si->lbs,
+						    res < 0 ? (int)res : -EIO, reads + 2);
+			if (ret < 0)
+				return ret;
+		}
+		offset += (uint64_t)n * si->lbs;
+	}
+	return 0;
+}
+
 /*
  * One command's outcome over [offset, offset+chunk) (ret, res): record or narrow it. Return
  * the bytes of the span it settled (the command goes on after a named block), or -errno.
@@ -228,13 +287,7 @@ static int64_t cmd_settle(struct scan_isolate_cmd *si, uint64_t offset, uint64_t
 	}
 	if (ret < 0) {
 		/* Failed short of the media (operational), or never answered (a timeout). */
-		struct scan_error e = {
-			.dev_idx = si->dev_idx, .offset = offset, .length = chunk, .err = ret,
-			.cls = ret == -ETIME ? SCAN_ERR_TIMEOUT : SCAN_ERR_OPERATIONAL,
-			.reads = reads + 1, .reproducible = 1,
-		};
-
-		ret = scan_result_add(si->r, &e);
+		ret = cmd_failed_op(si, offset, chunk, ret, reads + 1);
 		return ret < 0 ? ret : (int64_t)chunk;
 	}
 	if (res->have_lba && res->lba >= lba && res->lba < lba + nlb) {
@@ -247,6 +300,10 @@ static int64_t cmd_settle(struct scan_isolate_cmd *si, uint64_t offset, uint64_t
 	}
 	if (nlb == 1) {
 		ret = cmd_bad(si, offset, reads + 1, res);
+		return ret < 0 ? ret : (int64_t)chunk;
+	}
+	if (si->cmd_many) {
+		ret = cmd_blocks(si, offset, chunk, reads);
 		return ret < 0 ? ret : (int64_t)chunk;
 	}
 	uint64_t half = (nlb / 2) * si->lbs;

@@ -112,6 +112,7 @@ struct scan_iso_read {
 	uint32_t length;		/* bytes */
 	ssize_t res;			/* out: bytes read or -errno; -EINTR: not read (stopping) */
 	uint64_t lat_ns;		/* out: how long it took */
+	struct vfy_result vres;		/* out: a drive-side command's answer (commands only) */
 };
 
 /*
@@ -269,7 +270,9 @@ int scan_isolate_range(struct scan_isolate *si, uint64_t offset, uint64_t length
 /*
  * Isolation of one failed drive-side command (NVMe Verify / Read, SCSI VERIFY / READ,
  * xfs-verify): the device may name its first failing block (NVMe error log, SCSI sense
- * information field); otherwise the span is bisected down to single blocks.
+ * information field); otherwise every block of the span is sent a command of its own, at
+ * queue depth (cmd_many: a bad block is covered by two commands in all), or, without
+ * cmd_many, the span is bisected down to single blocks.
  */
 struct scan_isolate_cmd {
 	uint32_t dev_idx;
@@ -282,6 +285,12 @@ struct scan_isolate_cmd {
 	 */
 	int (*cmd)(void *arg, uint32_t dev_idx, uint64_t offset, uint64_t length,
 		   struct vfy_result *res);
+	/*
+	 * Send one command per entry of rd[0..n), as many at once as the queue takes; return 0
+	 * with each res (length: clean; -errno, vres saying what the device answered) set, or
+	 * -EINTR when stopping. May be NULL: failures are then bisected with cmd.
+	 */
+	int (*cmd_many)(void *arg, uint32_t dev_idx, struct scan_iso_read *rd, unsigned n);
 	/* Count bytes [offset, offset+length) as read cleanly (may be NULL). */
 	void (*clean)(void *arg, uint32_t dev_idx, uint64_t offset, uint64_t length);
 	void *arg;
