@@ -303,7 +303,7 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		fprintf(f, "error: %s\n", r->fatal_msg);
 }
 
-/* Added for history and notifications (issue 6): one error as in media_errors[]. */
+/* One error as in media_errors[], for the history and notifications. */
 json_object *cli_report_error_json(const struct pass_report *rep, size_t i)
 {
 	return json_error(rep, i);

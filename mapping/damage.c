@@ -478,7 +478,7 @@ static int resolve_inodes(struct map_damage *d, struct map_target *t)
 }
 
 /*
- * Inodes stored in a damaged inode table block (ext4) or inode chunk (XFS) (issue 12): each
+ * Inodes stored in a damaged inode table block (ext4) or inode chunk (XFS): each
  * in-use one that a directory names becomes an owner of its own (MAP_OWNF_INODE, with its
  * paths), after the table's owner, so that the report says which files lost their inode.
  */
@@ -599,7 +599,7 @@ out_free:
 	return ret;
 }
 
-/* Say what is lost where the owner is itself a damaged object (issue 12): a directory's
+/* Say what is lost where the owner is itself a damaged object: a directory's
  * entries, an inode's extent map (and the contents it maps), its extended attributes. */
 static void describe_lost(struct map_damage *d)
 {
@@ -731,7 +731,7 @@ static int group_meta(struct map_damage *d)
 		if (o->kind != MAP_OWN_METADATA && o->kind != MAP_OWN_LOG)
 			continue;
 		if (o->flags & MAP_OWNF_INODE)
-			continue;	/* listed under the inode table entry's error (issue 12) */
+			continue;	/* listed under the inode table entry's error */
 		d->meta[n++] = (struct map_damage_meta){
 			.type = o->meta_type, .dev_idx = o->dev_idx, .offset = o->dev_offset,
 			.length = o->length, .ag = o->ag, .inode = o->inode,

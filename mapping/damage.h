@@ -26,7 +26,7 @@ struct map_damage_file {
 	size_t nr_ranges;
 	int lost;			/* any range lost */
 	int shared;			/* some range is reflinked with other files */
-	/* ---- mapping everywhere (issue 4) ---- */
+	/* ---- where the file lives, and its first owner ---- */
 	uint32_t fs_idx;		/* which filesystem (map_owner.fs_idx) */
 	uint32_t part;			/* partition number, 0 when none */
 	uint32_t gen;			/* generation when known */
@@ -40,7 +40,7 @@ struct map_damage_meta {
 	uint64_t length;
 	int64_t ag;			/* -1 when none */
 	uint64_t inode;			/* owner inode of a bmbt block, else 0 */
-	/* ---- mapping everywhere (issue 4) ---- */
+	/* ---- where the metadata lives, and its first owner ---- */
 	uint32_t fs_idx;
 	uint32_t part;			/* partition number, 0 when none */
 	uint64_t fs_offset;		/* bytes on the filesystem's device */
@@ -53,7 +53,7 @@ struct map_damage_meta {
 #define MAP_NOTE_NO_EXT2FS	(1u << 2)	/* ext4 owners without libext2fs: directory walk */
 #define MAP_NOTE_INDEX_FAILED	(1u << 3)	/* the owner index could not be built: see note */
 #define MAP_NOTE_UNREADABLE_META (1u << 4)	/* the index hit unreadable inode tables */
-#define MAP_NOTE_LOOPED_MAP	(1u << 5)	/* some block maps loop: walked once (issue 12) */
+#define MAP_NOTE_LOOPED_MAP	(1u << 5)	/* some block maps loop: walked once */
 #define MAP_NOTE_SKIPPED_INODES	(1u << 6)	/* the XFS inode sweep skipped AGs or inodes */
 
 /* The owners of one range map_damage_add_many added (after resolve: what replaced them). */
@@ -75,7 +75,7 @@ struct map_damage {
 	size_t nr_meta;
 	int paths_err;			/* -errno if the directory walk failed */
 	unsigned unreadable_dirs;	/* directories the walk could not read */
-	/* ---- mapping everywhere (issue 4) ---- */
+	/* ---- owners per range added, notes on what could not be mapped ---- */
 	struct map_damage_group *groups;	/* one per range added, in order */
 	size_t nr_groups;
 	unsigned notes;			/* MAP_NOTE_* */
@@ -85,7 +85,7 @@ struct map_damage {
 	int paths_by_parents;		/* inodes were named through parent pointers */
 	unsigned fs_health_sick;	/* XFS_FSOP_GEOM_SICK_* of the target's XFS */
 	unsigned fs_health_checked;
-	/* ---- corrupted metadata (issue 12) ---- */
+	/* ---- groups the plan read whole, and scrub's verdicts on them ---- */
 	struct map_plan_note *plan_notes;	/* groups the plan read whole (copied from t) */
 	size_t nr_plan_notes;
 	/* online scrub's verdicts on each such group's headers and btrees (XFS, where scrub is) */

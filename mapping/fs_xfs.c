@@ -127,7 +127,7 @@ static int xfs_index_owners(struct map_target *fs, int rt, const struct map_ix_q
 	int ret;
 
 	if (fs->xfs.has_rmapbt && !rt) {
-		/* rmapbt, but GETFSMAP failed on this part (issue 12): an inode sweep. */
+		/* rmapbt, but GETFSMAP failed on this part: an inode sweep. */
 		*note = NOTE_XFS_RMAP;
 		ret = map_index_xfs(fs, q, nq, 0, h, why, whylen);
 	} else {

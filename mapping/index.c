@@ -237,7 +237,7 @@ int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h)
 		/*
 		 * A directory is opened by handle only once the kernel reconnects it to the
 		 * tree, which reads its ".." entry: a directory whose first block is bad
-		 * answers ESTALE though it is there (issue 12). Keep the index's answer.
+		 * answers ESTALE though it is there. Keep the index's answer.
 		 */
 		if ((fd_err == -ESTALE || fd_err == -ENOENT) && (e->o.flags & MAP_OWNF_DIR)) {
 			h->v[w++] = *e;

@@ -38,7 +38,7 @@
 #define E4_JOURNAL_INO		8
 
 /*
- * One inode's walk, bounded (issue 12): a corrupt (cross-linked, looping) extent tree or
+ * One inode's walk, bounded: a corrupt (cross-linked, looping) extent tree or
  * indirect tree can name the same map block again and again, 2^30 data blocks and more. Each
  * map block is visited once, and the walk stops after more blocks than the inode can own.
  */
@@ -569,7 +569,7 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 		/*
 		 * One inode the library rejects (garbage, a bad checksum it would not ignore) is
 		 * recorded against that inode and skipped; the scan has moved past it. Bounded
-		 * by the inode count, and stopped if it did not (issue 12).
+		 * by the inode count, and stopped if it did not.
 		 */
 		if (err && err != EXT2_ET_NO_MEMORY && ino && ino != bad_ino &&
 		    ++bad <= (uint64_t)fs->super->s_inodes_count) {

@@ -77,7 +77,7 @@ static int bmapx_match(int fd, int attr, const struct map_ix_query *q, size_t nq
 
 /*
  * A sweep of the inodes (INUMBERS or BULKSTAT) that survives an AG whose inode btree the kernel
- * cannot read (issue 12): such a call fails whole, losing what it gathered before it reached
+ * cannot read: such a call fails whole, losing what it gathered before it reached
  * that AG, so after an error go one inode at a time up to the failure, then on from the next
  * AG. Failures at the very start of an AG are counted in *skipped (when not NULL).
  */

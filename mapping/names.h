@@ -15,7 +15,7 @@ struct map_inode_paths {
 	int stat_failed;		/* errno of a failed stat: link count unknown */
 	unsigned nr_paths;
 	char **paths;			/* absolute paths under the mount point */
-	/* ---- mapping everywhere (issue 4) ---- */
+	/* ---- which filesystem, and the inode's generation and links ---- */
 	uint32_t fs_idx;		/* which filesystem (map_owner.fs_idx) */
 	uint32_t gen;			/* generation, when known (bulkstat, libext2fs) */
 	int unlinked;			/* link count 0: open but unlinked, or an orphan */

@@ -221,7 +221,7 @@ static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset,
 			break;
 	}
 	/* The space map of this part cannot be read: what no record covers is allocated,
-	 * its owner left to the owner index (issue 12). */
+	 * its owner left to the owner index. */
 	gapfill = dev_fills_gaps(t, dev_idx);
 	if (ret < 0 && map_fsmap_error_local(ret)) {
 		gapfill = 2;
@@ -448,7 +448,7 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 
 			ret = many_cluster(t, dev_idx, off, len, ord, a, b, head, &v, &nv, &cap);
 			/* A corrupt part of the space map: range by range, so only the ranges
-			 * in that part are left to the owner index (issue 12). */
+			 * in that part are left to the owner index. */
 			if (ret < 0 && map_fsmap_error_local(ret)) {
 				nv = nv0;
 				ret = 0;

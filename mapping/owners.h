@@ -26,15 +26,15 @@ enum map_owner_kind {
 #define MAP_OWNF_SHARED		(1u << 3)	/* reflinked with another file */
 #define MAP_OWNF_PENDING	(1u << 4)	/* unknown: ask the owner index (ext4, no rmapbt) */
 #define MAP_OWNF_UNLINKED	(1u << 5)	/* the owning inode has no links (open or orphan) */
-#define MAP_OWNF_DIR		(1u << 6)	/* the owning inode is a directory (issue 12) */
+#define MAP_OWNF_DIR		(1u << 6)	/* the owning inode is a directory */
 #define MAP_OWNF_NOMAP		(1u << 8)	/* the space map of this part cannot be read:
-						 * maybe free space (issue 12) */
+						 * maybe free space */
 #define MAP_OWNF_INODE		(1u << 9)	/* the on-disk inode itself (in a damaged
-						 * inode table block or chunk), issue 12 */
+						 * inode table block or chunk) */
 #define MAP_OWNF_INODE_NEAR	(1u << 10)	/* with MAP_OWNF_INODE: not in the bad bytes,
 						 * but read by the kernel with them */
 #define MAP_OWNF_MAP_FROM	(1u << 7)	/* a block-map block: file_offset is the first
-						 * file byte it maps (issue 12) */
+						 * file byte it maps */
 
 /* One owner of (part of) a bad device range. */
 struct map_owner {
@@ -47,7 +47,7 @@ struct map_owner {
 	uint64_t file_offset;		/* bytes within the file (MAP_OWN_FILE) */
 	const char *meta_type;		/* static name for metadata/log/free/unknown */
 	int64_t ag;			/* allocation group, -1 when none */
-	/* ---- mapping everywhere (issue 4) ---- */
+	/* ---- where the owner lives: filesystem, partition, generation ---- */
 	uint32_t fs_idx;		/* 0: the target's filesystem; k: t->parts[k-1].fs */
 	uint32_t part;			/* partition number holding the range, 0 when none */
 	uint64_t fs_offset;		/* bytes on the filesystem's device (dev_offset - start) */
@@ -57,7 +57,7 @@ struct map_owner {
 	uint32_t sick, checked;		/* health bits, see enum map_health_kind */
 	unsigned nr_scrub;
 	struct map_scrub_result scrub[MAP_MAX_SCRUB];
-	/* ---- corrupted metadata (issue 12) ---- */
+	/* ---- what is lost when the owner is itself damaged ---- */
 	char lost[96];			/* what is lost when the owner is itself a damaged
 					 * object: "directory entries lost", ... ("" none) */
 };

@@ -91,7 +91,7 @@ struct map_fsx;
 struct map_fs_ops;
 
 /*
- * ---- corrupted metadata (issue 12) ----
+ * ---- parts of the space map the plan could not list ----
  * A part of a device the plan read whole because the kernel could not list its space map
  * (GETFSMAP answered EUCLEAN, EBADMSG, EIO, ENOMEM...): which group, where, and why.
  */
@@ -119,7 +119,7 @@ struct map_target {
 	char uuid[40];			/* filesystem UUID when known */
 	unsigned nr_devices;
 	struct map_device devices[MAP_MAX_DEVICES];
-	/* ---- mapping everywhere (issue 4) ---- */
+	/* ---- the filesystem's geometry ---- */
 	uint32_t fs_block_size;		/* bytes, XFS and ext4 */
 	uint64_t fs_size_bytes;		/* bytes of the data device the filesystem uses */
 	uint32_t bdev_block_bytes;	/* block size of the data device's page cache while
@@ -131,7 +131,7 @@ struct map_target {
 	unsigned nr_segs;
 	struct map_seg *segs;		/* the whole disk, in order, without overlaps */
 	struct map_fsx *x;		/* built on demand, freed by map_target_close */
-	/* ---- corrupted metadata (issue 12) ---- */
+	/* ---- groups (AG / block group) and the parts of them read whole ---- */
 	uint64_t fs_group_bytes;	/* AG or block group size, bytes; 0 unknown */
 	uint64_t fs_group_first;	/* bytes before group 0 (ext4 with 1 KiB blocks: 1024) */
 	struct map_plan_note *plan_notes;	/* groups read whole, in plan order, no repeats */
@@ -158,7 +158,7 @@ const char *map_role_name(enum map_role role);
 /* Return the mount fd when the filesystem answers XFS ioctls (xfs-verify-media), else -1. */
 int map_target_xfs_fd(const struct map_target *t);
 
-/* ---- mapping everywhere (issue 4) ---- */
+/* ---- targets as `mediascan map` opens them ---- */
 /*
  * Return 0 and an opened target for the block device path as `mediascan map` sees it, with
  * *dev_idx the index of that device in the target: the data or log device of a mounted

@@ -5,11 +5,12 @@
  * checkpoint a cursor per device. Drive-side methods run in the same loop: their commands
  * are prepared and decoded in exec_cmd.c; xfs-verify's blocking calls run in exec_vfy.c.
  *
- * Over 600 lines on purpose, for now: the loop's pieces (fill, complete, watchdog, reading
- * alone, checkpoints) share one queue's state and read best together. Drive-side commands
- * now run in this loop (their prep/complete live in exec_cmd.c); moving reading alone,
- * isolation and checkpoints to a file of their own waits for issue 10's range-type rename,
- * which touches the same lines, to land first.
+ * Over 600 lines, for now: the loop's pieces (fill, complete, watchdog, reads sent alone or
+ * in batches, checkpoints) share one queue's state. Drive-side commands run in this loop
+ * (their prep/complete live in exec_cmd.c). The batched reads (exec_read_many, exec_io_alone)
+ * and the checkpoints are the next pieces to move to files of their own; they were not moved
+ * in the change that merged the range type, queue-depth isolation and commands, to keep that
+ * merge reviewable.
  */
 #include <errno.h>
 #include <stdarg.h>

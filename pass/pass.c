@@ -95,7 +95,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		map_target_close(&t);
 		return PASS_EXIT_OPERATIONAL;
 	}
-	/* One scan per target and disk, whoever started it (issue 11). */
+	/* One scan per target and disk, whoever started it. */
 	pass_target_key(&t, ck.key, sizeof(ck.key));
 	snprintf(who, sizeof(who), "mediascan %s %s", a->label ? "patrol, target" : "scan",
 		 a->label ? a->label : a->target);
