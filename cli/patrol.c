@@ -29,7 +29,6 @@
 #include "patrol.h"
 #include "plan.h"
 #include "proc.h"
-#include "scan_lock.h"
 #include "units.h"
 
 #define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
@@ -55,7 +54,7 @@ struct patrol_target {
 	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
 	int broken;			/* cannot be opened or planned now: retried, the others run */
 	char broken_why[10240];
-	char disks[PASS_MAX_DISKS][KIO_DISK_NAME_LEN];
+	char disks[PASS_MAX_DISKS][MAP_DISK_NAME_LEN];
 	unsigned nr_disks;
 	uint64_t planned_bytes;
 	pid_t pid;			/* running scan, 0 none */
@@ -124,7 +123,7 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	for (unsigned d = 0, n = 0; d < t.nr_devices && n < sizeof(pt->devices); d++)
 		n += (unsigned)snprintf(pt->devices + n, sizeof(pt->devices) - n, "%s%s",
 					d ? "," : "", t.devices[d].path);
-	pt->nr_disks = (unsigned)pass_target_disks(&t, pt->disks, PASS_MAX_DISKS);
+	pt->nr_disks = (unsigned)map_target_disks(&t, pt->disks, PASS_MAX_DISKS);
 	memset(&po, 0, sizeof(po));
 	po.merge_gap = (uint64_t)-1;
 	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);

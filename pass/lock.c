@@ -11,33 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kio.h"
+#include "devinfo.h"
 #include "pass.h"
-
-int pass_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max)
-{
-	unsigned nr = 0;
-
-	for (unsigned d = 0; d < t->nr_devices; d++) {
-		char leaves[PASS_MAX_DISKS][KIO_DISK_NAME_LEN];
-		int n = kio_disk_leaves(NULL, t->devices[d].info.name, leaves, PASS_MAX_DISKS);
-
-		if (n < 0) {		/* unknown topology: the device itself is the unit */
-			memcpy(leaves[0], t->devices[d].info.disk_name, KIO_DISK_NAME_LEN);
-			n = 1;
-		}
-		for (int i = 0; i < n; i++) {
-			unsigned k;
-
-			for (k = 0; k < nr; k++)
-				if (strcmp(out[k], leaves[i]) == 0)
-					break;
-			if (k == nr && k < max)
-				memcpy(out[nr++], leaves[i], KIO_DISK_NAME_LEN);
-		}
-	}
-	return (int)nr;
-}
+#include "proc.h"
 
 /* FNV-1a, 64 bits: a file name for a state store key of any length. */
 static uint64_t key_hash(const char *s)
@@ -52,7 +28,7 @@ static uint64_t key_hash(const char *s)
 void pass_unlock(struct pass_lock *lk)
 {
 	for (unsigned i = 0; i < lk->nr; i++)
-		kio_close(lk->fd[i]);
+		scan_proc_unlock(lk->fd[i]);
 	lk->nr = 0;
 }
 
@@ -64,7 +40,7 @@ static int take(struct pass_lock *lk, const char *path, const char *what, const 
 		char *err, size_t len)
 {
 	char holder[256];
-	int fd = kio_lockfile_take(path, note, holder, sizeof(holder));
+	int fd = scan_proc_lock(path, note, holder, sizeof(holder));
 
 	if (fd == -EWOULDBLOCK) {
 		snprintf(err, len, "%s is being scanned by another mediascan (%s); one scan at a "
@@ -81,7 +57,7 @@ static int take(struct pass_lock *lk, const char *path, const char *what, const 
 	return 0;
 }
 
-int pass_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
+int pass_lock_ids(const char *key, const char *name, char (*disks)[MAP_DISK_NAME_LEN],
 		  unsigned nr_disks, const char *label, struct pass_lock *lk, char *err,
 		  size_t len)
 {
@@ -110,8 +86,8 @@ int pass_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME
 int pass_lock(const struct map_target *t, const char *key, const char *label,
 	      struct pass_lock *lk, char *err, size_t len)
 {
-	char disks[PASS_MAX_DISKS][KIO_DISK_NAME_LEN];
-	int nr = pass_target_disks(t, disks, PASS_MAX_DISKS);
+	char disks[PASS_MAX_DISKS][MAP_DISK_NAME_LEN];
+	int nr = map_target_disks(t, disks, PASS_MAX_DISKS);
 
 	return pass_lock_ids(key, t->mount_point[0] ? t->mount_point : t->arg, disks,
 			     (unsigned)nr, label, lk, err, len);

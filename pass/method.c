@@ -8,18 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kio_dev.h"
 #include "pass.h"
 
 static uint32_t xfs_dev_of_role(enum map_role role)
 {
 	switch (role) {
 	case MAP_ROLE_LOG:
-		return KIO_XFS_DEV_LOG;
+		return VFY_XFS_DEV_LOG;
 	case MAP_ROLE_RT:
-		return KIO_XFS_DEV_RT;
+		return VFY_XFS_DEV_RT;
 	default:
-		return KIO_XFS_DEV_DATA;
+		return VFY_XFS_DEV_DATA;
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "damage.h"
+#include "devinfo.h"
 #include "plan.h"
 #include "scan.h"
 #include "state.h"
@@ -225,15 +226,13 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 /* Close the store and free k's watches. */
 void pass_record_close(struct pass_record *k);
 
-/* lock.c: one scan per target and per physical disk. */
+/* lock.c: one scan per target and per physical disk (the disks: map_target_disks). */
 #define PASS_LOCK_DIR "/run/mediascan"
 #define PASS_MAX_DISKS 8		/* physical disks under one target */
 struct pass_lock {
 	int fd[1 + PASS_MAX_DISKS];	/* the target's lock, then one per disk */
 	unsigned nr;
 };
-/* Return the number of physical disks under target t written to out[0..max). */
-int pass_target_disks(const struct map_target *t, char (*out)[KIO_DISK_NAME_LEN], unsigned max);
 /*
  * Return 0 after locking target t (state store key key) and each of its disks for this
  * process (label says who, for a refused scan's message; a lock file that cannot be made is
@@ -246,7 +245,7 @@ int pass_lock(const struct map_target *t, const char *key, const char *label,
  * Return as pass_lock, for a target known by its key, its name for messages and its
  * disks[0..nr_disks) (patrol: to see whether a target is free before starting its scan).
  */
-int pass_lock_ids(const char *key, const char *name, char (*disks)[KIO_DISK_NAME_LEN],
+int pass_lock_ids(const char *key, const char *name, char (*disks)[MAP_DISK_NAME_LEN],
 		  unsigned nr_disks, const char *label, struct pass_lock *lk, char *err,
 		  size_t len);
 /* Release the locks of pass_lock. */
