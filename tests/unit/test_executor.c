@@ -7,6 +7,9 @@
  * as -EIO) through a wrapped io_uring_submit. Drive-side commands (scsi-verify) run through
  * the same loop on the pool engine against a fake disk behind a wrapped kio_dev_cmd_submit,
  * which counts the commands in flight at once and answers MEDIUM ERROR sense for bad blocks.
+ *
+ * Over 600 lines: one fake disk (file, wrapped pread/io_uring, fake SCSI commands) serves every
+ * case; splitting by engine would copy that fake into each file.
  */
 #include <errno.h>
 #include <fcntl.h>
