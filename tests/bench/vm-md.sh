@@ -94,7 +94,8 @@ EOF
 	{ cat "$tmp/out" "$tmp/err" >&2; exit 1; }
 accel=$(grep -o 'accelerator [a-z]*' "$tmp/err" | head -n 1 | cut -d' ' -f2)
 read -r _ _ fs_bytes _ used _ files _ _ _ member_bytes <<<"$(grep '^INFO ' "$tmp/out")"
-ver=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "?")
+# The source the binary was built from: BUILD_DIR's parent when it is a git worktree.
+ver=$(git -C "$(cd "$build/.." && pwd)" rev-parse --short HEAD 2>/dev/null || echo "built in $build")
 echo "# vm-md: md RAID1 of two ${member_mib} MiB NVMe namespaces, XFS $((fs_bytes >> 20)) MiB, $((used >> 20)) MiB used (${fill_pct}% target, $files files); QEMU $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }'), ${accel:-?}, 2 vCPUs; rounds=$rounds; mediascan $ver"
 echo
 echo "| command | seconds (median) | bytes read | exit | devices read |"
