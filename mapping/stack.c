@@ -424,16 +424,27 @@ int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len
 			ret = push_hop(u, cur, "partition", off);
 			continue;
 		}
-		/* several holders: only dm-multipath paths share one, and each path has one */
-		if (is_md(h[0]))
-			ret = up_md(sysfs, h[0], cur, &off, &u->length, u);
-		else if (is_dm(h[0]))
-			ret = up_dm(sysfs, h[0], cur, &off, &u->length, u);
-		else {
-			set_bad(u, h[0], strncmp(h[0], "bcache", 6) ? "unknown" : "bcache",
-				strncmp(h[0], "bcache", 6) ? "a holder that is neither md nor dm" :
-				"bcache places blocks by its own B-tree index");
-			ret = 0;
+		/* several holders: LVs of one PV each take their own rows; the first that maps
+		 * the range (or cannot be mapped) is the way up */
+		for (int k = 0; k < n; k++) {
+			unsigned hops = u->nr_hops, copies = u->nr_copies;
+
+			u->unused = 0;
+			if (is_md(h[k]))
+				ret = up_md(sysfs, h[k], cur, &off, &u->length, u);
+			else if (is_dm(h[k]))
+				ret = up_dm(sysfs, h[k], cur, &off, &u->length, u);
+			else {
+				set_bad(u, h[k], strncmp(h[k], "bcache", 6) ? "unknown" : "bcache",
+					strncmp(h[k], "bcache", 6) ?
+					"a holder that is neither md nor dm" :
+					"bcache places blocks by its own B-tree index");
+				ret = 0;
+			}
+			if (ret != 0 || u->unmappable || k == n - 1)
+				break;
+			u->nr_hops = hops;		/* unused by this holder: try the next */
+			u->nr_copies = copies;
 		}
 		if (ret <= 0 || u->parity)
 			break;
