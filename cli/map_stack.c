@@ -1,7 +1,8 @@
 /*
- * cli/map_stack.c - the storage stack in map answers: a range's way up from the queried
- * device to the filesystem's device, the other copies of the data (or the rest of a parity
- * stripe) and the layer that could not be mapped, as JSON (json-c) and as text.
+ * cli/map_stack.c - the storage stack in answers, as JSON (json-c) and as text: for map, a
+ * range's way up from the queried device to the filesystem's device, the other copies of the
+ * data (or the rest of a parity stripe) and the layer that could not be mapped; for probe,
+ * the tree from the filesystem's device down to the disks.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,4 +92,51 @@ void cli_stack_print(FILE *f, const struct map_stack_up *u)
 			u->bad_name, u->bad_kind, u->bad_reason);
 	else if (u->unused)
 		fprintf(f, "      holds nothing above: %s\n", u->bad_reason);
+}
+
+json_object *cli_stack_tree_json(const struct map_stack_node *n)
+{
+	json_object *j = json_object_new_object(), *below = json_object_new_array();
+
+	json_object_object_add(j, "device", dev_string(n->name));
+	json_object_object_add(j, "kind", json_object_new_string(n->kind));
+	json_object_object_add(j, "size", json_object_new_uint64(n->size));
+	if (n->slot >= 0)
+		json_object_object_add(j, "slot", json_object_new_int(n->slot));
+	if (n->is_md) {
+		json_object *md = json_object_new_object();
+
+		json_object_object_add(md, "level", json_object_new_string(n->level));
+		json_object_object_add(md, "raid_disks", json_object_new_int((int)n->raid_disks));
+		json_object_object_add(md, "chunk_size", json_object_new_uint64(n->chunk_bytes));
+		json_object_object_add(md, "layout", json_object_new_int64(n->layout));
+		json_object_object_add(md, "degraded", json_object_new_uint64(n->degraded));
+		json_object_object_add(md, "sync_action", json_object_new_string(n->sync_action));
+		if (n->uuid[0])
+			json_object_object_add(md, "uuid", json_object_new_string(n->uuid));
+		json_object_object_add(j, "md", md);
+	}
+	for (unsigned i = 0; i < n->nr_below; i++)
+		json_object_array_add(below, cli_stack_tree_json(&n->below[i]));
+	json_object_object_add(j, "below", below);
+	return j;
+}
+
+void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth)
+{
+	fprintf(f, "  %*s/dev/%s  %s  %" PRIu64 " bytes", (int)depth * 2, "", n->name, n->kind,
+		n->size);
+	if (n->slot >= 0)
+		fprintf(f, "  slot %d", n->slot);
+	if (n->is_md) {
+		fprintf(f, "  %u disks", n->raid_disks);
+		if (n->chunk_bytes)
+			fprintf(f, ", chunk %" PRIu64 " KiB", n->chunk_bytes / 1024);
+		fprintf(f, ", %s", n->sync_action[0] ? n->sync_action : "?");
+		if (n->degraded)
+			fprintf(f, ", DEGRADED (%" PRIu64 " missing)", n->degraded);
+	}
+	fputc('\n', f);
+	for (unsigned i = 0; i < n->nr_below; i++)
+		cli_stack_tree_print(f, &n->below[i], depth + 1);
 }

@@ -18,5 +18,9 @@ json_object *cli_stack_copies_json(const struct map_stack_up *u);
 json_object *cli_stack_unmappable_json(const struct map_stack_up *u);
 /* Print u's way up, copies and what stopped it, indented, to f. */
 void cli_stack_print(FILE *f, const struct map_stack_up *u);
+/* Return a new JSON object of the stack tree n ({device, kind, size, md, below: [...]}). */
+json_object *cli_stack_tree_json(const struct map_stack_node *n);
+/* Print the stack tree n indented (depth levels) to f. */
+void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth);
 
 #endif

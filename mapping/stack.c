@@ -471,3 +471,141 @@ int map_stack_is_stacked(const char *sysfs, const char *name)
 	free(p);
 	return stacked;
 }
+
+static int tree_walk(const char *sysfs, const char *name, struct map_stack_node *n, int depth)
+{
+	char (*sl)[KIO_DISK_NAME_LEN] = NULL;
+	char parent[MAP_STACK_NAME], attr[160];
+	uint64_t v;
+	int nr, ret = 0;
+
+	memset(n, 0, sizeof(*n));
+	n->slot = -1;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	if (depth > MAP_STACK_MAX_HOPS)
+		return -ELOOP;
+	if (kio_blk_attr_u64(sysfs, name, "size", &v) == 0)
+		n->size = v * 512;
+	snprintf(n->kind, sizeof(n->kind), "%s", base_kind(sysfs, name));
+	if (strcmp(n->kind, "partition") == 0) {
+		if (kio_blk_parent(sysfs, name, parent, sizeof(parent)) < 0)
+			return 0;
+		n->below = calloc(1, sizeof(*n->below));
+		if (!n->below)
+			return -ENOMEM;
+		n->nr_below = 1;
+		return tree_walk(sysfs, parent, n->below, depth + 1);
+	}
+	if (is_md(name)) {
+		n->is_md = 1;
+		kio_blk_attr(sysfs, name, "md/level", n->level, sizeof(n->level));
+		snprintf(n->kind, sizeof(n->kind), "md-%s", n->level);
+		if (kio_blk_attr_u64(sysfs, name, "md/raid_disks", &v) == 0)
+			n->raid_disks = (unsigned)v;
+		kio_blk_attr_u64(sysfs, name, "md/chunk_size", &n->chunk_bytes);
+		if (kio_blk_attr_u64(sysfs, name, "md/layout", &v) == 0)
+			n->layout = (uint32_t)v;
+		kio_blk_attr_u64(sysfs, name, "md/degraded", &n->degraded);
+		kio_blk_attr(sysfs, name, "md/sync_action", n->sync_action,
+			     sizeof(n->sync_action));
+		kio_blk_attr(sysfs, name, "md/reshape_position", n->reshape, sizeof(n->reshape));
+		kio_blk_attr(sysfs, name, "md/uuid", n->uuid, sizeof(n->uuid));
+	} else if (is_dm(name)) {
+		struct kio_dm_target *rows = malloc(sizeof(*rows) * 4);
+		char dev[32];
+		unsigned a, b;
+
+		snprintf(n->kind, sizeof(n->kind), "unknown");
+		if (rows && kio_blk_attr(sysfs, name, "dev", dev, sizeof(dev)) > 0 &&
+		    sscanf(dev, "%u:%u", &a, &b) == 2) {
+			int k = kio_dm_table(makedev(a, b), rows, 4);
+
+			if (k > 0 || k == -E2BIG)
+				snprintf(n->kind, sizeof(n->kind), "%s", map_dm_kind(rows[0].type));
+		}
+		if (rows)
+			explicit_bzero(rows, sizeof(*rows) * 4);
+		free(rows);
+	}
+	sl = malloc(KIO_DISK_NAME_LEN * 2 * MAP_MD_MAX_DISKS);
+	if (!sl)
+		return -ENOMEM;
+	nr = kio_blk_list(sysfs, name, "slaves", NULL, sl, 2 * MAP_MD_MAX_DISKS);
+	if (nr > 0) {
+		n->below = calloc((size_t)nr, sizeof(*n->below));
+		if (!n->below) {
+			free(sl);
+			return -ENOMEM;
+		}
+		n->nr_below = (unsigned)nr;
+		for (int i = 0; i < nr && ret == 0; i++) {
+			ret = tree_walk(sysfs, sl[i], &n->below[i], depth + 1);
+			if (n->is_md) {
+				snprintf(attr, sizeof(attr), "md/dev-%s/slot", sl[i]);
+				if (kio_blk_attr_u64(sysfs, name, attr, &v) == 0)
+					n->below[i].slot = (int)v;
+			}
+		}
+	}
+	free(sl);
+	return ret;
+}
+
+int map_stack_tree(const char *sysfs, const char *name, struct map_stack_node **out)
+{
+	struct map_stack_node *n = calloc(1, sizeof(*n));
+	int ret;
+
+	if (!n)
+		return -ENOMEM;
+	ret = tree_walk(sysfs, name, n, 0);
+	if (ret < 0) {
+		map_stack_tree_free(n);
+		return ret;
+	}
+	*out = n;
+	return 0;
+}
+
+static void node_free(struct map_stack_node *n)
+{
+	for (unsigned i = 0; i < n->nr_below; i++)
+		node_free(&n->below[i]);
+	free(n->below);
+}
+
+void map_stack_tree_free(struct map_stack_node *n)
+{
+	if (!n)
+		return;
+	node_free(n);
+	free(n);
+}
+
+const struct map_stack_node *map_stack_busy(const struct map_stack_node *n)
+{
+	if (n->is_md && ((n->sync_action[0] && strcmp(n->sync_action, "idle") &&
+			  strcmp(n->sync_action, "frozen")) ||
+			 (n->reshape[0] && strcmp(n->reshape, "none"))))
+		return n;
+	for (unsigned i = 0; i < n->nr_below; i++) {
+		const struct map_stack_node *b = map_stack_busy(&n->below[i]);
+
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+const struct map_stack_node *map_stack_degraded(const struct map_stack_node *n)
+{
+	if (n->is_md && n->degraded)
+		return n;
+	for (unsigned i = 0; i < n->nr_below; i++) {
+		const struct map_stack_node *b = map_stack_degraded(&n->below[i]);
+
+		if (b)
+			return b;
+	}
+	return NULL;
+}

@@ -83,4 +83,32 @@ const char *map_dm_kind(const char *type);
 /* Return 1 when dm target type can be mapped, 0 (and *why) when not. */
 int map_dm_supported(const char *type, const char **why);
 
+/* The stack below a device, as a tree (from the device down to the disks). */
+struct map_stack_node {
+	char name[MAP_STACK_NAME];	/* kernel name */
+	char kind[24];			/* as in map_stack_hop, "dm-thin" for refused layers */
+	uint64_t size;			/* bytes */
+	int is_md;
+	char level[16];			/* md: "raid1" */
+	unsigned raid_disks;
+	uint64_t chunk_bytes;
+	uint32_t layout;
+	uint64_t degraded;		/* md: members missing */
+	char sync_action[32];		/* md: "idle", "resync", "recover", "check", ... */
+	char reshape[32];		/* md: reshape_position ("none") */
+	char uuid[64];			/* md: md/uuid when sysfs has it */
+	int slot;			/* as a member of the array above: its slot, -1 */
+	struct map_stack_node *below;
+	unsigned nr_below;
+};
+
+/* Return 0 and the tree below block device name (*out malloc'd), or -errno. */
+int map_stack_tree(const char *sysfs, const char *name, struct map_stack_node **out);
+/* Free a tree from map_stack_tree. */
+void map_stack_tree_free(struct map_stack_node *n);
+/* Return the first md array in the tree that resyncs, recovers, reshapes or checks, or NULL. */
+const struct map_stack_node *map_stack_busy(const struct map_stack_node *n);
+/* Return the first degraded md array in the tree, or NULL. */
+const struct map_stack_node *map_stack_degraded(const struct map_stack_node *n);
+
 #endif

@@ -95,6 +95,12 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		map_target_close(&t);
 		return PASS_EXIT_OPERATIONAL;
 	}
+	/* md arrays below that resync, recover, reshape or check are not scanned. */
+	ret = pass_stack_check(&t, h);
+	if (ret) {
+		map_target_close(&t);
+		return ret;
+	}
 	/* One scan per target and disk, whoever started it. */
 	pass_target_key(&t, ck.key, sizeof(ck.key));
 	snprintf(who, sizeof(who), "mediascan %s %s", a->label ? "patrol, target" : "scan",

@@ -176,6 +176,13 @@ unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs)
 /* Watch each device of t and its whole disk for foreground load (so->views). */
 void pass_scan_views(const struct map_target *t, struct scan_opts *so);
 
+/* stack.c: the storage stack's safety rules. */
+/*
+ * Return 0 when the md arrays under t may be scanned (a degraded one with a warning through
+ * h), or PASS_EXIT_OPERATIONAL (said why) when one resyncs, recovers, reshapes or checks.
+ */
+int pass_stack_check(const struct map_target *t, const struct pass_hooks *h);
+
 /* map.c: the map stage. */
 /* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
 int pass_map(struct pass_report *rep);

@@ -98,6 +98,27 @@ doff=$(cat /sys/block/md0/md/dev-nvme0n1/offset)
 q /dev/nvme0n1 --sector $(($5 + doff + 8))
 check_eq "thin exit bit 4" $(( $(cat /tmp/a.rc) & 4 )) 4
 has "thin pool named" '"kind":"dm-thin-pool"' /tmp/a.json
+
+# probe: the stack as a tree
+mediascan probe /mnt/a --json - | tr -d ' \n' >/tmp/a.json
+has "probe tree lv" '"stack":{"device":"/dev/dm-0","kind":"dm-linear"' /tmp/a.json
+has "probe tree raid1" '"kind":"md-raid1"' /tmp/a.json
+has "probe mount point" '"mount_point":"/mnt/a"' /tmp/a.json
+mediascan probe /mnt/a >/tmp/p.txt
+has "probe human tree" "/dev/md0  md-raid1" /tmp/p.txt
+
+# an array running check is not scanned (exit 4, the array and its action named)
+echo 1 >/sys/block/md1/md/sync_speed_max
+echo check >/sys/block/md1/md/sync_action
+mediascan scan /mnt/b --no-state >/tmp/s.out 2>&1; r=$?
+check_eq "scan during check: exit bit 4" $((r & 4)) 4
+has "scan during check names md1" "md1 (raid5) is running 'check'" /tmp/s.out
+echo idle >/sys/block/md1/md/sync_action
+# a degraded array is scanned with a warning
+mdadm /dev/md0 --fail /dev/nvme0n2 >/dev/null 2>&1
+mediascan scan /mnt/a --no-state >/tmp/s.out 2>&1; r=$?
+check_eq "degraded scan exit" $r 0
+has "degraded warning" "md0 (raid1) is degraded" /tmp/s.out
 [ $fails -eq 0 ] || { cat /tmp/setup.log; exit 1; }
 exit 0
 EOF
