@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "map_report.h"
 #include "map_stack.h"
 
 static json_object *dev_string(const char *name)
@@ -139,4 +140,87 @@ void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned dept
 	fputc('\n', f);
 	for (unsigned i = 0; i < n->nr_below; i++)
 		cli_stack_tree_print(f, &n->below[i], depth + 1);
+}
+
+void cli_stack_report_json(json_object *root, const struct pass_report *rep)
+{
+	const struct pass_stack *ps = rep->stack;
+	json_object *a = json_object_new_array(), *mem;
+
+	if (!ps || !ps->active) {
+		json_object_object_add(root, "redundancy_lost", a);
+		return;
+	}
+	mem = json_object_new_array();
+	for (unsigned i = 0; i < ps->nr_leaf; i++) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "path", json_object_new_string(ps->path[i]));
+		json_object_object_add(d, "role", json_object_new_string("member"));
+		json_object_object_add(d, "logical_block_size", json_object_new_int(
+			(int)ps->devs[i].logical_block_size));
+		json_object_object_add(d, "size", json_object_new_uint64(ps->devs[i].size_bytes));
+		json_object_array_add(mem, d);
+	}
+	json_object_object_add(root, "member_devices", mem);
+	json_object_object_add(root, "member_level", json_object_new_boolean(1));
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		const struct pass_stack_rl *e = &ps->rl[i];
+		json_object *j = json_object_new_object(), *own = json_object_new_array();
+
+		json_object_object_add(j, "device", json_object_new_string(e->member));
+		json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
+		json_object_object_add(j, "length", json_object_new_uint64(e->length));
+		json_object_object_add(j, "verdict", json_object_new_string(
+			e->lost ? "damage" : "redundancy-lost"));
+		json_object_object_add(j, "errno", json_object_new_int(e->err));
+		if (e->u) {
+			json_object_object_add(j, "stack", cli_stack_hops_json(e->u));
+			json_object_object_add(j, "copies", cli_stack_copies_json(e->u));
+			if (e->u->parity)
+				json_object_object_add(j, "parity", json_object_new_boolean(1));
+			if (e->u->unmappable)
+				json_object_object_add(j, "unmappable",
+						       cli_stack_unmappable_json(e->u));
+		}
+		if (e->has_fs)
+			json_object_object_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
+		if (e->repair[0])
+			json_object_object_add(j, "repair", json_object_new_string(e->repair));
+		for (size_t k = 0; k < e->own_count; k++)
+			json_object_array_add(own, cli_owner_json(&ps->dmg, rep->t,
+						&ps->dmg.owners[e->own_first + k]));
+		json_object_object_add(j, "owners", own);
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "redundancy_lost", a);
+}
+
+void cli_stack_report_print(FILE *f, const struct pass_report *rep)
+{
+	const struct pass_stack *ps = rep->stack;
+
+	if (!ps || !ps->active)
+		return;
+	fprintf(f, "\nRead at member level: every copy and parity on %u member%s:", ps->nr_leaf,
+		ps->nr_leaf == 1 ? "" : "s");
+	for (unsigned i = 0; i < ps->nr_leaf; i++)
+		fprintf(f, " %s", ps->path[i]);
+	fputc('\n', f);
+	if (!ps->nr_rl)
+		return;
+	fprintf(f, "\nRedundancy lost (%zu): a copy failed while another still reads; nothing is "
+		"lost yet, but the next failure loses it. Repair from the good copy:\n", ps->nr_rl);
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		const struct pass_stack_rl *e = &ps->rl[i];
+
+		fprintf(f, "  %s offset %" PRIu64 " length %" PRIu64 "%s\n", e->member, e->offset,
+			e->length, e->lost ? "  NO COPY READS" : "");
+		if (e->u)
+			cli_stack_print(f, e->u);
+		for (size_t k = 0; k < e->own_count; k++)
+			cli_print_owner(f, &ps->dmg, rep->t, &ps->dmg.owners[e->own_first + k]);
+		if (e->repair[0])
+			fprintf(f, "      repair: %s\n", e->repair);
+	}
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "pass.h"
 #include "stack.h"
 
 /* Return a new JSON array of u's hops ({device, kind, offset[, parity]}). */
@@ -22,5 +23,9 @@ void cli_stack_print(FILE *f, const struct map_stack_up *u);
 json_object *cli_stack_tree_json(const struct map_stack_node *n);
 /* Print the stack tree n indented (depth levels) to f. */
 void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth);
+/* Add "redundancy_lost" (and the members read) of a member-level scan to a report. */
+void cli_stack_report_json(json_object *root, const struct pass_report *rep);
+/* Print the members read and the redundancy-lost ranges of a member-level scan. */
+void cli_stack_report_print(FILE *f, const struct pass_report *rep);
 
 #endif

@@ -111,4 +111,23 @@ const struct map_stack_node *map_stack_busy(const struct map_stack_node *n);
 /* Return the first degraded md array in the tree, or NULL. */
 const struct map_stack_node *map_stack_degraded(const struct map_stack_node *n);
 
+/* One range on a device at the bottom of the stack (a disk or a partition with no slaves). */
+struct map_stack_leaf {
+	char name[MAP_STACK_NAME];	/* kernel name: nvme0n1, sdb1 */
+	uint64_t offset;		/* bytes */
+	uint64_t length;
+	enum map_md_role role;		/* data, mirror, parity, syndrome */
+};
+
+/*
+ * Return the number of leaf ranges written to out[0..max) that hold bytes [off, off + len)
+ * of block device name (every copy, and the parity of RAID4/5/6 stripe rows), clipped at the
+ * first chunk or row boundary (*done bytes); -EOPNOTSUPP for a layer that cannot be mapped
+ * (its kind in *bad_kind), -E2BIG, -ERANGE, -errno. Offsets are 512-byte aligned.
+ */
+int map_stack_down(const char *sysfs, const char *name, uint64_t off, uint64_t len,
+		   struct map_stack_leaf *out, unsigned max, uint64_t *done, const char **bad_kind);
+/* Return the number of leaf device names (no slaves) under name written to out[0..max). */
+int map_stack_leaves(const struct map_stack_node *n, char (*out)[MAP_STACK_NAME], unsigned max);
+
 #endif
