@@ -301,7 +301,8 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		cli_fmt_bytes(r->planned_bytes, b, sizeof(b)),
 		t->mount_point[0] ? t->mount_point : t->arg, r->elapsed_s,
 		cli_fmt_bytes((uint64_t)rate, c, sizeof(c)), r->engine,
-		rep->nr_damage_errors ? "" : ": no media errors");
+		rep->nr_damage_errors ? "" : rep->stack && rep->stack->nr_rl ?
+		": no data lost, but REDUNDANCY LOST (see above)" : ": no media errors");
 	if (r->fatal_msg[0])
 		fprintf(f, "error: %s\n", r->fatal_msg);
 }

@@ -54,7 +54,7 @@ has "verdict" '"verdict":"redundancy-lost"' /tmp/a.json
 has "good mirror named" '"copies":\[{"device":"/dev/nvme0n1"' /tmp/a.json
 has "owner" '"/mnt/a/f1"' /tmp/a.json
 has "file offset" "\"file_offset\":$foff," /tmp/a.json
-has "repair command" 'echo repair > /sys/block/md0/md/sync_action' /tmp/a.json
+has "repair command" 'echorepair>/sys/block/md0/md/sync_action' /tmp/a.json
 has "no damaged files" '"damaged_files":\[\]' /tmp/a.json
 has "human: redundancy lost" "Redundancy lost (1)" /tmp/s.out
 mediascan scan /mnt/a --no-state --top-only >/tmp/t.out 2>&1; r=$?
