@@ -51,6 +51,7 @@ struct cli_scan_cfg {
 	int resume;
 	int recheck;			/* re-read only the open errors of the history */
 	int no_state;
+	int top_only;			/* --top-only */
 	int quiet;
 	/* For patrol and scripts: the output hooks (cli/scan_hooks.c). */
 	const char *format;		/* human output: NULL or "human", or "xfs_scrub" */

@@ -15,6 +15,7 @@
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"
+#include "map_stack.h"
 #include "units.h"
 
 /* The owner table error e's owners live in: damage's, or at-risk's. */
@@ -157,6 +158,7 @@ static json_object *json_report(const struct pass_report *rep)
 		}
 	}
 	json_object_object_add(root, "media_errors", errs);
+	cli_stack_report_json(root, rep);		/* cli/map_stack.c */
 	cli_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
 	json_object_object_add(root, "bridged_gap_errors", gaps);
 	json_object_object_add(root, "transient_errors", transient);
@@ -264,6 +266,7 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		}
 	}
 	cli_print_damage(f, &rep->dmg, t);		/* cli/map_report.c */
+	cli_stack_report_print(f, rep);			/* cli/map_stack.c */
 	if (rep->nr_slow_errors || rep->nr_device_faults)
 		print_at_risk(rep, f);
 	if (rep->nr_gap_errors)
@@ -298,7 +301,8 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		cli_fmt_bytes(r->planned_bytes, b, sizeof(b)),
 		t->mount_point[0] ? t->mount_point : t->arg, r->elapsed_s,
 		cli_fmt_bytes((uint64_t)rate, c, sizeof(c)), r->engine,
-		rep->nr_damage_errors ? "" : ": no media errors");
+		rep->nr_damage_errors ? "" : rep->stack && rep->stack->nr_rl ?
+		": no data lost, but REDUNDANCY LOST (see above)" : ": no media errors");
 	if (r->fatal_msg[0])
 		fprintf(f, "error: %s\n", r->fatal_msg);
 }

@@ -79,6 +79,8 @@ static void scan_usage(FILE *f)
 		"  --recheck              re-read only the open errors of the history (after a\n"
 		"                         restore or a drive's reallocation): cleared when read clean\n"
 		"  --no-state             keep no checkpoints\n"
+		"  --top-only             on md RAID/LVM/dm-crypt: read the filesystem's device as\n"
+		"                         md serves it, not every copy on the member disks\n"
 		"exit status: 0 clean, 1 media errors, 2 integrity errors, 4 operational error,\n"
 		"             8 usage error, 16 disk failing or slow (bits may combine)\n",
 		DEFAULT_DEPTH, scan_engine_names(), CLI_DEFAULT_MAX_FAILED_READS);
@@ -105,7 +107,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
-		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED, O_RECHECK, O_HTML,
+		O_STATE_DIR, O_RESUME, O_NO_STATE, O_TOP_ONLY, O_FORMAT, O_MAX_FAILED, O_RECHECK, O_HTML,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -129,6 +131,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		{ "resume", no_argument, NULL, O_RESUME },
 		{ "recheck", no_argument, NULL, O_RECHECK },
 		{ "no-state", no_argument, NULL, O_NO_STATE },
+		{ "top-only", no_argument, NULL, O_TOP_ONLY },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -256,6 +259,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		case O_RESUME:
 			a->resume = 1;
+			break;
+		case O_TOP_ONLY:
+			a->top_only = 1;
 			break;
 		case O_NO_STATE:
 			a->no_state = 1;

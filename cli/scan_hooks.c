@@ -497,6 +497,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		.io_timeout_s = a->io_timeout_s, .max_failed_reads = a->max_failed_reads,
 		.max_failed_reads_set = a->max_failed_reads_set, .no_backoff = a->no_backoff,
 		.resume = a->resume, .recheck = a->recheck, .no_state = a->no_state,
+		.top_only = a->top_only,
 		.window_from_start = a->window_from_start,
 	};
 

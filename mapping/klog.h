@@ -43,6 +43,10 @@ int map_klog_parse_msg(const char *msg, struct map_klog_rec *rec);
  * kernel: give `journalctl -k` or /dev/kmsg.)
  */
 int map_klog_parse(const char *line, struct map_klog_rec *rec);
+/* Return 1 and fill rec for md RAID's own lines naming a member or array range (klog_md.c:
+ * "md/raid1:md0: read error corrected (8 sectors at N on sdb1)" and the like), 0 for other
+ * lines, -EINVAL for a malformed md line. */
+int map_klog_md_parse(const char *msg, struct map_klog_rec *rec);
 /*
  * Return 0 and the byte range on a device of dev_bytes that rec names (lbs: the device's
  * logical block size, block_bytes: bytes per "logical block" of a buffer I/O error), or

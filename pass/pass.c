@@ -70,6 +70,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	const struct vfy_ops *method;
 	struct pass_method cm = { 0 };
 	struct pass_lock lk;
+	struct pass_stack stk;
 	char err[1024] = "", who[PATH_MAX + 64];
 	int ret, err_class, status, resumed = 0;
 	struct sigaction sa;
@@ -94,6 +95,12 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 			 "CAP_SYS_ADMIN)");
 		map_target_close(&t);
 		return PASS_EXIT_OPERATIONAL;
+	}
+	/* md arrays below that resync, recover, reshape or check are not scanned. */
+	ret = pass_stack_check(&t, h);
+	if (ret) {
+		map_target_close(&t);
+		return ret;
 	}
 	/* One scan per target and disk, whoever started it. */
 	pass_target_key(&t, ck.key, sizeof(ck.key));
@@ -129,6 +136,25 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	}
 	method = cm.ops;
 	snprintf(r.method_note, sizeof(r.method_note), "%s", cm.why);
+	/* On md/dm: read every copy on the members (--top-only: the top device, as md serves). */
+	memset(&stk, 0, sizeof(stk));
+	ret = a->top_only || a->recheck ? 0 : pass_stack_open(&stk, &t, err, sizeof(err));
+	if (ret < 0) {
+		pass_say(h, PASS_SAY_ERROR, "%s", err);
+		pass_method_close(&cm);
+		pass_unlock(&lk);
+		map_target_close(&t);
+		return PASS_EXIT_OPERATIONAL;
+	}
+	if (stk.active) {
+		const struct vfy_ops *rd;
+
+		if (vfy_method_lookup("read", &rd, err, sizeof(err)) == 0)
+			method = rd;
+		snprintf(r.method_note, sizeof(r.method_note), "the filesystem's device /dev/%.60s "
+			 "sits on md/dm: every copy (and parity) read on its %u members with "
+			 "O_DIRECT (--top-only reads it as md serves it)", stk.top, stk.nr_leaf);
+	}
 
 	/* Plan. A recheck reads the open errors of the history only: its plan comes from there. */
 	ret = a->recheck ? 0 : pass_plan_count(&t, &po, &so.planned_total);
@@ -222,12 +248,16 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 
 		h->begin(h->arg, &b);
 	}
-	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
+	if (stk.active)
+		ret = pass_stack_scan(&stk, &src, &so, &r, err, sizeof(err));
+	else
+		ret = scan_run(devs, t.nr_devices, &src, &so, &r);
 	if (h->progress_done)
 		h->progress_done(h->arg);
 	pass_plan_close(&plan);
 	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "%s", r.fatal_msg[0] ? r.fatal_msg : strerror(-ret));
+		pass_say(h, PASS_SAY_ERROR, "%s", r.fatal_msg[0] ? r.fatal_msg :
+			 stk.active && err[0] ? err : strerror(-ret));
 		ret = PASS_EXIT_OPERATIONAL;
 		goto out_state;
 	}
@@ -245,7 +275,11 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	rep.method = method->name;
 	rep.resumed = resumed;
 	rep.base_bytes = so.scanned_base;
+	if (stk.active && pass_stack_verdicts(&stk, &r) < 0)
+		rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	ret = pass_map(&rep);
+	if (ret == 0 && stk.active)
+		ret = pass_stack_map(&stk, &rep);
 	if (ret < 0) {
 		pass_say(h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",
 			 strerror(-ret));
@@ -278,6 +312,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		h->human(h->arg, &rep);
 	status = (int)rep.exit_bits;
 	pass_report_free(&rep);
+	pass_stack_close(&stk);
 	pass_method_close(&cm);
 	pass_record_close(&ck);
 	scan_result_free(&r);
@@ -286,6 +321,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	return status;
 
 out_state:
+	pass_stack_close(&stk);
 	pass_method_close(&cm);
 	pass_record_close(&ck);
 	scan_result_free(&r);
