@@ -67,12 +67,12 @@ while [ $r -le "$rounds" ]; do
 	drop; t=$(now)
 	mediascan scan /mnt/m --no-state --progress none -q --json /tmp/s.json >/dev/null 2>/tmp/s.err
 	rc=$?; e=$(dt "$t" "$(now)")
-	echo "ROW scan $e $rc $(jq -r '.read_bytes // .scanned_bytes // 0' /tmp/s.json 2>/dev/null) $(jq -c '[.devices[]? | .path]' /tmp/s.json 2>/dev/null)"
+	echo "ROW scan $e $rc $(jq -r '.read_bytes // .scanned_bytes // 0' /tmp/s.json 2>/dev/null) $(jq -c '[.devices[]?, .member_devices[]? | .path] | unique' /tmp/s.json 2>/dev/null)"
 	drop; t=$(now)
 	mediascan scan /mnt/m --top-only --no-state --progress none -q --json /tmp/t.json >/dev/null 2>/tmp/t.err
 	rc=$?; e=$(dt "$t" "$(now)")
 	if [ $rc = 8 ]; then echo "ROW top n/a 8 0 []"; else
-		echo "ROW top $e $rc $(jq -r '.read_bytes // .scanned_bytes // 0' /tmp/t.json 2>/dev/null) $(jq -c '[.devices[]? | .path]' /tmp/t.json 2>/dev/null)"; fi
+		echo "ROW top $e $rc $(jq -r '.read_bytes // .scanned_bytes // 0' /tmp/t.json 2>/dev/null) $(jq -c '[.devices[]?, .member_devices[]? | .path] | unique' /tmp/t.json 2>/dev/null)"; fi
 	drop
 	echo 10000000 >/proc/sys/dev/raid/speed_limit_max
 	echo 10000000 >/sys/block/md0/md/sync_speed_max
