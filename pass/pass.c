@@ -146,6 +146,8 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		map_target_close(&t);
 		return PASS_EXIT_OPERATIONAL;
 	}
+	if (stk.note[0])
+		pass_say(h, PASS_SAY_NOTE, "%s", stk.note);
 	if (stk.active) {
 		const struct vfy_ops *rd;
 

@@ -209,6 +209,7 @@ struct pass_stack {
 	struct pass_stack_rl *rl;
 	size_t nr_rl;
 	unsigned nr_dropped;		/* errors with no owner and no verdict (unused space) */
+	char note[300];			/* why a stacked target is read at the top only */
 	struct map_damage dmg;		/* owners of the redundancy-lost ranges */
 };
 /*

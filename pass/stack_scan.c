@@ -145,9 +145,32 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 	return (int)n;
 }
 
+/* The first layer of the tree that map_stack_down cannot go through, or NULL. */
+static const struct map_stack_node *unreadable_layer(const struct map_stack_node *n)
+{
+	static const char *const ok[] = { "disk", "partition", "md-linear", "md-raid0",
+					  "md-raid1", "md-raid4", "md-raid5", "md-raid6",
+					  "md-raid10", "dm-linear", "dm-striped", "dm-crypt",
+					  "dm-multipath", "dm-flakey", "dm-delay", NULL };
+	unsigned i;
+
+	for (i = 0; ok[i] && strcmp(ok[i], n->kind); i++)
+		;
+	if (!ok[i])
+		return n;
+	for (i = 0; i < n->nr_below; i++) {
+		const struct map_stack_node *b = unreadable_layer(&n->below[i]);
+
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
 int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err, size_t len)
 {
 	struct map_stack_node *tree = NULL;
+	const struct map_stack_node *bad;
 	int n, ret;
 
 	memset(ps, 0, sizeof(*ps));
@@ -161,6 +184,14 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 	if (!tree->nr_below || !strcmp(tree->kind, "partition") || !strcmp(tree->kind, "disk")) {
 		map_stack_tree_free(tree);
 		return 0;			/* not stacked */
+	}
+	bad = unreadable_layer(tree);
+	if (bad) {
+		snprintf(ps->note, sizeof(ps->note), "note: /dev/%.60s reads as md/dm serve it, not every "
+			 "copy: member-level reading does not go through /dev/%s (%s)",
+			 t->devices[0].info.name, bad->name, bad->kind);
+		map_stack_tree_free(tree);
+		return 0;
 	}
 	n = map_stack_leaves(tree, ps->leaf, SCAN_MAX_DEVICES);
 	map_stack_tree_free(tree);
