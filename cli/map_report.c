@@ -415,9 +415,14 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 	case MAP_OWN_FILE: {
 		const struct map_inode_paths *ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 
-		fprintf(f, "      %s (inode %" PRIu64 "%s), %s offset %" PRIu64 " length %" PRIu64
-			"%s%s\n",
-			ip && ip->nr_paths ? cli_escape(ip->paths[0], esc, sizeof(esc)) : "file",
+		/* every hard link, the first one leading */
+		fprintf(f, "      %s",
+			ip && ip->nr_paths ? cli_escape(ip->paths[0], esc, sizeof(esc)) : "file");
+		for (unsigned i = 1; ip && i < ip->nr_paths; i++)
+			fprintf(f, "%s%s", i == 1 ? " (also " : ", ",
+				cli_escape(ip->paths[i], esc, sizeof(esc)));
+		fprintf(f, "%s (inode %" PRIu64 "%s), %s offset %" PRIu64 " length %" PRIu64
+			"%s%s\n", ip && ip->nr_paths > 1 ? ")" : "",
 			o->inode, part, o->flags & MAP_OWNF_ATTR_FORK ? "xattr" : "file",
 			o->file_offset, o->length,
 			o->flags & MAP_OWNF_UNWRITTEN ? " (unwritten: nothing lost)" : "",

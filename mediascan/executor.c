@@ -1151,14 +1151,18 @@ int scan_result_free(struct scan_result *r)
 	return 0;
 }
 
-/* I/O size policy: 1 MiB within the device's queue limit, a multiple of its block size. */
+/*
+ * I/O size policy: the size asked (default 1 MiB) within every device's queue limit
+ * (max_sectors_kb: a larger read is split by the block layer anyway), a multiple of the
+ * largest logical block size. The caller says so when this is not what was asked.
+ */
 uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked)
 {
 	uint64_t io = asked ? asked : SCAN_DEFAULT_IO_SIZE;
 	uint32_t lbs = 512;
 
 	for (unsigned i = 0; i < nr; i++) {
-		if (!asked && devs[i].max_io_bytes && io > devs[i].max_io_bytes)
+		if (devs[i].max_io_bytes && io > devs[i].max_io_bytes)
 			io = devs[i].max_io_bytes;
 		if (devs[i].logical_block_size > lbs)
 			lbs = devs[i].logical_block_size;

@@ -112,6 +112,10 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	memset(&r, 0, sizeof(r));
 	pass_scan_devices(&t, devs);
 	so.io_size = scan_io_size(devs, t.nr_devices, a->io_size);
+	if (a->io_size && so.io_size != a->io_size)
+		pass_say(h, PASS_SAY_NOTE, "--io-size %llu: reading %u bytes at a time (within "
+			 "the queue's max_sectors_kb, a multiple of the logical block size)",
+			 (unsigned long long)a->io_size, so.io_size);
 	so.depth = a->depth ? (unsigned)a->depth : PASS_DEFAULT_DEPTH;
 	so.engine = a->engine;
 	so.isolate_step_bytes = 16 * 4096;
