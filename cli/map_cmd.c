@@ -48,8 +48,9 @@ static void map_usage(FILE *f)
 		"  --block-size N         unit of \"Buffer I/O error ... logical block N\" lines\n"
 		"                         (default: the filesystem's block size, else the device's)\n"
 		"  -q, --quiet            no human output\n"
-		"exit status: 0 nothing damaged, 1 files or metadata own the range, 4 a device\n"
-		"             could not be mapped, 8 usage error\n");
+		"exit status: 0 answered (a range looked up: whoever owns it), 1 files or metadata\n"
+		"             own a range the kernel log says failed, 4 a device or line could not\n"
+		"             be mapped, 8 usage error\n");
 }
 
 /* One range to map, with how it was named. */
@@ -388,7 +389,8 @@ static int map_all(struct map_run *m)
 			m->exit_bits |= CLI_EXIT_OPERATIONAL;
 			ret = 0;
 		}
-		if (tg->d.nr_files || tg->d.nr_meta)
+		/* a failed range the kernel logged is damage; a range looked up is only owned */
+		if ((tg->d.nr_files || tg->d.nr_meta) && m->from_log)
 			m->exit_bits |= CLI_EXIT_MEDIA;
 	}
 out_free:
@@ -581,7 +583,7 @@ static void print_answer(const struct map_run *m, FILE *f)
 		}
 		if (tg->d.nr_files || tg->d.nr_meta)
 			fprintf(f, "\n== %s (%s)\n", target_name(tg), tg->t.fs_type);
-		cli_print_damage(f, &tg->d, &tg->t);
+		cli_print_owners(f, &tg->d, &tg->t, !m->from_log);
 		cli_print_notes(f, &tg->d);
 		if (tg->err[0])
 			fprintf(f, "\nerror: %s\n", tg->err);
