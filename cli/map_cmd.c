@@ -389,6 +389,9 @@ static int map_all(struct map_run *m)
 			m->exit_bits |= CLI_EXIT_OPERATIONAL;
 			ret = 0;
 		}
+		/* a filesystem mediascan cannot map (btrfs) holds the range: not answered */
+		if (tg->t.foreign_fs[0])
+			m->exit_bits |= CLI_EXIT_OPERATIONAL;
 		/* a failed range the kernel logged is damage; a range looked up is only owned */
 		if ((tg->d.nr_files || tg->d.nr_meta) && m->from_log)
 			m->exit_bits |= CLI_EXIT_MEDIA;

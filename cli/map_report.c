@@ -409,7 +409,6 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 {
 	char part[48] = "", esc[4096];
 
-	(void)t;
 	if (o->part && o->kind != MAP_OWN_DEVICE)
 		snprintf(part, sizeof(part), ", partition %u", o->part);
 	switch (o->kind) {
@@ -445,6 +444,10 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 		else if (o->part)
 			fprintf(f, "      partition %u (no mounted XFS/ext4: contents unknown)\n",
 				o->part);
+		else if (t && t->foreign_fs[0])
+			fprintf(f, "      device holding %s mounted at %s (mediascan cannot map "
+				"%s: contents unknown to it)\n", t->foreign_fs,
+				cli_escape(t->foreign_mount, esc, sizeof(esc)), t->foreign_fs);
 		else
 			fprintf(f, "      device (no filesystem mounted: contents unknown)\n");
 		break;
