@@ -239,8 +239,9 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	r.scanned_bytes += so.scanned_base;
 	r.planned_bytes += so.scanned_base;
 	if (r.stopped == 1 && !r.fatal_msg[0])
-		snprintf(r.fatal_msg, sizeof(r.fatal_msg),
-			 "interrupted by a signal; continue with --resume");
+		snprintf(r.fatal_msg, sizeof(r.fatal_msg), "interrupted by a signal; %s",
+			 a->no_state ? "no checkpoint was kept (--no-state): a later scan starts "
+			 "over" : "continue with --resume");
 
 	/* Map. */
 	memset(&rep, 0, sizeof(rep));
@@ -248,6 +249,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	rep.r = &r;
 	rep.method = method->name;
 	rep.resumed = resumed;
+	rep.no_checkpoint = a->no_state;
 	rep.base_bytes = so.scanned_base;
 	ret = pass_map(&rep);
 	if (ret < 0) {
