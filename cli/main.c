@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "map_cmd.h"
 #include "patrol.h"
@@ -57,9 +58,7 @@ static void usage(FILE *f)
 		"  help [CMD]    this text, or CMD's options (same as mediascan CMD --help)\n"
 		"  version       print the version\n"
 		"every command that reports takes --json FILE|- (- or a bare --json: stdout)\n"
-		"exit status (a bitmask): 0 clean, 1 data or metadata damaged, 2 integrity (PI)\n"
-		"mismatches, 4 operational error or incomplete pass, 8 usage error, 16 the disk is\n"
-		"failing or slow, or a copy was lost (nothing known lost); see mediascan(8)\n");
+		"exit status: a bitmask as in xfs_scrub; `mediascan help exit` for every command's\n");
 }
 
 static const struct cli_cmd *cli_cmd_find(const char *name)
@@ -97,6 +96,10 @@ int main(int argc, char **argv)
 		return cmd->main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
+		if (argc > 2 && strcmp(argv[2], "exit") == 0) {
+			cli_print_exits(stdout, NULL);
+			return 0;
+		}
 		if (argc > 2) {
 			char *help_argv[] = { argv[2], (char *)"--help", NULL };
 

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "devinfo.h"
 #include "escape.h"
@@ -47,10 +48,8 @@ static void map_usage(FILE *f)
 		"                         damaged_metadata, as in a scan report)\n"
 		"  --block-size N         unit of \"Buffer I/O error ... logical block N\" lines\n"
 		"                         (default: the filesystem's block size, else the device's)\n"
-		"  -q, --quiet            no human output\n"
-		"exit status: 0 answered (a range looked up: whoever owns it), 1 files or metadata\n"
-		"             own a range the kernel log says failed, 4 a device or line could not\n"
-		"             be mapped, 8 usage error\n");
+		"  -q, --quiet            no human output\n");
+	cli_print_exits(f, "map");
 }
 
 /* One range to map, with how it was named. */

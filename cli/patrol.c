@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "config_file.h"
 #include "journal.h"
@@ -456,6 +457,7 @@ static void patrol_usage(FILE *f)
 		"  --check         check the config (and that its targets open) and exit\n"
 		"Runs until SIGTERM: a pass of every target within its window, one scan per\n"
 		"physical disk at a time; SIGHUP reloads the config.\n");
+	cli_print_exits(f, "patrol");
 }
 
 int cli_patrol_main(int argc, char **argv)

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"
@@ -442,9 +443,8 @@ int cli_report_main(int argc, char **argv)
 			       "7d)\n"
 			       "  --all          cleared errors too\n"
 			       "  --html FILE    also write it as one HTML page: a surface map per "
-			       "device,\n                 damaged files and metadata, the passes\n"
-			       "exit status: 0 no open damage, 1 open damage, 4 operational error, 8 "
-			       "usage\n");
+			       "device,\n                 damaged files and metadata, the passes\n");
+			cli_print_exits(stdout, "report");
 			return 0;
 		default:
 			cli_err("report: unknown or incomplete option '%s'", argv[optind - 1]);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "units.h"
 #include "verify.h"
 #include "engine.h"
@@ -79,10 +80,9 @@ static void scan_usage(FILE *f)
 		"  --resume               continue the interrupted pass of this target\n"
 		"  --recheck              re-read only the open errors of the history (after a\n"
 		"                         restore or a drive's reallocation): cleared when read clean\n"
-		"  --no-state             keep no checkpoints\n"
-		"exit status: 0 clean, 1 media errors, 2 integrity errors, 4 operational error,\n"
-		"             8 usage error, 16 disk failing or slow (bits may combine)\n",
+		"  --no-state             keep no checkpoints\n",
 		DEFAULT_DEPTH, scan_engine_names(), CLI_DEFAULT_MAX_FAILED_READS);
+	cli_print_exits(f, "scan");
 }
 
 int cli_parse_rate(const char *s, uint64_t *bps)

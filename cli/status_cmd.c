@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "config_file.h"
 #include "status_cmd.h"
@@ -230,6 +231,7 @@ int cli_status_main(int argc, char **argv)
 			printf("usage: mediascan status [--json FILE|-] [--state-dir DIR] [--config FILE]\n"
 			       "  per target: pass progress, rate, ETA, last complete pass, open "
 			       "errors\n");
+			cli_print_exits(stdout, "status");
 			return 0;
 		default:
 			cli_err("status: unknown or incomplete option '%s'", argv[optind - 1]);
