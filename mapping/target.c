@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -134,7 +135,8 @@ int map_target_add_device(struct map_target *t, const char *path, enum map_role 
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open %s device %s for reading: %s%s",
 			 map_role_name(role), path, strerror(-fd),
-			 (fd == -EACCES || fd == -EPERM) ? " (mediascan needs root)" : "");
+			 (fd == -EACCES || fd == -EPERM) && geteuid() != 0 ?
+			 " (mediascan needs root)" : "");
 		*err_class = MAP_TERR_OPERATIONAL;
 		return fd;
 	}
