@@ -26,8 +26,8 @@ static const struct cli_exit_row exit_rows[] = {
 	{ "scan", CLI_EXIT_DEVICE, "the disk is failing or slow (device faults, slow sectors, the "
 	  "scan stopped to spare it) or a copy was lost: nothing known lost" },
 	{ "map", 0, "answered: the owners of a range looked up (whoever they are)" },
-	{ "map", CLI_EXIT_MEDIA, "--kernel-log: files or metadata own a range the kernel says "
-	  "failed" },
+	{ "map", CLI_EXIT_MEDIA, "files or metadata own a range the kernel log says failed "
+	  "(--kernel-log)" },
 	{ "map", CLI_EXIT_OPERATIONAL, "a device, range or layer could not be mapped, or no "
 	  "kernel-log line was usable" },
 	{ "report", 0, "no open damage" },

@@ -257,12 +257,6 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 			 strerror(-ret));
 		rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
-	if (r.stopped == 2) {
-		/* A --max-duration stop is planned, not a failure: continue with --resume. */
-		rep.exit_bits &= ~(unsigned)PASS_EXIT_OPERATIONAL;
-		if (r.fatal)
-			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
-	}
 
 	/* Record and report: the pass's end, the JSON and HTML reports, damage told, the summary. */
 	pass_record_finish(&ck, &r);
