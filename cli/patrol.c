@@ -113,6 +113,13 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	 */
 	pt->broken = 0;
 	ret = map_target_open(pt->c.path, &t, terr, sizeof(terr), &cls);
+	if (ret == -EOPNOTSUPP && cls == MAP_TERR_USAGE) {
+		/* mounted, but with a filesystem mediascan cannot scan (tmpfs, btrfs, NFS): a
+		 * config error, not something a retry fixes */
+		set_err(err, len, "%s:%u: target '%s': %s", file, pt->c.path_line, pt->c.name,
+			terr);
+		return -EINVAL;
+	}
 	if (ret < 0) {
 		pt->broken = 1;
 		snprintf(pt->broken_why, sizeof(pt->broken_why), "%s:%u: target '%s': %s", file,
@@ -203,6 +210,19 @@ static int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct p
 		if (ret < 0) {
 			free(t);
 			return ret;
+		}
+		/* one target per filesystem or disk: two would scan it twice and keep one
+		 * history under two names */
+		for (unsigned k = 0; k < i; k++) {
+			if (t[i].broken || t[k].broken ? strcmp(t[i].c.path, t[k].c.path) != 0 :
+			    strcmp(t[i].key, t[k].key) != 0)
+				continue;
+			set_err(err, len, "%s:%u: target '%s' (%s) is the same filesystem or device as "
+				"target '%s' (line %u): one target each", p->config_file,
+				t[i].c.path_line, t[i].c.name, t[i].c.path, t[k].c.name,
+				t[k].c.path_line);
+			free(t);
+			return -EINVAL;
 		}
 	}
 	*tp = t;
