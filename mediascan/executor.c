@@ -1152,9 +1152,9 @@ int scan_result_free(struct scan_result *r)
 }
 
 /*
- * I/O size policy: the size asked (default 1 MiB) within every device's queue limit
- * (max_sectors_kb: a larger read is split by the block layer anyway), a multiple of the
- * largest logical block size. The caller says so when this is not what was asked.
+ * I/O size policy: 1 MiB within every device's queue limit (max_sectors_kb); a size asked is
+ * used as asked (the block layer splits what is above the limit; the caller says so), a
+ * multiple of the largest logical block size.
  */
 uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked)
 {
@@ -1162,7 +1162,7 @@ uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t aske
 	uint32_t lbs = 512;
 
 	for (unsigned i = 0; i < nr; i++) {
-		if (devs[i].max_io_bytes && io > devs[i].max_io_bytes)
+		if (!asked && devs[i].max_io_bytes && io > devs[i].max_io_bytes)
 			io = devs[i].max_io_bytes;
 		if (devs[i].logical_block_size > lbs)
 			lbs = devs[i].logical_block_size;

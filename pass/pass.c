@@ -113,9 +113,13 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	pass_scan_devices(&t, devs);
 	so.io_size = scan_io_size(devs, t.nr_devices, a->io_size);
 	if (a->io_size && so.io_size != a->io_size)
-		pass_say(h, PASS_SAY_NOTE, "--io-size %llu: reading %u bytes at a time (within "
-			 "the queue's max_sectors_kb, a multiple of the logical block size)",
-			 (unsigned long long)a->io_size, so.io_size);
+		pass_say(h, PASS_SAY_NOTE, "--io-size %llu: reading %u bytes at a time (a multiple "
+			 "of the logical block size)", (unsigned long long)a->io_size, so.io_size);
+	for (unsigned i = 0; a->io_size && i < t.nr_devices; i++)
+		if (devs[i].max_io_bytes && so.io_size > devs[i].max_io_bytes)
+			pass_say(h, PASS_SAY_NOTE, "--io-size %u is above %s's queue limit "
+				 "(max_sectors_kb %llu): the block layer splits each read", so.io_size,
+				 t.devices[i].path, (unsigned long long)devs[i].max_io_bytes / 1024);
 	so.depth = a->depth ? (unsigned)a->depth : PASS_DEFAULT_DEPTH;
 	so.engine = a->engine;
 	so.isolate_step_bytes = 16 * 4096;
