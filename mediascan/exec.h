@@ -75,6 +75,9 @@ struct exec {
 	uint64_t next_checkpoint_ns;
 	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];
+	/* Isolation stopped part way: not proven, read again from here on the next run. */
+	uint64_t reread_from[SCAN_MAX_DEVICES];
+	int late_nomem;			/* a late read could not be set aside: -ENOMEM */
 	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
 	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
 	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */

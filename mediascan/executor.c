@@ -542,6 +542,19 @@ static uint64_t exec_cursor(const struct exec *x, unsigned d)
 	} else if (!x->src_done) {
 		cur = cur < x->cursor[d] ? cur : x->cursor[d];	/* between batches */
 	}
+	/*
+	 * A late read not yet settled, or an isolation a stop cut short, has proven nothing:
+	 * it holds the cursor so that a resume (or the next run after SIGKILL) reads it again.
+	 */
+	for (size_t i = 0; i < x->nr_late; i++) {
+		const struct exec_late *l = &x->late[i];
+
+		if (l->dev_idx == d && l->offset < cur && (l->state == EXEC_LATE_WAITING ||
+		    l->state == EXEC_LATE_ANSWERED || l->state == EXEC_LATE_CANCELLED))
+			cur = l->offset;
+	}
+	if (x->reread_from[d] < cur)
+		cur = x->reread_from[d];
 	return cur;
 }
 
@@ -595,6 +608,8 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 		uint64_t before = x->r->isolation_reads;
 
 		ret = exec_vfy_span(x, x->o->vfy_isolate, dev, rg, offset, length, 1, 1);
+		if (ret == -EINTR)
+			goto out;
 		if (ret != -EOPNOTSUPP)
 			return ret;
 		x->r->isolation_reads = before;	/* refused: isolate by plain re-reads */
@@ -613,21 +628,20 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 out:
 	if (ret == -EINTR) {
 		/*
-		 * Stopped while narrowing: what is not narrowed is not proven damage. Stopped by
-		 * a signal, that is an operational error (the pass is interrupted); stopped to
-		 * spare a failing disk, the read is said to have failed once (transient), as it did.
+		 * Stopped while narrowing: what is not narrowed is not proven. Nothing is recorded
+		 * for the span (a stop is not evidence against the disk, and an error row here
+		 * would merge into overlapping damage); the cursor is held at it, so the next run
+		 * reads and narrows it again. Stopped to spare a failing disk, the read is said to
+		 * have failed once (transient), as it did: never damage.
 		 */
 		struct scan_error e = {
-			.dev_idx = dev, .offset = offset, .length = length, .err = -EINTR,
-			.cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
+			.dev_idx = dev, .offset = offset, .length = length, .err = err,
+			.cls = scan_classify(err), .reads = 1, .reproducible = 0,
 		};
 
-		if (x->r->failing) {
-			e.err = err;
-			e.cls = scan_classify(err);
-			e.reproducible = 0;
-		}
-		ret = scan_result_add(x->r, &e);
+		if (offset < x->reread_from[dev])
+			x->reread_from[dev] = offset;
+		ret = x->r->failing ? scan_result_add(x->r, &e) : 0;
 	}
 	return ret;
 }
@@ -784,8 +798,10 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 			 * until the kernel gives it back; the buffer is the shared discard
 			 * buffer, so nothing else waits on it.
 			 */
-			if (exec_late_add(x, s, EXEC_LATE_WAITING) < 0)
-				return 0;
+			if (exec_late_add(x, s, EXEC_LATE_WAITING) < 0) {
+				x->late_nomem = -ENOMEM;	/* the loop stops: no spinning */
+				return UINT64_MAX;
+			}
 			s->timed_out = 1;
 			x->r->nr_timeouts++;
 			x->r->scanned_bytes += s->io.planned_bytes;
@@ -898,6 +914,8 @@ int exec_loop(struct exec *x)
 		if (ret < 0)
 			return ret;
 		dog = exec_watchdog(x, now);
+		if (x->late_nomem)
+			return x->late_nomem;
 		if (x->cmd_refused && x->cmd_ops && x->inflight == 0)
 			return -EOPNOTSUPP;	/* drained: the rest is read */
 		if (x->inflight == 0) {
@@ -940,9 +958,11 @@ int exec_loop(struct exec *x)
 		exec_progress(x, 0);
 		if (x->o->checkpoint_interval_ns && now >= x->next_checkpoint_ns) {
 			x->next_checkpoint_ns = now + x->o->checkpoint_interval_ns;
-			ret = exec_checkpoint(x, 0);
-			if (ret < 0)
-				return ret;
+			/*
+			 * A checkpoint the store refused (busy, full) keeps its errors pending for
+			 * the next one; the scan goes on. The last one says whether all were kept.
+			 */
+			exec_checkpoint(x, 0);
 		}
 	}
 }
@@ -1009,8 +1029,10 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 		ret = -ENOMEM;
 		goto out_mem;
 	}
-	for (unsigned d = 0; d < nr_devs; d++)
+	for (unsigned d = 0; d < nr_devs; d++) {
 		x->cursor[d] = o->start_cursor[d];
+		x->reread_from[d] = UINT64_MAX;
+	}
 	/*
 	 * A read past the I/O timeout is waited for this long before the disk is called not
 	 * answering: a drive that retries a sector internally may take a minute.
@@ -1111,10 +1133,15 @@ out_loop:
 	if (!r->fatal) {
 		int cret = exec_checkpoint(x, 1);
 
-		if (cret < 0 && !r->fatal_msg[0]) {
+		if (cret < 0) {
+			/* Errors not in the history: the pass settles nothing and says so. */
 			r->fatal = cret;
-			snprintf(r->fatal_msg, sizeof(r->fatal_msg),
-				 "the final checkpoint could not be saved: %s", strerror(-cret));
+			r->complete = 0;
+			if (!r->fatal_msg[0])
+				snprintf(r->fatal_msg, sizeof(r->fatal_msg), "the final checkpoint "
+					 "could not be saved (%zu error%s not in the history): %s",
+					 r->nr_errors - r->sealed,
+					 r->nr_errors - r->sealed == 1 ? "" : "s", strerror(-cret));
 		}
 	}
 	exec_progress(x, 1);

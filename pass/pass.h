@@ -189,6 +189,7 @@ struct pass_record {
 	int64_t pass_started;		/* unix seconds, of a resumed pass */
 	const char *dev_keys[MAP_MAX_DEVICES];	/* what error rows name each device by */
 	int warned;
+	size_t unsaved;			/* errors the last checkpoint could not store */
 	/* The history's open errors on this target's devices: what a clean read may clear. */
 	struct scan_watch *watch;
 	int64_t *watch_ids;

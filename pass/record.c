@@ -141,12 +141,17 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 					k->dev_keys);
 
 	if (ret < 0 && !k->warned) {
-		/* A full /var must not stop a media scan: warn once, keep scanning. */
-		pass_say(k->h, PASS_SAY_ERROR, "warning: checkpoint not saved (%s): %s",
-			 strerror(-ret), scan_state_errmsg(k->st));
+		/*
+		 * A full /var or a busy store must not stop a media scan: warn once, keep
+		 * scanning. The errors stay pending (the failure is returned): the next
+		 * checkpoint takes them; if the last one fails too, the pass settles nothing.
+		 */
+		pass_say(k->h, PASS_SAY_ERROR, "warning: checkpoint not saved (%s): %s; its "
+			 "errors are kept for the next one", strerror(-ret),
+			 scan_state_errmsg(k->st));
 		k->warned = 1;
 	}
-	return 0;
+	return ret;
 }
 
 struct load_ctx {
@@ -344,7 +349,13 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 		if (h->journal_error)
 			h->journal_error(h->arg, rep, i, pass_id);
 	}
-	if (st && r->complete) {
+	if (st && r->complete && k->unsaved) {
+		/* Not all of this pass's errors are in the history: its rows cannot say what
+		 * failed again, so nothing is settled (the scan's own failure said why). */
+		pass_say(h, PASS_SAY_ERROR, "warning: %zu error%s of this pass could not be stored "
+			 "in the history: no open error is settled by this pass", k->unsaved,
+			 k->unsaved == 1 ? "" : "s");
+	} else if (st && r->complete) {
 		settle = settle_outcomes(k, so, resumed, o->recheck);
 		cleared = scan_state_settle(st, k->key, pass_id, settle, settle ? k->nr_watch : 0);
 		free(settle);
