@@ -1133,16 +1133,11 @@ out_loop:
 	if (!r->fatal) {
 		int cret = exec_checkpoint(x, 1);
 
-		if (cret < 0) {
-			/* Errors not in the history: the pass settles nothing and says so. */
-			r->fatal = cret;
-			r->complete = 0;
-			if (!r->fatal_msg[0])
-				snprintf(r->fatal_msg, sizeof(r->fatal_msg), "the final checkpoint "
-					 "could not be saved (%zu error%s not in the history): %s",
-					 r->nr_errors - r->sealed,
-					 r->nr_errors - r->sealed == 1 ? "" : "s", strerror(-cret));
-		}
+		/*
+		 * Refused (busy, full): errors[sealed..] are not in the store. The caller
+		 * sees that (sealed < nr_errors), may try again, and settles nothing if not.
+		 */
+		(void)cret;
 	}
 	exec_progress(x, 1);
 	/*

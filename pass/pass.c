@@ -223,8 +223,8 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		h->begin(h->arg, &b);
 	}
 	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
-	if (so.checkpoint)		/* errors[0..sealed) are in the history, the rest not */
-		ck.unsaved = r.nr_errors > r.sealed ? r.nr_errors - r.sealed : 0;
+	if (ret == 0 && so.checkpoint)	/* errors[0..sealed) are in the history, the rest? */
+		pass_record_unsaved(&ck, &r);
 	if (h->progress_done)
 		h->progress_done(h->arg);
 	pass_plan_close(&plan);

@@ -15,6 +15,7 @@
 #include "pass.h"
 
 #define PASS_CHECKPOINT_INTERVAL_NS 5000000000ull	/* after SIGKILL at most this much is re-read */
+#define PASS_CHECKPOINT_RETRIES 2	/* last tries of a refused final checkpoint (busy: 5 s each) */
 
 /* The key under which the state store knows this target (mapping/target.c: UUID, WWN...). */
 void pass_target_key(const struct map_target *t, char *key, size_t len)
@@ -139,6 +140,11 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 	int ret = scan_state_checkpoint(k->st, k->pass_id, c->cursor, c->nr_devs,
 					c->scanned_bytes, c->new_errors, c->nr_new_errors,
 					k->dev_keys);
+
+	/* Kept for pass_record_unsaved's last try. */
+	k->nr_cursor = c->nr_devs < MAP_MAX_DEVICES ? c->nr_devs : MAP_MAX_DEVICES;
+	memcpy(k->cursor, c->cursor, k->nr_cursor * sizeof(*k->cursor));
+	k->scanned_bytes = c->scanned_bytes;
 
 	if (ret < 0 && !k->warned) {
 		/*
@@ -294,6 +300,37 @@ void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so)
 	so->checkpoint_interval_ns = PASS_CHECKPOINT_INTERVAL_NS;
 }
 
+int pass_record_unsaved(struct pass_record *k, struct scan_result *r)
+{
+	int ret = 0;
+
+	k->unsaved = r->nr_errors > r->sealed ? r->nr_errors - r->sealed : 0;
+	/* The store was busy or full at the last checkpoint: try again, a few busy waits. */
+	for (unsigned tries = 0; k->st && k->unsaved && k->nr_cursor &&
+	     tries < PASS_CHECKPOINT_RETRIES; tries++) {
+		ret = scan_state_checkpoint(k->st, k->pass_id, k->cursor, k->nr_cursor,
+					    k->scanned_bytes, r->errors + r->sealed, k->unsaved,
+					    k->dev_keys);
+		if (ret == 0) {
+			r->sealed = r->nr_errors;
+			k->unsaved = 0;
+		}
+	}
+	if (!k->unsaved)
+		return 0;
+	/*
+	 * Not all errors are in the history: this pass cannot say what failed again, so it
+	 * settles nothing; it ends as failed (journal event, exit bit 4). The errors are told
+	 * now (a missing row is new) and found again by the next pass.
+	 */
+	r->fatal = ret < 0 ? ret : -EIO;
+	r->complete = 0;
+	snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%zu error%s of this pass could not be "
+		 "stored in the history (%s): nothing was settled; the next pass reads them again",
+		 k->unsaved, k->unsaved == 1 ? "" : "s", k->st ? scan_state_errmsg(k->st) : "");
+	return -EIO;
+}
+
 void pass_record_finish(struct pass_record *k, const struct scan_result *r)
 {
 	enum scan_pass_result res = r->complete ? SCAN_PASS_COMPLETE :
@@ -349,13 +386,7 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 		if (h->journal_error)
 			h->journal_error(h->arg, rep, i, pass_id);
 	}
-	if (st && r->complete && k->unsaved) {
-		/* Not all of this pass's errors are in the history: its rows cannot say what
-		 * failed again, so nothing is settled (the scan's own failure said why). */
-		pass_say(h, PASS_SAY_ERROR, "warning: %zu error%s of this pass could not be stored "
-			 "in the history: no open error is settled by this pass", k->unsaved,
-			 k->unsaved == 1 ? "" : "s");
-	} else if (st && r->complete) {
+	if (st && r->complete && !k->unsaved) {	/* unsaved: pass_record_unsaved failed it */
 		settle = settle_outcomes(k, so, resumed, o->recheck);
 		cleared = scan_state_settle(st, k->key, pass_id, settle, settle ? k->nr_watch : 0);
 		free(settle);
