@@ -328,6 +328,7 @@ int pass_record_unsaved(struct pass_record *k, struct scan_result *r)
 	snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%zu error%s of this pass could not be "
 		 "stored in the history (%s): nothing was settled; the next pass reads them again",
 		 k->unsaved, k->unsaved == 1 ? "" : "s", k->st ? scan_state_errmsg(k->st) : "");
+	pass_say(k->h, PASS_SAY_ERROR, "mediascan: %s", r->fatal_msg);
 	return -EIO;
 }
 
@@ -351,7 +352,8 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 {
 	const struct pass_hooks *h = k->h;
 	const struct scan_result *r = rep->r;
-	struct scan_state *st = k->st;
+	/* A store that refused this pass's errors has no rows for them: all are new, told. */
+	struct scan_state *st = k->unsaved ? NULL : k->st;
 	int64_t pass_id = k->pass_id;
 	size_t *fresh_idx = calloc(r->nr_errors ? r->nr_errors : 1, sizeof(*fresh_idx));
 	struct scan_state_outcome *settle = NULL;
