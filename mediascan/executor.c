@@ -957,12 +957,14 @@ int exec_loop(struct exec *x)
 		exec_sample(x, now);
 		exec_progress(x, 0);
 		if (x->o->checkpoint_interval_ns && now >= x->next_checkpoint_ns) {
-			x->next_checkpoint_ns = now + x->o->checkpoint_interval_ns;
 			/*
 			 * A checkpoint the store refused (busy, full) keeps its errors pending for
 			 * the next one; the scan goes on. The last one says whether all were kept.
+			 * The interval counts from its end: a busy store (each try waits out its
+			 * busy timeout) must not take every turn of the loop.
 			 */
 			exec_checkpoint(x, 0);
+			x->next_checkpoint_ns = now_ns() + x->o->checkpoint_interval_ns;
 		}
 	}
 }

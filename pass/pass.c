@@ -223,7 +223,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		h->begin(h->arg, &b);
 	}
 	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
-	if (ret == 0 && so.checkpoint)	/* errors[0..sealed) are in the history, the rest? */
+	if (ret == 0 && !a->no_state)	/* errors[0..sealed) are in the history, the rest? */
 		pass_record_unsaved(&ck, &r);
 	if (h->progress_done)
 		h->progress_done(h->arg);

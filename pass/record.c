@@ -327,8 +327,9 @@ int pass_record_unsaved(struct pass_record *k, struct scan_result *r)
 	r->complete = 0;
 	snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%zu error%s of this pass could not be "
 		 "stored in the history (%s): nothing was settled; the next pass reads them again",
-		 k->unsaved, k->unsaved == 1 ? "" : "s", k->st ? scan_state_errmsg(k->st) : "");
-	pass_say(k->h, PASS_SAY_ERROR, "mediascan: %s", r->fatal_msg);
+		 k->unsaved, k->unsaved == 1 ? "" : "s",
+		 k->st ? scan_state_errmsg(k->st) : "the state store could not be opened");
+	pass_say(k->h, PASS_SAY_ERROR, "%s", r->fatal_msg);
 	return -EIO;
 }
 

@@ -10,8 +10,9 @@
 #	hist_truth STATE_DIR "OFF:LEN ..."	fail unless the open rows are exactly these
 #					ranges as damage, none of them was ever cleared,
 #					and each was told (notified)
-#	hist_hold_lock DB SECONDS	hold BEGIN IMMEDIATE on DB that long (in the background:
-#					HIST_LOCK_PID is its pid)
+#	hist_hold_lock DB SECONDS	take BEGIN IMMEDIATE on DB (waiting up to 10 s for it)
+#					and hold it that long, in the background
+#					(HIST_LOCK_PID is its pid)
 
 . "$(dirname "${BASH_SOURCE[0]}")/ms.sh"
 
@@ -58,6 +59,14 @@ hist_truth()
 
 hist_hold_lock()
 {
-	{ echo "BEGIN IMMEDIATE;"; sleep "$2"; echo "COMMIT;"; } | sqlite3 -batch "$1" &
+	local out=$1.lock-held
+	rm -f "$out"
+	{ echo ".timeout 10000"; echo "BEGIN IMMEDIATE;"; echo "SELECT 'held';"; sleep "$2"
+	  echo "COMMIT;"; } | sqlite3 -batch "$1" >"$out" &
 	HIST_LOCK_PID=$!
+	for _ in $(seq 200); do
+		grep -q held "$out" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	e2e_hard_error "could not take the write lock of $1"
 }
