@@ -151,7 +151,7 @@ sigterm-isolation)
 	row "SIGTERM at isolation read 3 (exit $rc)" "${why%; }"
 	;;
 sigkill)
-	# Moments: 4 seeded in [0, 0.15 s) (the plan), 16 in [0, 2.5 s) (the 1 s paced read,
+	# Moments: 4 seeded in [0, 0.04 s) (the plan), 16 in [0, 2.5 s) (the 1 s paced read,
 	# isolation of b2, slowed to 100 ms a read), and 4 in the record stage: reads done,
 	# the last checkpoint waiting for a write lock held 6 s.
 	for seed in $(seq 1 24); do
@@ -162,7 +162,7 @@ sigkill)
 		e2e_reset_counters
 		RANDOM=$seed
 		ms=$((RANDOM % 2500))
-		[ "$seed" -gt 4 ] || ms=$((ms % 150))
+		[ "$seed" -gt 4 ] || ms=$((ms % 40))
 		t0=$(date +%s%N)
 		scan_bg "$st" --rate 16M
 		if [ "$seed" -le 20 ]; then
