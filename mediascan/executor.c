@@ -692,10 +692,72 @@ static int exec_device_changed(struct exec *x, const struct scan_io *io)
 	return 1;
 }
 
+/* Return 1 when failed reads a and b are neighbours on one device that were in flight together. */
+static int failed_together(const struct exec_failed_read *a, const struct exec_failed_read *b)
+{
+	return a->dev_idx == b->dev_idx &&
+	       (a->offset + a->length == b->offset || b->offset + b->length == a->offset) &&
+	       a->issue_ns <= b->done_ns && b->issue_ns <= a->done_ns;
+}
+
+/* Drop error i (not yet handed to a checkpoint) of the result. */
+static void exec_drop_error(struct exec *x, size_t i)
+{
+	struct scan_result *r = x->r;
+
+	memmove(&r->errors[i], &r->errors[i + 1], (r->nr_errors - i - 1) * sizeof(*r->errors));
+	r->nr_errors--;
+}
+
+/*
+ * The failed read f was narrowed, adding errors[nr_before..]: remember it; when it proved
+ * damage, a neighbour in flight with it that read fine block by block (the block layer merged
+ * both into one request, which failed as a whole) is explained by it, and is no transient.
+ */
+static void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_before)
+{
+	struct scan_result *r = x->r;
+	const struct scan_error *e = nr_before < r->nr_errors ? &r->errors[nr_before] : NULL;
+	int proved = 0;
+
+	for (size_t i = nr_before; i < r->nr_errors; i++)
+		proved |= scan_is_damage(&r->errors[i]);
+	if (proved) {
+		x->proved[x->nr_proved++ % EXEC_FAILED_RING] = *f;
+		for (unsigned k = 0; k < x->nr_transient && k < EXEC_FAILED_RING; k++) {
+			const struct exec_failed_read *t = &x->transient[k];
+
+			if (!t->length || !failed_together(f, t))
+				continue;
+			for (size_t i = r->sealed; i < nr_before; i++)
+				if (r->errors[i].dev_idx == t->dev_idx &&
+				    r->errors[i].offset == t->offset &&
+				    r->errors[i].length == t->length && !r->errors[i].reproducible &&
+				    scan_error_verdict(&r->errors[i]) == SCAN_V_TRANSIENT) {
+					exec_drop_error(x, i);
+					break;
+				}
+			x->transient[k].length = 0;
+		}
+		return;
+	}
+	/* One transient error for the whole read: is a proven neighbour its cause? */
+	if (!e || r->nr_errors != nr_before + 1 || e->offset != f->offset ||
+	    e->length != f->length || scan_error_verdict(e) != SCAN_V_TRANSIENT)
+		return;
+	for (unsigned k = 0; k < x->nr_proved && k < EXEC_FAILED_RING; k++)
+		if (failed_together(f, &x->proved[k])) {
+			exec_drop_error(x, nr_before);
+			return;
+		}
+	x->transient[x->nr_transient++ % EXEC_FAILED_RING] = *f;
+}
+
 /* A read came back: account it, keep a late one for the recheck, or isolate a failure. */
 static int exec_complete(struct exec *x, struct exec_slot *slot)
 {
 	struct scan_io *io = &slot->io, e0;
+	struct exec_failed_read f;
 	struct scan_range rg;
 	size_t nr_before;
 	int err = io->res, ret;
@@ -761,6 +823,7 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 	rg = slot->range;
 	nr_before = x->r->nr_errors;
 	e0 = *io;
+	f.done_ns = now_ns();
 	ret = exec_isolate(x, io->dev_idx, &rg, e0.offset, e0.length, err);
 	/*
 	 * The device may have shrunk while this was narrowed (a resize is seen by the kernel a
@@ -771,6 +834,12 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		if (x->r->sealed <= nr_before && x->r->nr_errors > nr_before)
 			x->r->nr_errors = nr_before;
 		exec_device_changed(x, &e0);	/* the one device fault, and the stop */
+	} else if (ret == 0 && !x->r->failing) {
+		f.dev_idx = e0.dev_idx;
+		f.offset = e0.offset;
+		f.length = e0.length;
+		f.issue_ns = e0.issue_ns;
+		exec_explain(x, &f, nr_before);
 	}
 	return ret;
 }
