@@ -528,14 +528,13 @@ static int write_json(const struct map_run *m, const char *path)
 	json_object *root = answer_json(m);
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = stdout;
-	int ret = strcmp(path, "-") ? cli_create_private(path, &f) : 0;
+	struct cli_out o;
+	int ret = cli_out_open(path, 0600, &o);
 
 	if (ret == 0) {
-		if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+		if (fputs(s, o.f) < 0 || fputc('\n', o.f) < 0)
 			ret = -EIO;
-		if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
-			ret = ret ? ret : -errno;
+		ret = cli_out_close(&o, ret);
 	}
 	json_object_put(root);
 	return ret;
@@ -680,6 +679,8 @@ int cli_map_main(int argc, char **argv)
 			cli_err("map --kernel-log takes at most one FILE, and no DEVICE or --sector");
 			return CLI_EXIT_USAGE;
 		}
+		if (cli_out_refuse("map", "--json", json))
+			return CLI_EXIT_USAGE;
 		ret = read_log(&m, optind < argc ? argv[optind] : NULL);
 		if (ret)
 			goto out_free;
@@ -715,6 +716,8 @@ int cli_map_main(int argc, char **argv)
 			cli_err("map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
 			return CLI_EXIT_USAGE;
 		}
+		if (cli_out_refuse("map", "--json", json))
+			return CLI_EXIT_USAGE;
 		tg = target_for(&m, argv[optind], &dev_idx);
 		if (!tg) {
 			ret = CLI_EXIT_OPERATIONAL;

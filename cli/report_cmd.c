@@ -461,6 +461,11 @@ int cli_report_main(int argc, char **argv)
 	}
 	if (html_path && strcmp(html_path, "-") == 0)
 		r.json = 1;			/* no text on stdout: it holds the page */
+	ret = cli_out_refuse("report", "--html", html_path);
+	if (!ret)
+		ret = cli_out_refuse("report", "--json", r.json ? r.json_path : NULL);
+	if (ret)
+		return ret;
 	ret = cli_history_open(state_dir, config, &r.st);
 	if (ret < 0)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;

@@ -241,6 +241,9 @@ int cli_status_main(int argc, char **argv)
 		cli_err("status: unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
+	ret = cli_out_refuse("status", "--json", s.json_path);
+	if (ret)
+		return ret;
 	ret = cli_history_open(state_dir, config, &st);
 	if (ret < 0)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;

@@ -402,12 +402,20 @@ static void test_metrics_no_follow(void **state)
 	assert_int_equal(sb.st_mode & 0777, 0644);
 	read_file(prom, buf, sizeof(buf));
 	assert_memory_equal(buf, "# HELP", 6);
-	/* the metrics path itself a symlink: replaced by the file, its target untouched */
+	/* the metrics path itself a symlink: refused (not a regular file of ours), its target
+	 * untouched, the symlink left as it was */
 	unlink(prom);
 	assert_int_equal(symlink(victim, prom), 0);
-	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), -ELOOP);
 	read_file(victim, buf, sizeof(buf));
 	assert_string_equal(buf, "precious\n");
+	assert_int_equal(lstat(prom, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	/* a FIFO there: refused at once, never opened (it would block) */
+	unlink(prom);
+	assert_int_equal(mkfifo(prom, 0600), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), -ENXIO);
+	unlink(prom);
 	scan_state_close(st);
 }
 
