@@ -271,6 +271,12 @@ static void test_unusable(void **state)
 	not_an_error("EXT4-fs (sdb1): mounted filesystem with ordered data mode");
 	not_an_error("sd 2:0:0:0: [sdb] tag#3 Sense Key : Medium Error [current]");
 	not_an_error("XFS (sdb1): Mounting V5 Filesystem");
+	/* what mkfs makes a loop device log: no data lost */
+	not_an_error("3,349,7807581931,-;operation not supported error, dev loop0, sector 0 op "
+		     "0x3:(DISCARD) flags 0x800 phys_seg 1 prio class 2");
+	not_an_error("[ 1.0] operation not supported error, dev loop0, sector 524344 op "
+		     "0x9:(WRITE_ZEROES) flags 0x20000800 phys_seg 0 prio class 2");
+	not_an_error("[ 1.0] I/O error, dev sda, sector 8 op 0x3:(DISCARD) flags 0x0");
 	not_an_error("\001\377\376 binary \x80");
 	not_an_error(NULL);
 	malformed("I/O error, dev sdb, sector op 0x0:(READ)");
