@@ -505,6 +505,11 @@ int cli_patrol_main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	p.nr = p.cfg.nr_targets;
+	/* the metrics file is written every minute: say now when it cannot be (a symlink, another
+	 * user's file, a FIFO, no directory), not only at each write */
+	if (p.cfg.metrics_file[0] && (ret = cli_out_check(p.cfg.metrics_file)) < 0)
+		cli_err("warning: %s: metrics_file %s cannot be written: %s", p.config_file,
+			p.cfg.metrics_file, cli_create_error(ret));
 	if (check) {
 		for (unsigned i = 0; i < p.nr; i++) {
 			char sz[32], w[32];

@@ -88,6 +88,18 @@ out=$("$MEDIASCAN" patrol --config "$conf" --check)
 e2e_check "--check prints the hook as it will run" \
 	grep -qF "  on_damage: /bin/sh -c 'logger -t ms \"damage on \$MEDIASCAN_TARGET\"'  (killed after 5:00)" <<<"$out"
 
+# A metrics_file that cannot be written (here a symlink) is said at once, not only at each
+# write (every write refuses it: the link's target is never written).
+echo precious >"$E2E_DIR/victim"
+ln -s "$E2E_DIR/victim" "$E2E_DIR/link.prom"
+printf '[global]\nstate_dir = %s\nmetrics_file = %s\n[target a]\npath = %s\n' "$state" \
+	"$E2E_DIR/link.prom" "$E2E_LOOP" >"$conf"
+rc=0
+out=$("$MEDIASCAN" patrol --config "$conf" --check 2>&1) || rc=$?
+ms_expect_eq "metrics_file a symlink: --check still passes" "$rc" 0
+e2e_check "metrics_file a symlink: said" grep -q "metrics_file .*symbolic link" <<<"$out"
+ms_expect_eq "metrics_file a symlink: its target untouched" "$(cat "$E2E_DIR/victim")" precious
+
 # A good config passes --check and scans nothing either.
 printf '[global]\nstate_dir = %s\nwindow = 1h\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
 out=$("$MEDIASCAN" patrol --config "$conf" --check)
