@@ -177,8 +177,8 @@ static char *cfg_reader(char *str, int num, void *stream)
 		/* inih would take an indented line as the continuation of the value above and
 		 * hand it over as a new value, replacing the first: a value is one line here. */
 		if (!strpbrk(b, "=:")) {
-			cfg_fail(p, "indented line continues no value: give each key = value on one "
-				 "line");
+			cfg_fail(p, "indented line continues no value: give each key = value "
+				 "on one line");
 			snprintf(str, (size_t)num, "\n");
 			return str;
 		}
@@ -448,7 +448,8 @@ int cli_config_secure(const char *file, char *err, size_t errlen)
 			slash[0] = '\0';
 		if (stat(real, &sb) < 0) {
 			ret = -errno;
-			snprintf(err, errlen, "%s: cannot check %s: %s", file, real, strerror(-ret));
+			snprintf(err, errlen, "%s: cannot check %s: %s", file, real,
+				 strerror(-ret));
 			break;
 		}
 		ret = secure_node(file, real, &sb, 1, err, errlen);

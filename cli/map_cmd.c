@@ -55,9 +55,9 @@ static void map_usage(FILE *f)
 		"                         (default: the filesystem's block size, else the device's)\n"
 		"  -q, --quiet            no human output\n"
 		"exit status: 0 nothing damaged, 1 files or metadata own the range, 4 a device\n"
-		"             could not be mapped, or a log line was not checked (unknown device,\n"
-		"             past the end, unusable, dropped) or no line is the kernel's, 8 usage\n"
-		"             error\n");
+		"             could not be mapped, or a log line was not checked (unknown\n"
+		"             device, past the end, unusable, dropped) or no line is the\n"
+		"             kernel's, 8 usage error\n");
 }
 
 /* One range to map, with how it was named. */

@@ -531,11 +531,11 @@ int cli_patrol_main(int argc, char **argv)
 			/* the hook exactly as it will run, so a cut or a surprise shows here */
 			if (p.t[i].c.o.on_damage[0]) {
 				char esc[sizeof(p.t[i].c.o.on_damage) * 4];
+				const char *c = cli_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
 
 				/* shell-quoted, control bytes escaped: what sh -c is handed */
 				fputs("  on_damage: /bin/sh -c '", stdout);
-				for (const char *c = cli_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
-				     *c; c++)
+				for (; *c; c++)
 					if (*c == '\'')
 						fputs("'\\''", stdout);
 					else

@@ -357,8 +357,9 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	/* the store's text is untrusted like any file: escaped as everywhere else */
 	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
 	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
-	       cli_escape(e->device ? e->device : "", dev_esc, sizeof(dev_esc)), (unsigned long long)e->offset,
-	       (unsigned long long)e->length, cli_escape(e->error ? e->error : "", err_esc, sizeof(err_esc)),
+	       cli_escape(e->device ? e->device : "", dev_esc, sizeof(dev_esc)),
+	       (unsigned long long)e->offset, (unsigned long long)e->length,
+	       cli_escape(e->error ? e->error : "", err_esc, sizeof(err_esc)),
 	       v == SCAN_V_DAMAGE ? "" : " ", v == SCAN_V_DAMAGE ? "" : scan_verdict_name(v),
 	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
 	       e->times_seen, e->times_seen == 1 ? "" : "es");

@@ -401,8 +401,8 @@ static const char *kernel_msg(const char *line, struct map_klog_rec *rec, char *
 		return k ? k : p;
 	}
 	if (isdigit((unsigned char)line[0])) {
-		/* /dev/kmsg record "PRI,SEQ,USEC,FLAGS;MSG": the kernel writes facility 0 (PRI < 8);
-		 * what a program writes to /dev/kmsg has facility user (PRI >= 8) */
+		/* /dev/kmsg record "PRI,SEQ,USEC,FLAGS;MSG": the kernel writes facility 0
+		 * (PRI < 8); what a program writes to /dev/kmsg has facility user (PRI >= 8) */
 		errno = 0;
 		pri = strtoul(line, &e, 10);
 		/* (more fields may follow the flags: "caller=T123" with CONFIG_PRINTK_CALLER) */

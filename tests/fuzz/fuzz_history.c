@@ -99,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		init();
 	if (sqlite3_open(db_path, &db) != SQLITE_OK)
 		abort();
-	sqlite3_exec(db, "PRAGMA synchronous = OFF; DELETE FROM error_passes; DELETE FROM errors; DELETE FROM cursors; "
+	sqlite3_exec(db, "PRAGMA synchronous = OFF; DELETE FROM error_passes; "
+		     "DELETE FROM errors; DELETE FROM cursors; "
 		     "DELETE FROM passes; DELETE FROM targets;", NULL, NULL, NULL);
 	key = text(&data, &size);
 	path = text(&data, &size);
@@ -134,8 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sqlite3_prepare_v2(db, "INSERT INTO errors (target_id, pass_id, last_pass_id, dev_idx, "
 			   "device, offset, length, error, err, cls, owners_json, first_seen, "
 			   "last_seen, times_seen, state, verdict, latency_ns, device_path) "
-			   "VALUES (1, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &ins,
-			   NULL);
+			   "VALUES (1, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
+			   &ins, NULL);
 	for (int k = 0; size && k < 16; k++) {
 		int64_t n = (int64_t)fuzz_u64(&data, &size);
 		char *t[6];

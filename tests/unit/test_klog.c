@@ -179,11 +179,13 @@ static void test_forms(void **state)
 	parses_at("2026-12-04T03:04:50,000000+00:00 I/O error, dev sda, sector 2048", -1);
 	parses_at("[<    0.000123>] I/O error, dev sda, sector 2048", -1);
 	parses_at("[Dec 4 03:04] I/O error, dev sda, sector 2048", -1);
-	parses_at("Fri 2026-12-04 05:22:07 UTC vm kernel: I/O error, dev sda, sector 2048 op 0x0", -1);
+	parses_at("Fri 2026-12-04 05:22:07 UTC vm kernel: I/O error, dev sda, sector 2048 op 0x0",
+		  -1);
 	parses_at("1796361728.646702 vm kernel: I/O error, dev sda, sector 2048", -1);
 	parses_at("Dec 04 05:22:07.123456 vm kernel: I/O error, dev sda, sector 2048", -1);
 	parses_at("{\"_TRANSPORT\":\"kernel\",\"PRIORITY\":\"3\",\"_SOURCE_MONOTONIC_TIMESTAMP\":"
-		  "\"5140900\",\"MESSAGE\":\"I/O error, dev sda, sector 2048 op 0x0:(READ)\"}", 5140900);
+		  "\"5140900\",\"MESSAGE\":\"I/O error, dev sda, sector 2048 op 0x0:(READ)\"}",
+		  5140900);
 	/* journald stores a message that is not UTF-8 as an array of bytes */
 	parses_at("{\"_TRANSPORT\":\"kernel\",\"MESSAGE\":[73,47,79,32,101,114,114,111,114,44,32,"
 		  "100,101,118,32,115,100,97,44,32,115,101,99,116,111,114,32,50,48,52,56]}", -1);
