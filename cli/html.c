@@ -494,22 +494,12 @@ int cli_html_print(const struct cli_html *h, FILE *f)
 
 int cli_html_save(const struct cli_html *h, const char *path)
 {
-	FILE *f = stdout;
-	int ret = 0;
+	struct cli_out o;
+	int ret = cli_out_open(path, 0600, &o);	/* 0600, a new file renamed over path */
 
-	if (strcmp(path, "-") != 0) {
-		ret = cli_create_private(path, &f);	/* 0600, no symlink, never a device */
-		if (ret < 0)
-			return ret;
-	}
-	ret = cli_html_print(h, f);
-	if (f != stdout) {
-		if (fclose(f) != 0 && !ret)
-			ret = -errno;
-	} else if (fflush(f) != 0 && !ret) {
-		ret = -errno;
-	}
-	return ret;
+	if (ret < 0)
+		return ret;
+	return cli_out_close(&o, cli_html_print(h, o.f));
 }
 
 int cli_html_write(const struct pass_report *rep, const char *path)

@@ -134,6 +134,9 @@ int cli_probe_main(int argc, char **argv)
 		cli_err("probe: name a block device or a mount point");
 		return CLI_EXIT_USAGE;
 	}
+	ret = cli_out_refuse("probe", "--json", json);
+	if (ret)
+		return ret;
 	ret = map_target_open(target, &t, err, sizeof(err), &err_class);
 	if (ret < 0) {
 		cli_err("%s", err);

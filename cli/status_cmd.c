@@ -3,6 +3,7 @@
  * progress (progress, rate, ETA), the last complete pass and the open errors.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "exits.h"
+#include "escape.h"
 #include "files.h"
 #include "config_file.h"
 #include "status_cmd.h"
@@ -131,7 +133,11 @@ static int status_row(const struct scan_state_target *t, void *arg)
 		json_object_array_add(s->arr, j);
 		return 0;
 	}
-	printf("%s (%s)\n", t->path, t->fs_type);
+	/* the store's text is untrusted like any file: escaped as everywhere else */
+	char pe[PATH_MAX * 4], fe[256];
+
+	printf("%s (%s)\n", cli_escape(t->path ? t->path : "", pe, sizeof(pe)),
+	       cli_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)));
 	if (t->has_latest) {
 		const struct scan_state_pass *p = &t->latest;
 
@@ -242,6 +248,9 @@ int cli_status_main(int argc, char **argv)
 		cli_err("status: unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
+	ret = cli_out_refuse("status", "--json", s.json_path);
+	if (ret)
+		return ret;
 	ret = cli_history_open(state_dir, config, &st);
 	if (ret < 0 && ret != -ENOENT)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
