@@ -545,7 +545,7 @@ static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 		while (j < nwant && want[j].fs_idx == want[i].fs_idx)
 			j++;
 		if (fs)
-			map_paths_resolve(fs->mount_point, want + i, j - i, NULL);
+			map_paths_resolve_fs(fs, want + i, j - i, NULL);
 		i = j;
 	}
 	for (size_t g = 0; g < d->nr_groups; g++) {
@@ -759,6 +759,62 @@ static int group_meta(struct map_damage *d)
 	return 0;
 }
 
+/* ---- do no harm: what the kernel must not be made to read ---- */
+
+static int is_inode_table(const struct map_owner *o);
+
+/* Is owner o a filesystem object whose own metadata it is (a directory's blocks, a block map
+ * block, an attribute block)? Then its inode must not be opened through the VFS. */
+static int owner_taints(const struct map_owner *o)
+{
+	if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_ATTR_FORK | MAP_OWNF_DIR))
+		return o->inode != 0;
+	return 0;
+}
+
+/*
+ * Note every bad range on its filesystem (the raw reader refuses those bytes) and taint the
+ * inodes whose metadata lies there: every inode of a damaged inode table block or cluster
+ * (the kernel reads them whole), and owners that are a directory's blocks, a block map or an
+ * attribute block. Called before the index (which must not confirm tainted inodes) and after.
+ */
+static int mark_bad(struct map_damage *d, struct map_target *t)
+{
+	uint64_t inos[ITABLE_MAX_PER_RANGE];
+	int ret;
+
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		const struct map_owner *o = &d->owners[i];
+		struct map_target *fs = map_target_fs(t, o->fs_idx);
+		const struct map_fs_ops *ops;
+		int n;
+
+		if (!fs || owner_space(t, o) != SPACE_DATA)
+			continue;
+		ret = map_fsx_add_bad(fs, o->fs_offset, o->fs_offset + o->length);
+		if (ret < 0)
+			return ret;
+		ops = map_target_ops(fs);
+		if (o->kind == MAP_OWN_FILE && !(o->flags & MAP_OWNF_DIR) && o->inode &&
+		    ops->is_dir && !map_fsx_tainted(fs, o->inode) && ops->is_dir(fs, o->inode) > 0)
+			d->owners[i].flags |= MAP_OWNF_DIR;
+		if (owner_taints(&d->owners[i])) {
+			ret = map_fsx_taint(fs, o->inode);
+			if (ret < 0)
+				return ret;
+		}
+		if (!is_inode_table(o) || !ops->unit_inodes)
+			continue;
+		n = ops->unit_inodes(fs, o->fs_offset, o->length, 1, inos, ITABLE_MAX_PER_RANGE);
+		for (int k = 0; k < n; k++) {
+			ret = map_fsx_taint(fs, inos[k]);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 int map_damage_resolve(struct map_damage *d, struct map_target *t)
 {
 	int ret;
@@ -775,7 +831,13 @@ int map_damage_resolve(struct map_damage *d, struct map_target *t)
 		if (ret < 0)
 			return ret;
 	}
+	ret = mark_bad(d, t);
+	if (ret < 0)
+		return ret;
 	ret = resolve_pending(d, t);
+	if (ret < 0)
+		return ret;
+	ret = mark_bad(d, t);		/* owners the index found */
 	if (ret < 0)
 		return ret;
 	ret = expand_inode_tables(d, t);

@@ -210,4 +210,5 @@ const struct map_fs_ops map_fs_ext4 = {
 	.index_owners = ext4_index_owners,
 	.unit_inodes = map_ext4_itable_inodes,
 	.name_inodes = map_fs_name_walk,
+	.name_below = map_ext4_name_below,
 };
