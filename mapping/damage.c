@@ -659,6 +659,21 @@ static int cmp_meta(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/*
+ * A file lost with its own metadata: its inode in a damaged inode block (exactly in the bad
+ * bytes), or a block of its block map (extent tree, indirect block, bmbt). Its contents are
+ * unreachable even though no data block is bad: it belongs in the restore list.
+ */
+static int lost_with_metadata(const struct map_owner *o)
+{
+	if (!o->inode || o->kind == MAP_OWN_FILE || o->kind == MAP_OWN_LOG)
+		return 0;
+	if ((o->flags & MAP_OWNF_INODE) && !(o->flags & MAP_OWNF_INODE_NEAR))
+		return 1;
+	return (o->flags & MAP_OWNF_BMBT) && o->kind == MAP_OWN_METADATA && o->meta_type &&
+	       strcmp(o->meta_type, "inode") != 0 && o->lost[0];
+}
+
 static int group_files(struct map_damage *d)
 {
 	const struct map_owner **fo = malloc(sizeof(*fo) * (d->nr_owners + 1));
@@ -667,7 +682,7 @@ static int group_files(struct map_damage *d)
 	if (!fo)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->nr_owners; i++)
-		if (d->owners[i].kind == MAP_OWN_FILE)
+		if (d->owners[i].kind == MAP_OWN_FILE || lost_with_metadata(&d->owners[i]))
 			fo[n++] = &d->owners[i];
 	qsort(fo, n, sizeof(*fo), cmp_file_owner);
 	d->files = calloc(d->nr_inodes + 1, sizeof(*d->files));
@@ -690,6 +705,12 @@ static int group_files(struct map_damage *d)
 			f->paths = map_damage_paths_fs(d, o->fs_idx, o->inode);
 			f->gen = f->paths && f->paths->gen ? f->paths->gen : o->gen;
 			f->first = o;
+		}
+		if (o->kind != MAP_OWN_FILE) {		/* its inode or block map */
+			f->lost = 1;
+			if (!f->what_lost)
+				f->what_lost = o->lost;
+			continue;
 		}
 		if (o->flags & MAP_OWNF_SHARED)
 			f->shared = 1;

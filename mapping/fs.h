@@ -26,6 +26,9 @@ struct map_damage;
 						 * bulkstat, XFS_IOC_VERIFY_MEDIA) */
 #define MAP_FSC_HEALTH		(1u << 2)	/* the kernel keeps health, online scrub may
 						 * answer (health.c) */
+#define MAP_FSC_OPEN_WRITES	(1u << 3)	/* opening a regular file on a read-write mount
+						 * writes (ext4 records the mount point in its
+						 * superblock on the first open): no file opens */
 
 /* What GETFSMAP leaves to the owner index on a device (map_fs_ops.fsmap_flags). */
 #define MAP_FSMAP_GAPS_ALLOCATED (1u << 0)	/* bytes no record covers are allocated (ext4

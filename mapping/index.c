@@ -207,6 +207,13 @@ int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h)
 
 	if (!x)
 		return -ENOMEM;
+	/*
+	 * ext4 writes its superblock (s_last_mounted) on the first open of a regular file after
+	 * a read-write mount: on such a mount no file is opened, the index's answer stands (it
+	 * reads the metadata buffers the mounted filesystem keeps current).
+	 */
+	if ((map_target_ops(fs)->caps & MAP_FSC_OPEN_WRITES) && kio_fs_readonly(fs->mount_fd) != 1)
+		return 0;
 	if (!x->handle_type && kio_handle_type(fs->mount_fd, &x->handle_type) < 0)
 		x->handle_type = -1;
 	if (x->handle_type < 0)
