@@ -569,15 +569,26 @@ static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 				const struct map_inode_paths *p = NULL;
 				struct map_owner io = *o;
 
+				int in_bad = 0;
+
 				for (size_t k = 0; k < nwant && !p; k++)
 					if (want[k].fs_idx == o->fs_idx && want[k].inode == inos[m])
 						p = &want[k];
-				if (!p || !p->nr_paths)
-					continue;	/* free, or no directory names it */
-				io.flags |= MAP_OWNF_INODE | MAP_OWNF_INODE_NEAR;
 				for (int e = 0; e < nx; e++)
-					if (exact[e] == inos[m])
-						io.flags &= ~MAP_OWNF_INODE_NEAR;
+					in_bad |= exact[e] == inos[m];
+				/*
+				 * Free, or no directory names it: left out, unless its record is in
+				 * the bad bytes and the filesystem says (without reading it) that it
+				 * is in use: a lost file no walk could reach (below a damaged
+				 * directory), listed by number.
+				 */
+				if ((!p || !p->nr_paths) &&
+				    !(in_bad && map_target_ops(fs)->inode_in_use &&
+				      map_target_ops(fs)->inode_in_use(fs, inos[m]) == 1))
+					continue;
+				io.flags |= MAP_OWNF_INODE | MAP_OWNF_INODE_NEAR;
+				if (in_bad)
+					io.flags &= ~MAP_OWNF_INODE_NEAR;
 				io.inode = inos[m];
 				io.meta_type = "inode";
 				ret = owners_append(&v, &nr, &cap, &io);

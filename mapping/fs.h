@@ -70,6 +70,9 @@ struct map_fs_ops {
 	/* Return 1 when inode ino is a directory, 0 not, -errno; asked only of inodes whose own
 	 * inode block is not bad (bulkstat reads it). NULL: owners say (MAP_OWNF_DIR). */
 	int (*is_dir)(struct map_target *fs, uint64_t ino);
+	/* Return 1 when inode ino is allocated, 0 free, -errno; from what does not read its
+	 * inode block (XFS: the inode btree). NULL: only inodes a directory names count. */
+	int (*inode_in_use)(struct map_target *fs, uint64_t ino);
 	/* Return the inodes stored in [off, off+len) of the data device (whole_unit: of every
 	 * unit the kernel reads them in), at most max, or -errno. NULL: none. */
 	int (*unit_inodes)(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,

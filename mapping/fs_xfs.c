@@ -158,6 +158,21 @@ static int xfs_is_dir(struct map_target *fs, uint64_t ino)
 	return (in.mode & 0170000) == 0040000;
 }
 
+/* Whether inode ino is allocated, from the inode btree (XFS_IOC_INUMBERS reads no inode
+ * cluster): 1 allocated, 0 free, -errno. */
+static int xfs_inode_in_use(struct map_target *fs, uint64_t ino)
+{
+	struct kio_xfs_ichunk ch;
+	uint64_t next = ino & ~63ull;		/* inobt records cover 64 aligned inodes */
+	int ret = kio_xfs_inumbers(fs->mount_fd, &next, &ch, 1);
+
+	if (ret < 0)
+		return ret;
+	if (ret == 0 || ino < ch.startino || ino >= ch.startino + 64)
+		return 0;
+	return !!(ch.allocmask & (1ull << (ino - ch.startino)));
+}
+
 /* Parent pointers, else the walk; inodes no directory reaches get their generation and link
  * count from bulkstat (not those whose inode cluster is bad: bulkstat would read it). */
 static int xfs_name_inodes(struct map_target *fs, struct map_inode_paths *want, size_t nr,
@@ -203,6 +218,7 @@ const struct map_fs_ops map_fs_xfs = {
 	.group_health = xfs_group_health,
 	.index_owners = xfs_index_owners,
 	.is_dir = xfs_is_dir,
+	.inode_in_use = xfs_inode_in_use,
 	.unit_inodes = map_xfs_chunk_inodes,
 	.name_inodes = xfs_name_inodes,
 };

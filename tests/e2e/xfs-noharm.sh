@@ -5,7 +5,8 @@
 # it, or (icluster) the inode cluster holding a file's inode. After `mediascan scan` on a rw
 # mount the kernel logged no XFS metadata I/O error for the device, and the fault disk counted
 # no writes; the report names the damaged objects; on a `-o ro,norecovery` mount the image's
-# hash is unchanged.
+# hash is unchanged. Files below a damaged XFS directory are listed by inode number (no raw XFS
+# reader yet).
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 case=${1:-}
@@ -93,9 +94,12 @@ case "$case" in
 dir)
 	soft "the damaged directory named" test \
 		"$(ms_jq "$out" '[.damaged_files[] | select(.directory) | .paths[]] | join(",")')" = "$m/bigdir"
-	soft "the damaged file below it named" test \
-		"$(ms_jq "$out" ".damaged_files[] | select(.inode == $victim_ino) | .paths | join(\",\")")" \
-		= "$m/bigdir/sub/victim"
+	# Without reading bigdir nothing can name its entries on XFS (mediascan has no raw XFS
+	# reader, and parent pointers would have to climb through bigdir): the damaged file is
+	# listed by inode, with why it has no path.
+	soft "the damaged file below it listed, the damaged directory said to hide it" test \
+		"$(ms_jq "$out" ".damaged_files[] | select(.inode == $victim_ino) | .note")" \
+		= "no path found: a damaged directory may hide it"
 	;;
 icluster)
 	soft "the file whose inode is lost is in damaged_files" test \
