@@ -250,6 +250,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 
 		h->begin(h->arg, &b);
 	}
+	err[0] = '\0';
 	if (stk.active)
 		ret = pass_stack_scan(&stk, &src, &so, &r, err, sizeof(err));
 	else
@@ -258,8 +259,8 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		h->progress_done(h->arg);
 	pass_plan_close(&plan);
 	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "%s", r.fatal_msg[0] ? r.fatal_msg :
-			 stk.active && err[0] ? err : strerror(-ret));
+		pass_say(h, PASS_SAY_ERROR, "%s", stk.active && err[0] ? err :
+			 r.fatal_msg[0] ? r.fatal_msg : strerror(-ret));
 		ret = PASS_EXIT_OPERATIONAL;
 		goto out_state;
 	}
