@@ -28,9 +28,13 @@ struct md_info {
 	uint64_t degraded;
 };
 
+/* md0, md127 (not md0p1, a partition of one) */
 static int is_md(const char *n)
 {
-	return strncmp(n, "md", 2) == 0;
+	unsigned u;
+	char c;
+
+	return sscanf(n, "md%u%c", &u, &c) == 1;
 }
 
 static int is_dm(const char *n)
@@ -412,9 +416,9 @@ int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len
 			char part[MAP_STACK_NAME];
 			uint64_t start, size;
 
-			if (strcmp(kind, "disk") || part_at(sysfs, cur, off, part, sizeof(part),
-							    &start, &size) < 0)
-				break;		/* the top */
+			if (!strcmp(kind, "partition") || part_at(sysfs, cur, off, part, sizeof(part),
+								  &start, &size) < 0)
+				break;		/* the top (a partitioned md array goes on) */
 			if (!map_stack_is_stacked(sysfs, part) && depth == 0)
 				break;		/* a plain partitioned disk: the caller maps it */
 			off -= start;
@@ -783,6 +787,17 @@ static int down(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
 		free(rows);
 		return ret;
 	}
+	{
+		/* a partition of an md array or dm device: down through its parent */
+		char parent[MAP_STACK_NAME];
+		uint64_t start;
+
+		if (kio_blk_parent(sysfs, name, parent, sizeof(parent)) == 0 &&
+		    (is_md(parent) || is_dm(parent)) &&
+		    kio_blk_attr_u64(sysfs, name, "start", &start) == 0)
+			return down(sysfs, parent, s + start, cnt, role, out, max, n, bad,
+				    depth + 1);
+	}
 	sl = malloc(KIO_DISK_NAME_LEN * 4);
 	if (!sl)
 		return -ENOMEM;
@@ -820,7 +835,7 @@ int map_stack_down(const char *sysfs, const char *name, uint64_t off, uint64_t l
 static void leaves_add(const struct map_stack_node *n, char (*out)[MAP_STACK_NAME],
 		       unsigned max, unsigned *k)
 {
-	if (!n->nr_below || !strcmp(n->kind, "partition")) {
+	if (!n->nr_below || (!strcmp(n->kind, "partition") && !n->below[0].nr_below)) {
 		for (unsigned x = 0; x < *k; x++)
 			if (!strcmp(out[x], n->name))
 				return;

@@ -258,18 +258,21 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 
 		h->begin(h->arg, &b);
 	}
+	err[0] = '\0';
 	if (stk.active)
 		ret = pass_stack_scan(&stk, &src, &so, &r, err, sizeof(err));
 	else
 		ret = scan_run(devs, t.nr_devices, &src, &so, &r);
-	if (ret == 0 && !a->no_state)	/* errors[0..sealed) are in the history, the rest? */
+	/* errors[0..sealed) are in the history, the rest? (a member-level scan keeps no
+	 * checkpoints: its errors reach the history through the record stage only) */
+	if (ret == 0 && !a->no_state && !stk.active)
 		pass_record_unsaved(&ck, &r);
 	if (h->progress_done)
 		h->progress_done(h->arg);
 	pass_plan_close(&plan);
 	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "%s", r.fatal_msg[0] ? r.fatal_msg :
-			 stk.active && err[0] ? err : strerror(-ret));
+		pass_say(h, PASS_SAY_ERROR, "%s", stk.active && err[0] ? err :
+			 r.fatal_msg[0] ? r.fatal_msg : strerror(-ret));
 		ret = PASS_EXIT_OPERATIONAL;
 		goto out_state;
 	}
@@ -291,6 +294,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	rep.base_bytes = so.scanned_base;
 	if (stk.active && pass_stack_verdicts(&stk, &r) < 0)
 		rep.exit_bits |= PASS_EXIT_OPERATIONAL;
+
 	ret = pass_map(&rep);
 	if (ret == 0 && stk.active)
 		ret = pass_stack_map(&stk, &rep);

@@ -181,7 +181,8 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 	ret = map_stack_tree(NULL, t->devices[0].info.name, &tree);
 	if (ret < 0)
 		return 0;
-	if (!tree->nr_below || !strcmp(tree->kind, "partition") || !strcmp(tree->kind, "disk")) {
+	if (!tree->nr_below || !strcmp(tree->kind, "disk") || (!strcmp(tree->kind, "partition") &&
+							   !tree->below[0].nr_below)) {
 		map_stack_tree_free(tree);
 		return 0;			/* not stacked */
 	}
@@ -261,7 +262,7 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
 	ret = scan_run(ps->devs, ps->nr_leaf, &wrap, so, r);
-	if (s->err && ret >= 0) {
+	if (s->err) {
 		snprintf(err, len, "mapping the plan down the stack failed: %s%s%s",
 			 strerror(-s->err), s->bad ? " at a layer of kind " : "",
 			 s->bad ? s->bad : "");

@@ -64,6 +64,8 @@ has "file offset" "\"file_offset\":$foff," /tmp/a.json
 has "repair command" 'echorepair>/sys/block/md0/md/sync_action' /tmp/a.json
 has "no damaged files" '"damaged_files":\[\]' /tmp/a.json
 has "human: redundancy lost" "Redundancy lost (1)" /tmp/s.out
+mediascan scan /mnt/a --state-dir /tmp/state >/tmp/t.out 2>&1; r=$?
+check_eq "with the state store: exit" $r 16
 mediascan scan /mnt/a --no-state --top-only >/tmp/t.out 2>&1; r=$?
 check_eq "--top-only exit (md serves the good mirror)" $r 0
 hasnt "--top-only reads no member" "member level" /tmp/t.out
