@@ -50,8 +50,9 @@
 #define LAT_PROBE_CLEAN_MAX_NS 1500000000ull	/* or this long clean, */
 #define SCAN_GOV_PROBE_MAX_NS 3000000000ull	/* or this long in all */
 #define LAT_PROBE_POLL_NS 50000000ull	/* wait_ns while probing: the caller keeps sampling */
-#define LAT_FLOOR_PROBE_CUTS 6		/* cut this often in a row down to the floor: relearn
-					   the baseline (the foreground itself got slower) */
+#define LAT_RECHECK_CUTS 3		/* above target this often in a row: probe again, in
+					   case the foreground got slower by itself */
+#define LAT_RECHECK_NS 5000000000ull	/* but not sooner than this after the last probe */
 
 __extension__ typedef unsigned __int128 gov_u128;
 
@@ -418,6 +419,7 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 		e = 10000;
 	l->err_pm = e;
 	l->have_err = true;
+	l->fg_now = true;
 	f = 1000 + LAT_GAIN_PM * (1000 - l->err_pm) / 1000;
 	if (l->ramp && e < 500)
 		f = 2000;				/* start-up: double while far under */
@@ -464,6 +466,7 @@ static void gov_lat_idle(struct scan_gov *g, uint64_t achieved_bps)
 	l->cuts_in_row = 0;
 	l->have_err = false;
 	l->ramp = true;
+	l->fg_now = false;
 	if (!r)
 		return;
 	if (achieved_bps && r > gov_sat_mul(achieved_bps, 2) && !ceil)
@@ -482,6 +485,7 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 	struct scan_gov_lat *l = &g->lat;
 
 	l->probing = false;
+	l->probe_end_ns = now_ns;
 	g->probe_ns += now_ns - l->probe_start_ns;
 	l->baseline_ns = l->probe_ios >= LAT_FEW_IOS ? l->probe_sum_ns / l->probe_ios : 0;
 	l->next_probe_ns = now_ns + (uint64_t)g->o.probe_every_s * NS_PER_S;
@@ -524,7 +528,7 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 	if (span && g->issued_bytes > l->acc_bytes0)
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
 	if (now_ns >= l->next_probe_ns ||
-	    (l->cuts_in_row >= LAT_FLOOR_PROBE_CUTS && l->rate_bps <= gov_floor_bps(g))) {
+	    (l->cuts_in_row >= LAT_RECHECK_CUTS && now_ns >= l->probe_end_ns + LAT_RECHECK_NS)) {
 		gov_lat_probe_start(g, now_ns);
 		return;
 	}
@@ -551,10 +555,11 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 	} else {
 		return;
 	}
-	if (achieved)
-		l->avg_bps = l->avg_bps ? (3 * l->avg_bps + achieved) / 4 : achieved;
 	gov_lat_acc_reset(g, now_ns);
 	gov_update_rate(g, now_ns);
+	/* The rate in force, smoothed: what the projected end is judged by. */
+	if (g->rate_bps)
+		l->avg_bps = l->avg_bps ? (3 * l->avg_bps + g->rate_bps) / 4 : g->rate_bps;
 }
 
 int scan_gov_sample(struct scan_gov *g, uint64_t now_ns, const struct kio_diskstat *st,
@@ -683,6 +688,8 @@ uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bo
 		return 0;
 	left = g->issued_bytes < g->o.planned_total_bytes ?
 	       g->o.planned_total_bytes - g->issued_bytes : 0;
+	if (g->o.latency && ((g->lat.ramp && g->lat.fg_now) || !g->lat.avg_bps))
+		return 0;		/* still finding its rate: nothing to say yet */
 	bps = g->o.latency ? g->lat.avg_bps : 0;
 	if (!bps && now_ns > g->start_ns + NS_PER_S && g->issued_bytes)
 		bps = gov_muldiv(g->issued_bytes, NS_PER_S, now_ns - g->start_ns, false);

@@ -70,7 +70,7 @@ struct scan_gov_view {
 /* The latency controller's state (pacing by latency). */
 struct scan_gov_lat {
 	bool probing;			/* paused to learn the foreground's latency alone */
-	uint64_t probe_start_ns;
+	uint64_t probe_start_ns, probe_end_ns;
 	uint64_t probe_clean_ns;	/* probe time with none of our reads completing */
 	uint64_t probe_ios, probe_sum_ns;	/* foreground requests and time seen then */
 	uint64_t next_probe_ns;
@@ -80,6 +80,7 @@ struct scan_gov_lat {
 	int64_t err_pm;			/* smoothed excess latency, per mille of the aim */
 	bool have_err;
 	bool ramp;			/* start-up: doubling until the excess shows */
+	bool fg_now;			/* the last decision saw a foreground */
 	unsigned cuts_in_row;		/* decisions in a row above target */
 	uint64_t avg_bps;		/* achieved rate, smoothed: for the projected end */
 	uint64_t last_lat_ns;		/* foreground's mean request time, last decision */

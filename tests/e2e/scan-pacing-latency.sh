@@ -3,14 +3,15 @@
 # (the fault disk's one-queue model): a never-idle foreground (random reads at queue
 # depth 1, all the time) must not starve a --window pass down to --rate-min, and a backoff
 # that lasts reports the time it lasted (backoff_s). Timing is judged only coarsely here
-# (ratios far from the thresholds); the controller's accuracy is proven against a simulated
+# (ratios far from the thresholds), and the scan is seen to slow when a foreground comes
+# and speed up when it goes; the controller's accuracy is proven against a simulated
 # queue in tests/unit/test_governor.c and measured in tests/bench/pacing.sh.
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 e2e_require_root_loop_fuse
 ms_require
 command -v fio >/dev/null || e2e_skip "fio is not installed"
-e2e_setup 512
+e2e_setup 4096
 e2e_readonly on
 h=$(e2e_hash)
 out=$E2E_DIR/report.json
@@ -47,9 +48,9 @@ mib_s()
 # target (the scan takes about 1% of the disk's time). Presence-based backoff read at
 # --rate-min (1 MiB/s) the whole time: the pass could never end.
 fg_start window
-ms_scan "$out" "$E2E_LOOP" --window 40s --rate-min 1M --max-duration 12s
+ms_scan "$out" "$E2E_LOOP" --window 320s --rate-min 1M --max-duration 12s
 fg_stop window
-e2e_log "never idle, --window 40s: $(mib_s) MiB/s over $(ms_jq "$out" '.elapsed_s') s, $(ms_jq "$out" '"\(.backoffs) backoffs, \(.backoff_s) s"')"
+e2e_log "never idle, --window 320s: $(mib_s) MiB/s over $(ms_jq "$out" '.elapsed_s') s, $(ms_jq "$out" '"\(.backoffs) backoffs, \(.backoff_s) s"')"
 e2e_check "never idle: --window is not starved to --rate-min (> 4 MiB/s)" \
 	awk -v r="$(mib_s)" 'BEGIN { exit !(r > 4) }'
 
@@ -62,6 +63,38 @@ e2e_log "never idle, --rate 48M: $(mib_s) MiB/s, $(ms_jq "$out" '"\(.backoffs) b
 e2e_check "backoff: backed off" test "$(ms_jq "$out" '.backoffs')" -ge 1
 e2e_check "backoff: backoff_s counts the backoff still running at the end (>= 4 s)" \
 	awk -v b="$(ms_jq "$out" '.backoff_s')" 'BEGIN { exit !(b >= 4) }'
+
+# 3. Qualitatively, on a rotating-disk model (4 ms a request plus 150 MB/s): the scan
+# slows when a light foreground (50 random 4 KiB reads a second) comes and its latency
+# rises, and speeds up again when it goes. Rates compared over seconds of each phase.
+echo "model 4000 150000000" >"$E2E_CTL"
+log=$E2E_DIR/phases.log
+"$MEDIASCAN" scan "$E2E_LOOP" --pacing latency --max-duration 34s --progress log -q \
+	--no-state --json "$out" 2>"$log" &
+scan_pid=$!
+sleep 8
+fio --name=fg --filename="$E2E_LOOP" --ioengine=psync --direct=1 --rw=randread --bs=4k \
+	--rate_iops=50 --time_based --runtime=14 --readonly --output-format=json \
+	--output="$E2E_DIR/fg-phases.json" >/dev/null 2>&1
+wait "$scan_pid" || e2e_fail "scan failed: $(tail -3 "$log")"
+e2e_log "foreground at 50/s during the scan: mean $(jq -r '.jobs[0].read.clat_ns.mean / 1000 | floor' "$E2E_DIR/fg-phases.json") us"
+# mean scan rate in MiB/s over progress lines with FROM <= t < TO
+phase_rate()
+{
+	grep '^progress ' "$log" | sed 's/[a-z_]*=//g' | awk -v a="$1" -v b="$2" '
+		{ t = $2; s = $3
+		  if (t >= a && t < b) { if (!n++) { t0 = t; s0 = s } t1 = t; s1 = s } }
+		END { if (t1 > t0) printf "%.1f", (s1 - s0) / (t1 - t0) / 1048576; else print 0 }'
+}
+before=$(phase_rate 3 8)
+during=$(phase_rate 13 22)
+after=$(phase_rate 27 40)
+e2e_log "scan rate: no foreground $before MiB/s, foreground $during MiB/s, gone $after MiB/s; $(ms_jq "$out" '.pacing | "\(.probes) probes, alone \(.fg_alone_ms) ms"')"
+e2e_check "the scan slows when the foreground comes ($during < $before / 2)" \
+	awk -v a="$before" -v b="$during" 'BEGIN { exit !(b < a / 2) }'
+e2e_check "and speeds up when it goes ($after > 2 x $during)" \
+	awk -v a="$after" -v b="$during" 'BEGIN { exit !(a > 2 * b) }'
+echo "model 0 0" >"$E2E_CTL"
 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 e2e_assert_unchanged "$h"

@@ -392,6 +392,45 @@ static void test_fg_comes_and_goes(void **state)
 	free(s);
 }
 
+/*
+ * The window is honest: a foreground that leaves too little spare capacity makes the
+ * projected end late, said early and kept; when it goes away the pass speeds up and ends
+ * in time, and the projection says so.
+ */
+static void test_window_late_then_in_time(void **state)
+{
+	const struct model *m = &models[1];
+	struct sim *s = calloc(1, sizeof(*s));
+	uint64_t planned = 2400ull * 1000 * 1000, first_late = 0;
+	bool late;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, m, 1, 2, 0, 60, planned);	/* 40 MB/s asked; ~15 fit under the foreground */
+	s->fg_on_to = 20 * NS_S;
+	for (uint64_t t = 1; t <= 20; t++) {
+		sim_run(s, t * NS_S);
+		scan_gov_projected_end_ns(&s->g, s->now, &late);
+		if (late && !first_late)
+			first_late = t;
+		if (first_late)
+			assert_true(late);		/* and kept saying it */
+	}
+	print_message("window 60 s, 2.4 GB, foreground until 20 s: late said at %llu s, "
+		      "%llu MB by 20 s\n", (unsigned long long)first_late,
+		      (unsigned long long)(s->scan_bytes / 1000000));
+	assert_true(first_late && first_late <= 12);
+	sim_run(s, 40 * NS_S);
+	scan_gov_projected_end_ns(&s->g, s->now, &late);
+	assert_false(late);				/* the foreground went: in time again */
+	sim_run(s, 62 * NS_S);
+	print_message("done: %llu of %llu MB at 62 s\n",
+		      (unsigned long long)(s->scan_bytes / 1000000),
+		      (unsigned long long)(planned / 1000000));
+	assert_true(s->scan_bytes >= planned);
+	free(s);
+}
+
 /* A backoff still running at the end counts in its time (it read 0 before). */
 static void test_backoff_time_running(void **state)
 {
@@ -436,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_no_fg_full_speed),
 		cmocka_unit_test(test_no_fg_window),
 		cmocka_unit_test(test_fg_comes_and_goes),
+		cmocka_unit_test(test_window_late_then_in_time),
 		cmocka_unit_test(test_fg_target_and_rate),
 	};
 
