@@ -44,7 +44,6 @@
 #define LAT_GAIN_PM 250			/* rate factor 1 + 0.25 (1 - e), per mille */
 #define LAT_MIN_FACTOR_PM 600
 #define LAT_MAX_FACTOR_PM 1500
-#define LAT_PANIC_PCT 150		/* over 1.5x the target: halve at once */
 #define LAT_PROBE_CLEAN_NS 300000000ull	/* probe: this long with none of our reads... */
 #define LAT_PROBE_IOS 32ull		/* ...and this many foreground requests, */
 #define LAT_PROBE_CLEAN_MAX_NS 1500000000ull	/* or this long clean, */
@@ -52,7 +51,7 @@
 #define LAT_PROBE_POLL_NS 50000000ull	/* wait_ns while probing: the caller keeps sampling */
 #define LAT_RECHECK_CUTS 3		/* above target this often in a row: probe again, in
 					   case the foreground got slower by itself */
-#define LAT_RECHECK_NS 5000000000ull	/* but not sooner than this after the last probe */
+#define LAT_RECHECK_NS 3000000000ull	/* but not sooner than this after the last probe */
 
 __extension__ typedef unsigned __int128 gov_u128;
 
@@ -401,7 +400,8 @@ static void gov_view_fg(const struct scan_gov_view *v, const struct kio_diskstat
  * excess over the baseline, as a fraction e of the excess aimed at (LAT_AIM_PCT of what the
  * target allows), smoothed over decisions, moves the rate by a factor 1 + LAT_GAIN (1 - e)
  * within [LAT_MIN_FACTOR, LAT_MAX_FACTOR]: up while under, down (multiplicatively, the more
- * the further) while above. Far above the target (LAT_PANIC_PCT) the rate is halved at once.
+ * the further) while above. One slow spell costs at most LAT_MIN_FACTOR: a foreground's
+ * latency has its own spikes (other CPU work, its own bursts) that are not the scan's.
  */
 static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieved_bps)
 {
@@ -429,8 +429,6 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 		f = LAT_MIN_FACTOR_PM;
 	if (f > LAT_MAX_FACTOR_PM)
 		f = LAT_MAX_FACTOR_PM;
-	if (gov_muldiv(lat_ns, 100, LAT_PANIC_PCT, false) > target)
-		f = 500;
 	r = l->rate_bps;
 	if (f < 1000) {
 		/* Down from what the scan really did, if it did less than its rate. */
@@ -487,7 +485,19 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 	l->probing = false;
 	l->probe_end_ns = now_ns;
 	g->probe_ns += now_ns - l->probe_start_ns;
-	l->baseline_ns = l->probe_ios >= LAT_FEW_IOS ? l->probe_sum_ns / l->probe_ios : 0;
+	if (l->probe_ios < LAT_FEW_IOS) {
+		l->baseline_ns = 0;
+	} else {
+		uint64_t b = l->probe_sum_ns / l->probe_ios;
+
+		/*
+		 * Slower alone than thought: the foreground itself got slower (its own load,
+		 * the CPU), not because of us: taken at once. Faster: averaged with the last
+		 * probe's, as one probe is a short look at a noisy thing.
+		 */
+		l->baseline_ns = l->baseline_ns && b < l->baseline_ns ?
+				 (l->baseline_ns + b) / 2 : b;
+	}
 	l->next_probe_ns = now_ns + (uint64_t)g->o.probe_every_s * NS_PER_S;
 	l->cuts_in_row = 0;
 	if (!l->baseline_ns) {
