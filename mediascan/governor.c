@@ -167,6 +167,25 @@ static uint64_t gov_window_bps(const struct scan_gov *g, uint64_t now_ns)
 	return bps > cap ? cap : bps;
 }
 
+/* The integer square root of x (rounded down). */
+static uint64_t gov_isqrt(uint64_t x)
+{
+	uint64_t r = 0, b = 1ull << 62;
+
+	while (b > x)
+		b >>= 2;
+	while (b) {
+		if (x >= r + b) {
+			x -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	return r;
+}
+
 /* The smaller of two rates where 0 means unlimited. */
 static uint64_t gov_min_rate(uint64_t a, uint64_t b)
 {
@@ -427,6 +446,12 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 		l->ramp = false;
 	if (f < LAT_MIN_FACTOR_PM)
 		f = LAT_MIN_FACTOR_PM;
+	/*
+	 * Far above (e > 2): the excess grows about as the scan's share of the disk, so the
+	 * rate that meets the aim is near rate / e; go halfway there in log terms (1 / sqrt(e)).
+	 */
+	if (e > 2000 && (int64_t)(1000000 / gov_isqrt((uint64_t)e * 1000)) < f)
+		f = (int64_t)(1000000 / gov_isqrt((uint64_t)e * 1000));
 	if (f > LAT_MAX_FACTOR_PM)
 		f = LAT_MAX_FACTOR_PM;
 	r = l->rate_bps;
@@ -542,11 +567,11 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 		gov_lat_probe_start(g, now_ns);
 		return;
 	}
+	if (!l->baseline_ns && l->acc_ios >= LAT_FEW_IOS && span >= LAT_DECIDE_NS) {
+		gov_lat_probe_start(g, now_ns);	/* a foreground appeared: learn it alone */
+		return;
+	}
 	if (l->acc_ios >= LAT_MIN_IOS && span >= LAT_DECIDE_NS) {
-		if (!l->baseline_ns) {		/* a foreground appeared: learn it alone */
-			gov_lat_probe_start(g, now_ns);
-			return;
-		}
 		lat = l->acc_sum_ns / l->acc_ios;
 		l->last_lat_ns = lat;
 		gov_lat_decide(g, lat, achieved);
