@@ -19,7 +19,9 @@
  *   The baseline, the foreground's latency without the scan, is learnt in probes: the scan
  * pauses (BBR's ProbeRTT) until none of its reads has completed for a sample and enough
  * foreground requests were seen alone (at most SCAN_GOV_PROBE_MAX_NS), at the start, every
- * probe_every_s, and when a foreground appears where the last probe saw none. Between
+ * probe_every_s while there is a foreground, when one appears where the last probe saw none
+ * (>= LAT_FEW_IOS requests in LAT_DECIDE_NS), and after LAT_RECHECK_CUTS decisions in a row
+ * above target (is it us, or did the foreground slow down by itself?). Between
  * probes, at each decision (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the
  * mean is not one unlucky request; a light foreground is judged after LAT_QUIET_NS): above
  * the target the rate is cut to 0.7x (multiplicative decrease), within it the rate grows
@@ -47,6 +49,7 @@
 #define LAT_PROBE_CLEAN_NS 300000000ull	/* probe: this long with none of our reads... */
 #define LAT_PROBE_IOS 32ull		/* ...and this many foreground requests, */
 #define LAT_PROBE_CLEAN_MAX_NS 1500000000ull	/* or this long clean, */
+#define LAT_PROBE_NONE_NS 500000000ull	/* or this long clean without any foreground */
 #define SCAN_GOV_PROBE_MAX_NS 3000000000ull	/* or this long in all */
 #define LAT_PROBE_POLL_NS 50000000ull	/* wait_ns while probing: the caller keeps sampling */
 #define LAT_RECHECK_CUTS 3		/* above target this often in a row: probe again, in
@@ -551,6 +554,7 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 			l->probe_sum_ns += fg_ns;
 		}
 		if ((l->probe_clean_ns >= LAT_PROBE_CLEAN_NS && l->probe_ios >= LAT_PROBE_IOS) ||
+		    (l->probe_clean_ns >= LAT_PROBE_NONE_NS && !l->probe_ios) ||
 		    l->probe_clean_ns >= LAT_PROBE_CLEAN_MAX_NS ||
 		    now_ns - l->probe_start_ns >= SCAN_GOV_PROBE_MAX_NS)
 			gov_lat_probe_end(g, now_ns);
@@ -562,7 +566,7 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 	span = now_ns - l->acc_start_ns;
 	if (span && g->issued_bytes > l->acc_bytes0)
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
-	if (now_ns >= l->next_probe_ns ||
+	if ((now_ns >= l->next_probe_ns && l->baseline_ns) ||
 	    (l->cuts_in_row >= LAT_RECHECK_CUTS && now_ns >= l->probe_end_ns + LAT_RECHECK_NS)) {
 		gov_lat_probe_start(g, now_ns);
 		return;
