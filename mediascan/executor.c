@@ -835,6 +835,7 @@ void exec_sample(struct exec *x, uint64_t now)
 				own[n].ios += x->dev_read_ios[d];
 				own[n].ns += x->dev_read_ns[d];
 			}
+		own[n].inflight = x->inflight;	/* all devices': a view may see fewer */
 		n++;
 	}
 	scan_gov_sample_own(&x->gov, now, st, own, n);

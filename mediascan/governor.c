@@ -42,6 +42,7 @@
 #define LAT_DECIDE_NS 500000000ull	/* and at least this long */
 #define LAT_QUIET_NS 2000000000ull	/* fewer than LAT_FEW_IOS in this long: no foreground */
 #define LAT_FEW_IOS 4ull
+#define LAT_STARVED_NS 750000000ull	/* other requests waiting this long, none done */
 #define LAT_AIM_PCT 95			/* aim at this share of the excess the target allows */
 #define LAT_GAIN_PM 250			/* rate factor 1 + 0.25 (1 - e), per mille */
 #define LAT_MIN_FACTOR_PM 600
@@ -435,6 +436,13 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 	if (allowed < 1000)
 		allowed = 1000;				/* 1 us: below the counters' noise */
 	e = ((int64_t)lat_ns - (int64_t)base) * 1000 / allowed;
+	/*
+	 * Under half its time alone is not believable: our own time, measured from user space,
+	 * was subtracted with delays the kernel did not count (a busy CPU reaping late). Hold
+	 * the rate rather than raise it on a wrong reading.
+	 */
+	if (lat_ns < base / 2)
+		e = 1000;
 	if (e < -1000)
 		e = -1000;
 	if (e > 10000)
@@ -531,6 +539,16 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 	if (!l->baseline_ns) {
 		l->rate_bps = g->pace_bps;	/* nothing to yield to: the ceiling */
 		l->slowed = false;
+	} else if (!l->fg_now) {
+		/*
+		 * A foreground new to us: start again from the floor and double (the rate that
+		 * suited an idle disk says nothing; a starved foreground completes too little to
+		 * judge by).
+		 */
+		l->rate_bps = gov_floor_bps(g);
+		l->ramp = true;
+		l->have_err = false;
+		l->slowed = true;
 	}
 	gov_lat_acc_reset(g, now_ns);
 	/* Resume from now at the rate in force: the pause is not caught up in a burst. */
@@ -540,7 +558,7 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 
 /* One sample of pacing by latency: fg_ios requests of fg_ns in total since the last one. */
 static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
-			   uint64_t fg_ios, uint64_t fg_ns, bool own_done)
+			   uint64_t fg_ios, uint64_t fg_ns, uint64_t fg_wait, bool own_done)
 {
 	struct scan_gov_lat *l = &g->lat;
 	uint64_t span, achieved = 0, lat;
@@ -564,6 +582,27 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 	l->acc_ios += fg_ios;
 	l->acc_sum_ns += fg_ns;
 	span = now_ns - l->acc_start_ns;
+	/*
+	 * Other requests in flight (the stat file's in_flight minus ours) that do not complete:
+	 * a foreground starved behind the scan shows no completions, so no latency at all.
+	 * Waiting LAT_STARVED_NS counts as a decision at that latency.
+	 */
+	l->starved_ns = fg_wait && !fg_ios ? l->starved_ns + interval_ns : 0;
+	if (l->starved_ns >= LAT_STARVED_NS) {
+		l->starved_ns = 0;
+		if (!l->baseline_ns) {
+			gov_lat_probe_start(g, now_ns);
+			return;
+		}
+		l->last_lat_ns = LAT_STARVED_NS;
+		if (span && g->issued_bytes > l->acc_bytes0)
+			achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
+		gov_lat_decide(g, LAT_STARVED_NS > l->baseline_ns ? LAT_STARVED_NS :
+			       l->baseline_ns * 4, achieved);
+		gov_lat_acc_reset(g, now_ns);
+		gov_update_rate(g, now_ns);
+		return;
+	}
 	if (span && g->issued_bytes > l->acc_bytes0)
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
 	if ((now_ns >= l->next_probe_ns && l->baseline_ns) ||
@@ -618,7 +657,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 			const struct scan_gov_own *own, unsigned nr_st)
 {
 	uint64_t other_bytes = 0, other_sectors = 0, other_ios = 0, interval_ns;
-	uint64_t fg_ios = 0, fg_ns = 0;
+	uint64_t fg_ios = 0, fg_ns = 0, fg_wait = 0;
 	bool seen, own_done = false;
 
 	if (!g || !st || !own || !nr_st || nr_st > SCAN_GOV_MAX_VIEWS)
@@ -662,6 +701,8 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 		}
 		if (o_ios)
 			own_done = true;
+		if (st[i].in_flight > own[i].inflight && st[i].in_flight - own[i].inflight > fg_wait)
+			fg_wait = st[i].in_flight - own[i].inflight;
 		v->last = st[i];
 		v->last_own_sectors = own[i].sectors;
 		v->last_own_ios = own[i].ios;
@@ -673,7 +714,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 	g->last_sample_ns = now_ns;
 	if (g->o.latency) {
 		gov_tick(g, now_ns);
-		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, own_done);
+		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, fg_wait, own_done);
 		return fg_ios > 0;
 	}
 	if (g->o.fg_threshold_bps)

@@ -36,6 +36,7 @@ struct scan_gov_own {
 	uint64_t sectors;		/* 512B sectors read */
 	uint64_t ios;			/* reads completed */
 	uint64_t ns;			/* their summed latency, issue to completion */
+	uint64_t inflight;		/* our requests in flight now (0: not known) */
 };
 
 struct scan_gov_opts {
@@ -85,6 +86,7 @@ struct scan_gov_lat {
 	uint64_t avg_bps;		/* achieved rate, smoothed: for the projected end */
 	uint64_t last_lat_ns;		/* foreground's mean request time, last decision */
 	uint64_t slowed_ns;		/* time held below the pace by the foreground */
+	uint64_t starved_ns;		/* other requests waiting, none completing, this long */
 	bool slowed;
 };
 
