@@ -23,12 +23,16 @@
  * (>= LAT_FEW_IOS requests in LAT_DECIDE_NS), and after LAT_RECHECK_CUTS decisions in a row
  * above target (is it us, or did the foreground slow down by itself?). Between
  * probes, at each decision (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the
- * mean is not one unlucky request; a light foreground is judged after LAT_QUIET_NS): above
- * the target the rate is cut to 0.7x (multiplicative decrease), within it the rate grows
- * by a step (additive increase; the step doubles after three good decisions in a row, so
- * a foreground that went away is followed within seconds). With no foreground at all the
- * rate doubles each decision up to the ceiling: the window's pace, --rate, --rate-max, or
- * unlimited. AIMD's sawtooth averages about 0.85 of the rate at which the target is met.
+ * mean is not one unlucky request; a light foreground is judged after LAT_QUIET_NS) the
+ * rate is moved by the excess latency (gov_lat_decide): up while under the target, down,
+ * multiplicatively and the more the further, while above. With no foreground at all (fewer
+ * than LAT_FEW_IOS requests in LAT_QUIET_NS) the rate doubles each time up to the ceiling:
+ * the window's pace, --rate, --rate-max, or unlimited. A foreground new to the scan (seen where the last probe saw none) restarts the
+ * rate from the floor, doubling while the excess stays under half the target's. A foreground
+ * starved behind the scan completes nothing and so shows no latency: requests in flight in
+ * the stat file beyond the scan's own, none completing for LAT_STARVED_NS, count as a
+ * decision far above the target. Why not plain AIMD: see gov_lat_decide and
+ * docs/performance.md.
  */
 #include <errno.h>
 #include <string.h>
