@@ -304,7 +304,9 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		fprintf(f, "\nTHIS DISK IS FAILING: %s. The scan stopped to spare it: copy what "
 			"you can (ddrescue) before scanning further.\n", r->failing_msg);
 	if (r->stopped == 2)
-		fprintf(f, "\nStopped after --max-duration; continue with --resume.\n");
+		fprintf(f, "\nStopped after --max-duration; %s.\n", rep->no_checkpoint ?
+			"no checkpoint was kept (--no-state): a later scan starts over" :
+			"continue with --resume");
 	if (r->nr_backoffs && r->pacing && strcmp(r->pacing, "latency") == 0)
 		fprintf(f, "\nSlowed %u time%s to keep other I/O on the disk within its latency "
 			"target (%.1f s below the pace; other requests %.2f ms alone, %.2f ms with "
