@@ -3,7 +3,8 @@
  * due at anchor + bytes issued since the anchor / rate), window-derived rates, pacing by
  * the foreground's latency, and the older backoff while the disk's stat counters show I/O
  * that is not ours. Pure arithmetic on the times and counters the caller passes in; see
- * governor.h for the interface.
+ * governor.h for the interface. Over 600 lines: the latency controller moves the same
+ * deadline, window and view state as the rest and is kept with it (all of it pure maths).
  *
  * Pacing by latency. The signal is the foreground's mean time per request, from the
  * view's stat deltas: (read + write ticks) / (read + write requests), minus the scan's own
