@@ -71,7 +71,7 @@ e2e_check "backoff: backoff_s counts the backoff still running at the end (>= 4 
 echo "model 20000 150000000" >"$E2E_CTL"
 log=$E2E_DIR/phases.log
 "$MEDIASCAN" scan "$E2E_LOOP" --pacing latency --max-duration 34s --progress log -q \
-	--no-state --json "$out" 2>"$log" &
+	--state-dir "$E2E_DIR/state-phases" --json "$out" 2>"$log" &
 scan_pid=$!
 sleep 8
 fio --name=fg --filename="$E2E_LOOP" --ioengine=psync --direct=1 --rw=randread --bs=4k \
