@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "devinfo.h"
 #include "escape.h"
@@ -53,11 +54,8 @@ static void map_usage(FILE *f)
 		"                         damaged_metadata, as in a scan report)\n"
 		"  --block-size N         unit of \"Buffer I/O error ... logical block N\" lines\n"
 		"                         (default: the filesystem's block size, else the device's)\n"
-		"  -q, --quiet            no human output\n"
-		"exit status: 0 nothing damaged, 1 files or metadata own the range, 4 a device\n"
-		"             could not be mapped, or a log line was not checked (unknown\n"
-		"             device, past the end, unusable, dropped) or no line is the\n"
-		"             kernel's, 8 usage error\n");
+		"  -q, --quiet            no human output\n");
+	cli_print_exits(f, "map");
 }
 
 /* One range to map, with how it was named. */
@@ -556,7 +554,11 @@ static int map_all(struct map_run *m)
 			m->exit_bits |= CLI_EXIT_OPERATIONAL;
 			ret = 0;
 		}
-		if (tg->d.nr_files || tg->d.nr_meta)
+		/* a filesystem mediascan cannot map (btrfs) holds the range: not answered */
+		if (tg->t.foreign_fs[0])
+			m->exit_bits |= CLI_EXIT_OPERATIONAL;
+		/* a failed range the kernel logged is damage; a range looked up is only owned */
+		if ((tg->d.nr_files || tg->d.nr_meta) && m->from_log)
 			m->exit_bits |= CLI_EXIT_MEDIA;
 	}
 out_free:
@@ -756,7 +758,7 @@ static void print_answer(const struct map_run *m, FILE *f)
 		}
 		if (tg->d.nr_files || tg->d.nr_meta)
 			fprintf(f, "\n== %s (%s)\n", target_name(tg), tg->t.fs_type);
-		cli_print_damage(f, &tg->d, &tg->t);
+		cli_print_owners(f, &tg->d, &tg->t, !m->from_log);
 		cli_print_notes(f, &tg->d);
 		if (tg->err[0])
 			fprintf(f, "\nerror: %s\n", tg->err);

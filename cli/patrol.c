@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "escape.h"
+#include "exits.h"
 #include "files.h"
 #include "config_file.h"
 #include "journal.h"
@@ -113,6 +114,13 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	 */
 	pt->broken = 0;
 	ret = map_target_open(pt->c.path, &t, terr, sizeof(terr), &cls);
+	if (ret == -EOPNOTSUPP && cls == MAP_TERR_USAGE) {
+		/* mounted, but with a filesystem mediascan cannot scan (tmpfs, btrfs, NFS): a
+		 * config error, not something a retry fixes */
+		set_err(err, len, "%s:%u: target '%s': %s", file, pt->c.path_line, pt->c.name,
+			terr);
+		return -EINVAL;
+	}
 	if (ret < 0) {
 		pt->broken = 1;
 		snprintf(pt->broken_why, sizeof(pt->broken_why), "%s:%u: target '%s': %s", file,
@@ -206,6 +214,19 @@ static int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct p
 		if (ret < 0) {
 			free(t);
 			return ret;
+		}
+		/* one target per filesystem or disk: two would scan it twice and keep one
+		 * history under two names */
+		for (unsigned k = 0; k < i; k++) {
+			if (t[i].broken || t[k].broken ? strcmp(t[i].c.path, t[k].c.path) != 0 :
+			    strcmp(t[i].key, t[k].key) != 0)
+				continue;
+			set_err(err, len, "%s:%u: target '%s' (%s) is the same filesystem or device as "
+				"target '%s' (line %u): one target each", p->config_file,
+				t[i].c.path_line, t[i].c.name, t[i].c.path, t[k].c.name,
+				t[k].c.path_line);
+			free(t);
+			return -EINVAL;
 		}
 	}
 	*tp = t;
@@ -460,6 +481,7 @@ static void patrol_usage(FILE *f)
 		"  --check         check the config (and that its targets open) and exit\n"
 		"Runs until SIGTERM: a pass of every target within its window, one scan per\n"
 		"physical disk at a time; SIGHUP reloads the config.\n");
+	cli_print_exits(f, "patrol");
 }
 
 int cli_patrol_main(int argc, char **argv)

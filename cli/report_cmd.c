@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"
@@ -483,9 +484,8 @@ int cli_report_main(int argc, char **argv)
 			       "7d)\n"
 			       "  --all          cleared errors too\n"
 			       "  --html FILE    also write it as one HTML page: a surface map per "
-			       "device,\n                 damaged files and metadata, the passes\n"
-			       "exit status: 0 no open damage, 1 open damage, 4 operational error, 8 "
-			       "usage\n");
+			       "device,\n                 damaged files and metadata, the passes\n");
+			cli_print_exits(stdout, "report");
 			return 0;
 		default:
 			cli_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -508,6 +508,30 @@ int cli_report_main(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = cli_history_open(state_dir, config, &r.st);
+	if (ret == -ENOENT && !html_path) {
+		/* No state store: no history yet, nothing open; an answer, not an error. */
+		if (r.json) {
+			json_object *doc = json_object_new_object();
+
+			json_object_object_add(doc, "schema",
+					       json_object_new_string("mediascan-history/1"));
+			json_object_object_add(doc, "targets", json_object_new_array());
+			ret = cli_json_write(doc, r.json_path);
+			json_object_put(doc);
+			if (ret < 0) {
+				cli_err("report: cannot write %s: %s", r.json_path,
+					cli_create_error(ret));
+				return CLI_EXIT_OPERATIONAL;
+			}
+		} else {
+			printf("no history yet: no target scanned\n");
+		}
+		return 0;
+	}
+	if (ret == -ENOENT) {
+		cli_err("report: no state store: nothing scanned yet (or give --state-dir)");
+		return CLI_EXIT_OPERATIONAL;
+	}
 	if (ret < 0)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
 	r.want = calloc(REPORT_MAX_INODES, sizeof(*r.want));

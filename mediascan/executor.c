@@ -1151,7 +1151,11 @@ int scan_result_free(struct scan_result *r)
 	return 0;
 }
 
-/* I/O size policy: 1 MiB within the device's queue limit, a multiple of its block size. */
+/*
+ * I/O size policy: 1 MiB within every device's queue limit (max_sectors_kb); a size asked is
+ * used as asked (the block layer splits what is above the limit; the caller says so), a
+ * multiple of the largest logical block size.
+ */
 uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked)
 {
 	uint64_t io = asked ? asked : SCAN_DEFAULT_IO_SIZE;

@@ -1431,10 +1431,13 @@ static void hist_pass(sqlite3_stmt *s, int col, struct scan_state_pass *p)
 	p->result = pass_result_parse((const char *)sqlite3_column_text(s, col + 7));
 	column_str(s, col + 8, p->method, sizeof(p->method));
 	column_str(s, col + 9, p->engine, sizeof(p->engine));
+	p->number = sqlite3_column_int64(s, col + 10);
 }
 
+/* ... and the pass's number among its target's passes of its kind (1 = the first). */
 #define HIST_PASS_COLS "id, target_id, started, ended, planned_bytes, scanned_bytes, " \
-	"bytes_per_s, result, method, engine"
+	"bytes_per_s, result, method, engine, (SELECT count(*) FROM passes q WHERE " \
+	"q.target_id = passes.target_id AND q.kind = passes.kind AND q.id <= passes.id)"
 
 /* Return 1 and fill p with the pass selected by sql (bound to id), 0 if none, or -errno. */
 static int hist_one_pass(struct scan_state *st, const char *sql, int64_t id,
@@ -1714,11 +1717,11 @@ int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_
 		return -EINVAL;
 	/* Found: listed rows first seen in the pass; cleared: rows it read cleanly. */
 	ret = hist_prepare(st, "SELECT " HIST_PASS_COLS ", kind = 'recheck', "
-			   "(SELECT count(*) FROM errors e WHERE e.pass_id = p.id AND "
+			   "(SELECT count(*) FROM errors e WHERE e.pass_id = passes.id AND "
 			   HIST_LISTED "), "
-			   "(SELECT count(*) FROM errors e WHERE e.cleared_pass_id = p.id AND "
+			   "(SELECT count(*) FROM errors e WHERE e.cleared_pass_id = passes.id AND "
 			   "state = 'cleared' AND coalesce(cleared_why, 'read') = 'read') "
-			   "FROM passes p WHERE target_id = ?1 ORDER BY id", &s);
+			   "FROM passes WHERE target_id = ?1 ORDER BY id", &s);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(s, 1, target_id);
@@ -1726,9 +1729,9 @@ int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_
 		struct scan_state_pass_row p;
 
 		hist_pass(s, 0, &p.pass);
-		p.recheck = sqlite3_column_int(s, 10);
-		p.found = (unsigned)sqlite3_column_int64(s, 11);
-		p.cleared = (unsigned)sqlite3_column_int64(s, 12);
+		p.recheck = sqlite3_column_int(s, 11);
+		p.found = (unsigned)sqlite3_column_int64(s, 12);
+		p.cleared = (unsigned)sqlite3_column_int64(s, 13);
 		ret = fn(&p, arg);
 		if (ret < 0) {
 			sqlite3_finalize(s);

@@ -32,8 +32,9 @@ enum scan_pass_result {
 
 /* One row of passes, as scan_state_get_pass() returns it. */
 struct scan_state_pass {
-	int64_t id;
+	int64_t id;			/* the database row: not for people */
 	int64_t target_id;
+	int64_t number;			/* this pass's number among its target's passes (1..) */
 	int64_t started;		/* unix seconds */
 	int64_t ended;			/* unix seconds, 0 while running */
 	uint64_t planned_bytes;

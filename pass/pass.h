@@ -66,6 +66,7 @@ struct pass_report {
 	size_t *own_first;		/* per scan error: its owners in dmg.owners (damage) or */
 	size_t *own_count;		/* risk.owners (slow, device fault) */
 	int resumed;			/* the pass continued an interrupted one */
+	int no_checkpoint;		/* --no-state: a stopped pass cannot be resumed */
 	uint64_t base_bytes;		/* of r->scanned_bytes, read before a resume */
 	unsigned exit_bits;		/* enum pass_exit */
 	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */

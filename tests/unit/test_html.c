@@ -123,6 +123,10 @@ static void test_map_cells(void **state)
 	assert_non_null(strstr(buf, "<rect class=\"c-transient\" x=\"94\""));
 	assert_non_null(strstr(buf, "Each cell is 1.0 MiB (1048576 bytes)"));
 	assert_null(strstr(buf, "<img"));
+	/* a device path never wraps inside its name ("/dev/lo|op1") */
+	assert_non_null(strstr(buf, ".dev{font-family:monospace;white-space:nowrap}"));
+	assert_non_null(strstr(buf, "<td class=\"dev\">/dev/x</td>"));
+	assert_null(strstr(buf, "<td class=\"path\">/dev/x"));
 	assert_null(strstr(buf, "<script"));
 	assert_non_null(strstr(buf, "<title>t&lt;</title>"));
 	free(buf);
