@@ -29,8 +29,8 @@ static const struct cli_exit_row exit_rows[] = {
 	{ "map", CLI_EXIT_MEDIA, "files or metadata own a range the kernel log says failed "
 	  "(--kernel-log)" },
 	{ "map", CLI_EXIT_OPERATIONAL, "a device, range or layer could not be mapped, a "
-	  "kernel-log line was not checked (unknown device, past a device's end, unusable, "
-	  "dropped), or no line was the kernel's" },
+	  "kernel-log line was not checked (unknown device, past the end, unusable, dropped), or "
+	  "no line is the kernel's" },
 	{ "report", 0, "no open damage" },
 	{ "report", CLI_EXIT_MEDIA, "open damage remains" },
 	{ "report", CLI_EXIT_OPERATIONAL, "the history could not be read or the report written" },

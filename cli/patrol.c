@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "escape.h"
 #include "exits.h"
+#include "escape.h"
 #include "files.h"
 #include "config_file.h"
 #include "journal.h"

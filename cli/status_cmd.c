@@ -13,8 +13,8 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "escape.h"
 #include "exits.h"
+#include "escape.h"
 #include "files.h"
 #include "config_file.h"
 #include "status_cmd.h"

@@ -1129,6 +1129,28 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 	state_release(s);
 	if (ret < 0)
 		return ret;
+	if (n && !scan_is_damage(e)) {
+		/*
+		 * What is not damage (a transient, a slow span, an operational error) never grows
+		 * damage it overlaps: a 512 B bad sector stays 512 B. The pass is recorded as
+		 * having seen the damage rows (they are not settled by it); e itself is not kept.
+		 */
+		int dmg = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!ov[i].damage)
+				continue;
+			dmg = 1;
+			s = state_stmt(st, STMT_ERROR_PASS);
+			sqlite3_bind_int64(s, 1, ov[i].id);
+			sqlite3_bind_int64(s, 2, pass_id);
+			ret = state_exec(st, s);
+			if (ret < 0)
+				return ret;
+		}
+		if (dmg)
+			return 0;
+	}
 	if (n) {
 		error_id = state_merge_error(st, pass_id, e, device, ov, n, now);
 		if (error_id < 0)
@@ -1682,10 +1704,11 @@ int scan_state_count_unnotified(struct scan_state *st, int64_t pass_id, const ch
 
 	if (!st || !device)
 		return -EINVAL;
-	ret = hist_prepare(st, "SELECT count(*) FROM errors "
+	/* No row at all: the store failed to keep it; it is new, never "already told". */
+	ret = hist_prepare(st, "SELECT CASE WHEN count(*) = 0 THEN 1 "
+			   "ELSE total(notified = 0) END FROM errors "
 			   "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
-			   "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 "
-			   "AND notified = 0", &s);
+			   "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3", &s);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(s, 1, pass_id);

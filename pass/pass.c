@@ -231,6 +231,8 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		h->begin(h->arg, &b);
 	}
 	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
+	if (ret == 0 && !a->no_state)	/* errors[0..sealed) are in the history, the rest? */
+		pass_record_unsaved(&ck, &r);
 	if (h->progress_done)
 		h->progress_done(h->arg);
 	pass_plan_close(&plan);
@@ -275,6 +277,8 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 	ret = pass_record_damage(&ck, a, &rep, &so, resumed);
+	if (ck.unsaved)
+		rep.exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (a->recheck)
 		pass_say(h, PASS_SAY_HUMAN, "mediascan: rechecked %zu open error%s: %d read cleanly "
 			 "(cleared)", ck.nr_watch, ck.nr_watch == 1 ? "" : "s", ret > 0 ? ret : 0);

@@ -57,6 +57,21 @@ check_bad "bad window value" 3 "bad window"
 printf '[global]\nstate_dir = %s\n[target a]\npath = %s\nmethod = nvme-verfy\n' "$state" "$E2E_LOOP" >"$conf"
 check_bad "unknown method" 5 "bad method: unknown method 'nvme-verfy'"
 
+# Two targets naming one device (one by a symlink to it) would scan it twice under two
+# histories: a config error naming the second.
+ln -s "$E2E_LOOP" "$E2E_DIR/same-disk"
+printf '[global]\nstate_dir = %s\n[target a]\npath = %s\n[target b]\npath = %s\n' "$state" \
+	"$E2E_LOOP" "$E2E_DIR/same-disk" >"$conf"
+check_bad "two targets, one device" 6 "same filesystem or device as target 'a' (line 4)"
+
+# A filesystem mediascan cannot scan (tmpfs) is a config error, not a target to retry.
+mkdir -p "$E2E_DIR/tmpfs"
+mount -t tmpfs -o size=1M none "$E2E_DIR/tmpfs"
+e2e_on_cleanup "umount '$E2E_DIR/tmpfs' 2>/dev/null || true"
+printf '[global]\nstate_dir = %s\n[target t]\npath = %s\n' "$state" "$E2E_DIR/tmpfs" >"$conf"
+check_bad "tmpfs target" 4 "supported: xfs"
+umount "$E2E_DIR/tmpfs"
+
 # Hook commands: inih cut "notify ; logger x" to "notify" and let an indented line replace
 # the command; now refused with file and line (exit 8). A config anyone but root can write is
 # refused as sshd refuses its keys: it names commands patrol runs as root.
@@ -99,21 +114,6 @@ out=$("$MEDIASCAN" patrol --config "$conf" --check 2>&1) || rc=$?
 ms_expect_eq "metrics_file a symlink: --check still passes" "$rc" 0
 e2e_check "metrics_file a symlink: said" grep -q "metrics_file .*symbolic link" <<<"$out"
 ms_expect_eq "metrics_file a symlink: its target untouched" "$(cat "$E2E_DIR/victim")" precious
-
-# Two targets naming one device (one by a symlink to it) would scan it twice under two
-# histories: a config error naming the second.
-ln -s "$E2E_LOOP" "$E2E_DIR/same-disk"
-printf '[global]\nstate_dir = %s\n[target a]\npath = %s\n[target b]\npath = %s\n' "$state" \
-	"$E2E_LOOP" "$E2E_DIR/same-disk" >"$conf"
-check_bad "two targets, one device" 6 "same filesystem or device as target 'a' (line 4)"
-
-# A filesystem mediascan cannot scan (tmpfs) is a config error, not a target to retry.
-mkdir -p "$E2E_DIR/tmpfs"
-mount -t tmpfs -o size=1M none "$E2E_DIR/tmpfs"
-e2e_on_cleanup "umount '$E2E_DIR/tmpfs' 2>/dev/null || true"
-printf '[global]\nstate_dir = %s\n[target t]\npath = %s\n' "$state" "$E2E_DIR/tmpfs" >"$conf"
-check_bad "tmpfs target" 4 "supported: xfs"
-umount "$E2E_DIR/tmpfs"
 
 # A good config passes --check and scans nothing either.
 printf '[global]\nstate_dir = %s\nwindow = 1h\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"
