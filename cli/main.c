@@ -7,6 +7,7 @@
 #include "config.h"
 #include "cli.h"
 #include "files.h"
+#include "forget_cmd.h"
 #include "map_cmd.h"
 #include "patrol.h"
 #include "probe_cmd.h"
@@ -26,6 +27,7 @@ static void usage(FILE *f)
 		"  probe DEV|MNT what each device can verify itself (NVMe, SCSI, PI)\n"
 		"  map DEV OFF   who owns a device range (files, metadata, free space, partition\n"
 		"                gaps); --kernel-log maps every failed range in kernel log lines\n"
+		"  forget TARGET drop a target's history (passes, open ranges) from the state store\n"
 		"  help          this text; `mediascan scan --help` for the scan options\n"
 		"every command that reports takes --json FILE|- (- or a bare --json: stdout)\n"
 		"  version       print the version\n");
@@ -52,6 +54,8 @@ int main(int argc, char **argv)
 		return cli_probe_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cli_report_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "forget") == 0)
+		return cli_forget_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
@@ -61,6 +65,6 @@ int main(int argc, char **argv)
 		printf("mediascan %s\n", MEDIASCAN_VERSION);
 		return 0;
 	}
-	cli_err("unknown command '%s' (commands: scan, map, patrol, status, report, help, version)", argv[1]);
+	cli_err("unknown command '%s' (commands: scan, map, patrol, status, report, probe, forget, help, version)", argv[1]);
 	return CLI_EXIT_USAGE;
 }
