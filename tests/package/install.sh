@@ -54,7 +54,7 @@ docs=("$SRC/README.md" "$dest$prefix/share/doc/mediascan/patrol.md"
 for d in "${docs[@]}"; do
 	[ -f "$d" ] || { fail "not installed: ${d#"$dest"}"; continue; }
 	# roff (the built man page) writes "mediascan.\&conf"
-	paths=$(sed 's/\\&//g' "$d" | grep -o '[A-Za-z0-9_/.-]*/mediascan\.conf\b' |
+	paths=$(sed 's/\\&//g' "$d" | grep -oP '[A-Za-z0-9_/.-]*/mediascan\.conf(?![.\w])' |
 		grep '^/' | sort -u || :)
 	if ! grep -qxF "$want" <<<"$paths"; then
 		fail "${d#"$dest"} does not name $want"
