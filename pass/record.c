@@ -133,6 +133,47 @@ static struct scan_state_outcome *settle_outcomes(const struct pass_record *k,
 	return v;
 }
 
+/*
+ * Store the owners of damage found since the last checkpoint, so that the history (status,
+ * report, the metrics' damaged files) names the files while the pass runs, not only once it
+ * ends. The end of the pass maps every error again and stores what it finds.
+ */
+static void checkpoint_owners(struct pass_record *k, const struct scan_checkpoint *c)
+{
+	struct scan_result r;
+	struct pass_report rep;
+
+	if (!k->h->owners_json || c->final)
+		return;
+	memset(&r, 0, sizeof(r));
+	for (size_t i = 0; i < c->nr_new_errors; i++)
+		if (scan_is_damage(&c->new_errors[i]) && scan_result_add(&r, &c->new_errors[i]) < 0)
+			break;
+	if (!r.nr_errors) {
+		scan_result_free(&r);
+		return;
+	}
+	memset(&rep, 0, sizeof(rep));
+	rep.t = (struct map_target *)k->t;	/* mapping only reads it */
+	rep.r = &r;
+	rep.method = "";
+	if (pass_map(&rep) == 0) {
+		for (size_t i = 0; i < r.nr_errors; i++) {
+			const struct scan_error *e = &r.errors[i];
+			char *owners;
+
+			if (!scan_is_damage(e))
+				continue;
+			owners = k->h->owners_json(k->h->arg, &rep, i);
+			scan_state_set_owners_range(k->st, k->pass_id, dev_key(k->t, e->dev_idx),
+						    e->offset, e->length, owners ? owners : "[]");
+			free(owners);
+		}
+	}
+	pass_report_free(&rep);
+	scan_result_free(&r);
+}
+
 static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 {
 	struct pass_record *k = arg;
@@ -146,6 +187,8 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 			 strerror(-ret), scan_state_errmsg(k->st));
 		k->warned = 1;
 	}
+	if (ret == 0)
+		checkpoint_owners(k, c);
 	return 0;
 }
 
