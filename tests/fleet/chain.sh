@@ -86,7 +86,7 @@ scrape_configs:
       - targets: ['127.0.0.1:$np']
 EOC
 prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/prom" \
-	--web.listen-address="127.0.0.1:$pp" >"$d/prom.log" 2>&1 &
+	--web.listen-address="127.0.0.1:$pp" --rules.alert.resend-delay=2s >"$d/prom.log" 2>&1 &
 pids+=($!)
 
 # wait_for DESC SECONDS CMD... : poll CMD every half second; fail after SECONDS.
@@ -97,9 +97,15 @@ wait_for()
 	while ! "$@" >/dev/null 2>&1; do
 		n=$((n - 1))
 		if [ "$n" -le 0 ]; then
-			for f in am.log node.log prom.log patrol.err hook.err; do
+			for f in am.log node.log prom.log patrol.err hook.err hook.jsonl; do
 				echo "== $f"; tail -n 15 "$d/$f" 2>/dev/null || :
 			done
+			echo "== alertmanager's alerts"
+			curl -s "http://127.0.0.1:$ap/api/v2/alerts" || :
+			echo "== prometheus's alerts"
+			curl -s "http://127.0.0.1:$pp/api/v1/alerts" || :
+			echo "== prometheus's alertmanagers"
+			curl -s "http://127.0.0.1:$pp/api/v1/alertmanagers" || :
 			e2e_fail "timed out: $desc"
 		fi
 		sleep 0.5
