@@ -168,8 +168,10 @@ ms_expect_eq "prometheus: mediascan_target_available" "$(q 'mediascan_target_ava
 fired() { curl -sf "http://127.0.0.1:$pp/api/v1/alerts" |
 	jq -e '.data.alerts[] | select(.labels.alertname == "MediascanDamagedFiles" and .state == "firing")'; }
 wait_for "prometheus: MediascanDamagedFiles fires" 30 fired
-hook_has() { [ -f "$d/hook.jsonl" ] && jq -e --arg s "$1" 'select(.alerts? != null) | .alerts[] |
-	select(.labels.alertname == "MediascanDamagedFiles" and .status == $s)' "$d/hook.jsonl"; }
+# (slurped: jq -e alone looks only at the output for the last line)
+hook_has() { [ -f "$d/hook.jsonl" ] && jq -se --arg s "$1" '[.[] | select(.alerts? != null) |
+	.alerts[] | select(.labels.alertname == "MediascanDamagedFiles" and .status == $s)] |
+	length > 0' "$d/hook.jsonl"; }
 wait_for "the webhook got MediascanDamagedFiles firing" 60 hook_has firing
 summary=$(jq -r 'select(.alerts? != null) | .alerts[] | select(.labels.alertname == "MediascanDamagedFiles" and .status == "firing") | .annotations.summary' "$d/hook.jsonl" | head -n 1)
 e2e_check "the alert says 4 files and the path ($summary)" grep -q "^4 files damaged on .*$E2E_MNT" <<<"$summary"
