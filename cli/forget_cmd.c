@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "forget_cmd.h"
 #include "status_cmd.h"
 
@@ -28,7 +29,9 @@ static void forget_usage(FILE *f)
 		"  --dry-run       only say what would be dropped\n"
 		"  --state-dir DIR the state store (default: the config's state_dir, else "
 		CLI_DEFAULT_STATE_DIR ")\n"
-		"  --config FILE   the patrol config naming the state store\n");
+		"  --config FILE   the patrol config naming the state store\n"
+		"no terminal and no --yes, or no such target: nothing dropped, exit 8\n");
+	cli_print_exits(f, "forget");
 }
 
 /* Return 1 when the answer read from the terminal is yes. */
@@ -95,6 +98,10 @@ int cli_forget_main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	ret = cli_history_open(state_dir, config, &st);
+	if (ret == -ENOENT) {
+		cli_err("forget: no history yet: no target %s", name);
+		return CLI_EXIT_USAGE;
+	}
 	if (ret < 0)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
 	ret = scan_state_forget(st, name, 1, &f);

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"
@@ -216,6 +217,39 @@ const char *cli_owners_action(json_object *owners)
 	return "no file data lost: watch the disk (SMART), replace it if errors grow";
 }
 
+/*
+ * Print " NAME" for path k of o's key array, escaped once as scan and HTML print it: from the
+ * exact bytes in hexkey when they are there (key holds them repaired for JSON, "\xff" already
+ * written out, which escaping again would double), else from key.
+ */
+static void print_path(FILE *f, json_object *o, const char *key, const char *hexkey, size_t k,
+		       const char *sep)
+{
+	static char esc[PATH_MAX * 4], raw[PATH_MAX * 2];
+	json_object *a = NULL, *h = NULL;
+	const char *name = NULL, *hex;
+	size_t n;
+
+	if (json_object_object_get_ex(o, hexkey, &h) && json_object_is_type(h, json_type_array) &&
+	    k < json_object_array_length(h) &&
+	    (hex = json_object_get_string(json_object_array_get_idx(h, k))) &&
+	    (n = strlen(hex)) % 2 == 0 && n / 2 < sizeof(raw) &&
+	    strspn(hex, "0123456789abcdefABCDEF") == n) {
+		for (size_t i = 0; i < n / 2; i++) {
+			unsigned v;
+
+			sscanf(hex + 2 * i, "%2x", &v);
+			raw[i] = (char)(v ? v : '?');	/* a NUL cannot be in a name */
+		}
+		raw[n / 2] = '\0';
+		name = raw;
+	} else if (json_object_object_get_ex(o, key, &a) &&
+		   json_object_is_type(a, json_type_array) && k < json_object_array_length(a)) {
+		name = json_object_get_string(json_object_array_get_idx(a, k));
+	}
+	fprintf(f, "%s%s", sep, cli_escape(name ? name : "", esc, sizeof(esc)));
+}
+
 void cli_owners_print(FILE *f, json_object *owners)
 {
 	char esc[PATH_MAX * 4];
@@ -238,31 +272,32 @@ void cli_owners_print(FILE *f, json_object *owners)
 			if (json_object_object_get_ex(o, "paths", &paths) &&
 			    json_object_array_length(paths)) {
 				for (size_t k = 0; k < json_object_array_length(paths); k++)
-					fprintf(f, " %s", cli_escape(json_object_get_string(
-						json_object_array_get_idx(paths, k)), esc,
-						sizeof(esc)));
+					print_path(f, o, "paths", "paths_hex", k, " ");
 			} else {
 				json_object *why = NULL, *was = NULL;
 
 				json_object_object_get_ex(o, "path_unknown", &why);
-				fprintf(f, " path unknown now (%s)",
+				fprintf(f, " path unknown now (%s)", cli_escape(
 					why && json_object_is_type(why, json_type_string) ?
-					json_object_get_string(why) : "no path found");
+					json_object_get_string(why) : "no path found", esc,
+					sizeof(esc)));
 				if (json_object_object_get_ex(o, "paths_at_scan", &was) &&
 				    json_object_is_type(was, json_type_array))
 					for (size_t k = 0; k < json_object_array_length(was); k++)
-						fprintf(f, "%s %s", k ? "," : "; at the scan:",
-							cli_escape(json_object_get_string(
-							json_object_array_get_idx(was, k)), esc,
-							sizeof(esc)));
+						print_path(f, o, "paths_at_scan",
+							   "paths_at_scan_hex", k,
+							   k ? ", " : "; at the scan: ");
 			}
 			fprintf(f, "\n");
 		} else {
 			json_object *m = NULL;
 
 			json_object_object_get_ex(o, "metadata", &m);
-			fprintf(f, "          %s: %s\n", json_object_get_string(v),
-			       m ? json_object_get_string(m) : "");
+			char esc2[512];
+
+			fprintf(f, "          %s: %s\n", cli_escape(json_object_get_string(v), esc2,
+								   sizeof(esc2)),
+			       cli_escape(m ? json_object_get_string(m) : "", esc, sizeof(esc)));
 		}
 	}
 }
@@ -274,7 +309,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	int is_new = e->first_pass_id > r->new_after && !e->cleared;
 	enum scan_verdict v = SCAN_V_DAMAGE;
 	const char *action;
-	char a[64], b[64];
+	char a[64], b[64], dev_esc[1024], err_esc[512];
 
 	if (e->verdict && scan_verdict_parse(e->verdict, &v) < 0)
 		v = SCAN_V_DAMAGE;		/* unknown name from a newer build: the safe side */
@@ -320,9 +355,12 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 			return 0;
 		}
 	}
+	/* the store's text is untrusted like any file: escaped as everywhere else */
 	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
 	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
-	       e->device, (unsigned long long)e->offset, (unsigned long long)e->length, e->error,
+	       cli_escape(e->device ? e->device : "", dev_esc, sizeof(dev_esc)),
+	       (unsigned long long)e->offset, (unsigned long long)e->length,
+	       cli_escape(e->error ? e->error : "", err_esc, sizeof(err_esc)),
 	       v == SCAN_V_DAMAGE ? "" : " ", v == SCAN_V_DAMAGE ? "" : scan_verdict_name(v),
 	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
 	       e->times_seen, e->times_seen == 1 ? "" : "es");
@@ -371,8 +409,12 @@ static int report_target(const struct scan_state_target *t, void *arg)
 		r->target_json = j;
 	}
 	if (!r->json && (ret || r->all)) {
+		char pe[PATH_MAX * 4], fe[256];
+
 		printf("%s (%s): %u open damaged range%s, %u cleared; last complete pass %s\n",
-		       t->path, t->fs_type, t->open_errors, t->open_errors == 1 ? "" : "s",
+		       cli_escape(t->path ? t->path : "", pe, sizeof(pe)),
+		       cli_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)), t->open_errors,
+		       t->open_errors == 1 ? "" : "s",
 		       t->cleared_errors, t->has_complete ?
 		       cli_fmt_time(t->last_complete.ended, a, sizeof(a)) : "none yet");
 	}
@@ -442,9 +484,8 @@ int cli_report_main(int argc, char **argv)
 			       "7d)\n"
 			       "  --all          cleared errors too\n"
 			       "  --html FILE    also write it as one HTML page: a surface map per "
-			       "device,\n                 damaged files and metadata, the passes\n"
-			       "exit status: 0 no open damage, 1 open damage, 4 operational error, 8 "
-			       "usage\n");
+			       "device,\n                 damaged files and metadata, the passes\n");
+			cli_print_exits(stdout, "report");
 			return 0;
 		default:
 			cli_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -461,7 +502,36 @@ int cli_report_main(int argc, char **argv)
 	}
 	if (html_path && strcmp(html_path, "-") == 0)
 		r.json = 1;			/* no text on stdout: it holds the page */
+	ret = cli_out_refuse("report", "--html", html_path);
+	if (!ret)
+		ret = cli_out_refuse("report", "--json", r.json ? r.json_path : NULL);
+	if (ret)
+		return ret;
 	ret = cli_history_open(state_dir, config, &r.st);
+	if (ret == -ENOENT && !html_path) {
+		/* No state store: no history yet, nothing open; an answer, not an error. */
+		if (r.json) {
+			json_object *doc = json_object_new_object();
+
+			json_object_object_add(doc, "schema",
+					       json_object_new_string("mediascan-history/1"));
+			json_object_object_add(doc, "targets", json_object_new_array());
+			ret = cli_json_write(doc, r.json_path);
+			json_object_put(doc);
+			if (ret < 0) {
+				cli_err("report: cannot write %s: %s", r.json_path,
+					cli_create_error(ret));
+				return CLI_EXIT_OPERATIONAL;
+			}
+		} else {
+			printf("no history yet: no target scanned\n");
+		}
+		return 0;
+	}
+	if (ret == -ENOENT) {
+		cli_err("report: no state store: nothing scanned yet (or give --state-dir)");
+		return CLI_EXIT_OPERATIONAL;
+	}
 	if (ret < 0)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
 	r.want = calloc(REPORT_MAX_INODES, sizeof(*r.want));

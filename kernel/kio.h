@@ -9,6 +9,7 @@
 #define MEDIASCAN_KIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/fsmap.h>
@@ -180,6 +181,8 @@ struct kio_mount {
  * (then that value), or -errno when mountinfo cannot be read.
  */
 int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg);
+/* Return as kio_mount_each, for the mountinfo lines of f (the fuzz harness feeds its own). */
+int kio_mount_each_stream(FILE *f, int (*fn)(const struct kio_mount *m, void *arg), void *arg);
 /* Return 0 and fill m for the mount whose mount point is exactly path, -ENOENT if none. */
 int kio_mount_find(const char *path, struct kio_mount *m);
 /* Return 0 and fill m for the first mount of block device devt, -ENOENT if none. */

@@ -118,8 +118,13 @@ int pass_map(struct pass_report *rep)
 		else if (is_at_risk(e))
 			map_damage_group(&rep->risk, k++, &rep->own_first[i], &rep->own_count[i]);
 	}
-	/* Stopped to spare a failing disk: bit 16 says so; incomplete by decision, not trouble. */
-	if (r->fatal || (!r->complete && !r->failing))
+	/*
+	 * Incomplete is operational, but for two stops by decision: to spare a failing disk
+	 * (bit 16 says so) and a planned --max-duration stop whose checkpoint lets --resume
+	 * continue (without a state store nothing can continue it: incomplete).
+	 */
+	if (r->fatal || (!r->complete && !r->failing &&
+			 !(r->stopped == 2 && !rep->no_checkpoint)))
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	return 0;
 }

@@ -112,6 +112,14 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	memset(&r, 0, sizeof(r));
 	pass_scan_devices(&t, devs);
 	so.io_size = scan_io_size(devs, t.nr_devices, a->io_size);
+	if (a->io_size && so.io_size != a->io_size)
+		pass_say(h, PASS_SAY_NOTE, "--io-size %llu: reading %u bytes at a time (a multiple "
+			 "of the logical block size)", (unsigned long long)a->io_size, so.io_size);
+	for (unsigned i = 0; a->io_size && i < t.nr_devices; i++)
+		if (devs[i].max_io_bytes && so.io_size > devs[i].max_io_bytes)
+			pass_say(h, PASS_SAY_NOTE, "--io-size %u is above %s's queue limit "
+				 "(max_sectors_kb %llu): the block layer splits each read", so.io_size,
+				 t.devices[i].path, (unsigned long long)devs[i].max_io_bytes / 1024);
 	so.depth = a->depth ? (unsigned)a->depth : PASS_DEFAULT_DEPTH;
 	so.engine = a->engine;
 	so.isolate_step_bytes = 16 * 4096;
@@ -223,6 +231,8 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 		h->begin(h->arg, &b);
 	}
 	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
+	if (ret == 0 && !a->no_state)	/* errors[0..sealed) are in the history, the rest? */
+		pass_record_unsaved(&ck, &r);
 	if (h->progress_done)
 		h->progress_done(h->arg);
 	pass_plan_close(&plan);
@@ -235,8 +245,9 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	r.scanned_bytes += so.scanned_base;
 	r.planned_bytes += so.scanned_base;
 	if (r.stopped == 1 && !r.fatal_msg[0])
-		snprintf(r.fatal_msg, sizeof(r.fatal_msg),
-			 "interrupted by a signal; continue with --resume");
+		snprintf(r.fatal_msg, sizeof(r.fatal_msg), "interrupted by a signal; %s",
+			 a->no_state ? "no checkpoint was kept (--no-state): a later scan starts "
+			 "over" : "continue with --resume");
 
 	/* Map. */
 	memset(&rep, 0, sizeof(rep));
@@ -244,18 +255,13 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	rep.r = &r;
 	rep.method = method->name;
 	rep.resumed = resumed;
+	rep.no_checkpoint = a->no_state;
 	rep.base_bytes = so.scanned_base;
 	ret = pass_map(&rep);
 	if (ret < 0) {
 		pass_say(h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",
 			 strerror(-ret));
 		rep.exit_bits |= PASS_EXIT_OPERATIONAL;
-	}
-	if (r.stopped == 2) {
-		/* A --max-duration stop is planned, not a failure: continue with --resume. */
-		rep.exit_bits &= ~(unsigned)PASS_EXIT_OPERATIONAL;
-		if (r.fatal)
-			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 
 	/* Record and report: the pass's end, the JSON and HTML reports, damage told, the summary. */
@@ -271,6 +277,8 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 	ret = pass_record_damage(&ck, a, &rep, &so, resumed);
+	if (ck.unsaved)
+		rep.exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (a->recheck)
 		pass_say(h, PASS_SAY_HUMAN, "mediascan: rechecked %zu open error%s: %d read cleanly "
 			 "(cleared)", ck.nr_watch, ck.nr_watch == 1 ? "" : "s", ret > 0 ? ret : 0);

@@ -69,6 +69,10 @@ fi
 rc=0
 "$MEDIASCAN" forget /no/such/target --yes --state-dir "$sd" >/dev/null 2>&1 || rc=$?
 ms_expect_eq "forget of an unknown target: exit 8" "$rc" 8
+rc=0
+"$MEDIASCAN" forget "$mnt" --yes --state-dir "$E2E_DIR/none" >/dev/null 2>"$E2E_DIR/err" || rc=$?
+ms_expect_eq "forget without a state store: exit 8" "$rc" 8
+e2e_check "it says there is no history" grep -q "no history yet" "$E2E_DIR/err"
 
 # --yes, with the path as typed (a trailing slash): dropped.
 before_dev=$(sqlite3 "$db" "SELECT count(*) FROM errors e JOIN targets t ON t.id = e.target_id
