@@ -217,6 +217,9 @@ int cli_damage_json(json_object *root, const struct map_damage *d, const struct 
 		}
 		json_object_object_add(jf, "ranges", rg);
 		json_object_object_add(jf, "lost", json_object_new_boolean(f->lost));
+		if (f->what_lost && f->what_lost[0])	/* its inode or block map is lost */
+			json_object_object_add(jf, "what_is_lost",
+					       json_object_new_string(f->what_lost));
 		json_object_object_add(jf, "shared", json_object_new_boolean(f->shared));
 		if (f->part)
 			json_object_object_add(jf, "partition", json_object_new_int((int)f->part));
@@ -564,6 +567,8 @@ void cli_print_owners(FILE *f, const struct map_damage *d, const struct map_targ
 			const struct map_damage_file *df = &d->files[i];
 
 			print_paths(f, df, d->unreadable_dirs);
+			if (df->what_lost && df->what_lost[0])
+				fprintf(f, "      %s\n", df->what_lost);
 			for (size_t k = 0; k < df->nr_ranges; k++)
 				fprintf(f, "      %s offset %" PRIu64 ", length %" PRIu64 "%s\n",
 					df->ranges[k].attr_fork ? "xattr" : "bytes at",

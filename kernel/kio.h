@@ -208,6 +208,8 @@ int kio_getfsmap_first_dev(int fd, uint32_t low_dev, uint32_t *rec_dev);
  * path (not following a final symlink), or -errno.
  */
 int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen);
+/* Return 1 when the filesystem of open fd is mounted read-only, 0 read-write, or -errno. */
+int kio_fs_readonly(int fd);
 
 /* ---- a file's extents: FS_IOC_FIEMAP (kio_fiemap.c) ---- */
 
