@@ -48,6 +48,8 @@ struct cli_scan_cfg {
 	unsigned max_failed_reads;	/* with max_failed_reads_set; else the default */
 	int max_failed_reads_set;
 	int no_backoff;
+	const char *pacing;		/* --pacing latency|backoff|off; NULL: the default */
+	unsigned lat_target_pct;	/* --latency-target as percent of alone; 0: default */
 	int resume;
 	int recheck;			/* re-read only the open errors of the history */
 	int no_state;

@@ -43,8 +43,9 @@ static const struct cli_exit_row exit_rows[] = {
 	{ "forget", 0, "dropped as asked, nothing dropped on a no, or --dry-run answered" },
 	{ "forget", CLI_EXIT_OPERATIONAL, "the history could not be read or changed (nothing "
 	  "dropped)" },
-	{ "*", CLI_EXIT_USAGE, "usage error: bad options, arguments or config, not a mount point, "
-	  "unsupported filesystem" },
+	{ "*", CLI_EXIT_USAGE, "usage error: bad options, arguments or config (or a config others "
+	  "may write), not a mount point, unsupported filesystem, a report path that cannot be "
+	  "written (refused before anything is read)" },
 };
 
 #define NR_EXIT_ROWS (sizeof(exit_rows) / sizeof(exit_rows[0]))

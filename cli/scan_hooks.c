@@ -496,6 +496,7 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		.window_s = a->window_s, .max_duration_s = a->max_duration_s,
 		.io_timeout_s = a->io_timeout_s, .max_failed_reads = a->max_failed_reads,
 		.max_failed_reads_set = a->max_failed_reads_set, .no_backoff = a->no_backoff,
+		.pacing = a->pacing, .lat_target_pct = a->lat_target_pct,
 		.resume = a->resume, .recheck = a->recheck, .no_state = a->no_state,
 		.window_from_start = a->window_from_start,
 	};

@@ -184,13 +184,23 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 
 	/* Scan. */
 	window_s = pass_window(a, &ck, resumed);
-	if (a->rate || window_s) {
+	if (a->rate || window_s || (a->pacing && strcmp(a->pacing, "off"))) {
+		const char *pacing;
+
 		memset(&go, 0, sizeof(go));
 		go.rate_bps = a->rate;
 		go.window_s = (uint64_t)(window_s + 0.5);
 		go.rate_min_bps = a->rate_min;
 		go.rate_max_bps = a->rate_max;
-		go.backoff = !a->no_backoff;
+		if (a->pacing)
+			pacing = a->pacing;
+		else if (a->no_backoff)
+			pacing = "off";
+		else
+			pacing = window_s ? "latency" : "backoff";
+		go.backoff = strcmp(pacing, "backoff") == 0;
+		go.latency = strcmp(pacing, "latency") == 0;
+		go.lat_target_pct = a->lat_target_pct;
 		go.planned_total_bytes = so.planned_total > so.scanned_base ?
 					 so.planned_total - so.scanned_base : 0;
 		go.slack_bytes = (uint64_t)so.depth * so.io_size;
