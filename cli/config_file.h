@@ -8,9 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "cli.h"
 
-#define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
+/* -Dconfigfile (meson_options.txt), the same path the systemd units read. */
+#define CLI_DEFAULT_CONFIG MEDIASCAN_CONFIG_FILE
 #define CLI_PATROL_MAX_TARGETS 64
 #define CLI_PATROL_DEFAULT_WINDOW_S (7 * 86400.0)
 #define CLI_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */

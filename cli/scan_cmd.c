@@ -114,8 +114,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
-		O_STATE_DIR, O_RESUME, O_NO_STATE, O_TOP_ONLY, O_FORMAT, O_MAX_FAILED, O_RECHECK, O_HTML,
-		O_PACING, O_LAT_TARGET,
+		O_STATE_DIR, O_RESUME, O_NO_STATE, O_TOP_ONLY, O_FORMAT, O_MAX_FAILED, O_RECHECK,
+		O_HTML, O_PACING, O_LAT_TARGET,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
