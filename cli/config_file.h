@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "report.h"
 
 #define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
 #define CLI_PATROL_MAX_TARGETS 64

@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "cli.h"
+#include "report.h"
 #include "files.h"
 
 int cli_create_private(const char *path, FILE **out)

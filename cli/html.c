@@ -13,12 +13,11 @@
 
 #include <json-c/json.h>
 
-#include "cli.h"
+#include "report.h"
 #include "escape.h"
 #include "html.h"
 #include "files.h"
 #include "fs.h"
-#include "status_cmd.h"
 #include "units.h"
 
 #define MAX_RANGE_ROWS 5000		/* rows of the all-ranges table; the rest counted */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "report.h"
 #include "state.h"
 
 #define CLI_HTML_COLS 64		/* map cells per row */

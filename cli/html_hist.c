@@ -12,7 +12,6 @@
 #include <json-c/json.h>
 
 #include "html.h"
-#include "status_cmd.h"
 #include "units.h"
 
 static int add_pass(const struct scan_state_pass_row *p, void *arg)

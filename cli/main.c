@@ -12,6 +12,7 @@
 #include "probe_cmd.h"
 #include "report_cmd.h"
 #include "status_cmd.h"
+#include "units.h"
 
 static void usage(FILE *f)
 {

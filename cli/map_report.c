@@ -10,7 +10,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "cli.h"
+#include "report.h"
 #include "escape.h"
 
 static const char *owner_kind_name(const struct map_owner *o)

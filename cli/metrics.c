@@ -13,36 +13,11 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "cli.h"
+#include "report.h"
 #include "metrics.h"
-#include "report_cmd.h"
+#include "owners_json.h"
 
 #define METRICS_MAX_FILES 4096
-
-unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max)
-{
-	json_object *a = cli_owners_parse(owners_json);	/* checked: types as we wrote them */
-	unsigned nr = 0;
-
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *o = json_object_array_get_idx(a, i), *v;
-		uint64_t ino;
-		unsigned k;
-
-		if (!json_object_object_get_ex(o, "type", &v) ||
-		    strcmp(json_object_get_string(v), "file") != 0 ||
-		    !json_object_object_get_ex(o, "inode", &v))
-			continue;
-		ino = json_object_get_uint64(v);
-		for (k = 0; k < nr; k++)
-			if (inodes[k] == ino)
-				break;
-		if (k == nr && nr < max)
-			inodes[nr++] = ino;
-	}
-	json_object_put(a);
-	return nr;
-}
 
 struct files_ctx {
 	uint64_t inodes[METRICS_MAX_FILES];

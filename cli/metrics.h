@@ -24,7 +24,5 @@ struct cli_metrics_target {
  */
 int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *targets,
 		      unsigned nr, const char *path);
-/* Return the number of distinct files (inodes) named in an owners_json array. */
-unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max);
 
 #endif

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "report.h"
 #include "files.h"
 #include "config_file.h"
 #include "journal.h"
@@ -29,6 +29,7 @@
 #include "patrol.h"
 #include "plan.h"
 #include "proc.h"
+#include "scan_hooks.h"
 #include "units.h"
 
 #define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */

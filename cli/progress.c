@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 
-#include "cli.h"
+#include "report.h"
 #include "units.h"
 
 #define BAR_WIDTH 28

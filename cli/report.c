@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
-#include "cli.h"
+#include "report.h"
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"

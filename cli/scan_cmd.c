@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +20,6 @@
 #define MAX_DEPTH 4096
 #define DEFAULT_IO_TIMEOUT_S 30.0
 #define DEFAULT_STATE_DIR CLI_DEFAULT_STATE_DIR
-
-void cli_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("mediascan: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void scan_usage(FILE *f)
 {
@@ -82,21 +70,6 @@ static void scan_usage(FILE *f)
 		"exit status: 0 clean, 1 media errors, 2 integrity errors, 4 operational error,\n"
 		"             8 usage error, 16 disk failing or slow (bits may combine)\n",
 		DEFAULT_DEPTH, scan_engine_names(), CLI_DEFAULT_MAX_FAILED_READS);
-}
-
-int cli_parse_rate(const char *s, uint64_t *bps)
-{
-	char buf[64];
-	size_t n = strlen(s);
-
-	if (n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, n + 1);
-	if (n > 2 && strcmp(buf + n - 2, "/s") == 0)
-		buf[n - 2] = '\0';
-	if (cli_parse_size(buf, bps) < 0 || *bps == 0)
-		return -EINVAL;
-	return 0;
 }
 
 /* Return 0, or CLI_EXIT_USAGE after printing why. */
@@ -311,7 +284,6 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	a->target = argv[optind];
 	return 0;
 }
-
 
 int cli_scan_main(int argc, char **argv)
 {

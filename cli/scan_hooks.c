@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "cli.h"
+#include "report.h"
 #include "files.h"
 #include "config_file.h"
 #include "journal.h"

@@ -1,14 +1,50 @@
 /*
- * cli/scan_hooks.h - the pass's output hooks as cli/ fills them in (scan_hooks.c): human
- * output, JSON, journal events, on_damage, xfs_scrub-style lines.
+ * cli/scan_hooks.h - one scan of one target as `mediascan scan` and each run of patrol give
+ * it (struct cli_scan_cfg), run with the pass's output hooks filled in (scan_hooks.c): human
+ * output, JSON, HTML, journal events, on_damage, xfs_scrub-style lines.
  */
 #ifndef MEDIASCAN_SCAN_HOOKS_H
 #define MEDIASCAN_SCAN_HOOKS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
 #include "pass.h"
+#include "report.h"
+
+/* One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`. */
+struct cli_scan_cfg {
+	const char *target;
+	const char *json;
+	const char *html;		/* --html FILE|-: the HTML report (cli/html.c) */
+	const char *engine;
+	const char *method;
+	const char *progress;
+	const char *state_dir;
+	const char *ioprio;
+	uint64_t io_size;
+	uint64_t depth;
+	uint64_t merge_gap;
+	uint64_t rate, rate_min, rate_max;	/* bytes/s */
+	double window_s, max_duration_s, io_timeout_s;
+	unsigned max_failed_reads;	/* with max_failed_reads_set; else the default */
+	int max_failed_reads_set;
+	int no_backoff;
+	int resume;
+	int recheck;			/* re-read only the open errors of the history */
+	int no_state;
+	int quiet;
+	/* For patrol and scripts: the output hooks (cli/scan_hooks.c). */
+	const char *format;		/* human output: NULL or "human", or "xfs_scrub" */
+	const char *label;		/* patrol target name for events; NULL: the target */
+	const char *on_damage;		/* shell command given the JSON of new damage on stdin */
+	double hook_timeout_s;		/* on_damage is killed after this; 0: the default */
+	int journal;			/* journal events for new damage and the pass end */
+	int window_from_start;		/* a resumed pass keeps the end of its window */
+};
+
+/* Return the exit status (enum cli_exit bits) of one pass as cfg describes it (scan_hooks.c). */
+int cli_scan_run(const struct cli_scan_cfg *cfg);
 
 /* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
 void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f);

@@ -54,20 +54,6 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 	return ret;
 }
 
-char *cli_fmt_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!t) {
-		snprintf(buf, len, "never");
-		return buf;
-	}
-	localtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
-}
-
 struct status_ctx {
 	int json;
 	const char *json_path;		/* --json FILE|- */

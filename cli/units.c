@@ -1,5 +1,6 @@
 /*
- * cli/units.c - sizes (binary multiples) and durations as users type them.
+ * cli/units.c - sizes (binary multiples), rates, durations and times as users type and read
+ * them, and cli_err.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdarg.h>
 #include <time.h>
 
 #include "units.h"
@@ -178,4 +180,44 @@ int cli_parse_since(const char *s, int64_t *out)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+int cli_parse_rate(const char *s, uint64_t *bps)
+{
+	char buf[64];
+	size_t n = strlen(s);
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	if (n > 2 && strcmp(buf + n - 2, "/s") == 0)
+		buf[n - 2] = '\0';
+	if (cli_parse_size(buf, bps) < 0 || *bps == 0)
+		return -EINVAL;
+	return 0;
+}
+
+char *cli_fmt_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!t) {
+		snprintf(buf, len, "never");
+		return buf;
+	}
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mediascan: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }

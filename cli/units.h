@@ -1,5 +1,6 @@
 /*
- * cli/units.h - parsing and printing of sizes and durations given by users.
+ * cli/units.h - parsing and printing of sizes, rates, durations and times given by users, and
+ * cli_err, the one-line error every subcommand, writer and the daemon print.
  */
 #ifndef MEDIASCAN_UNITS_H
 #define MEDIASCAN_UNITS_H
@@ -18,5 +19,11 @@ int cli_parse_since(const char *s, int64_t *out);
 char *cli_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 /* Return buf after writing seconds as "1:02:03" or "2:03". */
 char *cli_fmt_duration(double seconds, char *buf, size_t len);
+/* Return 0 after parsing "50M" or "50M/s" into bytes per second (> 0), or -EINVAL. */
+int cli_parse_rate(const char *s, uint64_t *bps);
+/* Return buf after writing unix time t as local "YYYY-MM-DD HH:MM:SS" ("never" for 0). */
+char *cli_fmt_time(int64_t t, char *buf, size_t len);
+/* Print a one-line error "mediascan: ..." to stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
