@@ -9,11 +9,11 @@
 #include <stdint.h>
 
 #include "report.h"
+#include "scan_hooks.h"
 
 #define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
 #define CLI_PATROL_MAX_TARGETS 64
 #define CLI_PATROL_DEFAULT_WINDOW_S (7 * 86400.0)
-#define CLI_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */
 
 /* Settings [global] gives and a target may override. */
 struct cli_patrol_opts {

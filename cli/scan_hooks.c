@@ -20,7 +20,6 @@
 
 #include "report.h"
 #include "files.h"
-#include "config_file.h"
 #include "journal.h"
 #include "proc.h"
 #include "escape.h"

@@ -12,6 +12,8 @@
 #include "pass.h"
 #include "report.h"
 
+#define CLI_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */
+
 /* One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`. */
 struct cli_scan_cfg {
 	const char *target;
