@@ -2,7 +2,7 @@
  * cli/report_cmd.c - `mediascan report [--json] [--since DATE] [--all]`: the open damage of
  * every target from the history, newest first, what is new since the previous pass marked,
  * damaged files with their current paths (inodes looked up again, so a renamed file shows
- * its new name) and what to do about them. --html writes the same as a page (cli/html_hist.c).
+ * its new name) and what to do about them. --html writes the same as a page (report/html_hist.c).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /*
  * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct cli_scan_cfg and run
- * it with cli_scan_run() (cli/scan_run.c).
+ * it with cli_scan_run() (report/scan_hooks.c).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /*
- * mediascan/state.h - the state store: one SQLite database (state_dir/mediascan.db) holding
+ * history/state.h - the state store: one SQLite database (state_dir/mediascan.db) holding
  * scan targets, passes, per-device checkpoint cursors and every media error ever seen, so an
  * interrupted scan resumes where it stopped and later passes can report what is new or cleared.
  *

@@ -1,5 +1,5 @@
 /*
- * cli/config.c - the patrol config file (INI, parsed with libinih): [global] and one
+ * patrol/config.c - the patrol config file (INI, parsed with libinih): [global] and one
  * [target NAME] section per target. Every key is checked; the first problem is reported as
  * one line "FILE:LINE: what is wrong".
  */

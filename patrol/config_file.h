@@ -1,5 +1,5 @@
 /*
- * cli/config_file.h - the patrol config file: [global] defaults and [target NAME] sections.
+ * patrol/config_file.h - the patrol config file: [global] defaults and [target NAME] sections.
  */
 #ifndef MEDIASCAN_CONFIG_FILE_H
 #define MEDIASCAN_CONFIG_FILE_H

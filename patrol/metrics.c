@@ -1,5 +1,5 @@
 /*
- * cli/metrics.c - the Prometheus node_exporter textfile of patrol: per target progress, rate,
+ * patrol/metrics.c - the Prometheus node_exporter textfile of patrol: per target progress, rate,
  * open and cleared errors, damaged files and the last complete pass, from the state store;
  * written to a temporary file and renamed over the old one, so a scrape never sees half.
  */

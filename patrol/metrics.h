@@ -1,5 +1,5 @@
 /*
- * cli/metrics.h - the Prometheus textfile for node_exporter (metrics.c).
+ * patrol/metrics.h - the Prometheus textfile for node_exporter (metrics.c).
  */
 #ifndef MEDIASCAN_METRICS_H
 #define MEDIASCAN_METRICS_H

@@ -1,5 +1,5 @@
 /*
- * cli/patrol.c - `mediascan patrol`: the long-running service. Reads the config, then keeps
+ * patrol/patrol.c - `mediascan patrol`: the long-running service. Reads the config, then keeps
  * every target's passes going: a pass of each target within its window (paced by the
  * engine's governor, resumed from checkpoints after restarts), one scan per physical disk
  * at a time, different disks in parallel (one child process per running scan, which dies
@@ -7,7 +7,7 @@
  * SIGTERM checkpoints every scan and exits.
  *
  * Over 600 lines for now: the daemon's loop, its target table and its reload share state; the
- * scan it forks is the pass (pass/pass.c) with cli's output hooks (cli/scan_hooks.c).
+ * scan it forks is the pass (pass/pass.c) with cli's output hooks (report/scan_hooks.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -261,7 +261,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
-	ret = scan_proc_die_with_parent(SIGTERM, parent);
+	ret = pass_proc_die_with_parent(SIGTERM, parent);
 	if (ret == -ESRCH)
 		_exit(CLI_EXIT_OPERATIONAL);	/* the patrol is gone already */
 	if (ret < 0)

@@ -1,5 +1,5 @@
 /*
- * cli/escape.c - escape untrusted names for human output (JSON escaping is json-c's job).
+ * report/escape.c - escape untrusted names for human output (JSON escaping is json-c's job).
  * Valid UTF-8 sequences pass through; anything else becomes \xNN.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * cli/escape.h - file names are untrusted: make them safe to print on a terminal.
+ * report/escape.h - file names are untrusted: make them safe to print on a terminal.
  */
 #ifndef MEDIASCAN_ESCAPE_H
 #define MEDIASCAN_ESCAPE_H

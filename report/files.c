@@ -1,5 +1,5 @@
 /*
- * cli/files.c - files mediascan creates as root, opened so that another user cannot redirect
+ * report/files.c - files mediascan creates as root, opened so that another user cannot redirect
  * or read them: reports created 0600 and never through a symlink (the state directory's
  * check is pass_check_state_dir, pass/record.c).
  */

@@ -1,5 +1,5 @@
 /*
- * cli/files.h - files the command line writes (files.c): private report files, the state
+ * report/files.h - files the command line writes (files.c): private report files, the state
  * directory's safety check, and JSON to a file or stdout.
  */
 #ifndef MEDIASCAN_FILES_H

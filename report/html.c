@@ -1,7 +1,7 @@
 /*
- * cli/html.c - the HTML report: one self-contained page (inline CSS and SVG; no script, and a
+ * report/html.c - the HTML report: one self-contained page (inline CSS and SVG; no script, and a
  * Content-Security-Policy that allows none; nothing fetched), written from the model of
- * cli/html.h. Every string from outside (file names, device paths, owners) goes through
+ * report/html.h. Every string from outside (file names, device paths, owners) goes through
  * cli_html_puts. Also the one-pass entry point of `mediascan scan --html`.
  */
 #include <errno.h>

@@ -1,8 +1,8 @@
 /*
- * cli/html.h - the HTML report (--html FILE): one self-contained page (inline CSS and SVG, no
+ * report/html.h - the HTML report (--html FILE): one self-contained page (inline CSS and SVG, no
  * script, no network) with a surface map per device, the damaged files and metadata and a
- * pass timeline. One model is filled from a scan (cli/html.c) or from the history
- * (cli/html_hist.c) and written by cli/html.c and cli/html_map.c.
+ * pass timeline. One model is filled from a scan (report/html.c) or from the history
+ * (report/html_hist.c) and written by report/html.c and report/html_map.c.
  */
 #ifndef MEDIASCAN_HTML_H
 #define MEDIASCAN_HTML_H

@@ -1,5 +1,5 @@
 /*
- * cli/html_hist.c - the HTML report of `mediascan report --html`: one target of the history
+ * report/html_hist.c - the HTML report of `mediascan report --html`: one target of the history
  * as the report's JSON lists it (errors with their owners, NEW, first and last seen), its
  * passes from the state store, and its devices (size, partitions, groups, plan) when the same
  * target is here now.

@@ -1,5 +1,5 @@
 /*
- * cli/html_map.c - the surface map of the HTML report: a device's length as a grid of cells
+ * report/html_map.c - the surface map of the HTML report: a device's length as a grid of cells
  * (an inline SVG), each cell the worst class of what lies in it, with partition and AG /
  * block-group lines, a title per cell naming its byte range and the owners of its errors,
  * and a legend.

@@ -1,5 +1,5 @@
 /*
- * cli/journal.c - structured events for the systemd journal (sd_journal_sendv): a MESSAGE_ID
+ * report/journal.c - structured events for the systemd journal (sd_journal_sendv): a MESSAGE_ID
  * per event type, PRIORITY, and the fields DEVICE, OFFSET, LENGTH, PATH. Without a running
  * journald the MESSAGE goes to stderr as one plain line.
  */
@@ -55,7 +55,7 @@ static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
 }
 
 /*
- * Field values hold names any user wrote: escaped as in human output (cli/escape.c), so a
+ * Field values hold names any user wrote: escaped as in human output (report/escape.c), so a
  * newline cannot make PATH name another file (it was turned into a space), and an ESC or
  * invalid UTF-8 cannot make journalctl show "[blob data]" or reach a terminal raw.
  */

@@ -1,5 +1,5 @@
 /*
- * cli/journal.h - structured journal events (MESSAGE_ID per event type, PRIORITY, DEVICE,
+ * report/journal.h - structured journal events (MESSAGE_ID per event type, PRIORITY, DEVICE,
  * OFFSET, LENGTH, PATH) sent with sd_journal_sendv, or one plain line on stderr.
  */
 #ifndef MEDIASCAN_JOURNAL_H

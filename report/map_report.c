@@ -1,5 +1,5 @@
 /*
- * cli/map_report.c - how mapping's answers are shown, shared by `scan` reports (report.c)
+ * report/map_report.c - how mapping's answers are shown, shared by `scan` reports (report.c)
  * and `mediascan map`: one owner (JSON and human), damaged files and metadata, partitions,
  * health and scrub verdicts, and the notes mapping wants the user to read once.
  * JSON fields follow schema mediascan-report/1 and only add to it.

@@ -1,5 +1,5 @@
 /*
- * cli/map_report.h - owners of damaged ranges as JSON and as text (map_report.c), shared by
+ * report/map_report.h - owners of damaged ranges as JSON and as text (map_report.c), shared by
  * `mediascan map` and the scan report: damaged files, damaged metadata, partitions, notes.
  */
 #ifndef MEDIASCAN_MAP_REPORT_H

@@ -1,5 +1,5 @@
 /*
- * cli/owners_json.c - the owners of a range as the history stores them (owners_json: a JSON
+ * report/owners_json.c - the owners of a range as the history stores them (owners_json: a JSON
  * array, one object per owner, as media_errors[].owners[]): read back checked, counted, told
  * as an action and printed. One home for the format: report, metrics and HTML read it here.
  */

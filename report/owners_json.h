@@ -1,5 +1,5 @@
 /*
- * cli/owners_json.h - the owners_json format of the history (owners_json.c): parse it
+ * report/owners_json.h - the owners_json format of the history (owners_json.c): parse it
  * checked, count its files, say what to do, print it.
  */
 #ifndef MEDIASCAN_OWNERS_JSON_H

@@ -1,5 +1,5 @@
 /*
- * cli/progress.c - the progress bar: percent, bytes, current rate, ETA, errors so far,
+ * report/progress.c - the progress bar: percent, bytes, current rate, ETA, errors so far,
  * redrawn in place on a terminal.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * cli/report.h - the report of one pass for people and programs: exit status bits, the
+ * report/report.h - the report of one pass for people and programs: exit status bits, the
  * human summary and the JSON report (report.c), the HTML page of a pass (html.c) and the
  * progress bar (progress.c). Every writer, the daemon and the subcommands share it.
  */
@@ -40,7 +40,7 @@ void cli_report_print(const struct pass_report *rep, FILE *f);
 /* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */
 struct json_object *cli_report_error_json(const struct pass_report *rep, size_t i);
 /* Return 0 after writing the HTML report of one pass to path ("-": stdout), or -errno after
- * printing why (one line; cli/html.c). */
+ * printing why (one line; report/html.c). */
 int cli_html_write(const struct pass_report *rep, const char *path);
 
 /* Progress display on stderr: a one-line bar on a terminal. */

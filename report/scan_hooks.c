@@ -1,5 +1,5 @@
 /*
- * cli/scan_hooks.c - the output hooks of a pass (pass/pass.h) as `mediascan scan` and patrol's
+ * report/scan_hooks.c - the output hooks of a pass (pass/pass.h) as `mediascan scan` and patrol's
  * runs fill them in: messages, the banner and progress, the JSON report and the owners kept
  * in the history, journal events and the on_damage command for damage not told before, and
  * the human summary or the xfs_scrub-shaped error lines of --format xfs_scrub. cli_scan_run
@@ -148,7 +148,7 @@ int cli_run_hook(const char *cmd, const char *input, double timeout_s)
 	if (pid == 0) {
 		/* Its own process group, so a timeout ends the hook and all it started. */
 		setpgid(0, 0);
-		if (scan_proc_die_with_parent(SIGTERM, self) == -ESRCH)
+		if (pass_proc_die_with_parent(SIGTERM, self) == -ESRCH)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);	/* patrol's scanners ignore it */
@@ -402,7 +402,7 @@ static int hook_html(void *arg, const struct pass_report *rep)
 {
 	const struct cli_hooks *c = arg;
 
-	return cli_html_write(rep, c->cfg->html);	/* said why (cli/html.c) */
+	return cli_html_write(rep, c->cfg->html);	/* said why (report/html.c) */
 }
 
 /* The owners of error i as media_errors[].owners says them, for the history. */

@@ -1,5 +1,5 @@
 /*
- * cli/scan_hooks.h - one scan of one target as `mediascan scan` and each run of patrol give
+ * report/scan_hooks.h - one scan of one target as `mediascan scan` and each run of patrol give
  * it (struct cli_scan_cfg), run with the pass's output hooks filled in (scan_hooks.c): human
  * output, JSON, HTML, journal events, on_damage, xfs_scrub-style lines.
  */
@@ -18,7 +18,7 @@
 struct cli_scan_cfg {
 	const char *target;
 	const char *json;
-	const char *html;		/* --html FILE|-: the HTML report (cli/html.c) */
+	const char *html;		/* --html FILE|-: the HTML report (report/html.c) */
 	const char *engine;
 	const char *method;
 	const char *progress;
@@ -36,7 +36,7 @@ struct cli_scan_cfg {
 	int recheck;			/* re-read only the open errors of the history */
 	int no_state;
 	int quiet;
-	/* For patrol and scripts: the output hooks (cli/scan_hooks.c). */
+	/* For patrol and scripts: the output hooks (report/scan_hooks.c). */
 	const char *format;		/* human output: NULL or "human", or "xfs_scrub" */
 	const char *label;		/* patrol target name for events; NULL: the target */
 	const char *on_damage;		/* shell command given the JSON of new damage on stdin */

@@ -1,5 +1,5 @@
 /*
- * cli/units.c - sizes (binary multiples), rates, durations and times as users type and read
+ * report/units.c - sizes (binary multiples), rates, durations and times as users type and read
  * them, and cli_err.
  */
 #include <ctype.h>

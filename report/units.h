@@ -1,5 +1,5 @@
 /*
- * cli/units.h - parsing and printing of sizes, rates, durations and times given by users, and
+ * report/units.h - parsing and printing of sizes, rates, durations and times given by users, and
  * cli_err, the one-line error every subcommand, writer and the daemon print.
  */
 #ifndef MEDIASCAN_UNITS_H
