@@ -118,8 +118,14 @@ int pass_map(struct pass_report *rep)
 		else if (is_at_risk(e))
 			map_damage_group(&rep->risk, k++, &rep->own_first[i], &rep->own_count[i]);
 	}
-	/* Stopped to spare a failing disk: bit 16 says so; incomplete by decision, not trouble. */
-	if (r->fatal || (!r->complete && !r->failing))
+	/*
+	 * An incomplete scan is an operational error, except when it stopped by decision: to
+	 * spare a failing disk (bit 16 says so), or at --max-duration with a checkpoint saved
+	 * to resume from (planned, not trouble). Operational errors met before any stop, a
+	 * failed owner mapping and a fatal error keep bit 4 whatever stopped the scan.
+	 */
+	if (r->fatal || (!r->complete && !r->failing &&
+			 !(r->stopped == 2 && rep->checkpointed)))
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	return 0;
 }

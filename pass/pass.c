@@ -161,6 +161,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 					 strerror(-ret));
 				pass_record_close(&ck);
 				scan_result_free(&r);
+				pass_method_close(&cm);
 				pass_unlock(&lk);
 				map_target_close(&t);
 				return PASS_EXIT_OPERATIONAL;
@@ -245,17 +246,12 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	rep.method = method->name;
 	rep.resumed = resumed;
 	rep.base_bytes = so.scanned_base;
+	rep.checkpointed = ck.st != NULL;
 	ret = pass_map(&rep);
 	if (ret < 0) {
 		pass_say(h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",
 			 strerror(-ret));
 		rep.exit_bits |= PASS_EXIT_OPERATIONAL;
-	}
-	if (r.stopped == 2) {
-		/* A --max-duration stop is planned, not a failure: continue with --resume. */
-		rep.exit_bits &= ~(unsigned)PASS_EXIT_OPERATIONAL;
-		if (r.fatal)
-			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 
 	/* Record and report: the pass's end, the JSON and HTML reports, damage told, the summary. */

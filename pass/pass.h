@@ -67,6 +67,7 @@ struct pass_report {
 	size_t *own_count;		/* risk.owners (slow, device fault) */
 	int resumed;			/* the pass continued an interrupted one */
 	uint64_t base_bytes;		/* of r->scanned_bytes, read before a resume */
+	int checkpointed;		/* the state store keeps checkpoints: a stop can resume */
 	unsigned exit_bits;		/* enum pass_exit */
 	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */
 	unsigned nr_gap_errors;

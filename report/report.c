@@ -1,5 +1,5 @@
 /*
- * cli/report.c - the damage report as the pass's map stage built it (pass/map.c): the JSON
+ * report/report.c - the damage report as the pass's map stage built it (pass/map.c): the JSON
  * report (schema mediascan-report/1, built with json-c) and the human summary.
  */
 #include <errno.h>
@@ -177,7 +177,7 @@ static json_object *json_report(const struct pass_report *rep)
 int cli_report_write_json(const struct pass_report *rep, const char *path)
 {
 	json_object *root = json_report(rep);
-	/* 0600, never through a symlink or onto a device (cli/files.c) */
+	/* 0600, never through a symlink or onto a device (report/files.c) */
 	int ret = cli_json_write(root, path);
 
 	json_object_put(root);
@@ -263,7 +263,7 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 						&rep->dmg.owners[rep->own_first[i] + k]);
 		}
 	}
-	cli_print_damage(f, &rep->dmg, t);		/* cli/map_report.c */
+	cli_print_damage(f, &rep->dmg, t);		/* report/map_report.c */
 	if (rep->nr_slow_errors || rep->nr_device_faults)
 		print_at_risk(rep, f);
 	if (rep->nr_gap_errors)
@@ -287,8 +287,11 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 	if (r->failing)
 		fprintf(f, "\nTHIS DISK IS FAILING: %s. The scan stopped to spare it: copy what "
 			"you can (ddrescue) before scanning further.\n", r->failing_msg);
-	if (r->stopped == 2)
+	if (r->stopped == 2 && rep->checkpointed)
 		fprintf(f, "\nStopped after --max-duration; continue with --resume.\n");
+	else if (r->stopped == 2)
+		fprintf(f, "\nStopped after --max-duration with no checkpoint saved (no state "
+			"store): the scan is incomplete.\n");
 	if (r->nr_backoffs)
 		fprintf(f, "\nBacked off %u time%s for other I/O on the disk (%.1f s at the floor "
 			"rate).\n", r->nr_backoffs, r->nr_backoffs == 1 ? "" : "s", r->backoff_s);
