@@ -1,8 +1,9 @@
 /*
  * pass/pass.h - one pass over one target, as `mediascan scan` and each of patrol's runs do it:
- * plan (mapping/) -> scan (mediascan/) -> map (mapping/) -> record (the state store) ->
- * report (the output hooks cli/ fills in). The stages are files of this folder, as xfs_scrub's
- * phases are; pass.c runs them in order. cli/ parses arguments, prints and runs the daemon.
+ * plan (mapping/) -> scan (mediascan/) -> map (mapping/) -> record (history/) -> report (the
+ * output hooks report/ fills in). The stages are files of this folder, as xfs_scrub's phases
+ * are; pass.c runs them as a table over one context and undoes them with one teardown;
+ * say.c carries their messages.
  */
 #ifndef MEDIASCAN_PASS_H
 #define MEDIASCAN_PASS_H
@@ -132,7 +133,7 @@ struct pass_hooks {
 
 /* Return the exit status (enum pass_exit bits) of one pass as o describes it. */
 int pass_run(const struct pass_opts *o, const struct pass_hooks *h);
-/* Hand msg (printf-style) to h->say as kind; stderr/stdout when there is no hook. */
+/* Hand msg (printf-style) to h->say as kind; stderr/stdout when there is no hook (say.c). */
 void pass_say(const struct pass_hooks *h, enum pass_say kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
