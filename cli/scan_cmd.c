@@ -110,11 +110,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->merge_gap = (uint64_t)-1;
+	a->pass.merge_gap = (uint64_t)-1;
 	a->progress = "auto";
-	a->method = "auto";
-	a->state_dir = DEFAULT_STATE_DIR;
-	a->io_timeout_s = DEFAULT_IO_TIMEOUT_S;
+	a->pass.method = "auto";
+	a->pass.state_dir = DEFAULT_STATE_DIR;
+	a->pass.io_timeout_s = DEFAULT_IO_TIMEOUT_S;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -126,8 +126,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			a->html = optarg;
 			break;
 		case O_IOSIZE:
-			if (cli_parse_size(optarg, &a->io_size) || a->io_size < 512 ||
-			    a->io_size > 64ull << 20) {
+			if (cli_parse_size(optarg, &a->pass.io_size) || a->pass.io_size < 512 ||
+			    a->pass.io_size > 64ull << 20) {
 				cli_err("bad --io-size '%s': give a size from 512 to 64M, e.g. 1M",
 					optarg);
 				return CLI_EXIT_USAGE;
@@ -144,17 +144,17 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 					optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->max_failed_reads = (unsigned)v;
-			a->max_failed_reads_set = 1;
+			a->pass.max_failed_reads = (unsigned)v;
+			a->pass.max_failed_reads_set = 1;
 			break;
 		}
 		case O_DEPTH: {
 			char *end;
 
 			errno = 0;
-			a->depth = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || a->depth < 1 ||
-			    a->depth > MAX_DEPTH) {
+			a->pass.depth = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || a->pass.depth < 1 ||
+			    a->pass.depth > MAX_DEPTH) {
 				cli_err("bad --queue-depth '%s': give a number from 1 to %d", optarg,
 					MAX_DEPTH);
 				return CLI_EXIT_USAGE;
@@ -162,13 +162,13 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		}
 		case O_ENGINE:
-			a->engine = optarg;
+			a->pass.engine = optarg;
 			break;
 		case O_METHOD:
-			a->method = optarg;
+			a->pass.method = optarg;
 			break;
 		case O_GAP:
-			if (cli_parse_size(optarg, &a->merge_gap) || a->merge_gap > 1ull << 30) {
+			if (cli_parse_size(optarg, &a->pass.merge_gap) || a->pass.merge_gap > 1ull << 30) {
 				cli_err("bad --merge-gap '%s': give a size up to 1G, e.g. 64k", optarg);
 				return CLI_EXIT_USAGE;
 			}
@@ -184,8 +184,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_RATE:
 		case O_RATE_MIN:
 		case O_RATE_MAX: {
-			uint64_t *dst = c == O_RATE ? &a->rate : c == O_RATE_MIN ? &a->rate_min :
-				       &a->rate_max;
+			uint64_t *dst = c == O_RATE ? &a->pass.rate : c == O_RATE_MIN ? &a->pass.rate_min :
+				       &a->pass.rate_max;
 
 			if (cli_parse_rate(optarg, dst)) {
 				cli_err("bad --%s '%s': give bytes per second, e.g. 50M or 50M/s",
@@ -198,8 +198,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_WINDOW:
 		case O_MAXDUR:
 		case O_IOTIMEOUT: {
-			double *dst = c == O_WINDOW ? &a->window_s : c == O_MAXDUR ?
-				      &a->max_duration_s : &a->io_timeout_s;
+			double *dst = c == O_WINDOW ? &a->pass.window_s : c == O_MAXDUR ?
+				      &a->pass.max_duration_s : &a->pass.io_timeout_s;
 			const char *name = c == O_WINDOW ? "window" : c == O_MAXDUR ?
 					   "max-duration" : "io-timeout";
 
@@ -212,26 +212,26 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		}
 		case O_NO_BACKOFF:
-			a->no_backoff = 1;
+			a->pass.no_backoff = 1;
 			break;
 		case O_IOPRIO:
 			if (strcmp(optarg, "idle") && strcmp(optarg, "be")) {
 				cli_err("bad --ioprio '%s': choose idle or be", optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->ioprio = optarg;
+			a->pass.ioprio = optarg;
 			break;
 		case O_STATE_DIR:
-			a->state_dir = optarg;
+			a->pass.state_dir = optarg;
 			break;
 		case O_RECHECK:
-			a->recheck = 1;
+			a->pass.recheck = 1;
 			break;
 		case O_RESUME:
-			a->resume = 1;
+			a->pass.resume = 1;
 			break;
 		case O_NO_STATE:
-			a->no_state = 1;
+			a->pass.no_state = 1;
 			break;
 		case 'q':
 			a->quiet = 1;
@@ -258,21 +258,21 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			optind >= argc ? "" : argv[optind + 1]);
 		return CLI_EXIT_USAGE;
 	}
-	if (a->rate && a->window_s) {
+	if (a->pass.rate && a->pass.window_s) {
 		cli_err("--rate and --window exclude each other (bound a window with --rate-max)");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->rate_min && a->rate_max && a->rate_min > a->rate_max) {
+	if (a->pass.rate_min && a->pass.rate_max && a->pass.rate_min > a->pass.rate_max) {
 		cli_err("--rate-min is above --rate-max");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->resume && a->no_state) {
+	if (a->pass.resume && a->pass.no_state) {
 		cli_err("--resume needs the state store; drop --no-state");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->recheck && (a->no_state || a->resume)) {
+	if (a->pass.recheck && (a->pass.no_state || a->pass.resume)) {
 		cli_err("--recheck re-reads the open errors of the history: not with --%s",
-			a->no_state ? "no-state" : "resume");
+			a->pass.no_state ? "no-state" : "resume");
 		return CLI_EXIT_USAGE;
 	}
 	if (a->html && a->json && strcmp(a->html, "-") == 0 && strcmp(a->json, "-") == 0) {
@@ -281,7 +281,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	}
 	if (a->html && strcmp(a->html, "-") == 0)
 		a->quiet = 1;			/* stdout holds the page */
-	a->target = argv[optind];
+	a->pass.target = argv[optind];
 	return 0;
 }
 

@@ -270,24 +270,24 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	scan_state_close(p->st);		/* one connection per process */
 
 	memset(&a, 0, sizeof(a));
-	a.target = pt->c.path;
-	a.state_dir = p->cfg.state_dir;
-	a.method = pt->c.o.method[0] ? pt->c.o.method : "auto";
+	a.pass.target = pt->c.path;
+	a.pass.state_dir = p->cfg.state_dir;
+	a.pass.method = pt->c.o.method[0] ? pt->c.o.method : "auto";
 	a.progress = "none";
 	a.quiet = 1;
-	a.resume = 1;
-	a.merge_gap = (uint64_t)-1;
-	a.io_timeout_s = 30.0;
-	a.window_s = pt->c.o.window_s;
-	a.window_from_start = 1;
-	a.rate_min = pt->c.o.rate_min_bps;
-	a.rate_max = pt->c.o.rate_max_bps;
+	a.pass.resume = 1;
+	a.pass.merge_gap = (uint64_t)-1;
+	a.pass.io_timeout_s = 30.0;
+	a.pass.window_s = pt->c.o.window_s;
+	a.pass.window_from_start = 1;
+	a.pass.rate_min = pt->c.o.rate_min_bps;
+	a.pass.rate_max = pt->c.o.rate_max_bps;
 	if (!active)			/* outside active hours: the floor only */
-		a.rate_max = a.rate_min ? a.rate_min : SCAN_GOV_FLOOR_BPS_DEFAULT;
-	if (a.rate_min && a.rate_max && a.rate_min > a.rate_max)
-		a.rate_min = a.rate_max;
-	a.max_duration_s = PATROL_RUN_MAX_S;
-	a.label = pt->c.name;
+		a.pass.rate_max = a.pass.rate_min ? a.pass.rate_min : SCAN_GOV_FLOOR_BPS_DEFAULT;
+	if (a.pass.rate_min && a.pass.rate_max && a.pass.rate_min > a.pass.rate_max)
+		a.pass.rate_min = a.pass.rate_max;
+	a.pass.max_duration_s = PATROL_RUN_MAX_S;
+	a.pass.label = pt->c.name;
 	a.journal = 1;
 	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
 	a.hook_timeout_s = pt->c.o.hook_timeout_s;

@@ -40,7 +40,7 @@ static void journal_error(const struct cli_scan_cfg *cfg, const struct pass_repo
 {
 	const struct scan_error *e = &rep->r->errors[i];
 	const char *dev = rep->t->devices[e->dev_idx].path;
-	const char *label = cfg->label ? cfg->label : cfg->target;
+	const char *label = cfg->pass.label ? cfg->pass.label : cfg->pass.target;
 	char msg[PATH_MAX + 256];
 	struct cli_event ev = {
 		.type = CLI_EV_MEDIA_ERROR, .message = msg, .target = label, .device = dev,
@@ -240,7 +240,7 @@ static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct pass
 	json_object_object_add(j, "schema", json_object_new_string("mediascan-damage/1"));
 	json_object_object_add(j, "host", json_object_new_string(host));
 	json_object_object_add(j, "target", json_object_new_string(
-		cfg->label ? cfg->label : cfg->target));
+		cfg->pass.label ? cfg->pass.label : cfg->pass.target));
 	json_object_object_add(j, "path", json_object_new_string(
 		rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg));
 	json_object_object_add(j, "pass_id", json_object_new_int64(pass_id));
@@ -432,7 +432,7 @@ static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t p
 {
 	const struct cli_hooks *c = arg;
 	const struct scan_result *r = rep->r;
-	const char *label = c->cfg->label ? c->cfg->label : c->cfg->target;
+	const char *label = c->cfg->pass.label ? c->cfg->pass.label : c->cfg->pass.target;
 	char msg[PATH_MAX + 256], sz[32];
 	struct cli_event ev = {
 		.type = r->complete ? CLI_EV_PASS_COMPLETE : CLI_EV_SCAN_FAILED,
@@ -487,17 +487,6 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		.progress_done = hook_progress_done, .owners_json = hook_owners_json,
 		.human = hook_human,
 	};
-	struct pass_opts o = {
-		.target = a->target, .engine = a->engine, .method = a->method,
-		.state_dir = a->state_dir, .ioprio = a->ioprio, .label = a->label,
-		.io_size = a->io_size, .depth = a->depth, .merge_gap = a->merge_gap,
-		.rate = a->rate, .rate_min = a->rate_min, .rate_max = a->rate_max,
-		.window_s = a->window_s, .max_duration_s = a->max_duration_s,
-		.io_timeout_s = a->io_timeout_s, .max_failed_reads = a->max_failed_reads,
-		.max_failed_reads_set = a->max_failed_reads_set, .no_backoff = a->no_backoff,
-		.resume = a->resume, .recheck = a->recheck, .no_state = a->no_state,
-		.window_from_start = a->window_from_start,
-	};
 
 	c.human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
 	c.pr.enabled = strcmp(a->progress, "log") == 0 ? 2 :
@@ -513,5 +502,5 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	}
 	if (a->on_damage)
 		h.on_damage = hook_on_damage;
-	return pass_run(&o, &h);
+	return pass_run(&a->pass, &h);
 }

@@ -14,35 +14,22 @@
 
 #define CLI_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */
 
-/* One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`. */
+/*
+ * One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`:
+ * the pass's own options (filled in directly, handed to pass_run as they are) and how it is
+ * reported.
+ */
 struct cli_scan_cfg {
-	const char *target;
+	struct pass_opts pass;		/* target, method, pacing, state... (pass/pass.h) */
 	const char *json;
 	const char *html;		/* --html FILE|-: the HTML report (report/html.c) */
-	const char *engine;
-	const char *method;
 	const char *progress;
-	const char *state_dir;
-	const char *ioprio;
-	uint64_t io_size;
-	uint64_t depth;
-	uint64_t merge_gap;
-	uint64_t rate, rate_min, rate_max;	/* bytes/s */
-	double window_s, max_duration_s, io_timeout_s;
-	unsigned max_failed_reads;	/* with max_failed_reads_set; else the default */
-	int max_failed_reads_set;
-	int no_backoff;
-	int resume;
-	int recheck;			/* re-read only the open errors of the history */
-	int no_state;
 	int quiet;
 	/* For patrol and scripts: the output hooks (report/scan_hooks.c). */
 	const char *format;		/* human output: NULL or "human", or "xfs_scrub" */
-	const char *label;		/* patrol target name for events; NULL: the target */
 	const char *on_damage;		/* shell command given the JSON of new damage on stdin */
 	double hook_timeout_s;		/* on_damage is killed after this; 0: the default */
 	int journal;			/* journal events for new damage and the pass end */
-	int window_from_start;		/* a resumed pass keeps the end of its window */
 };
 
 /* Return the exit status (enum cli_exit bits) of one pass as cfg describes it (scan_hooks.c). */
