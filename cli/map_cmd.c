@@ -326,11 +326,12 @@ static int read_log(struct map_run *m, const char *path)
  * one resolve per target. */
 static int map_all(struct map_run *m)
 {
+	uint32_t *dev = malloc(sizeof(*dev) * (m->nr_q + 1));
 	uint64_t *off = malloc(sizeof(*off) * (m->nr_q + 1));
 	uint64_t *len = malloc(sizeof(*len) * (m->nr_q + 1));
 	int ret = 0;
 
-	if (!off || !len) {
+	if (!dev || !off || !len) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -362,11 +363,12 @@ static int map_all(struct map_run *m)
 		}
 		tg = &m->tg[m->q[a].tgt];
 		for (size_t i = a; i < b; i++) {
+			dev[i - a] = m->q[a].dev_idx;
 			off[i - a] = m->q[i].offset;
 			len[i - a] = m->q[i].length;
 			m->q[i].group = tg->d.nr_groups + (i - a);
 		}
-		ret = map_damage_add_many(&tg->d, &tg->t, m->q[a].dev_idx, off, len, b - a);
+		ret = pass_map_batch(&tg->d, &tg->t, dev, off, len, b - a);
 		if (ret < 0) {
 			snprintf(tg->err, sizeof(tg->err), "looking up owners on %s: %s",
 				 m->q[a].devpath, strerror(-ret));
@@ -392,6 +394,7 @@ static int map_all(struct map_run *m)
 			m->exit_bits |= CLI_EXIT_MEDIA;
 	}
 out_free:
+	free(dev);
 	free(off);
 	free(len);
 	return ret;

@@ -155,6 +155,13 @@ int pass_plan_recheck(struct pass_plan *pp, const struct map_target *t,
 		      const struct scan_watch *w, size_t n, struct scan_source *src);
 /* Close what pass_plan_open opened. */
 void pass_plan_close(struct pass_plan *pp);
+/*
+ * Return 0 after handing each range of t's plan to fn (a negative return of fn stops the walk
+ * and is returned), or -errno: the plan for a reader that wants the ranges, not a scan (the
+ * HTML report's map of planned cells).
+ */
+int pass_plan_each(struct map_target *t, const struct map_plan_opts *po,
+		   int (*fn)(const struct map_range *rg, void *arg), void *arg);
 
 /* method.c: the verify method of a scan, chosen per target, devices probed. */
 struct pass_method {
@@ -183,6 +190,13 @@ void pass_scan_views(const struct map_target *t, struct scan_opts *so);
 int pass_map(struct pass_report *rep);
 /* Return 0; free what pass_map allocated. */
 int pass_report_free(struct pass_report *rep);
+/*
+ * Return 0 after adding the ranges off/len[0..n) of t's devices dev[0..n) (sorted by device)
+ * to d as groups in that order, one batch per run of one device: nearby ranges share GETFSMAP
+ * passes. -errno on error. The map stage and `mediascan map` look owners up through it.
+ */
+int pass_map_batch(struct map_damage *d, struct map_target *t, const uint32_t *dev,
+		   const uint64_t *off, const uint64_t *len, size_t n);
 
 /* record.c: the record stage (the state store). */
 struct pass_record {

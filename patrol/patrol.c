@@ -27,7 +27,6 @@
 #include "devinfo.h"
 #include "metrics.h"
 #include "patrol.h"
-#include "plan.h"
 #include "proc.h"
 #include "scan_hooks.h"
 #include "units.h"
@@ -127,7 +126,7 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	pt->nr_disks = (unsigned)map_target_disks(&t, pt->disks, PASS_MAX_DISKS);
 	memset(&po, 0, sizeof(po));
 	po.merge_gap = (uint64_t)-1;
-	ret = map_plan_count(&t, &po, &pt->planned_bytes, NULL);
+	ret = pass_plan_count(&t, &po, &pt->planned_bytes);
 	map_target_close(&t);
 	if (ret < 0) {
 		pt->broken = 1;

@@ -175,36 +175,40 @@ void cli_html_free(struct cli_html *h)
 	h->nr_targets = 0;
 }
 
-/* Mark the cells of device d that hold planned bytes, from a fresh plan of mt. */
+struct mark_ctx {
+	struct cli_html_target *ht;
+	uint64_t bpc[MAP_MAX_DEVICES];
+};
+
+/* Mark the cells range rg covers as planned. */
+static int mark_range(const struct map_range *rg, void *arg)
+{
+	struct mark_ctx *m = arg;
+	struct cli_html_dev *dv;
+	uint64_t c, last;
+
+	if (rg->dev_idx >= m->ht->nr_devs || !rg->length)
+		return 0;
+	dv = &m->ht->devs[rg->dev_idx];
+	c = rg->offset / m->bpc[rg->dev_idx];
+	last = (rg->offset + rg->length - 1) / m->bpc[rg->dev_idx];
+	for (; c <= last && c < CLI_HTML_CELLS; c++)
+		dv->planned[c] = 1;
+	return 0;
+}
+
+/* Mark the cells of device d that hold planned bytes, from a fresh plan of mt (the pass's). */
 static int mark_planned(struct cli_html_target *ht, struct map_target *mt)
 {
 	struct map_plan_opts po = { .merge_gap = 0 };
-	struct map_plan *p;
-	struct map_range rg[256];
-	uint64_t bpc[MAP_MAX_DEVICES];
-	int n;
+	struct mark_ctx m = { .ht = ht };
+	int ret;
 
 	for (unsigned d = 0; d < ht->nr_devs; d++)
-		cli_html_cells(ht->devs[d].size, &bpc[d]);
-	n = map_plan_open(mt, &po, &p);
-	if (n < 0)
-		return n;
-	while ((n = map_plan_next(p, rg, 256)) > 0) {
-		for (int i = 0; i < n; i++) {
-			struct cli_html_dev *dv = &ht->devs[rg[i].dev_idx % MAP_MAX_DEVICES];
-			uint64_t c = rg[i].offset / bpc[rg[i].dev_idx % MAP_MAX_DEVICES];
-			uint64_t last = (rg[i].offset + rg[i].length - 1) /
-					bpc[rg[i].dev_idx % MAP_MAX_DEVICES];
-
-			if (rg[i].dev_idx >= ht->nr_devs || !rg[i].length)
-				continue;
-			for (; c <= last && c < CLI_HTML_CELLS; c++)
-				dv->planned[c] = 1;
-		}
-	}
-	map_plan_close(p);
-	if (n < 0)
-		return n;
+		cli_html_cells(ht->devs[d].size, &m.bpc[d]);
+	ret = pass_plan_each(mt, &po, mark_range, &m);
+	if (ret < 0)
+		return ret;
 	for (unsigned d = 0; d < ht->nr_devs; d++)
 		ht->devs[d].plan_known = 1;
 	return 0;
