@@ -9,19 +9,29 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/*
- * Return 0 after asking for signal sig when the parent (pid parent, read before the call)
- * dies, -ESRCH if it is already gone, or -errno.
+/**
+ * pass_proc_die_with_parent() - ask for a signal when the parent process dies.
+ * @sig: the signal (patrol's scans: SIGTERM, so they checkpoint and stop)
+ * @parent: the parent's pid, read before the call
+ *
+ * Return: 0, -ESRCH if the parent is already gone, or -errno.
  */
 int pass_proc_die_with_parent(int sig, pid_t parent);
-/*
- * Return a lock handle after taking the exclusive lock file path (created 0644, its directory
- * 0755 if missing) with note written into it; -EWOULDBLOCK when another process holds it
- * (its note's first line copied into holder), or -errno. The kernel drops the lock when
- * its holder dies.
+/**
+ * pass_proc_lock() - take an exclusive lock file; the kernel drops it when its holder dies.
+ * @path: the lock file (created 0644, its directory 0755 if missing)
+ * @note: written into it: who holds it
+ * @holder: the holder's note's first line, when refused
+ * @holder_len: size of holder
+ *
+ * Return: a lock handle (release with pass_proc_unlock()); -EWOULDBLOCK when another process
+ * holds it, or -errno.
  */
 int pass_proc_lock(const char *path, const char *note, char *holder, size_t holder_len);
-/* Release a lock of pass_proc_lock. */
+/**
+ * pass_proc_unlock() - release a lock of pass_proc_lock().
+ * @lock: the handle
+ */
 void pass_proc_unlock(int lock);
 
 #endif
