@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "devinfo.h"
 #include "escape.h"
@@ -31,6 +32,12 @@
 #include "units.h"
 
 #define MAP_SHOW_UNUSABLE 20
+/* Kernel log bounds: a longer line is no kernel's (its records are at most 2 KiB), and at
+ * most this many distinct ranges are kept (repeats merge); lines past either are dropped and
+ * counted. */
+#define MAP_KLOG_MAX_LINE 8192
+#define MAP_KLOG_MAX_RANGES 16384
+#define MAP_KLOG_MAX_EVENTS 256
 
 static void map_usage(FILE *f)
 {
@@ -47,9 +54,8 @@ static void map_usage(FILE *f)
 		"                         damaged_metadata, as in a scan report)\n"
 		"  --block-size N         unit of \"Buffer I/O error ... logical block N\" lines\n"
 		"                         (default: the filesystem's block size, else the device's)\n"
-		"  -q, --quiet            no human output\n"
-		"exit status: 0 nothing damaged, 1 files or metadata own the range, 4 a device\n"
-		"             could not be mapped, 8 usage error\n");
+		"  -q, --quiet            no human output\n");
+	cli_print_exits(f, "map");
 }
 
 /* One range to map, with how it was named. */
@@ -63,6 +69,9 @@ struct query {
 	int tgt;			/* index into the targets, -1 not mapped */
 	unsigned dev_idx;
 	size_t group;			/* map_damage group of this query */
+	char kname[64];			/* the kernel's device name in the log line */
+	int64_t usec;			/* latest line's kernel time (us since boot), -1 unknown */
+	char stale[160];		/* why not mapped: logged before the device appeared */
 };
 
 struct tgt {
@@ -88,6 +97,15 @@ struct map_run {
 	char *unusable[MAP_SHOW_UNUSABLE];
 	unsigned nr_unknown;
 	char unknown[16][64];
+	int from_kmsg;			/* /dev/kmsg: times comparable with its events */
+	unsigned kernel_lines;		/* lines that are the kernel's (usable) */
+	unsigned too_long, dropped, nr_stale;
+	/* when each device last (re)appeared or had a filesystem mounted, from the log */
+	struct {
+		char name[64];
+		int64_t appeared, mounted;	/* us since boot, -1 none */
+	} ev[MAP_KLOG_MAX_EVENTS];
+	unsigned nr_ev;
 	uint64_t block_size;		/* --block-size */
 	unsigned exit_bits;
 	/* kernel names already looked up: name -> /dev path ("" unknown) */
@@ -98,9 +116,18 @@ struct map_run {
 	unsigned nr_names;
 };
 
+static void dedup_queries(struct map_run *m);
+
 static int add_query(struct map_run *m, const char *devpath, uint64_t off, uint64_t len,
 		     const char *format, uint64_t value)
 {
+	if (m->from_log && m->nr_q >= MAP_KLOG_MAX_RANGES) {
+		dedup_queries(m);		/* repeats merge; past the bound, dropped */
+		if (m->nr_q >= MAP_KLOG_MAX_RANGES) {
+			m->dropped++;
+			return 1;
+		}
+	}
 	if (m->nr_q == m->cap_q) {
 		size_t cap = m->cap_q ? m->cap_q * 2 : 64;
 		struct query *n = realloc(m->q, sizeof(*n) * cap);
@@ -111,7 +138,7 @@ static int add_query(struct map_run *m, const char *devpath, uint64_t off, uint6
 		m->cap_q = cap;
 	}
 	m->q[m->nr_q] = (struct query){ .offset = off, .length = len, .lines = 1,
-					.format = format, .value = value, .tgt = -1 };
+					.format = format, .value = value, .tgt = -1, .usec = -1 };
 	snprintf(m->q[m->nr_q].devpath, sizeof(m->q[m->nr_q].devpath), "%s", devpath);
 	m->nr_q++;
 	return 0;
@@ -139,6 +166,8 @@ static void dedup_queries(struct map_run *m)
 	for (size_t i = 0; i < m->nr_q; i++) {
 		if (w && cmp_query(&m->q[w - 1], &m->q[i]) == 0) {
 			m->q[w - 1].lines += m->q[i].lines;
+			if (m->q[i].usec > m->q[w - 1].usec)	/* the latest line counts */
+				m->q[w - 1].usec = m->q[i].usec;
 			continue;
 		}
 		m->q[w++] = m->q[i];
@@ -213,6 +242,101 @@ static uint64_t buffer_block_size(const struct map_run *m, const struct map_targ
 	return bs;
 }
 
+/* The event slot of kernel device name, made if new; NULL when the table is full. */
+static int event_slot(struct map_run *m, const char *name, size_t n)
+{
+	unsigned i;
+
+	if (n == 0 || n >= sizeof(m->ev[0].name))
+		return -1;
+	for (i = 0; i < m->nr_ev; i++)
+		if (strlen(m->ev[i].name) == n && strncmp(m->ev[i].name, name, n) == 0)
+			return (int)i;
+	if (m->nr_ev == MAP_KLOG_MAX_EVENTS)
+		return -1;
+	memcpy(m->ev[i].name, name, n);
+	m->ev[i].name[n] = '\0';
+	m->ev[i].appeared = m->ev[i].mounted = -1;
+	m->nr_ev++;
+	return (int)i;
+}
+
+/*
+ * A /dev/kmsg message saying a device (re)appeared ("loop2: detected capacity change from 0
+ * to 2048", a partition scan "loop2: p1 p2") or a filesystem was mounted on it (ext4's
+ * "EXT4-fs (loop2p1): mounted filesystem", XFS's "XFS (loop2p1): Mounting"): remembered with
+ * its time, so that errors logged before are not mapped onto what is there now.
+ */
+static void note_event(struct map_run *m, const char *msg, int64_t usec)
+{
+	const char *p, *e;
+	int i;
+
+	if (usec < 0)
+		return;
+	if ((p = strstr(msg, ": detected capacity change from ")) ||
+	    ((p = strstr(msg, ": p")) && p[3] >= '0' && p[3] <= '9')) {
+		for (e = msg; *e == ' '; e++)
+			;
+		if (strcspn(e, " ") < (size_t)(p - e))
+			return;			/* the name is one word */
+		i = event_slot(m, e, (size_t)(p - e));
+		if (i >= 0)
+			m->ev[i].appeared = usec;
+		return;
+	}
+	if (strncmp(msg, "EXT4-fs (", 9) == 0 && (e = strstr(msg, "): mounted filesystem")))
+		p = msg + 9;
+	else if (strncmp(msg, "XFS (", 5) == 0 && (e = strstr(msg, "): Mounting V")))
+		p = msg + 5;
+	else
+		return;
+	i = event_slot(m, p, (size_t)(e - p));
+	if (i >= 0)
+		m->ev[i].mounted = usec;
+}
+
+/* 1 when kernel name part is a partition of disk (sda1 of sda, loop2p1 of loop2). */
+static int is_part_of(const char *part, const char *disk)
+{
+	size_t n = strlen(disk);
+	const char *p = part + n;
+
+	if (!n || strncmp(part, disk, n))
+		return 0;
+	if (disk[n - 1] >= '0' && disk[n - 1] <= '9' && *p++ != 'p')
+		return 0;
+	return *p && strspn(p, "0123456789") == strlen(p);
+}
+
+/* Why q (from /dev/kmsg) is not mapped: its device appeared, or a filesystem was mounted on
+ * it, after the line was logged; "" when it may be mapped. */
+static void check_stale(struct map_run *m, struct query *q)
+{
+	if (!m->from_kmsg || q->usec < 0)
+		return;
+	for (unsigned i = 0; i < m->nr_ev; i++) {
+		const char *n = m->ev[i].name;
+		int same = strcmp(n, q->kname) == 0;
+
+		/* the disk (or partition) named, or the disk it is a partition of */
+		if ((same || is_part_of(q->kname, n) || is_part_of(n, q->kname)) &&
+		    m->ev[i].appeared > q->usec) {
+			snprintf(q->stale, sizeof(q->stale), "logged at %.1f s, before this device "
+				 "(%s) appeared at %.1f s: not mapped", q->usec / 1e6, n,
+				 m->ev[i].appeared / 1e6);
+			return;
+		}
+		if ((same || is_part_of(n, q->kname)) && m->ev[i].mounted > q->usec) {
+			snprintf(q->stale, sizeof(q->stale), "logged at %.1f s, before the "
+				 "filesystem on %s was mounted at %.1f s: not mapped (the same "
+				 "filesystem? map it: mediascan map DEVICE OFFSET)", q->usec / 1e6,
+				 n, m->ev[i].mounted / 1e6);
+			return;
+		}
+	}
+}
+
 /* Turn one kernel log line into a query; never fatal. */
 static int use_log_line(struct map_run *m, const char *line)
 {
@@ -226,9 +350,13 @@ static int use_log_line(struct map_run *m, const char *line)
 
 	m->lines++;
 	ret = map_klog_parse(line, &rec);
+	if (rec.form == MAP_KLOG_KERNEL)
+		m->kernel_lines++;
 	if (ret == 0) {
 		m->ignored++;
 		m->not_kernel += rec.not_kernel;
+		if (m->from_kmsg && rec.form == MAP_KLOG_KERNEL && strchr(line, ';'))
+			note_event(m, strchr(line, ';') + 1, rec.usec);
 		return 0;
 	}
 	if (ret < 0) {
@@ -273,14 +401,18 @@ static int use_log_line(struct map_run *m, const char *line)
 		return 0;
 	}
 	m->matched++;
-	return add_query(m, devpath, off, len, rec.format, rec.value);
+	ret = add_query(m, devpath, off, len, rec.format, rec.value);
+	if (ret == 0) {
+		snprintf(m->q[m->nr_q - 1].kname, sizeof(m->q[0].kname), "%s", rec.dev);
+		m->q[m->nr_q - 1].usec = rec.usec;
+	}
+	return ret < 0 ? ret : 0;
 }
 
 /* Read kernel log lines from path ("-" stdin, NULL /dev/kmsg). */
 static int read_log(struct map_run *m, const char *path)
 {
 	char *line = NULL;
-	size_t cap = 0;
 	ssize_t n;
 	int ret = 0;
 
@@ -293,6 +425,7 @@ static int read_log(struct map_run *m, const char *path)
 				fd == -EPERM || fd == -EACCES ? " (needs root, or name a FILE)" : "");
 			return CLI_EXIT_OPERATIONAL;
 		}
+		m->from_kmsg = 1;
 		while ((n = map_kmsg_read(fd, rec, sizeof(rec))) > 0) {
 			/* "pri,seq,usec,flags;message\n continuation": the record whole, so the
 			 * parser sees the facility (a program may write to /dev/kmsg too) */
@@ -310,7 +443,25 @@ static int read_log(struct map_run *m, const char *path)
 		cli_err("cannot read %s: %s", path, strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
-	while ((n = getline(&line, &cap, f)) > 0) {
+	line = malloc(MAP_KLOG_MAX_LINE + 2);
+	if (!line) {
+		if (f != stdin)
+			fclose(f);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	while (fgets(line, MAP_KLOG_MAX_LINE + 2, f)) {
+		size_t n = strlen(line);
+
+		if (n > MAP_KLOG_MAX_LINE && line[n - 1] != '\n') {
+			int c;
+
+			/* longer than any kernel record: dropped, the rest of it skipped */
+			while ((c = getc(f)) != EOF && c != '\n')
+				;
+			m->lines++;
+			m->too_long++;
+			continue;
+		}
 		line[strcspn(line, "\n")] = '\0';
 		ret = use_log_line(m, line);
 		if (ret < 0)
@@ -339,7 +490,14 @@ static int map_all(struct map_run *m)
 	for (size_t i = 0; i < m->nr_q; i++) {
 		struct query *q = &m->q[i];
 		unsigned dev_idx = 0;
-		struct tgt *tg = target_for(m, q->devpath, &dev_idx);
+		struct tgt *tg;
+
+		check_stale(m, q);
+		if (q->stale[0]) {		/* not mapped onto what is there now */
+			m->nr_stale++;
+			continue;
+		}
+		tg = target_for(m, q->devpath, &dev_idx);
 
 		if (!tg) {
 			ret = -ENOMEM;
@@ -355,20 +513,28 @@ static int map_all(struct map_run *m)
 		size_t b = a;
 		struct tgt *tg;
 
+		size_t n = 0, first = SIZE_MAX;
+
 		while (b < m->nr_q && strcmp(m->q[b].devpath, m->q[a].devpath) == 0)
 			b++;
-		if (m->q[a].tgt < 0) {
+		for (size_t i = a; i < b; i++)
+			if (m->q[i].tgt >= 0 && first == SIZE_MAX)
+				first = i;
+		if (first == SIZE_MAX) {	/* not open, or every line stale */
 			a = b;
 			continue;
 		}
-		tg = &m->tg[m->q[a].tgt];
+		tg = &m->tg[m->q[first].tgt];
 		for (size_t i = a; i < b; i++) {
-			dev[i - a] = m->q[a].dev_idx;
-			off[i - a] = m->q[i].offset;
-			len[i - a] = m->q[i].length;
-			m->q[i].group = tg->d.nr_groups + (i - a);
+			if (m->q[i].tgt < 0)
+				continue;
+			dev[n] = m->q[first].dev_idx;
+			off[n] = m->q[i].offset;
+			len[n] = m->q[i].length;
+			m->q[i].group = tg->d.nr_groups + n;
+			n++;
 		}
-		ret = pass_map_batch(&tg->d, &tg->t, dev, off, len, b - a);
+		ret = pass_map_batch(&tg->d, &tg->t, dev, off, len, n);
 		if (ret < 0) {
 			snprintf(tg->err, sizeof(tg->err), "looking up owners on %s: %s",
 				 m->q[a].devpath, strerror(-ret));
@@ -390,7 +556,11 @@ static int map_all(struct map_run *m)
 			m->exit_bits |= CLI_EXIT_OPERATIONAL;
 			ret = 0;
 		}
-		if (tg->d.nr_files || tg->d.nr_meta)
+		/* a filesystem mediascan cannot map (btrfs) holds the range: not answered */
+		if (tg->t.foreign_fs[0])
+			m->exit_bits |= CLI_EXIT_OPERATIONAL;
+		/* a failed range the kernel logged is damage; a range looked up is only owned */
+		if ((tg->d.nr_files || tg->d.nr_meta) && m->from_log)
 			m->exit_bits |= CLI_EXIT_MEDIA;
 	}
 out_free:
@@ -481,6 +651,8 @@ static json_object *answer_json(const struct map_run *m)
 		json_object_object_add(j, "error", json_object_new_string(
 			m->from_log ? "kernel-log" : "query"));
 		json_object_object_add(j, "format", json_object_new_string(q->format));
+		if (q->stale[0])
+			json_object_object_add(j, "not_mapped", json_object_new_string(q->stale));
 		if (m->from_log) {
 			json_object_object_add(j, "lines", json_object_new_int((int)q->lines));
 			json_object_object_add(j, strcmp(q->format, "buffer-io") == 0 ? "block" :
@@ -512,6 +684,12 @@ static json_object *answer_json(const struct map_run *m)
 		json_object_object_add(kl, "ranges", json_object_new_int((int)m->nr_q));
 		json_object_object_add(kl, "ignored", json_object_new_int((int)m->ignored));
 		json_object_object_add(kl, "not_kernel", json_object_new_int((int)m->not_kernel));
+		json_object_object_add(kl, "kernel_lines",
+				       json_object_new_int((int)m->kernel_lines));
+		json_object_object_add(kl, "too_long", json_object_new_int((int)m->too_long));
+		json_object_object_add(kl, "dropped", json_object_new_int((int)m->dropped));
+		json_object_object_add(kl, "logged_before_device",
+				       json_object_new_int((int)m->nr_stale));
 		json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
 		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
 			json_object_array_add(u, json_object_new_string(m->unusable[i]));
@@ -531,14 +709,13 @@ static int write_json(const struct map_run *m, const char *path)
 	json_object *root = answer_json(m);
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = stdout;
-	int ret = strcmp(path, "-") ? cli_create_private(path, &f) : 0;
+	struct cli_out o;
+	int ret = cli_out_open(path, 0600, &o);
 
 	if (ret == 0) {
-		if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+		if (fputs(s, o.f) < 0 || fputc('\n', o.f) < 0)
 			ret = -EIO;
-		if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
-			ret = ret ? ret : -errno;
+		ret = cli_out_close(&o, ret);
 	}
 	json_object_put(root);
 	return ret;
@@ -560,7 +737,7 @@ static void print_answer(const struct map_run *m, FILE *f)
 				q->value, q->lines, q->lines == 1 ? "" : "s");
 		fputc('\n', f);
 		if (q->tgt < 0) {
-			fprintf(f, "      not mapped\n");
+			fprintf(f, "      %s\n", q->stale[0] ? q->stale : "not mapped");
 			continue;
 		}
 		const struct tgt *tg = &m->tg[q->tgt];
@@ -584,7 +761,7 @@ static void print_answer(const struct map_run *m, FILE *f)
 		}
 		if (tg->d.nr_files || tg->d.nr_meta)
 			fprintf(f, "\n== %s (%s)\n", target_name(tg), tg->t.fs_type);
-		cli_print_damage(f, &tg->d, &tg->t);
+		cli_print_owners(f, &tg->d, &tg->t, !m->from_log);
 		cli_print_notes(f, &tg->d);
 		if (tg->err[0])
 			fprintf(f, "\nerror: %s\n", tg->err);
@@ -595,6 +772,15 @@ static void print_answer(const struct map_run *m, FILE *f)
 			m->nr_unusable);
 		if (m->not_kernel)
 			fprintf(f, ", %u not from the kernel (ignored)", m->not_kernel);
+		if (m->nr_stale)
+			fprintf(f, ", %u logged before their device or filesystem appeared (not "
+				"mapped)", m->nr_stale);
+		if (m->too_long)
+			fprintf(f, ", %u longer than %d bytes (dropped)", m->too_long,
+				MAP_KLOG_MAX_LINE);
+		if (m->dropped)
+			fprintf(f, ", %u past %d distinct ranges (dropped)", m->dropped,
+				MAP_KLOG_MAX_RANGES);
 		if (m->nr_unknown) {
 			fprintf(f, ", on unknown devices:");
 			for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
@@ -683,6 +869,8 @@ int cli_map_main(int argc, char **argv)
 			cli_err("map --kernel-log takes at most one FILE, and no DEVICE or --sector");
 			return CLI_EXIT_USAGE;
 		}
+		if (cli_out_refuse("map", "--json", json))
+			return CLI_EXIT_USAGE;
 		ret = read_log(&m, optind < argc ? argv[optind] : NULL);
 		if (ret)
 			goto out_free;
@@ -718,6 +906,8 @@ int cli_map_main(int argc, char **argv)
 			cli_err("map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
 			return CLI_EXIT_USAGE;
 		}
+		if (cli_out_refuse("map", "--json", json))
+			return CLI_EXIT_USAGE;
 		tg = target_for(&m, argv[optind], &dev_idx);
 		if (!tg) {
 			ret = CLI_EXIT_OPERATIONAL;
@@ -758,6 +948,18 @@ int cli_map_main(int argc, char **argv)
 	for (size_t k = 0; k < m.nr_tg; k++)
 		if (!m.tg[k].open && !m.from_log)
 			m.exit_bits |= CLI_EXIT_OPERATIONAL;
+	/* README's exit table: a line naming an unknown device, past a device's end or
+	 * otherwise unusable, or dropped, is a range not checked: bit 4 */
+	if (m.from_log && (m.nr_unknown || m.nr_unusable || m.too_long || m.dropped))
+		m.exit_bits |= CLI_EXIT_OPERATIONAL;
+	if (m.from_log && !m.kernel_lines) {
+		if (!m.lines)
+			cli_err("map: the kernel log is empty: nothing was checked");
+		else
+			cli_err("map: none of the %u lines is a kernel log line (dmesg, journalctl "
+				"-k, syslog, /dev/kmsg): nothing was checked", m.lines);
+		m.exit_bits |= CLI_EXIT_OPERATIONAL;
+	}
 	if (json) {
 		ret = write_json(&m, json);
 		if (ret < 0) {

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "pass.h"
 #include "probe_cmd.h"
@@ -117,7 +118,10 @@ int cli_probe_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
 			json = argv[++i];
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json FILE|-]\n");
+			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json FILE|-]\n"
+			       "  what each device of the target can verify itself (NVMe Verify, SCSI "
+			       "VERIFY, PI)\n");
+			cli_print_exits(stdout, "probe");
 			return 0;
 		} else if (argv[i][0] == '-' || target) {
 			cli_err("probe: unexpected argument '%s' (usage: mediascan probe "
@@ -131,6 +135,9 @@ int cli_probe_main(int argc, char **argv)
 		cli_err("probe: name a block device or a mount point");
 		return CLI_EXIT_USAGE;
 	}
+	ret = cli_out_refuse("probe", "--json", json);
+	if (ret)
+		return ret;
 	ret = map_target_open(target, &t, err, sizeof(err), &err_class);
 	if (ret < 0) {
 		cli_err("%s", err);

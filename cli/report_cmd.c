@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"
@@ -143,7 +144,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	int is_new = e->first_pass_id > r->new_after && !e->cleared;
 	enum scan_verdict v = SCAN_V_DAMAGE;
 	const char *action;
-	char a[64], b[64];
+	char a[64], b[64], dev_esc[1024], err_esc[512];
 
 	if (e->verdict && scan_verdict_parse(e->verdict, &v) < 0)
 		v = SCAN_V_DAMAGE;		/* unknown name from a newer build: the safe side */
@@ -189,9 +190,12 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 			return 0;
 		}
 	}
+	/* the store's text is untrusted like any file: escaped as everywhere else */
 	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
 	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
-	       e->device, (unsigned long long)e->offset, (unsigned long long)e->length, e->error,
+	       cli_escape(e->device ? e->device : "", dev_esc, sizeof(dev_esc)),
+	       (unsigned long long)e->offset, (unsigned long long)e->length,
+	       cli_escape(e->error ? e->error : "", err_esc, sizeof(err_esc)),
 	       v == SCAN_V_DAMAGE ? "" : " ", v == SCAN_V_DAMAGE ? "" : scan_verdict_name(v),
 	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
 	       e->times_seen, e->times_seen == 1 ? "" : "es");
@@ -240,8 +244,12 @@ static int report_target(const struct scan_state_target *t, void *arg)
 		r->target_json = j;
 	}
 	if (!r->json && (ret || r->all)) {
+		char pe[PATH_MAX * 4], fe[256];
+
 		printf("%s (%s): %u open damaged range%s, %u cleared; last complete pass %s\n",
-		       t->path, t->fs_type, t->open_errors, t->open_errors == 1 ? "" : "s",
+		       cli_escape(t->path ? t->path : "", pe, sizeof(pe)),
+		       cli_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)), t->open_errors,
+		       t->open_errors == 1 ? "" : "s",
 		       t->cleared_errors, t->has_complete ?
 		       cli_fmt_time(t->last_complete.ended, a, sizeof(a)) : "none yet");
 	}
@@ -311,9 +319,8 @@ int cli_report_main(int argc, char **argv)
 			       "7d)\n"
 			       "  --all          cleared errors too\n"
 			       "  --html FILE    also write it as one HTML page: a surface map per "
-			       "device,\n                 damaged files and metadata, the passes\n"
-			       "exit status: 0 no open damage, 1 open damage, 4 operational error, 8 "
-			       "usage\n");
+			       "device,\n                 damaged files and metadata, the passes\n");
+			cli_print_exits(stdout, "report");
 			return 0;
 		default:
 			cli_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -330,7 +337,36 @@ int cli_report_main(int argc, char **argv)
 	}
 	if (html_path && strcmp(html_path, "-") == 0)
 		r.json = 1;			/* no text on stdout: it holds the page */
+	ret = cli_out_refuse("report", "--html", html_path);
+	if (!ret)
+		ret = cli_out_refuse("report", "--json", r.json ? r.json_path : NULL);
+	if (ret)
+		return ret;
 	ret = cli_history_open(state_dir, config, &r.st);
+	if (ret == -ENOENT && !html_path) {
+		/* No state store: no history yet, nothing open; an answer, not an error. */
+		if (r.json) {
+			json_object *doc = json_object_new_object();
+
+			json_object_object_add(doc, "schema",
+					       json_object_new_string("mediascan-history/1"));
+			json_object_object_add(doc, "targets", json_object_new_array());
+			ret = cli_json_write(doc, r.json_path);
+			json_object_put(doc);
+			if (ret < 0) {
+				cli_err("report: cannot write %s: %s", r.json_path,
+					cli_create_error(ret));
+				return CLI_EXIT_OPERATIONAL;
+			}
+		} else {
+			printf("no history yet: no target scanned\n");
+		}
+		return 0;
+	}
+	if (ret == -ENOENT) {
+		cli_err("report: no state store: nothing scanned yet (or give --state-dir)");
+		return CLI_EXIT_OPERATIONAL;
+	}
 	if (ret < 0)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
 	r.want = calloc(REPORT_MAX_INODES, sizeof(*r.want));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exits.h"
 #include "units.h"
 #include "verify.h"
 #include "engine.h"
@@ -39,7 +40,9 @@ static void scan_usage(FILE *f)
 		"                         (\"Unfixable Error: PATH: media error at data offset N\n"
 		"                         length M.\") instead of the human summary\n"
 		"I/O:\n"
-		"  --io-size SIZE         bytes per read (default: 1M, capped by the queue limits)\n"
+		"  --io-size SIZE         bytes per read, a multiple of 512 (default: 1M, capped by\n"
+		"                         the queue's max_sectors_kb; a size given is used as given,\n"
+		"                         whole blocks; above that limit the kernel splits it)\n"
 		"  --queue-depth N        reads or device commands in flight (default %d)\n"
 		"  --engine %-14s I/O engine (default: the first that works)\n"
 		"  --method M             how blocks are verified: auto (default), read, nvme-verify,\n"
@@ -59,17 +62,16 @@ static void scan_usage(FILE *f)
 		"  --no-backoff           do not slow down when other I/O hits the disk (backoff is\n"
 		"                         on by default with --rate or --window)\n"
 		"  --ioprio idle|be       I/O priority class (default idle with --window, else be);\n"
-		"                         only the BFQ scheduler acts on it\n"
+		"                         only the BFQ and mq-deadline schedulers act on it\n"
 		"  --max-duration DURATION  stop cleanly after this long, with a checkpoint\n"
 		"state:\n"
 		"  --state-dir DIR        checkpoints and history (default " DEFAULT_STATE_DIR ")\n"
 		"  --resume               continue the interrupted pass of this target\n"
 		"  --recheck              re-read only the open errors of the history (after a\n"
 		"                         restore or a drive's reallocation): cleared when read clean\n"
-		"  --no-state             keep no checkpoints\n"
-		"exit status: 0 clean, 1 media errors, 2 integrity errors, 4 operational error,\n"
-		"             8 usage error, 16 disk failing or slow (bits may combine)\n",
+		"  --no-state             keep no checkpoints\n",
 		DEFAULT_DEPTH, scan_engine_names(), CLI_DEFAULT_MAX_FAILED_READS);
+	cli_print_exits(f, "scan");
 }
 
 /* Return 0, or CLI_EXIT_USAGE after printing why. */
@@ -127,9 +129,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		case O_IOSIZE:
 			if (cli_parse_size(optarg, &a->pass.io_size) || a->pass.io_size < 512 ||
-			    a->pass.io_size > 64ull << 20) {
-				cli_err("bad --io-size '%s': give a size from 512 to 64M, e.g. 1M",
-					optarg);
+			    a->pass.io_size > 64ull << 20 || a->pass.io_size % 512) {
+				cli_err("bad --io-size '%s': give a multiple of 512 from 512 to 64M, "
+					"e.g. 1M", optarg);
 				return CLI_EXIT_USAGE;
 			}
 			break;

@@ -3,6 +3,7 @@
  * progress (progress, rate, ETA), the last complete pass and the open errors.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "exits.h"
+#include "escape.h"
 #include "files.h"
 #include "config_file.h"
 #include "status_cmd.h"
@@ -37,10 +40,8 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 		snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
 		free(cfg);
 	}
-	if (access(dir, F_OK) != 0) {
-		cli_err("no state store in %s: nothing scanned yet (or give --state-dir)", dir);
-		return -ENOENT;
-	}
+	if (access(dir, F_OK) != 0)
+		return -ENOENT;		/* no history yet: the callers say so, exit 0 */
 	ret = pass_check_state_dir(dir, err, sizeof(err));
 	if (ret < 0) {
 		cli_err("%s", err);
@@ -81,6 +82,7 @@ static json_object *json_pass(const struct scan_state_pass *p, time_t now)
 
 	pass_rate(p, now, &rate, &eta);
 	json_object_object_add(j, "id", json_object_new_int64(p->id));
+	json_object_object_add(j, "number", json_object_new_int64(p->number));
 	json_object_object_add(j, "result", json_object_new_string(
 		scan_pass_result_name(p->result)));
 	json_object_object_add(j, "started", json_object_new_int64(p->started));
@@ -117,12 +119,16 @@ static int status_row(const struct scan_state_target *t, void *arg)
 		json_object_array_add(s->arr, j);
 		return 0;
 	}
-	printf("%s (%s)\n", t->path, t->fs_type);
+	/* the store's text is untrusted like any file: escaped as everywhere else */
+	char pe[PATH_MAX * 4], fe[256];
+
+	printf("%s (%s)\n", cli_escape(t->path ? t->path : "", pe, sizeof(pe)),
+	       cli_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)));
 	if (t->has_latest) {
 		const struct scan_state_pass *p = &t->latest;
 
 		pass_rate(p, s->now, &rate, &eta);
-		printf("  pass %lld %s: %s of %s (%.1f%%), %s/s", (long long)p->id,
+		printf("  pass %lld %s: %s of %s (%.1f%%), %s/s", (long long)p->number,
 		       scan_pass_result_name(p->result), cli_fmt_bytes(p->scanned_bytes, a, sizeof(a)),
 		       cli_fmt_bytes(p->planned_bytes, b, sizeof(b)), p->planned_bytes ?
 		       100.0 * (double)p->scanned_bytes / (double)p->planned_bytes : 0.0,
@@ -217,6 +223,7 @@ int cli_status_main(int argc, char **argv)
 			printf("usage: mediascan status [--json FILE|-] [--state-dir DIR] [--config FILE]\n"
 			       "  per target: pass progress, rate, ETA, last complete pass, open "
 			       "errors\n");
+			cli_print_exits(stdout, "status");
 			return 0;
 		default:
 			cli_err("status: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -227,12 +234,19 @@ int cli_status_main(int argc, char **argv)
 		cli_err("status: unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
+	ret = cli_out_refuse("status", "--json", s.json_path);
+	if (ret)
+		return ret;
 	ret = cli_history_open(state_dir, config, &st);
-	if (ret < 0)
+	if (ret < 0 && ret != -ENOENT)
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
 	s.arr = json_object_new_array();
-	ret = scan_state_list_targets(st, status_row, &s);
-	scan_state_close(st);
+	if (ret == -ENOENT) {
+		ret = 0;	/* no state store: no history yet, an answer, not an error */
+	} else {
+		ret = scan_state_list_targets(st, status_row, &s);
+		scan_state_close(st);
+	}
 	if (ret >= 0)
 		unavailable = unopenable_targets(config, &s);
 	if (ret < 0) {
@@ -256,7 +270,7 @@ int cli_status_main(int argc, char **argv)
 	} else {
 		json_object_put(s.arr);
 		if (!ret)
-			printf("no targets scanned yet\n");
+			printf("no history yet: no target scanned\n");
 	}
 	json_object_put(unavailable);
 	return 0;

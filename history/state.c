@@ -1129,6 +1129,28 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 	state_release(s);
 	if (ret < 0)
 		return ret;
+	if (n && !scan_is_damage(e)) {
+		/*
+		 * What is not damage (a transient, a slow span, an operational error) never grows
+		 * damage it overlaps: a 512 B bad sector stays 512 B. The pass is recorded as
+		 * having seen the damage rows (they are not settled by it); e itself is not kept.
+		 */
+		int dmg = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!ov[i].damage)
+				continue;
+			dmg = 1;
+			s = state_stmt(st, STMT_ERROR_PASS);
+			sqlite3_bind_int64(s, 1, ov[i].id);
+			sqlite3_bind_int64(s, 2, pass_id);
+			ret = state_exec(st, s);
+			if (ret < 0)
+				return ret;
+		}
+		if (dmg)
+			return 0;
+	}
 	if (n) {
 		error_id = state_merge_error(st, pass_id, e, device, ov, n, now);
 		if (error_id < 0)
@@ -1431,10 +1453,13 @@ static void hist_pass(sqlite3_stmt *s, int col, struct scan_state_pass *p)
 	p->result = pass_result_parse((const char *)sqlite3_column_text(s, col + 7));
 	column_str(s, col + 8, p->method, sizeof(p->method));
 	column_str(s, col + 9, p->engine, sizeof(p->engine));
+	p->number = sqlite3_column_int64(s, col + 10);
 }
 
+/* ... and the pass's number among its target's passes of its kind (1 = the first). */
 #define HIST_PASS_COLS "id, target_id, started, ended, planned_bytes, scanned_bytes, " \
-	"bytes_per_s, result, method, engine"
+	"bytes_per_s, result, method, engine, (SELECT count(*) FROM passes q WHERE " \
+	"q.target_id = passes.target_id AND q.kind = passes.kind AND q.id <= passes.id)"
 
 /* Return 1 and fill p with the pass selected by sql (bound to id), 0 if none, or -errno. */
 static int hist_one_pass(struct scan_state *st, const char *sql, int64_t id,
@@ -1679,10 +1704,11 @@ int scan_state_count_unnotified(struct scan_state *st, int64_t pass_id, const ch
 
 	if (!st || !device)
 		return -EINVAL;
-	ret = hist_prepare(st, "SELECT count(*) FROM errors "
+	/* No row at all: the store failed to keep it; it is new, never "already told". */
+	ret = hist_prepare(st, "SELECT CASE WHEN count(*) = 0 THEN 1 "
+			   "ELSE total(notified = 0) END FROM errors "
 			   "WHERE target_id = (SELECT target_id FROM passes WHERE id = ?1) "
-			   "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3 "
-			   "AND notified = 0", &s);
+			   "AND device = ?2 AND offset < ?3 + ?4 AND offset + length > ?3", &s);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(s, 1, pass_id);
@@ -1714,11 +1740,11 @@ int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_
 		return -EINVAL;
 	/* Found: listed rows first seen in the pass; cleared: rows it read cleanly. */
 	ret = hist_prepare(st, "SELECT " HIST_PASS_COLS ", kind = 'recheck', "
-			   "(SELECT count(*) FROM errors e WHERE e.pass_id = p.id AND "
+			   "(SELECT count(*) FROM errors e WHERE e.pass_id = passes.id AND "
 			   HIST_LISTED "), "
-			   "(SELECT count(*) FROM errors e WHERE e.cleared_pass_id = p.id AND "
+			   "(SELECT count(*) FROM errors e WHERE e.cleared_pass_id = passes.id AND "
 			   "state = 'cleared' AND coalesce(cleared_why, 'read') = 'read') "
-			   "FROM passes p WHERE target_id = ?1 ORDER BY id", &s);
+			   "FROM passes WHERE target_id = ?1 ORDER BY id", &s);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(s, 1, target_id);
@@ -1726,9 +1752,9 @@ int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_
 		struct scan_state_pass_row p;
 
 		hist_pass(s, 0, &p.pass);
-		p.recheck = sqlite3_column_int(s, 10);
-		p.found = (unsigned)sqlite3_column_int64(s, 11);
-		p.cleared = (unsigned)sqlite3_column_int64(s, 12);
+		p.recheck = sqlite3_column_int(s, 11);
+		p.found = (unsigned)sqlite3_column_int64(s, 12);
+		p.cleared = (unsigned)sqlite3_column_int64(s, 13);
 		ret = fn(&p, arg);
 		if (ret < 0) {
 			sqlite3_finalize(s);

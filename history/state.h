@@ -32,8 +32,9 @@ enum scan_pass_result {
 
 /* One row of passes, as scan_state_get_pass() returns it. */
 struct scan_state_pass {
-	int64_t id;
+	int64_t id;			/* the database row: not for people */
 	int64_t target_id;
+	int64_t number;			/* this pass's number among its target's passes (1..) */
 	int64_t started;		/* unix seconds */
 	int64_t ended;			/* unix seconds, 0 while running */
 	uint64_t planned_bytes;
@@ -193,7 +194,8 @@ int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t sin
 			   scan_state_row_fn fn, void *arg);
 /*
  * Return the number of stored errors of pass_id's target on device overlapping
- * [offset, offset+length) not yet notified (0: already told), or -errno. Nothing is marked:
+ * [offset, offset+length) not yet notified (0: already told; 1 when no row overlaps it: a
+ * row the store failed to keep is new, never told), or -errno. Nothing is marked:
  * scan_state_take_unnotified does that once the damage was told.
  */
 int scan_state_count_unnotified(struct scan_state *st, int64_t pass_id, const char *device,

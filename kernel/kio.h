@@ -9,6 +9,7 @@
 #define MEDIASCAN_KIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/fsmap.h>
@@ -180,6 +181,8 @@ struct kio_mount {
  * (then that value), or -errno when mountinfo cannot be read.
  */
 int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg);
+/* Return as kio_mount_each, for the mountinfo lines of f (the fuzz harness feeds its own). */
+int kio_mount_each_stream(FILE *f, int (*fn)(const struct kio_mount *m, void *arg), void *arg);
 /* Return 0 and fill m for the mount whose mount point is exactly path, -ENOENT if none. */
 int kio_mount_find(const char *path, struct kio_mount *m);
 /* Return 0 and fill m for the first mount of block device devt, -ENOENT if none. */
@@ -205,6 +208,8 @@ int kio_getfsmap_first_dev(int fd, uint32_t low_dev, uint32_t *rec_dev);
  * path (not following a final symlink), or -errno.
  */
 int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen);
+/* Return 1 when the filesystem of open fd is mounted read-only, 0 read-write, or -errno. */
+int kio_fs_readonly(int fd);
 
 /* ---- a file's extents: FS_IOC_FIEMAP (kio_fiemap.c) ---- */
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -54,8 +55,11 @@ int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen)
 	struct stat st;
 	int fd, version = 0, ret = 0;
 
-	/* O_PATH would not do: FS_IOC_GETVERSION needs a real open; no follow, no blocking. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* O_PATH would not do: FS_IOC_GETVERSION needs a real open; no follow, no blocking, no
+	 * atime update (O_NOATIME needs ownership or CAP_FOWNER). */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -71,4 +75,13 @@ int kio_inode_ident(const char *path, uint64_t *ino, uint32_t *gen)
 out_close:
 	close(fd);
 	return ret;
+}
+
+int kio_fs_readonly(int fd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) < 0)
+		return -errno;
+	return !!(sv.f_flag & ST_RDONLY);
 }

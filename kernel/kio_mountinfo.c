@@ -63,21 +63,15 @@ static int parse_mountinfo_line(char *line, struct kio_mount *m)
 	return 0;
 }
 
-int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg)
+int kio_mount_each_stream(FILE *f, int (*fn)(const struct kio_mount *m, void *arg), void *arg)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
 	size_t cap = 0;
 	int ret = 0;
-	struct kio_mount *m;
+	struct kio_mount *m = malloc(sizeof(*m));
 
-	if (!f)
-		return -errno;
-	m = malloc(sizeof(*m));
-	if (!m) {
-		fclose(f);
+	if (!m)
 		return -ENOMEM;
-	}
 	while (ret == 0 && getline(&line, &cap, f) > 0) {
 		if (parse_mountinfo_line(line, m))
 			continue;
@@ -85,6 +79,17 @@ int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg)
 	}
 	free(line);
 	free(m);
+	return ret;
+}
+
+int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = kio_mount_each_stream(f, fn, arg);
 	fclose(f);
 	return ret;
 }

@@ -545,7 +545,7 @@ static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 		while (j < nwant && want[j].fs_idx == want[i].fs_idx)
 			j++;
 		if (fs)
-			map_paths_resolve(fs->mount_point, want + i, j - i, NULL);
+			map_paths_resolve_fs(fs, want + i, j - i, NULL);
 		i = j;
 	}
 	for (size_t g = 0; g < d->nr_groups; g++) {
@@ -569,15 +569,26 @@ static int expand_inode_tables(struct map_damage *d, struct map_target *t)
 				const struct map_inode_paths *p = NULL;
 				struct map_owner io = *o;
 
+				int in_bad = 0;
+
 				for (size_t k = 0; k < nwant && !p; k++)
 					if (want[k].fs_idx == o->fs_idx && want[k].inode == inos[m])
 						p = &want[k];
-				if (!p || !p->nr_paths)
-					continue;	/* free, or no directory names it */
-				io.flags |= MAP_OWNF_INODE | MAP_OWNF_INODE_NEAR;
 				for (int e = 0; e < nx; e++)
-					if (exact[e] == inos[m])
-						io.flags &= ~MAP_OWNF_INODE_NEAR;
+					in_bad |= exact[e] == inos[m];
+				/*
+				 * Free, or no directory names it: left out, unless its record is in
+				 * the bad bytes and the filesystem says (without reading it) that it
+				 * is in use: a lost file no walk could reach (below a damaged
+				 * directory), listed by number.
+				 */
+				if ((!p || !p->nr_paths) &&
+				    !(in_bad && map_target_ops(fs)->inode_in_use &&
+				      map_target_ops(fs)->inode_in_use(fs, inos[m]) == 1))
+					continue;
+				io.flags |= MAP_OWNF_INODE | MAP_OWNF_INODE_NEAR;
+				if (in_bad)
+					io.flags &= ~MAP_OWNF_INODE_NEAR;
 				io.inode = inos[m];
 				io.meta_type = "inode";
 				ret = owners_append(&v, &nr, &cap, &io);
@@ -659,6 +670,21 @@ static int cmp_meta(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/*
+ * A file lost with its own metadata: its inode in a damaged inode block (exactly in the bad
+ * bytes), or a block of its block map (extent tree, indirect block, bmbt). Its contents are
+ * unreachable even though no data block is bad: it belongs in the restore list.
+ */
+static int lost_with_metadata(const struct map_owner *o)
+{
+	if (!o->inode || o->kind == MAP_OWN_FILE || o->kind == MAP_OWN_LOG)
+		return 0;
+	if ((o->flags & MAP_OWNF_INODE) && !(o->flags & MAP_OWNF_INODE_NEAR))
+		return 1;
+	return (o->flags & MAP_OWNF_BMBT) && o->kind == MAP_OWN_METADATA && o->meta_type &&
+	       strcmp(o->meta_type, "inode") != 0 && o->lost[0];
+}
+
 static int group_files(struct map_damage *d)
 {
 	const struct map_owner **fo = malloc(sizeof(*fo) * (d->nr_owners + 1));
@@ -667,7 +693,7 @@ static int group_files(struct map_damage *d)
 	if (!fo)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->nr_owners; i++)
-		if (d->owners[i].kind == MAP_OWN_FILE)
+		if (d->owners[i].kind == MAP_OWN_FILE || lost_with_metadata(&d->owners[i]))
 			fo[n++] = &d->owners[i];
 	qsort(fo, n, sizeof(*fo), cmp_file_owner);
 	d->files = calloc(d->nr_inodes + 1, sizeof(*d->files));
@@ -690,6 +716,12 @@ static int group_files(struct map_damage *d)
 			f->paths = map_damage_paths_fs(d, o->fs_idx, o->inode);
 			f->gen = f->paths && f->paths->gen ? f->paths->gen : o->gen;
 			f->first = o;
+		}
+		if (o->kind != MAP_OWN_FILE) {		/* its inode or block map */
+			f->lost = 1;
+			if (!f->what_lost)
+				f->what_lost = o->lost;
+			continue;
 		}
 		if (o->flags & MAP_OWNF_SHARED)
 			f->shared = 1;
@@ -759,6 +791,62 @@ static int group_meta(struct map_damage *d)
 	return 0;
 }
 
+/* ---- do no harm: what the kernel must not be made to read ---- */
+
+static int is_inode_table(const struct map_owner *o);
+
+/* Is owner o a filesystem object whose own metadata it is (a directory's blocks, a block map
+ * block, an attribute block)? Then its inode must not be opened through the VFS. */
+static int owner_taints(const struct map_owner *o)
+{
+	if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_ATTR_FORK | MAP_OWNF_DIR))
+		return o->inode != 0;
+	return 0;
+}
+
+/*
+ * Note every bad range on its filesystem (the raw reader refuses those bytes) and taint the
+ * inodes whose metadata lies there: every inode of a damaged inode table block or cluster
+ * (the kernel reads them whole), and owners that are a directory's blocks, a block map or an
+ * attribute block. Called before the index (which must not confirm tainted inodes) and after.
+ */
+static int mark_bad(struct map_damage *d, struct map_target *t)
+{
+	uint64_t inos[ITABLE_MAX_PER_RANGE];
+	int ret;
+
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		const struct map_owner *o = &d->owners[i];
+		struct map_target *fs = map_target_fs(t, o->fs_idx);
+		const struct map_fs_ops *ops;
+		int n;
+
+		if (!fs || owner_space(t, o) != SPACE_DATA)
+			continue;
+		ret = map_fsx_add_bad(fs, o->fs_offset, o->fs_offset + o->length);
+		if (ret < 0)
+			return ret;
+		ops = map_target_ops(fs);
+		if (o->kind == MAP_OWN_FILE && !(o->flags & MAP_OWNF_DIR) && o->inode &&
+		    ops->is_dir && !map_fsx_tainted(fs, o->inode) && ops->is_dir(fs, o->inode) > 0)
+			d->owners[i].flags |= MAP_OWNF_DIR;
+		if (owner_taints(&d->owners[i])) {
+			ret = map_fsx_taint(fs, o->inode);
+			if (ret < 0)
+				return ret;
+		}
+		if (!is_inode_table(o) || !ops->unit_inodes)
+			continue;
+		n = ops->unit_inodes(fs, o->fs_offset, o->length, 1, inos, ITABLE_MAX_PER_RANGE);
+		for (int k = 0; k < n; k++) {
+			ret = map_fsx_taint(fs, inos[k]);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 int map_damage_resolve(struct map_damage *d, struct map_target *t)
 {
 	int ret;
@@ -775,7 +863,13 @@ int map_damage_resolve(struct map_damage *d, struct map_target *t)
 		if (ret < 0)
 			return ret;
 	}
+	ret = mark_bad(d, t);
+	if (ret < 0)
+		return ret;
 	ret = resolve_pending(d, t);
+	if (ret < 0)
+		return ret;
+	ret = mark_bad(d, t);		/* owners the index found */
 	if (ret < 0)
 		return ret;
 	ret = expand_inode_tables(d, t);

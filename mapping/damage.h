@@ -31,6 +31,8 @@ struct map_damage_file {
 	uint32_t part;			/* partition number, 0 when none */
 	uint32_t gen;			/* generation when known */
 	const struct map_owner *first;	/* its first owner: health and scrub verdicts */
+	/* ---- a file lost with its inode or block map (no data range is named then) ---- */
+	const char *what_lost;		/* the owner's what-is-lost text, NULL when only data */
 };
 
 struct map_damage_meta {

@@ -26,6 +26,9 @@ struct map_damage;
 						 * bulkstat, XFS_IOC_VERIFY_MEDIA) */
 #define MAP_FSC_HEALTH		(1u << 2)	/* the kernel keeps health, online scrub may
 						 * answer (health.c) */
+#define MAP_FSC_OPEN_WRITES	(1u << 3)	/* opening a regular file on a read-write mount
+						 * writes (ext4 records the mount point in its
+						 * superblock on the first open): no file opens */
 
 /* What GETFSMAP leaves to the owner index on a device (map_fs_ops.fsmap_flags). */
 #define MAP_FSMAP_GAPS_ALLOCATED (1u << 0)	/* bytes no record covers are allocated (ext4
@@ -64,6 +67,12 @@ struct map_fs_ops {
 	int (*index_owners)(struct map_target *fs, int rt, const struct map_ix_query *q,
 			    size_t nq, struct map_ix_hits *h, struct map_damage *d,
 			    const char **note, char *why, size_t whylen);
+	/* Return 1 when inode ino is a directory, 0 not, -errno; asked only of inodes whose own
+	 * inode block is not bad (bulkstat reads it). NULL: owners say (MAP_OWNF_DIR). */
+	int (*is_dir)(struct map_target *fs, uint64_t ino);
+	/* Return 1 when inode ino is allocated, 0 free, -errno; from what does not read its
+	 * inode block (XFS: the inode btree). NULL: only inodes a directory names count. */
+	int (*inode_in_use)(struct map_target *fs, uint64_t ino);
 	/* Return the inodes stored in [off, off+len) of the data device (whole_unit: of every
 	 * unit the kernel reads them in), at most max, or -errno. NULL: none. */
 	int (*unit_inodes)(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
@@ -73,6 +82,14 @@ struct map_fs_ops {
 	 * the walk's and naming's troubles recorded in d; -ENOMEM. */
 	int (*name_inodes)(struct map_target *fs, struct map_inode_paths *want, size_t nr,
 			   struct map_damage *d);
+	/*
+	 * Return 0 after calling fn(arg, ino, d_type, path) for every entry below directory
+	 * dir_ino (at path) read from the raw device, never through the mounted filesystem and
+	 * never reading a known-bad block; -errno (fn's negative return stops it). NULL: cannot.
+	 */
+	int (*name_below)(struct map_target *fs, uint64_t dir_ino, const char *path,
+			  int (*fn)(void *arg, uint64_t ino, unsigned char type, const char *path),
+			  void *arg);
 };
 
 extern const struct map_fs_ops map_fs_xfs;
@@ -102,10 +119,26 @@ struct map_fsx {
 	unsigned looped_maps;		/* inodes whose block map loops (index walk stopped) */
 	unsigned skipped_ags;		/* AGs whose inodes INUMBERS/BULKSTAT could not list */
 	unsigned unopened;		/* inodes bulkstat listed that could not be opened */
+	/* ---- do no harm: what must never be read through the mounted filesystem ---- */
+	struct map_ix_query *bad;	/* known or suspected bad bytes of the data device,
+					 * sorted and disjoint (fs offsets) */
+	size_t nr_bad;
+	uint64_t *tainted;		/* inodes whose metadata (inode block, directory,
+					 * extent/bmbt or xattr block) lies in a bad range:
+					 * no open, stat, FIEMAP or GETPARENTS; sorted */
+	size_t nr_tainted, cap_tainted;
 };
 
 /* Return the private state of t, allocated on first use, or NULL without memory. */
 struct map_fsx *map_fsx_get(struct map_target *t);
+/* Return 0 after noting the bytes [start, end) of fs's data device as bad, -ENOMEM. */
+int map_fsx_add_bad(struct map_target *fs, uint64_t start, uint64_t end);
+/* Return 1 when any byte of [start, end) of fs's data device is known or suspected bad. */
+int map_fsx_is_bad(const struct map_target *fs, uint64_t start, uint64_t end);
+/* Return 0 after marking inode ino of fs as one the kernel must not be made to read, -ENOMEM. */
+int map_fsx_taint(struct map_target *fs, uint64_t ino);
+/* Return 1 when inode ino of fs must not be opened, stat'ed or mapped through the VFS. */
+int map_fsx_tainted(const struct map_target *fs, uint64_t ino);
 /* Return 0; free the private state of t. */
 int map_fsx_free(struct map_target *t);
 

@@ -202,7 +202,7 @@ static int ext4_index_owners(struct map_target *fs, int rt, const struct map_ix_
 
 const struct map_fs_ops map_fs_ext4 = {
 	.name = "ext4",
-	.caps = MAP_FSC_MOUNTED,
+	.caps = MAP_FSC_MOUNTED | MAP_FSC_OPEN_WRITES,
 	.group_name = "block group",
 	.open = ext4_open,
 	.fsmap_flags = ext4_fsmap_flags,
@@ -210,4 +210,5 @@ const struct map_fs_ops map_fs_ext4 = {
 	.index_owners = ext4_index_owners,
 	.unit_inodes = map_ext4_itable_inodes,
 	.name_inodes = map_fs_name_walk,
+	.name_below = map_ext4_name_below,
 };

@@ -146,23 +146,58 @@ static int xfs_index_owners(struct map_target *fs, int rt, const struct map_ix_q
 	return ret;
 }
 
+/* Whether inode ino is a directory (bulkstat: reads its inode cluster, asked only when that is
+ * not bad). */
+static int xfs_is_dir(struct map_target *fs, uint64_t ino)
+{
+	struct kio_xfs_inode in;
+	int ret = kio_xfs_bulkstat_one(fs->mount_fd, ino, &in);
+
+	if (ret < 0)
+		return ret;
+	return (in.mode & 0170000) == 0040000;
+}
+
+/* Whether inode ino is allocated, from the inode btree (XFS_IOC_INUMBERS reads no inode
+ * cluster): 1 allocated, 0 free, -errno. */
+static int xfs_inode_in_use(struct map_target *fs, uint64_t ino)
+{
+	struct kio_xfs_ichunk ch;
+	uint64_t next = ino & ~63ull;		/* inobt records cover 64 aligned inodes */
+	int ret = kio_xfs_inumbers(fs->mount_fd, &next, &ch, 1);
+
+	if (ret < 0)
+		return ret;
+	if (ret == 0 || ino < ch.startino || ino >= ch.startino + 64)
+		return 0;
+	return !!(ch.allocmask & (1ull << (ino - ch.startino)));
+}
+
 /* Parent pointers, else the walk; inodes no directory reaches get their generation and link
- * count from bulkstat. */
+ * count from bulkstat (not those whose inode cluster is bad: bulkstat would read it). */
 static int xfs_name_inodes(struct map_target *fs, struct map_inode_paths *want, size_t nr,
 			   struct map_damage *d)
 {
 	int ret = map_parents_resolve(fs, want, nr);
 
-	if (ret == 0)
+	if (ret == 0) {
 		d->paths_by_parents = 1;
-	else if (ret == -EOPNOTSUPP)
+		/* what parent pointers could not name safely (a damaged inode or directory on
+		 * the way up): the walk, which does not open those */
+		for (size_t i = 0; i < nr; i++)
+			if (!want[i].nr_paths && map_fsx_tainted(fs, want[i].inode)) {
+				map_fs_name_walk(fs, want, nr, d);
+				break;
+			}
+	} else if (ret == -EOPNOTSUPP) {
 		map_fs_name_walk(fs, want, nr, d);
-	else if (!d->paths_err)
+	} else if (!d->paths_err) {
 		d->paths_err = ret;
+	}
 	for (size_t i = 0; i < nr; i++) {
 		struct kio_xfs_inode in;
 
-		if (want[i].nr_paths)
+		if (want[i].nr_paths || map_fsx_tainted(fs, want[i].inode))
 			continue;
 		if (kio_xfs_bulkstat_one(fs->mount_fd, want[i].inode, &in) == 0) {
 			want[i].gen = in.gen;
@@ -182,6 +217,8 @@ const struct map_fs_ops map_fs_xfs = {
 	.group_of = xfs_group_of,
 	.group_health = xfs_group_health,
 	.index_owners = xfs_index_owners,
+	.is_dir = xfs_is_dir,
+	.inode_in_use = xfs_inode_in_use,
 	.unit_inodes = map_xfs_chunk_inodes,
 	.name_inodes = xfs_name_inodes,
 };

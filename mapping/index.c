@@ -207,16 +207,41 @@ int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h)
 
 	if (!x)
 		return -ENOMEM;
+	/*
+	 * ext4 writes its superblock (s_last_mounted) on the first open of a regular file after
+	 * a read-write mount: on such a mount no file is opened, the index's answer stands (it
+	 * reads the metadata buffers the mounted filesystem keeps current).
+	 */
+	if ((map_target_ops(fs)->caps & MAP_FSC_OPEN_WRITES) && kio_fs_readonly(fs->mount_fd) != 1)
+		return 0;
 	if (!x->handle_type && kio_handle_type(fs->mount_fd, &x->handle_type) < 0)
 		x->handle_type = -1;
 	if (x->handle_type < 0)
 		return 0;			/* no handles: keep the index's answer */
 	if (h->nr)
 		qsort(h->v, h->nr, sizeof(*h->v), cmp_hit_inode);
+	/*
+	 * Do no harm: an inode whose directory blocks, block map or attribute block is bad (or
+	 * whose inode block is, tainted already) is never opened by handle nor mapped: opening
+	 * reads its inode block and a directory's ".." entry, FIEMAP reads its block map, and a
+	 * bad read there trips the filesystem's error handler. The index's answer stands.
+	 */
+	for (size_t i = 0; i < h->nr; i++) {
+		const struct map_owner *o = &h->v[i].o;
+
+		if ((o->flags & (MAP_OWNF_BMBT | MAP_OWNF_ATTR_FORK | MAP_OWNF_DIR)) && o->inode &&
+		    map_fsx_taint(fs, o->inode) < 0)
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < h->nr; i++) {
 		struct map_ix_hit *e = &h->v[i];
 		struct confirm_ctx c = { .lpos = e->o.file_offset, .ppos = e->start };
 		int ret;
+
+		if (map_fsx_tainted(fs, e->o.inode)) {
+			h->v[w++] = *e;
+			continue;
+		}
 
 		/* Only file data and directory blocks are FIEMAP's to confirm. */
 		if (e->o.kind != MAP_OWN_FILE || (e->o.flags & MAP_OWNF_ATTR_FORK)) {
@@ -273,7 +298,16 @@ struct iwalk {
 	const struct map_ix_query *q;
 	size_t nq;
 	struct map_ix_hits *h;
+	struct map_target *fs;
 };
+
+/* Inodes whose metadata is known bad are not opened. */
+static int iwalk_skip(struct map_walk *w, uint64_t ino, unsigned char type, const char *path)
+{
+	(void)type;
+	(void)path;
+	return map_fsx_tainted(((struct iwalk *)w->arg)->fs, ino);
+}
 
 /* Match the extents of one open inode; only running out of memory stops the walk. */
 static int iwalk_match(struct iwalk *iw, int fd, const struct stat *st)
@@ -300,11 +334,15 @@ static int iwalk_entry(struct map_walk *w, int dirfd, const char *name, uint64_t
 	struct stat st;
 	int fd, ret = 0;
 
-	(void)ino;
 	(void)path;
 	if (type != DT_REG && type != DT_UNKNOWN)
 		return 0;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (map_fsx_tainted(((struct iwalk *)w->arg)->fs, ino))
+		return 0;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+		    O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) == 0 && st.st_dev == w->dev && S_ISREG(st.st_mode))
@@ -316,8 +354,9 @@ static int iwalk_entry(struct map_walk *w, int dirfd, const char *name, uint64_t
 int map_index_walk(struct map_target *fs, const struct map_ix_query *q, size_t nq,
 		   struct map_ix_hits *h, unsigned *unreadable_dirs, char *why, size_t whylen)
 {
-	struct iwalk iw = { .q = q, .nq = nq, .h = h };
-	struct map_walk w = { .entry = iwalk_entry, .dir = iwalk_dir, .arg = &iw };
+	struct iwalk iw = { .q = q, .nq = nq, .h = h, .fs = fs };
+	struct map_walk w = { .entry = iwalk_entry, .dir = iwalk_dir, .skip = iwalk_skip,
+			      .arg = &iw };
 	int ret = map_walk_tree(fs->mount_point, &w);
 
 	*unreadable_dirs = w.unreadable_dirs;

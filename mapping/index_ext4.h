@@ -23,5 +23,13 @@ int map_index_ext4(struct map_target *fs, const struct map_ix_query *q, size_t n
  */
 int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
 			   uint64_t *inos, size_t max);
+/*
+ * Return 0 after calling fn for every entry below directory dir_ino (at path), read from the raw
+ * device with libext2fs (read-only; known-bad blocks never read), never through the mounted
+ * filesystem; -EIO when some of it could not be read (names may be missing), -errno.
+ */
+int map_ext4_name_below(struct map_target *fs, uint64_t dir_ino, const char *path,
+			int (*fn)(void *arg, uint64_t ino, unsigned char type, const char *path),
+			void *arg);
 
 #endif

@@ -13,6 +13,12 @@ enum map_klog_unit {
 	MAP_KLOG_DADDR,			/* XFS daddr: 512-byte unit on the filesystem's device */
 };
 
+enum map_klog_form {
+	MAP_KLOG_UNKNOWN,		/* no log form known: not counted as a log line */
+	MAP_KLOG_KERNEL,		/* the kernel's line (its prefix, or its own wording) */
+	MAP_KLOG_OTHER,			/* another program's line (journal, syslog, kmsg) */
+};
+
 struct map_klog_rec {
 	char dev[64];			/* kernel name: sdb, nvme0n1, sdb1, loop3 */
 	enum map_klog_unit unit;
@@ -21,6 +27,9 @@ struct map_klog_rec {
 	const char *format;		/* static: "block-layer", "buffer-io", "xfs-metadata" */
 	int not_kernel;			/* map_klog_parse returned 0: the text names a range,
 					 * but nothing marks the line as the kernel's */
+	int form;			/* enum map_klog_form (map_klog_parse) */
+	int64_t usec;			/* the kernel's time of the line, us since boot
+					 * (kmsg, dmesg seconds, journal JSON); -1 unknown */
 };
 
 /*
@@ -34,13 +43,16 @@ struct map_klog_rec {
  */
 int map_klog_parse_msg(const char *msg, struct map_klog_rec *rec);
 /*
- * As map_klog_parse_msg for one line of a log file, which counts only when its prefix marks
- * it as the kernel's: a /dev/kmsg record of facility kernel ("6,123,456,-;"), a dmesg stamp
- * ("[  12.3]", "[Thu Dec  3 10:00:00 2026]"), or a journal/syslog line whose identifier is
- * "kernel" ("Dec 03 10:00:00 host kernel: ", "2026-12-03T10:00:00+0000 host kernel: ",
- * "[  12.3] host kernel: "). Return 0 with rec->not_kernel set for a line that names a range
- * in text some program logged. (journalctl's text cannot tell `logger -t kernel` from the
- * kernel: give `journalctl -k` or /dev/kmsg.)
+ * As map_klog_parse_msg for one line of a log file, which counts only when it is the kernel's:
+ * a /dev/kmsg record of facility kernel ("6,123,456,-;"), a syslog priority of facility kernel
+ * ("<3>", dmesg -r), dmesg -x "kern  :err   : ", a dmesg stamp ("[  12.3]", ctime, reltime,
+ * delta, --time-format iso), a journal/syslog line whose identifier is "kernel" (journalctl
+ * short, -precise, -iso, -full, -unix, -monotonic; rsyslog files), a journal JSON record of
+ * _TRANSPORT "kernel" (journalctl -o json), or no prefix and the kernel's own wording from the
+ * start (dmesg --notime: "I/O error, dev sda, sector 8"). rec->form says whose line it is
+ * (every return), rec->usec its kernel time where said. Return 0 with rec->not_kernel set for
+ * a line that names a range in text some program logged. (journalctl's text cannot tell
+ * `logger -t kernel` from the kernel: give `journalctl -k -o json` or /dev/kmsg.)
  */
 int map_klog_parse(const char *line, struct map_klog_rec *rec);
 /*

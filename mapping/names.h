@@ -29,6 +29,14 @@ struct map_inode_paths {
  */
 int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr,
 		      unsigned *unreadable_dirs);
+struct map_target;
+/*
+ * Return 0 as map_paths_resolve on fs's mount point, except that inodes whose metadata is known
+ * bad (map_fsx_tainted) are never opened, stat'ed or entered, and what lies below such a
+ * directory is named from the raw device where fs can (map_fs_ops.name_below), or -errno.
+ */
+int map_paths_resolve_fs(struct map_target *fs, struct map_inode_paths *want, size_t nr,
+			 unsigned *unreadable_dirs);
 /*
  * Return 1 when path (not followed if a symlink) is inode ino of generation gen now; 0 when it
  * is another file (the number was reused), gone, or gen is unknown (0): then it cannot be told.

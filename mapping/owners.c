@@ -293,10 +293,38 @@ static int lookup_disk(struct map_target *t, uint32_t dev_idx, uint64_t offset, 
 	return added;
 }
 
+/*
+ * Bytes of a filesystem's data device that the filesystem does not use: its first 1 KiB on
+ * ext4 with 1 KiB blocks (the boot block: the superblock starts at 1024), and everything past
+ * the filesystem's end on a device larger than it. GETFSMAP lists neither; they are not
+ * allocated space of unknown owner. Return the end of the boot block (0 when none) and set
+ * *fs_end to where the filesystem ends (UINT64_MAX when unknown).
+ */
+static uint64_t data_dev_unused(const struct map_target *t, uint32_t dev_idx, uint64_t *fs_end)
+{
+	*fs_end = UINT64_MAX;
+	if (t->devices[dev_idx].role != MAP_ROLE_DATA)
+		return 0;
+	if (t->fs_size_bytes)
+		*fs_end = t->fs_size_bytes;
+	return strcmp(t->fs_type, "ext4") == 0 && t->fs_block_size == 1024 ? 1024 : 0;
+}
+
+/* Return 1 when [offset, offset+length) touches bytes data_dev_unused() names. */
+static int touches_unused(const struct map_target *t, uint32_t dev_idx, uint64_t offset,
+			  uint64_t length)
+{
+	uint64_t fs_end, boot = data_dev_unused(t, dev_idx, &fs_end);
+
+	return length && (offset < boot || offset + length > fs_end);
+}
+
 int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
 		      struct map_owner **owners, size_t *nr)
 {
 	struct map_device *d = &t->devices[dev_idx];
+	uint64_t fs_end, boot, end = offset + length;
+	int ret, added = 0;
 
 	if (length == 0)
 		return 0;
@@ -305,7 +333,34 @@ int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, u
 	if (d->role == MAP_ROLE_WHOLE || d->role == MAP_ROLE_DISK || t->mount_fd < 0)
 		return push_device(owners, nr, dev_idx, offset, length, MAP_OWN_DEVICE,
 				   t->self_part ? "partition" : "device", t->self_part);
-	return lookup_fsmap(t, dev_idx, offset, length, owners, nr);
+	boot = data_dev_unused(t, dev_idx, &fs_end);
+	if (offset < boot) {
+		uint64_t piece = (end < boot ? end : boot) - offset;
+
+		ret = push_device(owners, nr, dev_idx, offset, piece, MAP_OWN_DEVICE,
+				  "boot-block", t->self_part);
+		if (ret < 0)
+			return ret;
+		added += ret;
+		offset += piece;
+	}
+	if (offset < end && offset < fs_end) {
+		ret = lookup_fsmap(t, dev_idx, offset, (end < fs_end ? end : fs_end) - offset,
+				   owners, nr);
+		if (ret < 0)
+			return ret;
+		added += ret;
+	}
+	if (end > fs_end) {
+		uint64_t from = offset > fs_end ? offset : fs_end;
+
+		ret = push_device(owners, nr, dev_idx, from, end - from, MAP_OWN_DEVICE,
+				  "outside-filesystem", t->self_part);
+		if (ret < 0)
+			return ret;
+		added += ret;
+	}
+	return added;
 }
 
 /* ---- many ranges at once: GETFSMAP over clusters of nearby ranges ---- */
@@ -411,7 +466,12 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 	unsigned char *failed = NULL;	/* range i: its space map could not be read */
 	int ret = 0;
 
-	if (d->role == MAP_ROLE_WHOLE || d->role == MAP_ROLE_DISK || t->mount_fd < 0) {
+	int unused = 0;
+
+	for (size_t i = 0; i < n && !unused; i++)
+		unused = touches_unused(t, dev_idx, off[i], len[i]);
+	/* a device, or ranges outside the filesystem: one range at a time */
+	if (d->role == MAP_ROLE_WHOLE || d->role == MAP_ROLE_DISK || t->mount_fd < 0 || unused) {
 		for (size_t i = 0; i < n; i++) {
 			first[i] = *nr;
 			ret = map_owners_lookup(t, dev_idx, off[i], len[i], owners, nr);

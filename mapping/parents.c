@@ -3,7 +3,8 @@
  * (XFS_IOC_GETPARENTS_BY_HANDLE, Linux 6.10+ on a filesystem made with parent pointers):
  * each inode's parents (directory handle and name), then each directory's own parent up to the
  * root, with directory paths cached. No directory walk is needed. Callers fall back to the
- * walk when this answers -EOPNOTSUPP.
+ * walk when this answers -EOPNOTSUPP. Inodes whose metadata is known bad (map_fsx_tainted) are
+ * never asked about, nor are they climbed through: they are left to the walk.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -163,6 +164,10 @@ static const char *dir_path(struct pp *pp, uint64_t ino, uint32_t gen, unsigned 
 
 	if (c)
 		return c;
+	if (map_fsx_tainted(pp->t, ino)) {
+		*err = -EIO;			/* a damaged directory: GETPARENTS would read it */
+		return NULL;
+	}
 	if (depth > PPTR_MAX_DEPTH) {
 		*err = -ELOOP;
 		return NULL;
@@ -204,6 +209,8 @@ static int name_inode(struct pp *pp, struct map_inode_paths *w)
 	size_t n = 0;
 	int is_root, ret;
 
+	if (map_fsx_tainted(pp->t, w->inode))
+		return 0;			/* its metadata is bad: named by the walk */
 	ret = kio_xfs_bulkstat_one(pp->t->mount_fd, w->inode, &in);
 	if (ret < 0)
 		return ret == -ENOENT ? 0 : ret;	/* freed since: no path */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -134,7 +135,8 @@ int map_target_add_device(struct map_target *t, const char *path, enum map_role 
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open %s device %s for reading: %s%s",
 			 map_role_name(role), path, strerror(-fd),
-			 (fd == -EACCES || fd == -EPERM) ? " (mediascan needs root)" : "");
+			 (fd == -EACCES || fd == -EPERM) && geteuid() != 0 ?
+			 " (mediascan needs root)" : "");
 		*err_class = MAP_TERR_OPERATIONAL;
 		return fd;
 	}
@@ -230,6 +232,38 @@ static int open_bare(struct map_target *t, const char *path, char *err, size_t e
 	return ret;
 }
 
+struct foreign_lookup {
+	dev_t devt;
+	struct map_target *t;
+};
+
+static int foreign_one(const struct kio_mount *m, void *arg)
+{
+	struct foreign_lookup *l = arg;
+	struct stat st;
+
+	if (m->source[0] != '/' || stat(m->source, &st) < 0 || !S_ISBLK(st.st_mode) ||
+	    st.st_rdev != l->devt)
+		return 0;
+	snprintf(l->t->foreign_fs, sizeof(l->t->foreign_fs), "%.*s",
+		 (int)sizeof(l->t->foreign_fs) - 1, m->fs_type);
+	snprintf(l->t->foreign_mount, sizeof(l->t->foreign_mount), "%.*s",
+		 (int)sizeof(l->t->foreign_mount) - 1, m->mount_point);
+	return 1;
+}
+
+/*
+ * A filesystem whose mounts carry an anonymous device number (btrfs) does not show under
+ * the block device's own number: find it by its mount source, so that a device read whole
+ * is not called "no filesystem mounted" while one is.
+ */
+static void note_foreign_mount(struct map_target *t, dev_t devt)
+{
+	struct foreign_lookup l = { .devt = devt, .t = t };
+
+	kio_mount_each(foreign_one, &l);
+}
+
 int map_target_open(const char *arg, struct map_target *t, char *err, size_t errlen,
 		    int *err_class)
 {
@@ -257,10 +291,13 @@ int map_target_open(const char *arg, struct map_target *t, char *err, size_t err
 	}
 	if (S_ISBLK(st.st_mode)) {
 		ret = kio_mount_find_dev(st.st_rdev, m);
-		if (ret == 0)
+		if (ret == 0) {
 			ret = open_mounted(t, m, err, errlen, err_class);
-		else
+		} else {
 			ret = open_bare(t, real, err, errlen, err_class);
+			if (ret == 0)
+				note_foreign_mount(t, st.st_rdev);
+		}
 	} else if (S_ISDIR(st.st_mode)) {
 		ret = kio_mount_find(real, m);
 		if (ret < 0) {

@@ -117,6 +117,9 @@ struct map_target {
 	int mount_fd;			/* O_RDONLY on the mount point for ioctls, or -1 */
 	struct kio_xfs_geom xfs;	/* valid on XFS (map_fs_xfs) */
 	char uuid[40];			/* filesystem UUID when known */
+	char foreign_fs[64];		/* a bare device: a filesystem mediascan cannot map is
+					 * mounted from it (btrfs), else "" */
+	char foreign_mount[PATH_MAX];	/* ... and where */
 	unsigned nr_devices;
 	struct map_device devices[MAP_MAX_DEVICES];
 	/* ---- the filesystem's geometry ---- */

@@ -3,7 +3,9 @@
  * per depth, one open directory per level, the path grown as needed (never cut at PATH_MAX).
  * A tree deeper than MAP_WALK_MAX_DEPTH (any user can make one, to hide a file from damage
  * naming) is not walked below it and is counted, as are directories that cannot be opened
- * (EMFILE on very deep trees, EIO on a damaged block) or read.
+ * (EMFILE on very deep trees, EIO on a damaged block) or read. Directories are opened with
+ * O_NOATIME (a walk must not write atimes), and an entry the caller's skip() refuses (an object
+ * whose metadata is known bad) is never opened, stat'ed or entered: only its name is seen.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -52,10 +54,20 @@ static int walk_done(struct walker *k)
  * cannot be opened). */
 static int walk_dir(struct walker *k, int fd, size_t plen, unsigned depth);
 
+/* openat a directory without touching its atime (O_NOATIME needs ownership or CAP_FOWNER). */
+static int open_dir_noatime(int dirfd, const char *name, int flags)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME | flags);
+
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+	return fd;
+}
+
 static int walk_sub(struct walker *k, int dirfd, const char *name, size_t plen, unsigned depth)
 {
 	struct stat st;
-	int cfd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int cfd = open_dir_noatime(dirfd, name, O_NOFOLLOW);
 
 	if (cfd < 0) {
 		/* EMFILE: deeper than the fds allow; EIO: damaged. Counted, not silent. */
@@ -129,6 +141,10 @@ static int walk_dir(struct walker *k, int fd, size_t plen, unsigned depth)
 				if (ret < 0)
 					break;
 			}
+			if (k->w->skip && k->w->skip(k->w, de->d_ino, de->d_type, k->path)) {
+				k->w->skipped++;	/* known bad: not opened, not entered */
+				continue;
+			}
 			if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)
 				ret = walk_sub(k, fd, de->d_name, plen + 1 + nlen, depth + 1);
 		}
@@ -146,7 +162,8 @@ int map_walk_tree(const char *root, struct map_walk *w)
 	int fd, ret;
 
 	w->unreadable_dirs = 0;
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w->skipped = 0;
+	fd = open_dir_noatime(AT_FDCWD, root, 0);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {

@@ -27,12 +27,18 @@ struct map_walk {
 	 * O_DIRECTORY, st its stat. A negative return stops the walk. NULL: not called.
 	 */
 	int (*dir)(struct map_walk *w, int fd, const struct stat *st, const char *path);
+	/*
+	 * Return 1 when the entry (inode ino, d_type type, absolute path) must not be opened,
+	 * stat'ed or entered (its metadata is known bad); called after entry(). NULL: none.
+	 */
+	int (*skip)(struct map_walk *w, uint64_t ino, unsigned char type, const char *path);
 	/* Return 1 when the walk may stop (all found). NULL: walk everything. */
 	int (*done)(struct map_walk *w);
 	void *arg;			/* the caller's state */
 	/* set by the walk */
 	dev_t dev;			/* st_dev of the root: other filesystems are not entered */
 	unsigned unreadable_dirs;	/* directories not opened, not read, or too deep */
+	unsigned skipped;		/* entries skip() refused */
 };
 
 /*

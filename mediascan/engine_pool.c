@@ -4,8 +4,10 @@
  * queue depth from up to depth worker threads, each sending one command at a time through
  * kernel/ (kio_dev_cmd_submit). Reads (no io->cmd) are preads. queue, commit and getevents
  * keep the shape of the other engines, so the executor's loop is the same for all of them.
- * A thread stuck in a command that never answers keeps its I/O; cleanup waits for it
- * (SCAN_ENG_CLEANUP_WAITS: the executor does not call it with I/O in flight).
+ * A thread stuck in a command that never answers keeps its I/O: cleanup then drops what no
+ * thread has started, leaves the pool to its threads (the last one out frees it) and
+ * returns at once; the pool keeps its own copy of the descriptors, so nothing it holds
+ * points into the executor's memory.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +20,7 @@
 #include "kio_dev.h"
 
 #define POOL_MAX_THREADS 64
+#define POOL_MAX_FDS 16
 
 struct pool_priv {
 	pthread_mutex_t lock;
@@ -26,11 +29,22 @@ struct pool_priv {
 	struct scan_io *queued, *queued_tail;	/* committed, not yet taken by a thread */
 	struct scan_io *staged, *staged_tail;	/* queued, not yet committed */
 	struct scan_io *done, *done_tail;
-	const int *fds;
+	int fds[POOL_MAX_FDS];		/* a copy: the executor's array may be gone */
+	unsigned nr_fds;
 	pthread_t threads[POOL_MAX_THREADS];
 	unsigned nr_threads;
-	int stop;
+	unsigned busy;			/* threads inside a read or command */
+	unsigned live;			/* threads not yet ended, once abandoned */
+	int stop, abandoned;
 };
+
+static void pool_free(struct pool_priv *p)
+{
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done_cv);
+	free(p);
+}
 
 static void list_append(struct scan_io **head, struct scan_io **tail, struct scan_io *io)
 {
@@ -58,6 +72,7 @@ static void *pool_worker(void *arg)
 {
 	struct pool_priv *p = arg;
 	struct scan_io *io;
+	int last;
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
@@ -66,17 +81,26 @@ static void *pool_worker(void *arg)
 		if (p->stop)
 			break;
 		io = list_pop(&p->queued, &p->queued_tail);
+		p->busy++;
 		pthread_mutex_unlock(&p->lock);
-		if (io->cmd)
+		if (io->dev_idx >= p->nr_fds)
+			io->res = -EBADF;
+		else if (io->cmd)
 			io->res = kio_dev_cmd_submit(p->fds[io->dev_idx], io->cmd);
 		else
 			io->res = (int)kio_pread(p->fds[io->dev_idx], io->buf, io->length,
 						 io->offset);
 		pthread_mutex_lock(&p->lock);
-		list_append(&p->done, &p->done_tail, io);
-		pthread_cond_signal(&p->done_cv);
+		p->busy--;
+		if (!p->abandoned) {		/* abandoned: nobody collects it any more */
+			list_append(&p->done, &p->done_tail, io);
+			pthread_cond_signal(&p->done_cv);
+		}
 	}
+	last = p->abandoned && --p->live == 0;
 	pthread_mutex_unlock(&p->lock);
+	if (last)
+		pool_free(p);
 	return NULL;
 }
 
@@ -104,7 +128,12 @@ static int pool_init(struct scan_engine *e)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->done_cv, &ca);
 	pthread_condattr_destroy(&ca);
-	p->fds = e->fds;
+	if (e->nr_fds > POOL_MAX_FDS) {
+		free(p);
+		return -EINVAL;
+	}
+	p->nr_fds = e->nr_fds;
+	memcpy(p->fds, e->fds, e->nr_fds * sizeof(*p->fds));
 	e->priv = p;
 	for (unsigned i = 0; i < (n ? n : 1); i++) {
 		ret = pthread_create(&p->threads[i], NULL, pool_worker, p);
@@ -182,22 +211,36 @@ static void pool_cleanup(struct scan_engine *e)
 
 	if (!p)
 		return;
+	e->priv = NULL;
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
+	p->queued = p->queued_tail = NULL;	/* never started: no thread takes them now */
 	pthread_cond_broadcast(&p->work);
+	if (p->busy) {
+		/*
+		 * A thread is stuck in a read or command: do not wait for the device. The
+		 * threads end as their calls return; the last one frees the pool.
+		 */
+		pthread_t t[POOL_MAX_THREADS];
+		unsigned n = p->nr_threads;
+
+		memcpy(t, p->threads, n * sizeof(*t));
+		p->abandoned = 1;
+		p->live = n;
+		pthread_mutex_unlock(&p->lock);
+		for (unsigned i = 0; i < n; i++)
+			pthread_detach(t[i]);
+		return;
+	}
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->nr_threads; i++)
 		pthread_join(p->threads[i], NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->work);
-	pthread_cond_destroy(&p->done_cv);
-	free(p);
-	e->priv = NULL;
+	pool_free(p);
 }
 
 const struct scan_engine_ops scan_engine_pool = {
 	.name = "pool",
-	.caps = SCAN_ENG_READ | SCAN_ENG_CMD_BLOCKING | SCAN_ENG_CLEANUP_WAITS,
+	.caps = SCAN_ENG_READ | SCAN_ENG_CMD_BLOCKING,	/* cleanup never waits for I/O */
 	.probe = pool_probe,
 	.init = pool_init,
 	.queue = pool_queue,

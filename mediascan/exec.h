@@ -46,6 +46,8 @@ struct exec_late {
 	enum exec_late_state state;
 };
 
+#define EXEC_FAILED_RING 16		/* failed reads remembered to explain a transient */
+
 struct exec {
 	size_t buf_map_len;		/* mapped size of eng.buf */
 	const struct scan_device *devs;
@@ -75,6 +77,19 @@ struct exec {
 	uint64_t next_checkpoint_ns;
 	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];
+	/* Isolation stopped part way: not proven, read again from here on the next run. */
+	uint64_t reread_from[SCAN_MAX_DEVICES];
+	int late_nomem;			/* a late read could not be set aside: -ENOMEM */
+	/*
+	 * Recent failed reads of the loop: those whose narrowing proved damage, and those that
+	 * read fine block by block (transient). A transient read next to a proven one, in
+	 * flight with it, failed as part of the request the block layer merged them into.
+	 */
+	struct exec_failed_read {
+		uint32_t dev_idx;
+		uint64_t offset, length, issue_ns, done_ns;
+	} proved[EXEC_FAILED_RING], transient[EXEC_FAILED_RING];
+	unsigned nr_proved, nr_transient;	/* entries written (the ring wraps) */
 	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
 	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
 	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */

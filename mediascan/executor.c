@@ -542,6 +542,19 @@ static uint64_t exec_cursor(const struct exec *x, unsigned d)
 	} else if (!x->src_done) {
 		cur = cur < x->cursor[d] ? cur : x->cursor[d];	/* between batches */
 	}
+	/*
+	 * A late read not yet settled, or an isolation a stop cut short, has proven nothing:
+	 * it holds the cursor so that a resume (or the next run after SIGKILL) reads it again.
+	 */
+	for (size_t i = 0; i < x->nr_late; i++) {
+		const struct exec_late *l = &x->late[i];
+
+		if (l->dev_idx == d && l->offset < cur && (l->state == EXEC_LATE_WAITING ||
+		    l->state == EXEC_LATE_ANSWERED || l->state == EXEC_LATE_CANCELLED))
+			cur = l->offset;
+	}
+	if (x->reread_from[d] < cur)
+		cur = x->reread_from[d];
 	return cur;
 }
 
@@ -595,6 +608,8 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 		uint64_t before = x->r->isolation_reads;
 
 		ret = exec_vfy_span(x, x->o->vfy_isolate, dev, rg, offset, length, 1, 1);
+		if (ret == -EINTR)
+			goto out;
 		if (ret != -EOPNOTSUPP)
 			return ret;
 		x->r->isolation_reads = before;	/* refused: isolate by plain re-reads */
@@ -613,21 +628,20 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 out:
 	if (ret == -EINTR) {
 		/*
-		 * Stopped while narrowing: what is not narrowed is not proven damage. Stopped by
-		 * a signal, that is an operational error (the pass is interrupted); stopped to
-		 * spare a failing disk, the read is said to have failed once (transient), as it did.
+		 * Stopped while narrowing: what is not narrowed is not proven. Nothing is recorded
+		 * for the span (a stop is not evidence against the disk, and an error row here
+		 * would merge into overlapping damage); the cursor is held at it, so the next run
+		 * reads and narrows it again. Stopped to spare a failing disk, the read is said to
+		 * have failed once (transient), as it did: never damage.
 		 */
 		struct scan_error e = {
-			.dev_idx = dev, .offset = offset, .length = length, .err = -EINTR,
-			.cls = SCAN_ERR_OPERATIONAL, .reads = 1, .reproducible = 1,
+			.dev_idx = dev, .offset = offset, .length = length, .err = err,
+			.cls = scan_classify(err), .reads = 1, .reproducible = 0,
 		};
 
-		if (x->r->failing) {
-			e.err = err;
-			e.cls = scan_classify(err);
-			e.reproducible = 0;
-		}
-		ret = scan_result_add(x->r, &e);
+		if (offset < x->reread_from[dev])
+			x->reread_from[dev] = offset;
+		ret = x->r->failing ? scan_result_add(x->r, &e) : 0;
 	}
 	return ret;
 }
@@ -678,10 +692,72 @@ static int exec_device_changed(struct exec *x, const struct scan_io *io)
 	return 1;
 }
 
+/* Return 1 when failed reads a and b are neighbours on one device that were in flight together. */
+static int failed_together(const struct exec_failed_read *a, const struct exec_failed_read *b)
+{
+	return a->dev_idx == b->dev_idx &&
+	       (a->offset + a->length == b->offset || b->offset + b->length == a->offset) &&
+	       a->issue_ns <= b->done_ns && b->issue_ns <= a->done_ns;
+}
+
+/* Drop error i (not yet handed to a checkpoint) of the result. */
+static void exec_drop_error(struct exec *x, size_t i)
+{
+	struct scan_result *r = x->r;
+
+	memmove(&r->errors[i], &r->errors[i + 1], (r->nr_errors - i - 1) * sizeof(*r->errors));
+	r->nr_errors--;
+}
+
+/*
+ * The failed read f was narrowed, adding errors[nr_before..]: remember it; when it proved
+ * damage, a neighbour in flight with it that read fine block by block (the block layer merged
+ * both into one request, which failed as a whole) is explained by it, and is no transient.
+ */
+static void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_before)
+{
+	struct scan_result *r = x->r;
+	const struct scan_error *e = nr_before < r->nr_errors ? &r->errors[nr_before] : NULL;
+	int proved = 0;
+
+	for (size_t i = nr_before; i < r->nr_errors; i++)
+		proved |= scan_is_damage(&r->errors[i]);
+	if (proved) {
+		x->proved[x->nr_proved++ % EXEC_FAILED_RING] = *f;
+		for (unsigned k = 0; k < x->nr_transient && k < EXEC_FAILED_RING; k++) {
+			const struct exec_failed_read *t = &x->transient[k];
+
+			if (!t->length || !failed_together(f, t))
+				continue;
+			for (size_t i = r->sealed; i < nr_before; i++)
+				if (r->errors[i].dev_idx == t->dev_idx &&
+				    r->errors[i].offset == t->offset &&
+				    r->errors[i].length == t->length && !r->errors[i].reproducible &&
+				    scan_error_verdict(&r->errors[i]) == SCAN_V_TRANSIENT) {
+					exec_drop_error(x, i);
+					break;
+				}
+			x->transient[k].length = 0;
+		}
+		return;
+	}
+	/* One transient error for the whole read: is a proven neighbour its cause? */
+	if (!e || r->nr_errors != nr_before + 1 || e->offset != f->offset ||
+	    e->length != f->length || scan_error_verdict(e) != SCAN_V_TRANSIENT)
+		return;
+	for (unsigned k = 0; k < x->nr_proved && k < EXEC_FAILED_RING; k++)
+		if (failed_together(f, &x->proved[k])) {
+			exec_drop_error(x, nr_before);
+			return;
+		}
+	x->transient[x->nr_transient++ % EXEC_FAILED_RING] = *f;
+}
+
 /* A read came back: account it, keep a late one for the recheck, or isolate a failure. */
 static int exec_complete(struct exec *x, struct exec_slot *slot)
 {
 	struct scan_io *io = &slot->io, e0;
+	struct exec_failed_read f;
 	struct scan_range rg;
 	size_t nr_before;
 	int err = io->res, ret;
@@ -747,6 +823,7 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 	rg = slot->range;
 	nr_before = x->r->nr_errors;
 	e0 = *io;
+	f.done_ns = now_ns();
 	ret = exec_isolate(x, io->dev_idx, &rg, e0.offset, e0.length, err);
 	/*
 	 * The device may have shrunk while this was narrowed (a resize is seen by the kernel a
@@ -757,6 +834,12 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		if (x->r->sealed <= nr_before && x->r->nr_errors > nr_before)
 			x->r->nr_errors = nr_before;
 		exec_device_changed(x, &e0);	/* the one device fault, and the stop */
+	} else if (ret == 0 && !x->r->failing) {
+		f.dev_idx = e0.dev_idx;
+		f.offset = e0.offset;
+		f.length = e0.length;
+		f.issue_ns = e0.issue_ns;
+		exec_explain(x, &f, nr_before);
 	}
 	return ret;
 }
@@ -784,8 +867,10 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 			 * until the kernel gives it back; the buffer is the shared discard
 			 * buffer, so nothing else waits on it.
 			 */
-			if (exec_late_add(x, s, EXEC_LATE_WAITING) < 0)
-				return 0;
+			if (exec_late_add(x, s, EXEC_LATE_WAITING) < 0) {
+				x->late_nomem = -ENOMEM;	/* the loop stops: no spinning */
+				return UINT64_MAX;
+			}
 			s->timed_out = 1;
 			x->r->nr_timeouts++;
 			x->r->scanned_bytes += s->io.planned_bytes;
@@ -898,6 +983,8 @@ int exec_loop(struct exec *x)
 		if (ret < 0)
 			return ret;
 		dog = exec_watchdog(x, now);
+		if (x->late_nomem)
+			return x->late_nomem;
 		if (x->cmd_refused && x->cmd_ops && x->inflight == 0)
 			return -EOPNOTSUPP;	/* drained: the rest is read */
 		if (x->inflight == 0) {
@@ -939,10 +1026,14 @@ int exec_loop(struct exec *x)
 		exec_sample(x, now);
 		exec_progress(x, 0);
 		if (x->o->checkpoint_interval_ns && now >= x->next_checkpoint_ns) {
-			x->next_checkpoint_ns = now + x->o->checkpoint_interval_ns;
-			ret = exec_checkpoint(x, 0);
-			if (ret < 0)
-				return ret;
+			/*
+			 * A checkpoint the store refused (busy, full) keeps its errors pending for
+			 * the next one; the scan goes on. The last one says whether all were kept.
+			 * The interval counts from its end: a busy store (each try waits out its
+			 * busy timeout) must not take every turn of the loop.
+			 */
+			exec_checkpoint(x, 0);
+			x->next_checkpoint_ns = now_ns() + x->o->checkpoint_interval_ns;
 		}
 	}
 }
@@ -1009,8 +1100,10 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 		ret = -ENOMEM;
 		goto out_mem;
 	}
-	for (unsigned d = 0; d < nr_devs; d++)
+	for (unsigned d = 0; d < nr_devs; d++) {
 		x->cursor[d] = o->start_cursor[d];
+		x->reread_from[d] = UINT64_MAX;
+	}
 	/*
 	 * A read past the I/O timeout is waited for this long before the disk is called not
 	 * answering: a drive that retries a sector internally may take a minute.
@@ -1111,11 +1204,11 @@ out_loop:
 	if (!r->fatal) {
 		int cret = exec_checkpoint(x, 1);
 
-		if (cret < 0 && !r->fatal_msg[0]) {
-			r->fatal = cret;
-			snprintf(r->fatal_msg, sizeof(r->fatal_msg),
-				 "the final checkpoint could not be saved: %s", strerror(-cret));
-		}
+		/*
+		 * Refused (busy, full): errors[sealed..] are not in the store. The caller
+		 * sees that (sealed < nr_errors), may try again, and settles nothing if not.
+		 */
+		(void)cret;
 	}
 	exec_progress(x, 1);
 	/*
@@ -1151,7 +1244,11 @@ int scan_result_free(struct scan_result *r)
 	return 0;
 }
 
-/* I/O size policy: 1 MiB within the device's queue limit, a multiple of its block size. */
+/*
+ * I/O size policy: 1 MiB within every device's queue limit (max_sectors_kb); a size asked is
+ * used as asked (the block layer splits what is above the limit; the caller says so), a
+ * multiple of the largest logical block size.
+ */
 uint32_t scan_io_size(const struct scan_device *devs, unsigned nr, uint64_t asked)
 {
 	uint64_t io = asked ? asked : SCAN_DEFAULT_IO_SIZE;

@@ -112,7 +112,10 @@ static int narrow_slow(struct exec *x, const struct exec_late *l, uint64_t offse
 	return found ? 0 : add_late_error(x, l, offset, length, SCAN_ERR_SLOW, lat_ns, 1, reads);
 }
 
-/* Wait for late reads still in flight, each up to the hard cap from its issue. */
+/*
+ * Wait for late reads still in flight, each up to the hard cap from its issue (when stopping,
+ * not at all: those still waiting are left for the next run).
+ */
 static int wait_late(struct exec *x)
 {
 	for (;;) {
@@ -177,6 +180,14 @@ int exec_recheck(struct exec *x)
 		uint64_t lat;
 		ssize_t n;
 
+		if (l->state == EXEC_LATE_WAITING && exec_stopping(x) && !x->r->failing &&
+		    exec_now_ns() - l->issue_ns < x->hard_cap_ns) {
+			/*
+			 * Stopping before the hard cap: a stop is not evidence against the disk.
+			 * Nothing is recorded; the read holds the cursor and is read next run.
+			 */
+			continue;
+		}
 		if (l->state == EXEC_LATE_WAITING) {
 			/* Never answered within the hard cap: the disk is not answering. */
 			ret = add_late_error(x, l, l->offset, l->length, SCAN_ERR_TIMEOUT,

@@ -131,13 +131,12 @@ int pass_map(struct pass_report *rep)
 			map_damage_group(&rep->risk, k++, &rep->own_first[i], &rep->own_count[i]);
 	}
 	/*
-	 * An incomplete scan is an operational error, except when it stopped by decision: to
-	 * spare a failing disk (bit 16 says so), or at --max-duration with a checkpoint saved
-	 * to resume from (planned, not trouble). Operational errors met before any stop, a
-	 * failed owner mapping and a fatal error keep bit 4 whatever stopped the scan.
+	 * Incomplete is operational, but for two stops by decision: to spare a failing disk
+	 * (bit 16 says so) and a planned --max-duration stop whose checkpoint lets --resume
+	 * continue (without a state store nothing can continue it: incomplete).
 	 */
 	if (r->fatal || (!r->complete && !r->failing &&
-			 !(r->stopped == 2 && rep->checkpointed)))
+			 !(r->stopped == 2 && !rep->no_checkpoint)))
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	return 0;
 }

@@ -138,6 +138,16 @@ static int stage_method(struct pass *p)
 	p->po.merge_gap = a->merge_gap;
 	pass_scan_devices(&p->t, p->devs);
 	so->io_size = scan_io_size(p->devs, p->t.nr_devices, a->io_size);
+	if (a->io_size && so->io_size != a->io_size)
+		pass_say(p->h, PASS_SAY_NOTE, "--io-size %llu: reading %u bytes at a time (a "
+			 "multiple of the logical block size)", (unsigned long long)a->io_size,
+			 so->io_size);
+	for (unsigned i = 0; a->io_size && i < p->t.nr_devices; i++)
+		if (p->devs[i].max_io_bytes && so->io_size > p->devs[i].max_io_bytes)
+			pass_say(p->h, PASS_SAY_NOTE, "--io-size %u is above %s's queue limit "
+				 "(max_sectors_kb %llu): the block layer splits each read",
+				 so->io_size, p->t.devices[i].path,
+				 (unsigned long long)p->devs[i].max_io_bytes / 1024);
 	so->depth = a->depth ? (unsigned)a->depth : PASS_DEFAULT_DEPTH;
 	so->engine = a->engine;
 	so->isolate_step_bytes = 16 * 4096;
@@ -268,6 +278,8 @@ static int stage_scan(struct pass *p)
 	int ret;
 
 	ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
+	if (ret == 0 && !p->a->no_state)	/* errors[0..sealed) are in the history, the rest? */
+		pass_record_unsaved(&p->ck, r);
 	if (p->h->progress_done)
 		p->h->progress_done(p->h->arg);
 	pass_plan_close(&p->plan);
@@ -281,8 +293,9 @@ static int stage_scan(struct pass *p)
 	r->scanned_bytes += p->so.scanned_base;
 	r->planned_bytes += p->so.scanned_base;
 	if (r->stopped == 1 && !r->fatal_msg[0])
-		snprintf(r->fatal_msg, sizeof(r->fatal_msg),
-			 "interrupted by a signal; continue with --resume");
+		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "interrupted by a signal; %s",
+			 p->a->no_state ? "no checkpoint was kept (--no-state): a later scan "
+			 "starts over" : "continue with --resume");
 	return 0;
 }
 
@@ -297,7 +310,8 @@ static int stage_map(struct pass *p)
 	rep->method = p->method->name;
 	rep->resumed = p->resumed;
 	rep->base_bytes = p->so.scanned_base;
-	rep->checkpointed = p->ck.st != NULL;
+	/* --no-state, or a store that could not be opened: a stopped pass cannot resume */
+	rep->no_checkpoint = p->a->no_state || !p->ck.st;
 	p->rep_made = 1;
 	ret = pass_map(rep);
 	if (ret < 0) {
@@ -327,6 +341,8 @@ static int stage_report(struct pass *p)
 			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 	ret = pass_record_damage(&p->ck, p->a, rep, &p->so, p->resumed);
+	if (p->ck.unsaved)
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (p->a->recheck)
 		pass_say(h, PASS_SAY_HUMAN, "mediascan: rechecked %zu open error%s: %d read cleanly "
 			 "(cleared)", p->ck.nr_watch, p->ck.nr_watch == 1 ? "" : "s",

@@ -67,8 +67,8 @@ struct pass_report {
 	size_t *own_first;		/* per scan error: its owners in dmg.owners (damage) or */
 	size_t *own_count;		/* risk.owners (slow, device fault) */
 	int resumed;			/* the pass continued an interrupted one */
+	int no_checkpoint;		/* --no-state or no store: a stopped pass cannot resume */
 	uint64_t base_bytes;		/* of r->scanned_bytes, read before a resume */
-	int checkpointed;		/* the state store keeps checkpoints: a stop can resume */
 	unsigned exit_bits;		/* enum pass_exit */
 	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */
 	unsigned nr_gap_errors;
@@ -252,7 +252,7 @@ void pass_scan_views(const struct map_target *t, struct scan_opts *so);
 /**
  * pass_map() - the map stage: verdict counts and exit bits of every error of rep->r, owners
  * and paths of damage and of ranges at risk.
- * @rep: the report (t, r, checkpointed set); freed with pass_report_free()
+ * @rep: the report (t, r, no_checkpoint set); freed with pass_report_free()
  *
  * Return: 0, or -errno (the exit bits are set as far as they were).
  */
@@ -286,6 +286,10 @@ struct pass_record {
 	int64_t pass_started;		/* unix seconds, of a resumed pass */
 	const char *dev_keys[MAP_MAX_DEVICES];	/* what error rows name each device by */
 	int warned;
+	size_t unsaved;			/* errors the last checkpoint could not store */
+	uint64_t cursor[MAP_MAX_DEVICES];	/* of the last checkpoint tried */
+	unsigned nr_cursor;
+	uint64_t scanned_bytes;
 	/* The history's open errors on this target's devices: what a clean read may clear. */
 	struct scan_watch *watch;
 	int64_t *watch_ids;
@@ -311,6 +315,11 @@ int pass_record_begin(struct pass_record *k, const struct pass_opts *o, const st
 		      struct scan_result *r, int *resumed);
 /* Set the scan's checkpoint callback to store checkpoints in k. */
 void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so);
+/*
+ * Return 0 when every error of r is in the store (a refused last checkpoint is tried again);
+ * -EIO when some are not: then r is failed and incomplete, with why in r->fatal_msg.
+ */
+int pass_record_unsaved(struct pass_record *k, struct scan_result *r);
 /* End the pass in the store: complete, failed or interrupted as r says. */
 void pass_record_finish(struct pass_record *k, const struct scan_result *r);
 /*

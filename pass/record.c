@@ -15,6 +15,7 @@
 #include "pass.h"
 
 #define PASS_CHECKPOINT_INTERVAL_NS 5000000000ull	/* after SIGKILL at most this much is re-read */
+#define PASS_CHECKPOINT_RETRIES 2	/* last tries of a refused final checkpoint (busy: 5 s each) */
 
 /* The key under which the state store knows this target (mapping/target.c: UUID, WWN...). */
 void pass_target_key(const struct map_target *t, char *key, size_t len)
@@ -140,13 +141,23 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 					c->scanned_bytes, c->new_errors, c->nr_new_errors,
 					k->dev_keys);
 
+	/* Kept for pass_record_unsaved's last try. */
+	k->nr_cursor = c->nr_devs < MAP_MAX_DEVICES ? c->nr_devs : MAP_MAX_DEVICES;
+	memcpy(k->cursor, c->cursor, k->nr_cursor * sizeof(*k->cursor));
+	k->scanned_bytes = c->scanned_bytes;
+
 	if (ret < 0 && !k->warned) {
-		/* A full /var must not stop a media scan: warn once, keep scanning. */
-		pass_say(k->h, PASS_SAY_ERROR, "warning: checkpoint not saved (%s): %s",
-			 strerror(-ret), scan_state_errmsg(k->st));
+		/*
+		 * A full /var or a busy store must not stop a media scan: warn once, keep
+		 * scanning. The errors stay pending (the failure is returned): the next
+		 * checkpoint takes them; if the last one fails too, the pass settles nothing.
+		 */
+		pass_say(k->h, PASS_SAY_ERROR, "warning: checkpoint not saved (%s): %s; its "
+			 "errors are kept for the next one", strerror(-ret),
+			 scan_state_errmsg(k->st));
 		k->warned = 1;
 	}
-	return 0;
+	return ret;
 }
 
 struct load_ctx {
@@ -289,6 +300,39 @@ void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so)
 	so->checkpoint_interval_ns = PASS_CHECKPOINT_INTERVAL_NS;
 }
 
+int pass_record_unsaved(struct pass_record *k, struct scan_result *r)
+{
+	int ret = 0;
+
+	k->unsaved = r->nr_errors > r->sealed ? r->nr_errors - r->sealed : 0;
+	/* The store was busy or full at the last checkpoint: try again, a few busy waits. */
+	for (unsigned tries = 0; k->st && k->unsaved && k->nr_cursor &&
+	     tries < PASS_CHECKPOINT_RETRIES; tries++) {
+		ret = scan_state_checkpoint(k->st, k->pass_id, k->cursor, k->nr_cursor,
+					    k->scanned_bytes, r->errors + r->sealed, k->unsaved,
+					    k->dev_keys);
+		if (ret == 0) {
+			r->sealed = r->nr_errors;
+			k->unsaved = 0;
+		}
+	}
+	if (!k->unsaved)
+		return 0;
+	/*
+	 * Not all errors are in the history: this pass cannot say what failed again, so it
+	 * settles nothing; it ends as failed (journal event, exit bit 4). The errors are told
+	 * now (a missing row is new) and found again by the next pass.
+	 */
+	r->fatal = ret < 0 ? ret : -EIO;
+	r->complete = 0;
+	snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%zu error%s of this pass could not be "
+		 "stored in the history (%s): nothing was settled; the next pass reads them again",
+		 k->unsaved, k->unsaved == 1 ? "" : "s",
+		 k->st ? scan_state_errmsg(k->st) : "the state store could not be opened");
+	pass_say(k->h, PASS_SAY_ERROR, "%s", r->fatal_msg);
+	return -EIO;
+}
+
 void pass_record_finish(struct pass_record *k, const struct scan_result *r)
 {
 	enum scan_pass_result res = r->complete ? SCAN_PASS_COMPLETE :
@@ -309,7 +353,8 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 {
 	const struct pass_hooks *h = k->h;
 	const struct scan_result *r = rep->r;
-	struct scan_state *st = k->st;
+	/* A store that refused this pass's errors has no rows for them: all are new, told. */
+	struct scan_state *st = k->unsaved ? NULL : k->st;
 	int64_t pass_id = k->pass_id;
 	size_t *fresh_idx = calloc(r->nr_errors ? r->nr_errors : 1, sizeof(*fresh_idx));
 	struct scan_state_outcome *settle = NULL;
@@ -344,7 +389,7 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 		if (h->journal_error)
 			h->journal_error(h->arg, rep, i, pass_id);
 	}
-	if (st && r->complete) {
+	if (st && r->complete && !k->unsaved) {	/* unsaved: pass_record_unsaved failed it */
 		settle = settle_outcomes(k, so, resumed, o->recheck);
 		cleared = scan_state_settle(st, k->key, pass_id, settle, settle ? k->nr_watch : 0);
 		free(settle);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <ini.h>
 
 #include "config_file.h"
@@ -85,8 +87,9 @@ static int is_blank(char c)
  * comment " ;" cut), keep the value in p->long_value, and return in str a short line "key =
  * \001long" that inih parses as usual, so its section, line count and error reporting stay
  * right; cfg_handler swaps the value back. A long section header is seen by the reader anyway.
+ * With whole (a hook command) no inline comment is cut: the value is the rest of the line.
  */
-static char *cfg_long_line(struct cfg_parse *p, char *line, char *str, int num)
+static char *cfg_long_line(struct cfg_parse *p, char *line, char *str, int num, int whole)
 {
 	char *b = line, *sep, *name_end, *v, *ve;
 
@@ -105,9 +108,11 @@ static char *cfg_long_line(struct cfg_parse *p, char *line, char *str, int num)
 		;
 	for (v = sep + 1; is_blank(*v); v++)
 		;
-	for (ve = v; *ve; ve++)
+	for (ve = v; *ve && !whole; ve++)
 		if (*ve == ';' && ve > v && is_blank(ve[-1]))
 			break;
+	if (whole)
+		ve = v + strlen(v);
 	while (ve > v && is_blank(ve[-1]))
 		ve--;
 	*ve = '\0';
@@ -127,10 +132,25 @@ static char *cfg_long_line(struct cfg_parse *p, char *line, char *str, int num)
 	return str;
 }
 
+/* 1 when line sets a hook command (on_damage): its value is taken whole, ';' and all. */
+static int is_hook_line(const char *line)
+{
+	static const char key[] = "on_damage";
+	const char *p = line + strspn(line, " \t");
+
+	if (strncmp(p, key, sizeof(key) - 1))
+		return 0;
+	p += sizeof(key) - 1;
+	p += strspn(p, " \t");
+	return *p == '=' || *p == ':';
+}
+
 /*
  * ini_reader: reads whole lines (getline) and counts them, so the handler knows where it
  * is; sees section headers itself (inih does not tell the handler about a section without
- * keys); hands lines too long for inih's buffer over in pieces it can take (cfg_long_line).
+ * keys); hands lines too long for inih's buffer over in pieces it can take (cfg_long_line),
+ * and hook commands whole (no inline comment cut); refuses an indented line that inih would
+ * take as a continuation replacing the value above, and hands an indented key on unindented.
  */
 static char *cfg_reader(char *str, int num, void *stream)
 {
@@ -153,11 +173,24 @@ static char *cfg_reader(char *str, int num, void *stream)
 		cfg_section(p, b + 1);
 		*e = ']';
 	}
+	if (b != s && *b && !strchr(";#\r\n", *b)) {
+		/* inih would take an indented line as the continuation of the value above and
+		 * hand it over as a new value, replacing the first: a value is one line here. */
+		if (!strpbrk(b, "=:")) {
+			cfg_fail(p, "indented line continues no value: give each key = value "
+				 "on one line");
+			snprintf(str, (size_t)num, "\n");
+			return str;
+		}
+		s = b;				/* an indented key = value */
+	}
+	if (is_hook_line(s))
+		return cfg_long_line(p, s, str, num, 1);
 	if (strlen(s) < (size_t)num) {
 		memcpy(str, s, strlen(s) + 1);
 		return str;
 	}
-	return cfg_long_line(p, s, str, num);
+	return cfg_long_line(p, s, str, num, 0);
 }
 
 /* Return 0 and minutes since midnight for "HH:MM", or -EINVAL. */
@@ -232,6 +265,14 @@ static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char
 		snprintf(o->method, sizeof(o->method), "%s", value);
 		o->method_line = p->line;
 	} else if (strcmp(name, "on_damage") == 0) {
+		/* the reader hands the line's whole value: " ;" would be a comment to inih, a
+		 * second command to the shell; which one was meant cannot be told */
+		if (strstr(value, " ;") || strstr(value, "\t;")) {
+			cfg_fail(p, "on_damage has ' ;' in it: a comment or a second command? put "
+				 "comments on a line of their own, and join commands with && or "
+				 "write a script");
+			return -1;
+		}
 		if (cfg_copy(p, name, o->on_damage, sizeof(o->on_damage), value))
 			return -1;
 	} else if (strcmp(name, "hook_timeout") == 0) {
@@ -359,6 +400,64 @@ static void cfg_inherit(struct cli_patrol_target *t, const struct cli_patrol_opt
 		snprintf(o->on_damage, sizeof(o->on_damage), "%s", g->on_damage);
 	if (!(o->set & CFG_SET_HOOK_TIMEOUT))
 		o->hook_timeout_s = g->hook_timeout_s;
+}
+
+/* Return 0 when sb (of what) can be trusted with root's commands, -EPERM with why in err. */
+static int secure_node(const char *file, const char *what, const struct stat *sb, int is_dir,
+		       char *err, size_t errlen)
+{
+	if (sb->st_uid != 0 && sb->st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: refused: %s is owned by uid %u, not root: the config "
+			 "names commands patrol runs as root", file, what, (unsigned)sb->st_uid);
+		return -EPERM;
+	}
+	/* a sticky directory of root's (/tmp): others may add names, not replace ours */
+	if ((sb->st_mode & 022) && !(is_dir && (sb->st_mode & S_ISVTX) && sb->st_uid == 0)) {
+		snprintf(err, errlen, "%s: refused: %s is writable by %s (mode %04o): the config "
+			 "names commands patrol runs as root (chmod go-w)", file, what,
+			 sb->st_mode & 002 ? "everyone" : "its group",
+			 (unsigned)(sb->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int cli_config_secure(const char *file, char *err, size_t errlen)
+{
+	char *real = realpath(file, NULL), *slash;
+	struct stat sb;
+	int ret = 0;
+
+	if (!real) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot read the config: %s", file, strerror(e));
+		return -e;
+	}
+	if (stat(real, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: refused: not a regular file", file);
+		free(real);
+		return -EPERM;
+	}
+	ret = secure_node(file, real, &sb, 0, err, errlen);
+	/* every directory above it, up to / (as sshd checks its keys) */
+	while (!ret && (slash = strrchr(real, '/'))) {
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			slash[0] = '\0';
+		if (stat(real, &sb) < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: cannot check %s: %s", file, real,
+				 strerror(-ret));
+			break;
+		}
+		ret = secure_node(file, real, &sb, 1, err, errlen);
+		if (strcmp(real, "/") == 0)
+			break;
+	}
+	free(real);
+	return ret;
 }
 
 int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, size_t errlen)

@@ -47,6 +47,13 @@ struct cli_patrol_config {
  * (syntax error, unknown section or key, bad value, target without path, no target).
  */
 int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, size_t errlen);
+/*
+ * Return 0 when file (symlinks resolved) and every directory above it are owned by root (or
+ * us) and writable by no one else (a directory writable by others only when root's and
+ * sticky, like /tmp), as sshd checks its files; -EPERM (or -errno) with "FILE: why" in err.
+ * The config names commands patrol runs as root.
+ */
+int cli_config_secure(const char *file, char *err, size_t errlen);
 /* Return 0 and minutes after midnight of "HH:MM-HH:MM" (may cross midnight), or -EINVAL. */
 int cli_parse_active_hours(const char *s, int *start_min, int *end_min);
 /* Return 1 if now_min (minutes after midnight) is inside the active hours (start -1: always). */

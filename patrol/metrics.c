@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "report.h"
+#include "files.h"
 #include "metrics.h"
 #include "owners_json.h"
 
@@ -166,30 +167,15 @@ int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *ta
 		      unsigned nr, const char *path)
 {
 	struct metrics_ctx m = { .st = st, .targets = targets, .nr = nr };
-	char tmp[4096 + 16];
-	int fd, ret = 0;
+	struct cli_out o;
+	int ret;
 
-	/* A new, unique temp file (O_EXCL: a name planted in the directory, symlink or not, is
-	 * never opened), readable by the exporter, renamed over path (a symlink at path is
-	 * replaced, never followed). */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644) < 0) {
-		ret = -errno;
-		close(fd);
-		unlink(tmp);
+	/* A new temp file beside path (O_EXCL|O_NOFOLLOW), readable by the exporter, renamed
+	 * over path: a symlink, another user's file or a FIFO at path is refused. */
+	ret = cli_out_open(path, 0644, &o);
+	if (ret < 0)
 		return ret;
-	}
-	m.f = fdopen(fd, "w");
-	if (!m.f) {
-		ret = -errno;
-		close(fd);
-		unlink(tmp);
-		return ret;
-	}
+	m.f = o.f;
 	for (m.pass = 0; m.pass < (int)(sizeof(metrics) / sizeof(metrics[0])); m.pass++) {
 		fprintf(m.f, "# HELP %s %s\n# TYPE %s gauge\n", metrics[m.pass].name,
 			metrics[m.pass].help, metrics[m.pass].name);
@@ -207,15 +193,5 @@ int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *ta
 			fprintf(m.f, "\"} %d\n", targets[i].available ? 1 : 0);
 		}
 	}
-	if (ret >= 0 && (fflush(m.f) || fsync(fileno(m.f))))
-		ret = -errno;
-	if (fclose(m.f) && ret >= 0)
-		ret = -errno;
-	if (ret >= 0 && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret < 0) {
-		unlink(tmp);
-		return ret;
-	}
-	return 0;
+	return cli_out_close(&o, ret < 0 ? ret : 0);
 }

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "exits.h"
+#include "escape.h"
 #include "files.h"
 #include "config_file.h"
 #include "journal.h"
@@ -112,6 +114,13 @@ static int patrol_resolve(const char *file, struct patrol_target *pt, char *err,
 	 */
 	pt->broken = 0;
 	ret = map_target_open(pt->c.path, &t, terr, sizeof(terr), &cls);
+	if (ret == -EOPNOTSUPP && cls == MAP_TERR_USAGE) {
+		/* mounted, but with a filesystem mediascan cannot scan (tmpfs, btrfs, NFS): a
+		 * config error, not something a retry fixes */
+		set_err(err, len, "%s:%u: target '%s': %s", file, pt->c.path_line, pt->c.name,
+			terr);
+		return -EINVAL;
+	}
 	if (ret < 0) {
 		pt->broken = 1;
 		snprintf(pt->broken_why, sizeof(pt->broken_why), "%s:%u: target '%s': %s", file,
@@ -189,8 +198,11 @@ static int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct p
 		       char *err, size_t len)
 {
 	struct patrol_target *t;
-	int ret = cli_config_load(p->config_file, cfg, err, len);
+	int ret = cli_config_secure(p->config_file, err, len);
 
+	if (ret < 0)
+		return ret;
+	ret = cli_config_load(p->config_file, cfg, err, len);
 	if (ret < 0)
 		return ret;
 	t = calloc(cfg->nr_targets, sizeof(*t));
@@ -202,6 +214,19 @@ static int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct p
 		if (ret < 0) {
 			free(t);
 			return ret;
+		}
+		/* one target per filesystem or disk: two would scan it twice and keep one
+		 * history under two names */
+		for (unsigned k = 0; k < i; k++) {
+			if (t[i].broken || t[k].broken ? strcmp(t[i].c.path, t[k].c.path) != 0 :
+			    strcmp(t[i].key, t[k].key) != 0)
+				continue;
+			set_err(err, len, "%s:%u: target '%s' (%s) is the same filesystem or device as "
+				"target '%s' (line %u): one target each", p->config_file,
+				t[i].c.path_line, t[i].c.name, t[i].c.path, t[k].c.name,
+				t[k].c.path_line);
+			free(t);
+			return -EINVAL;
 		}
 	}
 	*tp = t;
@@ -456,6 +481,7 @@ static void patrol_usage(FILE *f)
 		"  --check         check the config (and that its targets open) and exit\n"
 		"Runs until SIGTERM: a pass of every target within its window, one scan per\n"
 		"physical disk at a time; SIGHUP reloads the config.\n");
+	cli_print_exits(f, "patrol");
 }
 
 int cli_patrol_main(int argc, char **argv)
@@ -501,6 +527,11 @@ int cli_patrol_main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	p.nr = p.cfg.nr_targets;
+	/* the metrics file is written every minute: say now when it cannot be (a symlink, another
+	 * user's file, a FIFO, no directory), not only at each write */
+	if (p.cfg.metrics_file[0] && (ret = cli_out_check(p.cfg.metrics_file)) < 0)
+		cli_err("warning: %s: metrics_file %s cannot be written: %s", p.config_file,
+			p.cfg.metrics_file, cli_create_error(ret));
 	if (check) {
 		for (unsigned i = 0; i < p.nr; i++) {
 			char sz[32], w[32];
@@ -509,15 +540,33 @@ int cli_patrol_main(int argc, char **argv)
 				/* Not a config error: patrol runs the others and retries this one. */
 				fprintf(stderr, "mediascan: %s (patrol retries it every %d s)\n",
 					p.t[i].broken_why, patrol_retry_s());
-				continue;
+				printf("%s: %s, not open yet\n", p.t[i].c.name, p.t[i].c.path);
+			} else {
+				printf("%s: %s, %s planned, window %s, disks", p.t[i].c.name,
+				       p.t[i].c.path,
+				       cli_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
+				       cli_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
+				for (unsigned k = 0; k < p.t[i].nr_disks; k++)
+					printf(" %s", p.t[i].disks[k]);
+				printf("\n");
 			}
+			/* the hook exactly as it will run, so a cut or a surprise shows here */
+			if (p.t[i].c.o.on_damage[0]) {
+				char esc[sizeof(p.t[i].c.o.on_damage) * 4];
+				const char *c = cli_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
 
-			printf("%s: %s, %s planned, window %s, disks", p.t[i].c.name,
-			       p.t[i].c.path, cli_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
-			       cli_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
-			for (unsigned k = 0; k < p.t[i].nr_disks; k++)
-				printf(" %s", p.t[i].disks[k]);
-			printf("\n");
+				/* shell-quoted, control bytes escaped: what sh -c is handed */
+				fputs("  on_damage: /bin/sh -c '", stdout);
+				for (; *c; c++)
+					if (*c == '\'')
+						fputs("'\\''", stdout);
+					else
+						putchar(*c);
+				printf("'  (killed after %s)\n",
+				       cli_fmt_duration(p.t[i].c.o.hook_timeout_s, w, sizeof(w)));
+			} else {
+				printf("  on_damage: none\n");
+			}
 		}
 		free(p.t);
 		return 0;

@@ -1,12 +1,20 @@
 /*
- * report/files.c - files mediascan creates as root, opened so that another user cannot redirect
- * or read them: reports created 0600 and never through a symlink (the state directory's
- * check is pass_check_state_dir, pass/record.c).
+ * report/files.c - files mediascan writes as root (JSON and HTML reports, the metrics
+ * textfile), so that another user can neither redirect nor read them: each is written to a
+ * new temporary file created O_EXCL|O_NOFOLLOW in the target's directory and renamed over
+ * the target, which must be absent or a regular file the caller owns: a symlink, another
+ * user's file (in /tmp, say), a FIFO, a socket, a directory and any device (a tape, /dev/sgN,
+ * /dev/null) are refused. "-" is stdout; /dev/stdout, /dev/stderr, /dev/fd/N and
+ * /proc/self/fd/N name a descriptor the caller opened and are written through it, never
+ * opened. (The state directory's check is pass_check_state_dir, pass/record.c.)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,58 +22,216 @@
 
 #include "report.h"
 #include "files.h"
+#include "units.h"
 
-int cli_create_private(const char *path, FILE **out)
+/* The descriptor a path names that the caller opened (/dev/stdout...), or -1. */
+static int caller_fd(const char *path)
+{
+	const char *n = NULL;
+	char *end;
+	long fd;
+
+	if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0)
+		return STDOUT_FILENO;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return STDERR_FILENO;
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		n = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		n = path + 14;
+	if (!n || *n < '0' || *n > '9')
+		return -1;
+	errno = 0;
+	fd = strtol(n, &end, 10);
+	if (errno || *end || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
+		return -1;
+	return (int)fd;
+}
+
+/* Return 0 when what lstat says of a report target may be replaced by us, else -errno. */
+static int target_ok(const struct stat *sb)
+{
+	if (S_ISLNK(sb->st_mode))
+		return -ELOOP;
+	if (S_ISBLK(sb->st_mode))
+		return -ENOTSUP;
+	if (S_ISCHR(sb->st_mode))
+		return -ENODEV;
+	if (S_ISFIFO(sb->st_mode) || S_ISSOCK(sb->st_mode))
+		return -ENXIO;
+	if (S_ISDIR(sb->st_mode))
+		return -EISDIR;
+	if (!S_ISREG(sb->st_mode))
+		return -EINVAL;
+	if (sb->st_uid != geteuid())
+		return -EPERM;
+	return 0;
+}
+
+/* Return 0 when path is absent or a file we may replace, -errno otherwise. */
+static int check_target(const char *path)
 {
 	struct stat sb;
-	int fd;
 
-	/* mediascan never writes to a device: a report path naming a disk is refused unopened. */
-	if (stat(path, &sb) == 0 && S_ISBLK(sb.st_mode))
-		return -ENOTSUP;
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (!path[0] || path[strlen(path) - 1] == '/')
+		return -EISDIR;
+	if (lstat(path, &sb) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return target_ok(&sb);
+}
 
-	/* /dev/stdout and /proc/self/fd/N are symlinks to what the caller opened: fine */
-	if (fd < 0 && errno == ELOOP &&
-	    (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/self/fd/", 14) == 0))
-		fd = open(path, O_WRONLY | O_CLOEXEC);
+/* Create a new temporary file for path in its directory (O_EXCL|O_NOFOLLOW): fd or -errno. */
+static int create_temp(const char *path, mode_t mode, char *tmp, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned long long r = 0;
+		int fd;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r ^= (unsigned long long)getpid() * 2654435761u + (unsigned)tries;
+		if ((size_t)snprintf(tmp, len, "%.*s.%s.%012llx.tmp", dirlen, path,
+				     slash ? slash + 1 : path, r & 0xffffffffffffull) >= len)
+			return -ENAMETOOLONG;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0) {
+			/* the mode whatever the umask */
+			if (fchmod(fd, mode) < 0) {
+				int e = errno;
+
+				close(fd);
+				unlink(tmp);
+				return -e;
+			}
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int cli_out_check(const char *path)
+{
+	char tmp[PATH_MAX + 64];
+	int ret, fd;
+
+	if (caller_fd(path) >= 0)
+		return 0;
+	ret = check_target(path);
+	if (ret < 0)
+		return ret;
+	/* the directory exists and takes a new file: proven by making one */
+	fd = create_temp(path, 0600, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) == 0 && S_ISBLK(sb.st_mode)) {
-		close(fd);			/* became a device between stat and open */
-		return -ENOTSUP;
-	}
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		/* a hard link to another file planted at path: do not write through it */
-		if (sb.st_nlink > 1) {
-			close(fd);
-			return -EMLINK;
-		}
-		if (ftruncate(fd, 0) < 0) {
-			int e = errno;
+		return fd;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
 
-			close(fd);
-			return -e;
-		}
-	}
-	*out = fdopen(fd, "w");
-	if (!*out) {
-		int e = errno;
+int cli_out_refuse(const char *cmd, const char *opt, const char *path)
+{
+	int ret;
 
+	if (!path)
+		return 0;
+	ret = cli_out_check(path);
+	if (ret == 0)
+		return 0;
+	cli_err("%s: cannot write %s %s: %s; nothing was read", cmd, opt, path,
+		cli_create_error(ret));
+	return CLI_EXIT_USAGE;
+}
+
+int cli_out_open(const char *path, mode_t mode, struct cli_out *o)
+{
+	int fd = caller_fd(path), ret;
+
+	memset(o, 0, sizeof(*o));
+	if (fd == STDOUT_FILENO) {
+		o->f = stdout;
+		o->is_stdout = 1;
+		return 0;
+	}
+	if (fd >= 0) {
+		fflush(stdout);			/* what was printed comes first */
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -errno;
+	} else {
+		ret = check_target(path);
+		if (ret < 0)
+			return ret;
+		if ((size_t)snprintf(o->path, sizeof(o->path), "%s", path) >= sizeof(o->path))
+			return -ENAMETOOLONG;
+		fd = create_temp(path, mode, o->tmp, sizeof(o->tmp));
+		if (fd < 0)
+			return fd;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		ret = -errno;
 		close(fd);
-		return -e;
+		if (o->tmp[0])
+			unlink(o->tmp);
+		return ret;
 	}
 	return 0;
 }
 
+int cli_out_close(struct cli_out *o, int ret)
+{
+	if (!o->f)
+		return ret;
+	if (fflush(o->f) != 0 && ret >= 0)
+		ret = -errno;
+	if (o->is_stdout) {
+		o->f = NULL;
+		return ret;
+	}
+	if (ferror(o->f) && ret >= 0)
+		ret = -EIO;
+	if (o->tmp[0] && ret >= 0 && fsync(fileno(o->f)) < 0)
+		ret = -errno;
+	if (fclose(o->f) != 0 && ret >= 0)
+		ret = -errno;
+	o->f = NULL;
+	if (!o->tmp[0])
+		return ret;
+	/* what was checked at open may have been replaced since: check again, then rename */
+	if (ret >= 0)
+		ret = check_target(o->path);
+	if (ret >= 0 && rename(o->tmp, o->path) < 0)
+		ret = -errno;
+	if (ret < 0)
+		unlink(o->tmp);
+	o->tmp[0] = '\0';
+	return ret;
+}
+
 const char *cli_create_error(int err)
 {
-	if (err == -ELOOP)
-		return "it is a symbolic link: not followed (give the file it points to)";
-	if (err == -EMLINK)
-		return "it has other hard links: not written through";
-	if (err == -ENOTSUP)
+	switch (err) {
+	case -ELOOP:
+		return "it is a symbolic link: not followed (name the file it points to)";
+	case -ENOTSUP:
 		return "it is a block device: mediascan never writes to devices";
+	case -ENODEV:
+		return "it is a character device: reports go to regular files only (- for stdout)";
+	case -ENXIO:
+		return "it is a FIFO or socket: reports go to regular files only (- for stdout)";
+	case -EPERM:
+		return "another user owns it: not replaced (remove it or name another file)";
+	case -EISDIR:
+		return "it is a directory";
+	case -EINVAL:
+		return "it is not a regular file";
+	case -ENOENT:
+		return "its directory does not exist";
+	}
 	return strerror(-err);
 }
 
@@ -101,21 +267,12 @@ int cli_json_write(struct json_object *doc, const char *path)
 {
 	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = stdout;
-	int ret = 0;
+	struct cli_out o;
+	int ret = cli_out_open(path, 0600, &o);
 
-	if (strcmp(path, "-") != 0) {
-		ret = cli_create_private(path, &f);
-		if (ret < 0)
-			return ret;
-	}
-	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+	if (ret < 0)
+		return ret;
+	if (fputs(s, o.f) < 0 || fputc('\n', o.f) < 0)
 		ret = -EIO;
-	if (f != stdout) {
-		if (fclose(f) != 0 && !ret)
-			ret = -errno;
-	} else if (fflush(f) != 0 && !ret) {
-		ret = -errno;
-	}
-	return ret;
+	return cli_out_close(&o, ret);
 }

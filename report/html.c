@@ -35,6 +35,7 @@ static const char page_head[] =
 	"td,th{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\n"
 	"th{background:#eee}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
 	".path{font-family:monospace;word-break:break-all}\n"
+	".dev{font-family:monospace;white-space:nowrap}\n"
 	".note{color:#555;font-size:.9em}.new{color:#fff;background:#c00;padding:0 4px;"
 	"font-weight:bold}\n"
 	".legend{list-style:none;padding:0}.legend li{display:inline-block;margin-right:1.2em}\n"
@@ -175,7 +176,7 @@ static void print_err_row(FILE *f, const struct cli_html_target *t, const struct
 {
 	char a[64], b[64];
 
-	fprintf(f, "<tr class=\"v-%s\"><td>%s</td><td class=\"path\">",
+	fprintf(f, "<tr class=\"v-%s\"><td>%s</td><td class=\"dev\">",
 		cli_html_class(e->verdict), scan_verdict_name(e->verdict));
 	cli_html_puts(f, t->devs[e->dev].path);
 	fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td class=\"num length\">%"
@@ -260,7 +261,7 @@ static void print_meta_row(FILE *f, const struct cli_html_target *t,
 		cli_html_puts(f, json_object_get_string(v));
 	if (json_object_object_get_ex(o, "ag", &v))
 		fprintf(f, " (AG %" PRId64 ")", json_object_get_int64(v));
-	fputs("</td><td class=\"path\">", f);
+	fputs("</td><td class=\"dev\">", f);
 	cli_html_puts(f, t->devs[e->dev].path);
 	fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td class=\"num length\">%"
 		PRIu64 "</td>", owner_u64(o, "device_offset"), owner_u64(o, "length"));
@@ -326,7 +327,7 @@ static void print_passes(FILE *f, const struct cli_html_target *t)
 
 		frac = frac > 1 ? 1 : frac;
 		if (t->history)
-			fprintf(f, "<tr><td class=\"num\">%" PRId64 "%s</td>", p->pass.id,
+			fprintf(f, "<tr><td class=\"num\">%" PRId64 "%s</td>", p->pass.number,
 				p->recheck ? " (recheck)" : "");
 		else
 			fputs("<tr><td>this pass</td>", f);
@@ -411,22 +412,12 @@ int cli_html_print(const struct cli_html *h, FILE *f)
 
 int cli_html_save(const struct cli_html *h, const char *path)
 {
-	FILE *f = stdout;
-	int ret = 0;
+	struct cli_out o;
+	int ret = cli_out_open(path, 0600, &o);	/* 0600, a new file renamed over path */
 
-	if (strcmp(path, "-") != 0) {
-		ret = cli_create_private(path, &f);	/* 0600, no symlink, never a device */
-		if (ret < 0)
-			return ret;
-	}
-	ret = cli_html_print(h, f);
-	if (f != stdout) {
-		if (fclose(f) != 0 && !ret)
-			ret = -errno;
-	} else if (fflush(f) != 0 && !ret) {
-		ret = -errno;
-	}
-	return ret;
+	if (ret < 0)
+		return ret;
+	return cli_out_close(&o, cli_html_print(h, o.f));
 }
 
 int cli_html_write(const struct pass_report *rep, const char *path)

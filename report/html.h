@@ -110,7 +110,8 @@ const char *cli_html_class(enum scan_verdict v);
  */
 int cli_html_add_history(struct cli_html *h, struct scan_state *st,
 			 const struct scan_state_target *st_t, struct json_object *target_json);
-/* Return 0 after writing h to path (cli_create_private; "-": stdout), -errno. */
+/* Return 0 after writing h to path (cli_out_open: a new file renamed over it; "-": stdout),
+ * -errno. */
 int cli_html_save(const struct cli_html *h, const char *path);
 
 #endif

@@ -142,7 +142,8 @@ int cli_html_add_history(struct cli_html *h, struct scan_state *st,
 		ret = add_row(t, json_object_array_get_idx(errs, i));
 	if (ret < 0)
 		return ret;
-	qsort(t->errs, t->nr_errs, sizeof(*t->errs), cmp_err);
+	if (t->nr_errs)
+		qsort(t->errs, t->nr_errs, sizeof(*t->errs), cmp_err);
 	ret = scan_state_list_passes(st, st_t->id, add_pass, t);
 	return ret < 0 ? ret : 0;
 }

@@ -121,9 +121,11 @@ static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, siz
 		if (k->partition && k->offset < end && k->offset + k->length > start)
 			fprintf(f, "; partition %u", k->number);
 	}
-	if (dv->group_bytes && start >= dv->group_first)
-		fprintf(f, "; %s %" PRIu64, dv->group_name,
-			(start - dv->group_first) / dv->group_bytes);
+	if (dv->group_bytes && start >= dv->group_first) {
+		fputs("; ", f);
+		cli_html_puts(f, dv->group_name);
+		fprintf(f, " %" PRIu64, (start - dv->group_first) / dv->group_bytes);
+	}
 	for (size_t i = lo; i < t->nr_errs && t->errs[i].dev == d && t->errs[i].offset < end;
 	     i++) {
 		const struct cli_html_err *e = &t->errs[i];
@@ -134,8 +136,9 @@ static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, siz
 			more++;
 			continue;
 		}
-		fprintf(f, "\n%s %s at %" PRIu64 " length %" PRIu64, cli_html_class(e->verdict),
-			e->error, e->offset, e->length);
+		fprintf(f, "\n%s ", cli_html_class(e->verdict));
+		cli_html_puts(f, e->error);
+		fprintf(f, " at %" PRIu64 " length %" PRIu64, e->offset, e->length);
 		if (e->state && strcmp(e->state, "open") != 0)
 			fprintf(f, " (%s)", e->state);
 		if (e->owners && json_object_array_length(e->owners)) {
@@ -196,9 +199,12 @@ static void legend(FILE *f, const struct cli_html_dev *dv, uint64_t bpc)
 	if (dv->nr_marks && dv->marks[0].partition)
 		fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-part\" x1=\"1\" "
 		      "y1=\"0\" x2=\"1\" y2=\"12\"/></svg> partition start</li>", f);
-	if (dv->group_bytes)
-		fprintf(f, "<li><svg width=\"12\" height=\"12\"><line class=\"m-group\" x1=\"1\" "
-			"y1=\"0\" x2=\"1\" y2=\"12\"/></svg> %s start</li>", dv->group_name);
+	if (dv->group_bytes) {
+		fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-group\" x1=\"1\" "
+		      "y1=\"0\" x2=\"1\" y2=\"12\"/></svg> ", f);
+		cli_html_puts(f, dv->group_name);
+		fputs(" start</li>", f);
+	}
 	fputs("</ul>\n", f);
 	fprintf(f, "<p class=\"note\">Each cell is %s (%" PRIu64 " bytes), read left to right, "
 		"top to bottom. A cell shows the worst class in it (damage, then device fault, "
@@ -222,8 +228,9 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 
 	fputs("<h3>Surface map of ", f);
 	cli_html_puts(f, dv->path);
-	fprintf(f, " (%s, %s)</h3>\n", dv->role,
-		cli_fmt_bytes(dv->size, b, sizeof(b)));
+	fputs(" (", f);
+	cli_html_puts(f, dv->role);
+	fprintf(f, ", %s)</h3>\n", cli_fmt_bytes(dv->size, b, sizeof(b)));
 	fprintf(f, "<svg class=\"map\" role=\"img\" width=\"%u\" height=\"%u\" "
 		"data-device=\"%u\" data-bytes-per-cell=\"%" PRIu64 "\">\n",
 		MARGIN_PX + CLI_HTML_COLS * STEP_PX, rows * STEP_PX, d, bpc);
@@ -264,10 +271,11 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 
 		if (c >= n)
 			continue;
-		fprintf(f, "<line class=\"m-%s\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"><title>"
-			"%s %u starts at byte %" PRIu64 "</title></line>\n",
-			k->partition ? "part" : "group", x, y, x, y + CELL_PX,
-			k->partition ? "partition" : dv->group_name, k->number, k->offset);
+		fprintf(f, "<line class=\"m-%s\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"><title>",
+			k->partition ? "part" : "group", x, y, x, y + CELL_PX);
+		cli_html_puts(f, k->partition ? "partition" : dv->group_name);
+		fprintf(f, " %u starts at byte %" PRIu64 "</title></line>\n", k->number,
+			k->offset);
 	}
 	fputs("</svg>\n", f);
 	legend(f, dv, bpc);

@@ -12,6 +12,7 @@
 
 #include "report.h"
 #include "escape.h"
+#include "map_report.h"
 
 static const char *owner_kind_name(const struct map_owner *o)
 {
@@ -216,6 +217,9 @@ int cli_damage_json(json_object *root, const struct map_damage *d, const struct 
 		}
 		json_object_object_add(jf, "ranges", rg);
 		json_object_object_add(jf, "lost", json_object_new_boolean(f->lost));
+		if (f->what_lost && f->what_lost[0])	/* its inode or block map is lost */
+			json_object_object_add(jf, "what_is_lost",
+					       json_object_new_string(f->what_lost));
 		json_object_object_add(jf, "shared", json_object_new_boolean(f->shared));
 		if (f->part)
 			json_object_object_add(jf, "partition", json_object_new_int((int)f->part));
@@ -408,16 +412,20 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 {
 	char part[48] = "", esc[4096];
 
-	(void)t;
 	if (o->part && o->kind != MAP_OWN_DEVICE)
 		snprintf(part, sizeof(part), ", partition %u", o->part);
 	switch (o->kind) {
 	case MAP_OWN_FILE: {
 		const struct map_inode_paths *ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 
-		fprintf(f, "      %s (inode %" PRIu64 "%s), %s offset %" PRIu64 " length %" PRIu64
-			"%s%s\n",
-			ip && ip->nr_paths ? cli_escape(ip->paths[0], esc, sizeof(esc)) : "file",
+		/* every hard link, the first one leading */
+		fprintf(f, "      %s",
+			ip && ip->nr_paths ? cli_escape(ip->paths[0], esc, sizeof(esc)) : "file");
+		for (unsigned i = 1; ip && i < ip->nr_paths; i++)
+			fprintf(f, "%s%s", i == 1 ? " (also " : ", ",
+				cli_escape(ip->paths[i], esc, sizeof(esc)));
+		fprintf(f, "%s (inode %" PRIu64 "%s), %s offset %" PRIu64 " length %" PRIu64
+			"%s%s\n", ip && ip->nr_paths > 1 ? ")" : "",
 			o->inode, part, o->flags & MAP_OWNF_ATTR_FORK ? "xattr" : "file",
 			o->file_offset, o->length,
 			o->flags & MAP_OWNF_UNWRITTEN ? " (unwritten: nothing lost)" : "",
@@ -430,9 +438,19 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 	case MAP_OWN_DEVICE:
 		if (o->meta_type && strcmp(o->meta_type, "partition-gap") == 0)
 			fprintf(f, "      partition gap (in no partition: nothing stored there)\n");
+		else if (o->meta_type && strcmp(o->meta_type, "outside-filesystem") == 0)
+			fprintf(f, "      outside the filesystem (past its end: the device is larger; "
+				"nothing of the filesystem is stored there)%s\n", part);
+		else if (o->meta_type && strcmp(o->meta_type, "boot-block") == 0)
+			fprintf(f, "      the boot block (ext4's first 1 KiB, before the superblock: "
+				"not used by the filesystem)%s\n", part);
 		else if (o->part)
 			fprintf(f, "      partition %u (no mounted XFS/ext4: contents unknown)\n",
 				o->part);
+		else if (t && t->foreign_fs[0])
+			fprintf(f, "      device holding %s mounted at %s (mediascan cannot map "
+				"%s: contents unknown to it)\n", t->foreign_fs,
+				cli_escape(t->foreign_mount, esc, sizeof(esc)), t->foreign_fs);
 		else
 			fprintf(f, "      device (no filesystem mounted: contents unknown)\n");
 		break;
@@ -480,14 +498,77 @@ static void print_paths(FILE *f, const struct map_damage_file *df, unsigned unre
 			p->is_dir ? "/  (directory)" : "");
 }
 
+/* The tool that assesses damaged metadata of a filesystem type ("" when none is known). */
+static const char *meta_tool(const char *fs_type)
+{
+	if (strcmp(fs_type, "xfs") == 0)
+		return "xfs_repair -n";
+	if (strcmp(fs_type, "ext4") == 0 || strcmp(fs_type, "ext3") == 0 ||
+	    strcmp(fs_type, "ext2") == 0)
+		return "e2fsck -fn";
+	return "";
+}
+
+/*
+ * The tools for the metadata of t: its filesystem's, or on a partitioned disk those of the
+ * partitions that hold damaged metadata, and sgdisk for the table itself.
+ */
+static void meta_advice(const struct map_damage *d, const struct map_target *t, char *buf,
+			size_t len)
+{
+	const char *tool = meta_tool(t->fs_type);
+	size_t n = 0;
+	int xfs = 0, ext4 = 0, table = 0;
+
+	if (tool[0]) {
+		snprintf(buf, len, "%s", tool);
+		return;
+	}
+	for (size_t i = 0; i < d->nr_meta; i++) {
+		const struct map_damage_meta *m = &d->meta[i];
+		const char *ft = "";
+
+		for (unsigned k = 0; m->part && k < t->nr_parts; k++)
+			if (t->parts[k].number == m->part)
+				ft = t->parts[k].fs_type;
+		if (strcmp(meta_tool(ft), "xfs_repair -n") == 0)
+			xfs = 1;
+		else if (meta_tool(ft)[0])
+			ext4 = 1;
+		else
+			table = 1;
+	}
+	buf[0] = 0;
+	if (xfs)
+		n += (size_t)snprintf(buf + n, len - n, "xfs_repair -n (XFS)");
+	if (ext4 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%se2fsck -fn (ext4)", n ? ", " : "");
+	if (table && n < len)
+		snprintf(buf + n, len - n, "%ssgdisk -v (partition table)", n ? ", " : "");
+}
+
 void cli_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t)
 {
+	cli_print_owners(f, d, t, 0);
+}
+
+void cli_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
+		      int lookup)
+{
+	char advice[128];
+
 	if (d->nr_files) {
-		fprintf(f, "\nDamaged files (%zu) - restore these from backup:\n", d->nr_files);
+		if (lookup)
+			fprintf(f, "\nOwners: files (%zu):\n", d->nr_files);
+		else
+			fprintf(f, "\nDamaged files (%zu) - restore these from backup:\n",
+				d->nr_files);
 		for (size_t i = 0; i < d->nr_files; i++) {
 			const struct map_damage_file *df = &d->files[i];
 
 			print_paths(f, df, d->unreadable_dirs);
+			if (df->what_lost && df->what_lost[0])
+				fprintf(f, "      %s\n", df->what_lost);
 			for (size_t k = 0; k < df->nr_ranges; k++)
 				fprintf(f, "      %s offset %" PRIu64 ", length %" PRIu64 "%s\n",
 					df->ranges[k].attr_fork ? "xattr" : "bytes at",
@@ -498,8 +579,12 @@ void cli_print_damage(FILE *f, const struct map_damage *d, const struct map_targ
 		}
 	}
 	if (d->nr_meta) {
-		fprintf(f, "\nDamaged metadata (%zu) - assess with xfs_repair -n (XFS), "
-			"e2fsck -fn (ext4) or sgdisk -v (partition table):\n", d->nr_meta);
+		meta_advice(d, t, advice, sizeof(advice));
+		if (lookup)
+			fprintf(f, "\nOwners: metadata (%zu):\n", d->nr_meta);
+		else
+			fprintf(f, "\nDamaged metadata (%zu) - assess with %s:\n", d->nr_meta,
+				advice);
 		for (size_t i = 0; i < d->nr_meta; i++) {
 			const struct map_damage_meta *m = &d->meta[i];
 

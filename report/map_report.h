@@ -33,6 +33,12 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 		     const struct map_owner *o);
 /* Print the damaged files and damaged metadata sections. */
 void cli_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t);
+/*
+ * Print the files and metadata of d: as damage ("restore these", the filesystem's repair
+ * tool) when lookup is 0, as the owners of a range looked up (`mediascan map`) otherwise.
+ */
+void cli_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
+		      int lookup);
 /* Print mapping's notes ("note: ..."), each once. */
 void cli_print_notes(FILE *f, const struct map_damage *d);
 

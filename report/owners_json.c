@@ -91,6 +91,39 @@ const char *cli_owners_action(json_object *owners)
 	return "no file data lost: watch the disk (SMART), replace it if errors grow";
 }
 
+/*
+ * Print " NAME" for path k of o's key array, escaped once as scan and HTML print it: from the
+ * exact bytes in hexkey when they are there (key holds them repaired for JSON, "\xff" already
+ * written out, which escaping again would double), else from key.
+ */
+static void print_path(FILE *f, json_object *o, const char *key, const char *hexkey, size_t k,
+		       const char *sep)
+{
+	static char esc[PATH_MAX * 4], raw[PATH_MAX * 2];
+	json_object *a = NULL, *h = NULL;
+	const char *name = NULL, *hex;
+	size_t n;
+
+	if (json_object_object_get_ex(o, hexkey, &h) && json_object_is_type(h, json_type_array) &&
+	    k < json_object_array_length(h) &&
+	    (hex = json_object_get_string(json_object_array_get_idx(h, k))) &&
+	    (n = strlen(hex)) % 2 == 0 && n / 2 < sizeof(raw) &&
+	    strspn(hex, "0123456789abcdefABCDEF") == n) {
+		for (size_t i = 0; i < n / 2; i++) {
+			unsigned v;
+
+			sscanf(hex + 2 * i, "%2x", &v);
+			raw[i] = (char)(v ? v : '?');	/* a NUL cannot be in a name */
+		}
+		raw[n / 2] = '\0';
+		name = raw;
+	} else if (json_object_object_get_ex(o, key, &a) &&
+		   json_object_is_type(a, json_type_array) && k < json_object_array_length(a)) {
+		name = json_object_get_string(json_object_array_get_idx(a, k));
+	}
+	fprintf(f, "%s%s", sep, cli_escape(name ? name : "", esc, sizeof(esc)));
+}
+
 void cli_owners_print(FILE *f, json_object *owners)
 {
 	char esc[PATH_MAX * 4];
@@ -113,31 +146,32 @@ void cli_owners_print(FILE *f, json_object *owners)
 			if (json_object_object_get_ex(o, "paths", &paths) &&
 			    json_object_array_length(paths)) {
 				for (size_t k = 0; k < json_object_array_length(paths); k++)
-					fprintf(f, " %s", cli_escape(json_object_get_string(
-						json_object_array_get_idx(paths, k)), esc,
-						sizeof(esc)));
+					print_path(f, o, "paths", "paths_hex", k, " ");
 			} else {
 				json_object *why = NULL, *was = NULL;
 
 				json_object_object_get_ex(o, "path_unknown", &why);
-				fprintf(f, " path unknown now (%s)",
+				fprintf(f, " path unknown now (%s)", cli_escape(
 					why && json_object_is_type(why, json_type_string) ?
-					json_object_get_string(why) : "no path found");
+					json_object_get_string(why) : "no path found", esc,
+					sizeof(esc)));
 				if (json_object_object_get_ex(o, "paths_at_scan", &was) &&
 				    json_object_is_type(was, json_type_array))
 					for (size_t k = 0; k < json_object_array_length(was); k++)
-						fprintf(f, "%s %s", k ? "," : "; at the scan:",
-							cli_escape(json_object_get_string(
-							json_object_array_get_idx(was, k)), esc,
-							sizeof(esc)));
+						print_path(f, o, "paths_at_scan",
+							   "paths_at_scan_hex", k,
+							   k ? ", " : "; at the scan: ");
 			}
 			fprintf(f, "\n");
 		} else {
 			json_object *m = NULL;
 
 			json_object_object_get_ex(o, "metadata", &m);
-			fprintf(f, "          %s: %s\n", json_object_get_string(v),
-			       m ? json_object_get_string(m) : "");
+			char esc2[512];
+
+			fprintf(f, "          %s: %s\n", cli_escape(json_object_get_string(v), esc2,
+								   sizeof(esc2)),
+			       cli_escape(m ? json_object_get_string(m) : "", esc, sizeof(esc)));
 		}
 	}
 }

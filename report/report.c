@@ -287,11 +287,10 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 	if (r->failing)
 		fprintf(f, "\nTHIS DISK IS FAILING: %s. The scan stopped to spare it: copy what "
 			"you can (ddrescue) before scanning further.\n", r->failing_msg);
-	if (r->stopped == 2 && rep->checkpointed)
-		fprintf(f, "\nStopped after --max-duration; continue with --resume.\n");
-	else if (r->stopped == 2)
-		fprintf(f, "\nStopped after --max-duration with no checkpoint saved (no state "
-			"store): the scan is incomplete.\n");
+	if (r->stopped == 2)
+		fprintf(f, "\nStopped after --max-duration; %s.\n", rep->no_checkpoint ?
+			"no checkpoint was kept (--no-state, or no state store): a later scan starts over" :
+			"continue with --resume");
 	if (r->nr_backoffs)
 		fprintf(f, "\nBacked off %u time%s for other I/O on the disk (%.1f s at the floor "
 			"rate).\n", r->nr_backoffs, r->nr_backoffs == 1 ? "" : "s", r->backoff_s);

@@ -488,6 +488,9 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 		.human = hook_human,
 	};
 
+	/* a report that cannot be written is refused before the first read, not lost after */
+	if (cli_out_refuse("scan", "--json", a->json) || cli_out_refuse("scan", "--html", a->html))
+		return CLI_EXIT_USAGE;
 	c.human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
 	c.pr.enabled = strcmp(a->progress, "log") == 0 ? 2 :
 		       (strcmp(a->progress, "bar") == 0 ||

@@ -60,19 +60,32 @@ rc=0
 ms_expect_eq "ext4 is scanned" "$rc" 0
 umount "$E2E_DIR/ext4"
 
-# Not root: operational error, exit 4.
+# Not root: operational error, exit 4 (the report named where that user may write it: a
+# report that cannot be written is refused first, exit 8, before anything is read).
 if command -v setpriv >/dev/null; then
+	expect 8 "cannot write --json .*nothing was read" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$M" scan "$E2E_MNT" --json "$json"
+	ndir=$(mktemp -d "${TMPDIR:-/tmp}/mediascan-e2e-nobody.XXXXXX")
+	e2e_on_cleanup "rm -rf -- '$ndir'"
+	chown 65534:65534 "$ndir"
+	rootjson=$json
+	json=$ndir/should-not-exist.json
 	expect 4 "needs root|Permission denied" setpriv --reuid=65534 --regid=65534 \
 		--clear-groups "$M" scan "$E2E_MNT" --json "$json"
 	expect 4 "Permission denied" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$M" scan "$E2E_LOOP" --json "$json"
+	json=$rootjson
 fi
 
-# An unwritable report path: the scan runs, the report cannot be written: exit 4.
+# An unwritable report path: refused before the scan reads anything, exit 8 (the whole scan
+# used to run and the report was lost, exit 4).
 rc=0
+e2e_reset_counters
 "$M" scan "$E2E_MNT" -q --json /nonexistent-dir/r.json 2>"$E2E_DIR/err" || rc=$?
-ms_expect_eq "unwritable --json path: exit 4" "$rc" 4
-e2e_check "unwritable --json path: says so" grep -q "cannot write the JSON report" "$E2E_DIR/err"
+ms_expect_eq "unwritable --json path: exit 8" "$rc" 8
+e2e_check "unwritable --json path: says so" grep -q "cannot write --json /nonexistent-dir/r.json" \
+	"$E2E_DIR/err"
+ms_expect_eq "unwritable --json path: nothing read" "$(e2e_reads)" 0
 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 e2e_umount

@@ -68,8 +68,28 @@ e2e_check "JSON: that path is longer than PATH_MAX" test \
 
 rc=0
 "$MEDIASCAN" scan "$E2E_MNT" --no-state -q --json "$E2E_LOOP" 2>"$E2E_DIR/err2" || rc=$?
-ms_expect_eq "--json naming the scanned device: exit 5 (damage found, report not written)" "$rc" 5
+ms_expect_eq "--json naming the scanned device: refused before the scan (exit 8)" "$rc" 8
 e2e_check "--json naming a device: says why" grep -q "block device: mediascan never writes" "$E2E_DIR/err2"
+
+# report prints names from the history as scan and HTML print them: the invalid byte as
+# \xff, escaped once (it printed \\xff); and the store's own text (device, error, path,
+# filesystem type) escaped too, even in rows edited behind mediascan's back.
+state=$E2E_DIR/state
+"$MEDIASCAN" scan "$E2E_MNT" --state-dir "$state" --progress none -q || :
+rep=$("$MEDIASCAN" report --state-dir "$state" 2>&1 || true)
+e2e_check "report: the invalid byte as \\xff, as scan prints it" grep -qF 'red\xff' <<<"$rep"
+e2e_check_fails "report: not escaped twice" grep -qF 'red\\xff' <<<"$rep"
+e2e_check_fails "report: no raw escape byte" grep -q $'\033' <<<"$rep"
+sqlite3 "$state/mediascan.db" "UPDATE errors SET device = char(27) || '[31mdev' || char(10) ||
+	'Unfixable Error: x', error = 'EIO' || char(27) || '[0m';
+	UPDATE targets SET fs_type = 'xfs' || char(7), path = path || char(27) || '[2J';"
+for cmd in report status; do
+	out=$("$MEDIASCAN" "$cmd" --state-dir "$state" 2>&1 || true)
+	e2e_check_fails "$cmd over edited rows: no raw escape byte" grep -q $'\033' <<<"$out"
+	e2e_check_fails "$cmd over edited rows: no raw bell" grep -q $'\a' <<<"$out"
+	ms_expect_eq "$cmd over edited rows: no forged line" \
+		"$(grep -c '^Unfixable' <<<"$out" || true)" 0
+done
 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 e2e_umount

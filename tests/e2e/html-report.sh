@@ -7,7 +7,7 @@
 # each bad byte coloured by class with titles naming their byte range and the owner; no
 # element the names could inject exists and the page's title is ours; the screenshot is not
 # blank. A report path that names the scanned device or a missing directory is refused in
-# one line with the operational bit. Nothing is written to the device (hashed around).
+# one line before anything is read (exit 8). Nothing is written to the device (hashed around).
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 e2e_require_root_loop_fuse
@@ -125,19 +125,23 @@ e2e_log "passes: $passes"
 ms_expect_eq "report --html: one pass, complete, 2 damaged ranges found, none cleared" \
 	"$passes" $'1\tcomplete\t2\t0'
 
-# A bad report path: one line, the operational bit, nothing written to the device.
+# A bad report path: one line, refused before anything is read (exit 8; it was 4 after the
+# work, 5 for a scan that found damage), nothing written to the device.
 rc=0
 "$MEDIASCAN" report --html "$E2E_DIR/missing/x.html" --state-dir "$MS_STATE_DIR" \
 	>/dev/null 2>"$E2E_DIR/err" || rc=$?
-ms_expect_eq "report --html into a missing directory: exit 4" "$rc" 4
+ms_expect_eq "report --html into a missing directory: exit 8" "$rc" 8
 ms_expect_eq "... one line on stderr" "$(wc -l <"$E2E_DIR/err")" 1
-e2e_check "... saying why" grep -q "cannot write .*missing/x.html: No such file" "$E2E_DIR/err"
+e2e_check "... saying why" grep -q "cannot write --html .*missing/x.html: its directory does not exist" \
+	"$E2E_DIR/err"
 rc=0
+e2e_reset_counters
 "$MEDIASCAN" scan "$E2E_MNT" --no-state -q --progress none --html "$E2E_LOOP" \
 	2>"$E2E_DIR/err2" || rc=$?
-ms_expect_eq "scan --html naming the scanned device: exit 5 (damage, report not written)" "$rc" 5
-e2e_check "... says why" grep -q "cannot write the HTML report to $E2E_LOOP: it is a block device" \
+ms_expect_eq "scan --html naming the scanned device: refused before the scan (exit 8)" "$rc" 8
+e2e_check "... says why" grep -q "cannot write --html $E2E_LOOP: it is a block device" \
 	"$E2E_DIR/err2"
+ms_expect_eq "... nothing read" "$(e2e_reads)" 0
 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0
 e2e_umount

@@ -68,7 +68,7 @@ echo precious >"$E2E_DIR/victim"
 ln -s "$E2E_DIR/victim" "$E2E_DIR/link.json"
 rc=0
 "$M" map "$D" 1M --json "$E2E_DIR/link.json" -q 2>"$E2E_DIR/err" || rc=$?
-ms_expect_eq "--json onto a symlink: refused (exit 4)" "$rc" 4
+ms_expect_eq "--json onto a symlink: refused before mapping (exit 8)" "$rc" 8
 ms_expect_eq "--json onto a symlink: its target untouched" "$(cat "$E2E_DIR/victim")" precious
 e2e_check "--json onto a symlink: said why" grep -q "symbolic link" "$E2E_DIR/err"
 "$M" map "$D" 1M --json /dev/stdout -q | jq -e .schema >/dev/null ||

@@ -86,7 +86,9 @@ ans=$E2E_DIR/map.json
 rc=0
 "$MEDIASCAN" map --kernel-log "$log" --json "$ans" -q || rc=$?
 e2e_log "kernel log summary: $(jq -c .kernel_log "$ans")"
-ms_expect_eq "exit 1: files and metadata are hit" "$rc" 1
+# README's exit table: 1 files and metadata are hit, 4 lines for unknown devices or past a
+# device's end were not checked
+ms_expect_eq "exit 1|4: files and metadata hit, some lines not checked" "$rc" 5
 ms_expect_eq "three distinct ranges" "$(ms_jq "$ans" '.media_errors | length')" 3
 ms_expect_eq "the three block-layer lines are one range" \
 	"$(ms_jq "$ans" ".media_errors[] | select(.offset == $((SEC_X * 512))) | \"\(.device) \(.lines) \(.format)\"")" \
@@ -122,11 +124,56 @@ e2e_check_fails "human: no raw control character" grep -q $'\001' <<<"$human"
 # Garbage in: never a crash.
 head -c 200000 /dev/urandom >"$E2E_DIR/garbage.log"
 rc=0
-"$MEDIASCAN" map --kernel-log "$E2E_DIR/garbage.log" --json "$ans" -q || rc=$?
-ms_expect_eq "random bytes: exit 0, nothing mapped" "$rc $(ms_jq "$ans" '.media_errors | length')" "0 0"
+"$MEDIASCAN" map --kernel-log "$E2E_DIR/garbage.log" --json "$ans" -q 2>"$E2E_DIR/err" || rc=$?
+if [ "$(ms_jq "$ans" .kernel_log.kernel_lines)" = 0 ]; then
+	# no line at all was usable: not "nothing damaged"
+	ms_expect_eq "random bytes: exit 4, nothing mapped" \
+		"$rc $(ms_jq "$ans" '.media_errors | length')" "4 0"
+	e2e_check "random bytes: said nothing was checked" grep -q "nothing was checked" \
+		"$E2E_DIR/err"
+fi
 rc=0
-"$MEDIASCAN" map --kernel-log /dev/null -q || rc=$?
-ms_expect_eq "empty log: exit 0" "$rc" 0
+"$MEDIASCAN" map --kernel-log /dev/null -q 2>"$E2E_DIR/err" || rc=$?
+ms_expect_eq "empty log: exit 4 (nothing checked)" "$rc" 4
+e2e_check "empty log: said so" grep -q "kernel log is empty" "$E2E_DIR/err"
+
+# Every form dmesg, journalctl and syslog give, the README's bare form first: each is the
+# kernel's line and is mapped (they used to be "not from the kernel (ignored)", exit 0).
+forms=$E2E_DIR/forms.log
+json_msg="I/O error, dev $DN, sector $SEC_X op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2"
+cat >"$forms" <<EOF2
+I/O error, dev $DN, sector $SEC_X op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2
+kern  :err   : [  101.000002] I/O error, dev $DN, sector $SEC_X op 0x0:(READ) flags 0x0
+<3>[  101.000002] I/O error, dev $DN, sector $SEC_X op 0x0:(READ)
+2026-12-04T03:04:50,000000+00:00 I/O error, dev $DN, sector $SEC_X op 0x0:(READ)
+Fri 2026-12-04 05:22:07 UTC host kernel: I/O error, dev $DN, sector $SEC_X op 0x0:(READ)
+Dec 04 05:22:07.123456 host kernel: I/O error, dev $DN, sector $SEC_X op 0x0:(READ)
+1796361728.646702 host kernel: I/O error, dev $DN, sector $SEC_X op 0x0:(READ)
+$(jq -cn --arg m "$json_msg" '{_TRANSPORT: "kernel", PRIORITY: "3", MESSAGE: $m}')
+EOF2
+rc=0
+"$MEDIASCAN" map --kernel-log "$forms" --json "$ans" -q || rc=$?
+e2e_log "forms: $(jq -c '.kernel_log | del(.unusable_lines)' "$ans")"
+ms_expect_eq "every form: the kernel's, one range, the XFS file, exit 1" \
+	"$rc $(ms_jq "$ans" '"\(.kernel_log.kernel_lines) \(.kernel_log.not_kernel) \(.media_errors | length) \(.media_errors[0].lines) \(.damaged_files[0].paths[0])"')" \
+	"1 8 0 1 8 $P1/xfs-file"
+human=$("$MEDIASCAN" map --kernel-log "$forms" 2>&1 || true)
+e2e_check_fails "human: no line ignored as not the kernel's" grep -q "not from the kernel" <<<"$human"
+
+# Bounds: a line longer than any kernel record is dropped and counted, not kept whole.
+{
+	printf '[  1.000000] I/O error, dev %s, sector %s ' "$DN" "$SEC_X"
+	head -c 20000 /dev/zero | tr '\0' x
+	echo
+	echo "[  1.000001] I/O error, dev $DN, sector $SEC_X op 0x0:(READ)"
+} >"$E2E_DIR/long.log"
+rc=0
+"$MEDIASCAN" map --kernel-log "$E2E_DIR/long.log" --json "$ans" -q || rc=$?
+ms_expect_eq "long line dropped and counted, the next one read; exit 1|4" \
+	"$rc $(ms_jq "$ans" '"\(.kernel_log.lines) \(.kernel_log.too_long) \(.kernel_log.matched)"')" \
+	"5 2 1 1"
+e2e_check "human: says the long line was dropped" grep -q "longer than 8192 bytes (dropped)" \
+	<<<"$("$MEDIASCAN" map --kernel-log "$E2E_DIR/long.log" 2>&1 || true)"
 
 # A real read error reaches the kernel log; map finds it in /dev/kmsg.
 e2e_bad_add $((SEC_X * 512)) 512

@@ -1,7 +1,7 @@
 #!/bin/bash
-# patrol-config.sh - bad patrol configs: a syntax error, an unknown key, a missing target and an
-# impossible window each give one line naming file and line, a non-zero exit, and no scan
-# (no state store is even created).
+# patrol-config.sh - bad patrol configs: a syntax error, an unknown key, a missing target, an
+# impossible window, two targets naming one device and a tmpfs target each give one line naming
+# file and line, a non-zero exit, and no scan (no state store is even created).
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 e2e_require_root_loop_fuse
@@ -56,6 +56,64 @@ check_bad "bad window value" 3 "bad window"
 
 printf '[global]\nstate_dir = %s\n[target a]\npath = %s\nmethod = nvme-verfy\n' "$state" "$E2E_LOOP" >"$conf"
 check_bad "unknown method" 5 "bad method: unknown method 'nvme-verfy'"
+
+# Two targets naming one device (one by a symlink to it) would scan it twice under two
+# histories: a config error naming the second.
+ln -s "$E2E_LOOP" "$E2E_DIR/same-disk"
+printf '[global]\nstate_dir = %s\n[target a]\npath = %s\n[target b]\npath = %s\n' "$state" \
+	"$E2E_LOOP" "$E2E_DIR/same-disk" >"$conf"
+check_bad "two targets, one device" 6 "same filesystem or device as target 'a' (line 4)"
+
+# A filesystem mediascan cannot scan (tmpfs) is a config error, not a target to retry.
+mkdir -p "$E2E_DIR/tmpfs"
+mount -t tmpfs -o size=1M none "$E2E_DIR/tmpfs"
+e2e_on_cleanup "umount '$E2E_DIR/tmpfs' 2>/dev/null || true"
+printf '[global]\nstate_dir = %s\n[target t]\npath = %s\n' "$state" "$E2E_DIR/tmpfs" >"$conf"
+check_bad "tmpfs target" 4 "supported: xfs"
+umount "$E2E_DIR/tmpfs"
+
+# Hook commands: inih cut "notify ; logger x" to "notify" and let an indented line replace
+# the command; now refused with file and line (exit 8). A config anyone but root can write is
+# refused as sshd refuses its keys: it names commands patrol runs as root.
+printf '[global]\nstate_dir = %s\non_damage = /usr/local/sbin/notify ; logger x\n[target a]\npath = %s\n' \
+	"$state" "$E2E_LOOP" >"$conf"
+check_bad "hook with ' ;'" 3 "on_damage has ' ;'"
+printf '[global]\nstate_dir = %s\non_damage = /usr/local/sbin/notify\n  logger x\n[target a]\npath = %s\n' \
+	"$state" "$E2E_LOOP" >"$conf"
+check_bad "indented line under a hook" 4 "indented line continues no value"
+rc=0
+"$MEDIASCAN" patrol --config "$conf" --check >/dev/null 2>&1 || rc=$?
+ms_expect_eq "indented line: exit 8" "$rc" 8
+printf '[global]\nstate_dir = %s\nwindow = 1h\non_damage = logger -t ms "damage on $MEDIASCAN_TARGET"\n[target a]\npath = %s\n' \
+	"$state" "$E2E_LOOP" >"$conf"
+chmod 664 "$conf"
+rc=0
+out=$("$MEDIASCAN" patrol --config "$conf" --check 2>&1) || rc=$?
+ms_expect_eq "group-writable config: refused, exit 8" "$rc" 8
+e2e_check "group-writable config: says why" grep -q "writable by its group" <<<"$out"
+chmod 644 "$conf"
+chmod 777 "$E2E_DIR"
+rc=0
+out=$("$MEDIASCAN" patrol --config "$conf" --check 2>&1) || rc=$?
+chmod 700 "$E2E_DIR"
+ms_expect_eq "config in a world-writable directory: refused, exit 8" "$rc" 8
+e2e_check "world-writable directory: named" grep -q "$E2E_DIR is writable by everyone" <<<"$out"
+e2e_check "refused configs: nothing scanned (no state store)" test ! -e "$state"
+out=$("$MEDIASCAN" patrol --config "$conf" --check)
+e2e_check "--check prints the hook as it will run" \
+	grep -qF "  on_damage: /bin/sh -c 'logger -t ms \"damage on \$MEDIASCAN_TARGET\"'  (killed after 5:00)" <<<"$out"
+
+# A metrics_file that cannot be written (here a symlink) is said at once, not only at each
+# write (every write refuses it: the link's target is never written).
+echo precious >"$E2E_DIR/victim"
+ln -s "$E2E_DIR/victim" "$E2E_DIR/link.prom"
+printf '[global]\nstate_dir = %s\nmetrics_file = %s\n[target a]\npath = %s\n' "$state" \
+	"$E2E_DIR/link.prom" "$E2E_LOOP" >"$conf"
+rc=0
+out=$("$MEDIASCAN" patrol --config "$conf" --check 2>&1) || rc=$?
+ms_expect_eq "metrics_file a symlink: --check still passes" "$rc" 0
+e2e_check "metrics_file a symlink: said" grep -q "metrics_file .*symbolic link" <<<"$out"
+ms_expect_eq "metrics_file a symlink: its target untouched" "$(cat "$E2E_DIR/victim")" precious
 
 # A good config passes --check and scans nothing either.
 printf '[global]\nstate_dir = %s\nwindow = 1h\n[target a]\npath = %s\n' "$state" "$E2E_LOOP" >"$conf"

@@ -890,6 +890,58 @@ static void test_cmd_io_timeout(void **state)
 	scan_result_free(&r);
 }
 
+static void verify16(struct kio_dev_cmd *c, uint64_t lba, uint32_t n)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = KIO_CMD_SCSI;
+	c->cdb[0] = 0x8f;
+	for (int i = 0; i < 8; i++)
+		c->cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
+	for (int i = 0; i < 4; i++)
+		c->cdb[10 + i] = (uint8_t)(n >> (24 - 8 * i));
+	c->cdb_len = 16;
+}
+
+/*
+ * The pool engine torn down while a command is stuck in the device: cleanup returns at once
+ * (the executor no longer leaves the pool running behind it), and a command queued behind
+ * the stuck one is never sent; the thread ends when its command answers (ASan: no leak).
+ */
+static void test_pool_cleanup_inflight(void **state)
+{
+	int fds[1] = { fk.fd };
+	struct scan_engine e = {
+		.ops = &scan_engine_pool, .fds = fds, .nr_fds = 1, .depth = 1,
+	};
+	struct kio_dev_cmd c[2];
+	struct scan_io io[2];
+	struct timespec a, b;
+	double dt;
+
+	(void)state;
+	fk.slow_block = 0;
+	fk.slow_us = 1000000;		/* the first command answers after 1 s */
+	fk.cmds = 0;
+	verify16(&c[0], 0, 8);
+	verify16(&c[1], 8, 8);
+	memset(io, 0, sizeof(io));
+	io[0].cmd = &c[0];
+	io[1].cmd = &c[1];
+	assert_int_equal(e.ops->init(&e), 0);
+	assert_int_equal(e.ops->queue(&e, &io[0]), 0);
+	assert_int_equal(e.ops->queue(&e, &io[1]), 0);
+	assert_true(e.ops->commit(&e) >= 0);
+	usleep(200000);			/* the one thread is inside the first command */
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	e.ops->cleanup(&e);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	assert_true(dt < 0.3);		/* did not wait for the device */
+	usleep(1300000);		/* the first answers; its thread ends and frees the pool */
+	assert_int_equal(fk.cmds, 1);	/* the queued one was never sent */
+	fk.slow_block = -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -907,6 +959,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cmd_blocks_at_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_refused_reads_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_io_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_cleanup_inflight, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

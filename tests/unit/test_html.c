@@ -123,8 +123,49 @@ static void test_map_cells(void **state)
 	assert_non_null(strstr(buf, "<rect class=\"c-transient\" x=\"94\""));
 	assert_non_null(strstr(buf, "Each cell is 1.0 MiB (1048576 bytes)"));
 	assert_null(strstr(buf, "<img"));
+	/* a device path never wraps inside its name ("/dev/lo|op1") */
+	assert_non_null(strstr(buf, ".dev{font-family:monospace;white-space:nowrap}"));
+	assert_non_null(strstr(buf, "<td class=\"dev\">/dev/x</td>"));
+	assert_null(strstr(buf, "<td class=\"path\">/dev/x"));
 	assert_null(strstr(buf, "<script"));
 	assert_non_null(strstr(buf, "<title>t&lt;</title>"));
+	free(buf);
+	cli_html_free(&h);
+}
+
+/*
+ * Text of a history row (the error as stored, edited or not) and the model's device role and
+ * group name are escaped in the map too: the cell title and the legend wrote them raw (found
+ * by tests/fuzz fuzz_html).
+ */
+static void test_map_text_escaped(void **state)
+{
+	struct cli_html h = { .title = "t" };
+	struct cli_html_target *t = cli_html_add_target(&h);
+	struct cli_html_err e = { .offset = 4096, .length = 512, .verdict = SCAN_V_DAMAGE };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	t->nr_devs = 1;
+	snprintf(t->devs[0].path, sizeof(t->devs[0].path), "/dev/x");
+	snprintf(t->devs[0].role, sizeof(t->devs[0].role), "<i>role");
+	snprintf(t->devs[0].group_name, sizeof(t->devs[0].group_name), "<b>AG");
+	t->devs[0].size = 1 << 30;
+	t->devs[0].size_known = 1;
+	t->devs[0].group_bytes = 1 << 28;
+	snprintf(e.error, sizeof(e.error), "</title><em>x");
+	e.owners = json_object_new_array();
+	assert_int_equal(cli_html_add_err(t, &e), 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(cli_html_print(&h, f), 0);
+	fclose(f);
+	assert_null(strstr(buf, "<em>"));
+	assert_null(strstr(buf, "<i>role"));
+	assert_null(strstr(buf, "<b>AG"));
+	assert_non_null(strstr(buf, "damage &lt;/title&gt;&lt;em&gt;x at 4096 length 512"));
+	assert_non_null(strstr(buf, "&lt;b&gt;AG start"));
 	free(buf);
 	cli_html_free(&h);
 }
@@ -135,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_puts),
 		cmocka_unit_test(test_put_path_hex),
 		cmocka_unit_test(test_map_cells),
+		cmocka_unit_test(test_map_text_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

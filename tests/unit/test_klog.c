@@ -105,9 +105,15 @@ static void test_not_kernel(void **state)
 		   "daddr 0x18 len 8 error 5");
 	/* a program writing to /dev/kmsg gets facility user: PRI 14 */
 	not_kernel("14,2002,108000005,-;I/O error, dev sda, sector 6144 op 0x0:(READ)");
-	/* no prefix at all: nothing says it is the kernel's */
-	not_kernel("I/O error, dev sda, sector 2048");
+	/* text around the kernel's wording: somebody's line quoting it */
 	not_kernel("hello: see I/O error, dev sda, sector 2048");
+	not_kernel("hello I/O error, dev sda, sector 2048");
+	/* syslog PRI of facility user, dmesg -x facility user */
+	not_kernel("<14>[  1.000000] I/O error, dev sda, sector 2048");
+	not_kernel("user  :err   : [  1.000000] I/O error, dev sda, sector 2048");
+	/* a journal JSON record some program logged (its _TRANSPORT is not "kernel") */
+	not_kernel("{\"_TRANSPORT\":\"syslog\",\"SYSLOG_IDENTIFIER\":\"kernel\",\"MESSAGE\":"
+		   "\"I/O error, dev sda, sector 2048\"}");
 	/* the kernel's own, in every prefix */
 	parses("Dec 03 10:00:01 host kernel: I/O error, dev sda, sector 2048", "sda",
 	       MAP_KLOG_SECTOR, 2048, 1, "block-layer");
@@ -123,6 +129,82 @@ static void test_not_kernel(void **state)
 	       MAP_KLOG_SECTOR, 6144, 1, "block-layer");
 	parses("3,339,5140900,-,caller=T1;I/O error, dev sda, sector 6", "sda", MAP_KLOG_SECTOR, 6,
 	       1, "block-layer");
+}
+
+/* parses_at LINE USEC: a kernel line naming sda sector 2048, logged at USEC (-1: unknown). */
+static void parses_at(const char *line, int64_t usec)
+{
+	struct map_klog_rec r;
+
+	print_message("%s\n", line);
+	assert_int_equal(map_klog_parse(line, &r), 1);
+	assert_string_equal(r.dev, "sda");
+	assert_int_equal(r.value, 2048);
+	assert_int_equal(r.form, MAP_KLOG_KERNEL);
+	assert_int_equal(r.usec, usec);
+}
+
+/* known KIND: a line of that form, the kernel's but naming no range */
+static void kernel_line(const char *line)
+{
+	struct map_klog_rec r;
+
+	assert_int_equal(map_klog_parse(line, &r), 0);
+	assert_int_equal(r.form, MAP_KLOG_KERNEL);
+	assert_int_equal(r.not_kernel, 0);
+}
+
+/*
+ * Every form dmesg, journalctl, syslog files and /dev/kmsg give: the README's bare form,
+ * dmesg -x, -r (<3>), --time-format iso/ctime/reltime/delta, journalctl -o short-full,
+ * short-unix, json; a line of no form known is neither kernel's nor another program's.
+ */
+static void test_forms(void **state)
+{
+	struct map_klog_rec r;
+
+	(void)state;
+	parses_at("I/O error, dev sda, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2",
+		  -1);
+	parses_at("blk_update_request: I/O error, dev sda, sector 2048", -1);
+	parses_at("critical medium error, dev sda, sector 2048 op 0x0:(READ)", -1);
+	parses_at("kern  :err   : [  101.000002] I/O error, dev sda, sector 2048 op 0x0:(READ)",
+		  101000002);
+	parses_at("kern  :err   : I/O error, dev sda, sector 2048", -1);
+	parses_at("<3>[  101.000002] I/O error, dev sda, sector 2048 op 0x0:(READ)", 101000002);
+	parses_at("<3>I/O error, dev sda, sector 2048", -1);
+	parses_at("<3>Dec  3 10:00:00 host kernel: I/O error, dev sda, sector 2048", -1);
+	parses_at("[  12.000001] I/O error, dev sda, sector 2048", 12000001);
+	parses_at("3,2002,108000005,-;I/O error, dev sda, sector 2048", 108000005);
+	parses_at("2026-12-04T03:04:50,000000+00:00 I/O error, dev sda, sector 2048", -1);
+	parses_at("[<    0.000123>] I/O error, dev sda, sector 2048", -1);
+	parses_at("[Dec 4 03:04] I/O error, dev sda, sector 2048", -1);
+	parses_at("Fri 2026-12-04 05:22:07 UTC vm kernel: I/O error, dev sda, sector 2048 op 0x0",
+		  -1);
+	parses_at("1796361728.646702 vm kernel: I/O error, dev sda, sector 2048", -1);
+	parses_at("Dec 04 05:22:07.123456 vm kernel: I/O error, dev sda, sector 2048", -1);
+	parses_at("{\"_TRANSPORT\":\"kernel\",\"PRIORITY\":\"3\",\"_SOURCE_MONOTONIC_TIMESTAMP\":"
+		  "\"5140900\",\"MESSAGE\":\"I/O error, dev sda, sector 2048 op 0x0:(READ)\"}",
+		  5140900);
+	/* journald stores a message that is not UTF-8 as an array of bytes */
+	parses_at("{\"_TRANSPORT\":\"kernel\",\"MESSAGE\":[73,47,79,32,101,114,114,111,114,44,32,"
+		  "100,101,118,32,115,100,97,44,32,115,101,99,116,111,114,32,50,48,52,56]}", -1);
+	kernel_line("[    0.000000] Linux version 6.1.0");
+	kernel_line("kern  :info  : [    0.000000] Command line: quiet");
+	kernel_line("<6>[    0.000000] Command line: quiet");
+	kernel_line("6,1,0,-;Linux version 6.1.0");
+	kernel_line(" SUBSYSTEM=block");		/* /dev/kmsg's dictionary lines */
+	kernel_line("Dec 04 05:22:07 vm kernel: loop1: detected capacity change from 0 to 2048");
+	kernel_line("{\"_TRANSPORT\":\"kernel\",\"MESSAGE\":\"loop1: p1\"}");
+	/* forms of no log known: neither kernel's nor quoted */
+	assert_int_equal(map_klog_parse("random words", &r), 0);
+	assert_int_equal(r.form, MAP_KLOG_UNKNOWN);
+	assert_int_equal(map_klog_parse("{\"not\": json", &r), 0);
+	assert_int_equal(r.form, MAP_KLOG_UNKNOWN);
+	/* another program's line: understood, not the kernel's */
+	assert_int_equal(map_klog_parse("Dec 04 05:22:08 vm systemd-journald[11758]: Received", &r),
+			 0);
+	assert_int_equal(r.form, MAP_KLOG_OTHER);
 }
 
 /* XFS "len" out of 64 bits used to leave UINT64_MAX in count (strtoull stored first). */
@@ -191,6 +273,12 @@ static void test_unusable(void **state)
 	not_an_error("EXT4-fs (sdb1): mounted filesystem with ordered data mode");
 	not_an_error("sd 2:0:0:0: [sdb] tag#3 Sense Key : Medium Error [current]");
 	not_an_error("XFS (sdb1): Mounting V5 Filesystem");
+	/* what mkfs makes a loop device log: no data lost */
+	not_an_error("3,349,7807581931,-;operation not supported error, dev loop0, sector 0 op "
+		     "0x3:(DISCARD) flags 0x800 phys_seg 1 prio class 2");
+	not_an_error("[ 1.0] operation not supported error, dev loop0, sector 524344 op "
+		     "0x9:(WRITE_ZEROES) flags 0x20000800 phys_seg 0 prio class 2");
+	not_an_error("[ 1.0] I/O error, dev sda, sector 8 op 0x3:(DISCARD) flags 0x0");
 	not_an_error("\001\377\376 binary \x80");
 	not_an_error(NULL);
 	malformed("I/O error, dev sdb, sector op 0x0:(READ)");
@@ -218,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_xfs),
 		cmocka_unit_test(test_unusable),
 		cmocka_unit_test(test_not_kernel),
+		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_numbers_bounded),
 		cmocka_unit_test(test_range),
 	};

@@ -99,6 +99,82 @@ static void test_config_errors(void **state)
 	bad("window = 1d\n[target a]\npath = /x\n", 1, "outside a section");
 }
 
+/*
+ * Hook commands are taken whole or refused at FILE:LINE: inih's inline comment cut
+ * "notify ; logger x" to "notify", and an indented line silently replaced the value.
+ */
+static void test_config_hooks(void **state)
+{
+	char err[2048] = "";
+
+	(void)state;
+	write_conf("[global]\non_damage = /usr/local/sbin/notify --to=root;logger x\n"
+		   "[target a]\npath = /x\n");
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.targets[0].o.on_damage,
+			    "/usr/local/sbin/notify --to=root;logger x");
+	bad("[global]\non_damage = /usr/local/sbin/notify ; logger x\n[target a]\npath = /x\n",
+	    2, "on_damage has ' ;'");
+	bad("[global]\non_damage = /usr/local/sbin/notify\n  logger x\n[target a]\n"
+	    "path = /x\n", 3, "indented line continues no value");
+	bad("[target a]\npath = /x\non_damage = notify\n\t/bin/rm -rf /srv\n", 4,
+	    "indented line continues no value");
+	/* an indented key = value is a key as any other, never a continuation */
+	write_conf("[target a]\n  path = /x\n  on_damage = mail root\n  window = 2d\n");
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.targets[0].path, "/x");
+	assert_string_equal(cfg.targets[0].o.on_damage, "mail root");
+	assert_int_equal((int)cfg.targets[0].o.window_s, 2 * 86400);
+	/* other keys still take an inline comment */
+	write_conf("[target a]\npath = /x\nwindow = 3d ; three days\n");
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal((int)cfg.targets[0].o.window_s, 3 * 86400);
+}
+
+/* The config names root's commands: refused when anyone but root can write it or a
+ * directory above it (a sticky root directory like /tmp excepted). */
+static void test_config_secure(void **state)
+{
+	char dir[] = "/tmp/mediascan-test-secure-XXXXXX", file[256], sub[128], err[2048];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/etc", dir);
+	snprintf(file, sizeof(file), "%s/mediascan.conf", sub);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("[target a]\npath = /x\n", f);
+	fclose(f);
+	assert_int_equal(chmod(file, 0644), 0);
+	assert_int_equal(cli_config_secure(file, err, sizeof(err)), 0);
+	assert_int_equal(chmod(file, 0664), 0);
+	assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "writable by its group"));
+	assert_int_equal(chmod(file, 0646), 0);
+	assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "writable by everyone"));
+	assert_int_equal(chmod(file, 0600), 0);
+	assert_int_equal(chmod(sub, 0777), 0);		/* its directory: anyone may swap it */
+	assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, sub));
+	assert_int_equal(chmod(sub, 01777), 0);		/* sticky and root's: as /tmp */
+	assert_int_equal(cli_config_secure(file, err, sizeof(err)), geteuid() == 0 ? 0 : -EPERM);
+	assert_int_equal(chmod(sub, 0755), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(file, 65534, 0), 0);	/* nobody's */
+		assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+		print_message("%s\n", err);
+		assert_non_null(strstr(err, "owned by uid 65534"));
+	}
+	unlink(file);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 /* hook_timeout: [global] sets it for all, a target may override it. */
 static void test_config_hook_timeout(void **state)
 {
@@ -191,7 +267,13 @@ static void test_config_long_lines(void **state)
 	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, ":6: unknown key 'foo'"));
+	/* " ;" in a hook: a comment or a second command? refused, not cut (test_config_hooks) */
 	snprintf(text, sizeof(text), "[global]\non_damage = %s  ; a comment\n[target a]\n"
+		 "path = %s\nwindow = 1d\n", cmd, path);
+	write_conf(text);
+	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2: on_damage has ' ;'"));
+	snprintf(text, sizeof(text), "[global]\n; a comment\non_damage = %s\n[target a]\n"
 		 "path = %s\nwindow = 1d\n", cmd, path);
 	write_conf(text);
 	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
@@ -402,12 +484,20 @@ static void test_metrics_no_follow(void **state)
 	assert_int_equal(sb.st_mode & 0777, 0644);
 	read_file(prom, buf, sizeof(buf));
 	assert_memory_equal(buf, "# HELP", 6);
-	/* the metrics path itself a symlink: replaced by the file, its target untouched */
+	/* the metrics path itself a symlink: refused (not a regular file of ours), its target
+	 * untouched, the symlink left as it was */
 	unlink(prom);
 	assert_int_equal(symlink(victim, prom), 0);
-	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), -ELOOP);
 	read_file(victim, buf, sizeof(buf));
 	assert_string_equal(buf, "precious\n");
+	assert_int_equal(lstat(prom, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	/* a FIFO there: refused at once, never opened (it would block) */
+	unlink(prom);
+	assert_int_equal(mkfifo(prom, 0600), 0);
+	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), -ENXIO);
+	unlink(prom);
 	scan_state_close(st);
 }
 
@@ -446,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_locks),
 		cmocka_unit_test(test_config_target_names),
 		cmocka_unit_test(test_config_long_lines),
+		cmocka_unit_test(test_config_hooks),
+		cmocka_unit_test(test_config_secure),
 		cmocka_unit_test(test_active_hours),
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
