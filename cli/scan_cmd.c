@@ -57,10 +57,15 @@ static void scan_usage(FILE *f)
 		"pacing:\n"
 		"  --rate SIZE[/s]        read at most SIZE per second (fio's deadline model)\n"
 		"  --window DURATION      pace the pass to end within DURATION (7d, 12h, 90m)\n"
-		"  --rate-min SIZE[/s]    floor of the window rate, and the rate while backing off\n"
+		"  --rate-min SIZE[/s]    floor of the window rate and of pacing (default 1M)\n"
 		"  --rate-max SIZE[/s]    ceiling of the window rate\n"
-		"  --no-backoff           do not slow down when other I/O hits the disk (backoff is\n"
-		"                         on by default with --rate or --window)\n"
+		"  --pacing latency|backoff|off  how to yield to other I/O on the disk: latency\n"
+		"                         keeps other requests' mean time within --latency-target\n"
+		"                         of theirs without the scan (default with --window);\n"
+		"                         backoff drops to --rate-min while any other I/O is seen\n"
+		"                         (default with --rate); off: the pace only\n"
+		"  --latency-target X     other requests may take X times as long (default 1.25)\n"
+		"  --no-backoff           same as --pacing off\n"
 		"  --ioprio idle|be       I/O priority class (default idle with --window, else be);\n"
 		"                         only the BFQ and mq-deadline schedulers act on it\n"
 		"  --max-duration DURATION  stop cleanly after this long, with a checkpoint\n"
@@ -81,6 +86,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
 		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED, O_RECHECK, O_HTML,
+		O_PACING, O_LAT_TARGET,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -96,6 +102,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		{ "rate-min", required_argument, NULL, O_RATE_MIN },
 		{ "rate-max", required_argument, NULL, O_RATE_MAX },
 		{ "no-backoff", no_argument, NULL, O_NO_BACKOFF },
+		{ "pacing", required_argument, NULL, O_PACING },
+		{ "latency-target", required_argument, NULL, O_LAT_TARGET },
 		{ "max-duration", required_argument, NULL, O_MAXDUR },
 		{ "io-timeout", required_argument, NULL, O_IOTIMEOUT },
 		{ "max-failed-reads", required_argument, NULL, O_MAX_FAILED },
@@ -216,6 +224,26 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_NO_BACKOFF:
 			a->pass.no_backoff = 1;
 			break;
+		case O_PACING:
+			if (strcmp(optarg, "latency") && strcmp(optarg, "backoff") &&
+			    strcmp(optarg, "off")) {
+				cli_err("bad --pacing '%s': choose latency, backoff or off", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			a->pass.pacing = optarg;
+			break;
+		case O_LAT_TARGET: {
+			char *end;
+			double x = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(x >= 1.01 && x <= 10)) {
+				cli_err("bad --latency-target '%s': a factor from 1.01 to 10 (1.25: "
+					"25%% slower than alone)", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			a->pass.lat_target_pct = (unsigned)(x * 100 + 0.5);
+			break;
+		}
 		case O_IOPRIO:
 			if (strcmp(optarg, "idle") && strcmp(optarg, "be")) {
 				cli_err("bad --ioprio '%s': choose idle or be", optarg);

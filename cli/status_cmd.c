@@ -65,11 +65,14 @@ struct status_ctx {
 /* Average rate of a running pass since it started (bytes/s), and its ETA (s, -1 unknown). */
 static void pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta)
 {
-	double el = p->result == SCAN_PASS_RUNNING ? (double)(now - p->started) :
-		    (double)(p->ended - p->started);
+	/* in double: times from the store may be anything (an edited row), no int overflow */
+	double el = p->result == SCAN_PASS_RUNNING ? (double)now - (double)p->started :
+		    (double)p->ended - (double)p->started;
 
 	*rate = p->bytes_per_s > 0 && p->result != SCAN_PASS_RUNNING ? p->bytes_per_s :
 		el > 0 ? (double)p->scanned_bytes / el : 0;
+	if (!(*rate >= 0 && *rate < 1e19))
+		*rate = 0;			/* NaN, or out of what a rate can be */
 	*eta = -1;
 	if (p->result == SCAN_PASS_RUNNING && *rate > 0 && p->planned_bytes >= p->scanned_bytes)
 		*eta = (double)(p->planned_bytes - p->scanned_bytes) / *rate;

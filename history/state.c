@@ -1132,8 +1132,8 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 	if (n && !scan_is_damage(e)) {
 		/*
 		 * What is not damage (a transient, a slow span, an operational error) never grows
-		 * damage it overlaps: a 512 B bad sector stays 512 B. The pass is recorded as
-		 * having seen the damage rows (they are not settled by it); e itself is not kept.
+		 * damage it overlaps: a 512 B bad sector stays 512 B. The damage rows are seen
+		 * by this pass (once more, and not settled by it); e itself is not kept.
 		 */
 		int dmg = 0;
 
@@ -1141,10 +1141,23 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 			if (!ov[i].damage)
 				continue;
 			dmg = 1;
-			s = state_stmt(st, STMT_ERROR_PASS);
+			ret = hist_prepare(st, "UPDATE errors SET times_seen = times_seen + "
+					   "(last_pass_id != ?2), last_pass_id = ?2, last_seen = ?3 "
+					   "WHERE id = ?1", &s);
+			if (ret < 0)
+				return ret;
 			sqlite3_bind_int64(s, 1, ov[i].id);
 			sqlite3_bind_int64(s, 2, pass_id);
-			ret = state_exec(st, s);
+			sqlite3_bind_int64(s, 3, now);
+			ret = sqlite3_step(s);
+			ret = ret == SQLITE_DONE ? 0 : state_fail(st, ret);
+			sqlite3_finalize(s);
+			if (ret == 0) {
+				s = state_stmt(st, STMT_ERROR_PASS);
+				sqlite3_bind_int64(s, 1, ov[i].id);
+				sqlite3_bind_int64(s, 2, pass_id);
+				ret = state_exec(st, s);
+			}
 			if (ret < 0)
 				return ret;
 		}

@@ -222,13 +222,23 @@ static int stage_plan(struct pass *p)
 	int ret;
 
 	p->window_s = pass_window(a, &p->ck, p->resumed);
-	if (a->rate || p->window_s) {
+	if (a->rate || p->window_s || (a->pacing && strcmp(a->pacing, "off"))) {
+		const char *pacing;
+
 		memset(&p->go, 0, sizeof(p->go));
 		p->go.rate_bps = a->rate;
 		p->go.window_s = (uint64_t)(p->window_s + 0.5);
 		p->go.rate_min_bps = a->rate_min;
 		p->go.rate_max_bps = a->rate_max;
-		p->go.backoff = !a->no_backoff;
+		if (a->pacing)
+			pacing = a->pacing;
+		else if (a->no_backoff)
+			pacing = "off";
+		else
+			pacing = p->window_s ? "latency" : "backoff";
+		p->go.backoff = strcmp(pacing, "backoff") == 0;
+		p->go.latency = strcmp(pacing, "latency") == 0;
+		p->go.lat_target_pct = a->lat_target_pct;
 		p->go.planned_total_bytes = so->planned_total > so->scanned_base ?
 					    so->planned_total - so->scanned_base : 0;
 		p->go.slack_bytes = (uint64_t)so->depth * so->io_size;

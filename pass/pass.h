@@ -51,6 +51,9 @@ struct pass_opts {
 	unsigned max_failed_reads;	/* with max_failed_reads_set; else the default */
 	int max_failed_reads_set;
 	int no_backoff;
+	const char *pacing;		/* "latency", "backoff", "off"; NULL: latency with a
+					   window, backoff with a plain rate (as before) */
+	unsigned lat_target_pct;	/* latency pacing's target, percent of alone; 0: 125 */
 	int resume;
 	int recheck;			/* re-read only the open errors of the history */
 	int no_state;

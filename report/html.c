@@ -343,7 +343,9 @@ static void print_passes(FILE *f, const struct cli_html_target *t)
 			"<td class=\"num\">%u</td><td class=\"num\">%s</td></tr>\n", frac * 100,
 			cli_fmt_bytes(p->pass.scanned_bytes, c, sizeof(c)),
 			cli_fmt_bytes(p->pass.planned_bytes, d, sizeof(d)),
-			cli_fmt_bytes((uint64_t)p->pass.bytes_per_s, r, sizeof(r)), p->found,
+			/* the store's rate may be anything (an edited row): 0 unless in range */
+			cli_fmt_bytes(p->pass.bytes_per_s > 0 && p->pass.bytes_per_s < 1e19 ?
+				      (uint64_t)p->pass.bytes_per_s : 0, r, sizeof(r)), p->found,
 			t->history ? (snprintf(b, sizeof(b), "%u", p->cleared), b) : "-");
 	}
 	if (!t->nr_passes)

@@ -24,9 +24,12 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 			return;
 		pr->last_log_s = p->elapsed_s;
 		fprintf(stderr, "progress t=%.2f scanned=%llu planned=%llu rate=%.0f target=%.0f "
-			"backoff=%d errors=%u damage=%u\n", p->elapsed_s,
+			"backoff=%d errors=%u damage=%u probing=%d fg_alone_ms=%.3f "
+			"fg_ms=%.3f end_s=%.0f late=%d\n", p->elapsed_s,
 			(unsigned long long)p->scanned_bytes, (unsigned long long)p->planned_bytes,
-			p->rate_bps, p->target_bps, p->backing_off, p->nr_errors, p->nr_damage);
+			p->rate_bps, p->target_bps, p->backing_off, p->nr_errors, p->nr_damage,
+			p->probing, p->fg_base_ms, p->fg_lat_ms, p->projected_end_s,
+			p->window_late);
 		return;
 	}
 	if (frac > 1)
@@ -49,8 +52,10 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 	else if (p->nr_errors)
 		snprintf(errs, sizeof(errs), "  %u read%s to recheck", p->nr_errors,
 			 p->nr_errors == 1 ? "" : "s");
-	fprintf(stderr, "\r\033[K %5.1f%% [%s] %s / %s  %s/s  ETA %s%s%s", frac * 100, bar, done,
-		total, rate, eta, p->backing_off ? "  (backing off: disk busy)" : "", errs);
+	fprintf(stderr, "\r\033[K %5.1f%% [%s] %s / %s  %s/s  ETA %s%s%s%s", frac * 100, bar,
+		done, total, rate, eta, p->window_late ? "  WINDOW WILL BE MISSED (disk busy)" :
+		p->backing_off ? "  (slowed: disk busy)" : "", p->probing ? "  (probing)" : "",
+		errs);
 	fflush(stderr);
 	pr->drawn = 1;
 }

@@ -132,6 +132,22 @@ static json_object *json_report(const struct pass_report *rep)
 	json_object_object_add(root, "timeouts", json_object_new_int((int)r->nr_timeouts));
 	json_object_object_add(root, "backoffs", json_object_new_int((int)r->nr_backoffs));
 	json_object_object_add(root, "backoff_s", json_object_new_double(r->backoff_s));
+	if (r->pacing) {
+		json_object *pc = json_object_new_object();
+
+		json_object_object_add(pc, "mode", json_object_new_string(r->pacing));
+		json_object_object_add(pc, "probes", json_object_new_int((int)r->nr_probes));
+		json_object_object_add(pc, "probe_s", json_object_new_double(r->probe_s));
+		json_object_object_add(pc, "fg_alone_ms", json_object_new_double(r->fg_base_ms));
+		json_object_object_add(pc, "fg_with_scan_ms",
+				       json_object_new_double(r->fg_lat_ms));
+		json_object_object_add(pc, "projected_end_s",
+				       json_object_new_double(r->projected_end_s));
+		json_object_object_add(pc, "window_late", json_object_new_boolean(r->window_late));
+		json_object_object_add(pc, "window_late_since_s",
+				       json_object_new_double(r->window_late_first_s));
+		json_object_object_add(root, "pacing", pc);
+	}
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
 
@@ -291,9 +307,18 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		fprintf(f, "\nStopped after --max-duration; %s.\n", rep->no_checkpoint ?
 			"no checkpoint was kept (--no-state, or no state store): a later scan starts over" :
 			"continue with --resume");
-	if (r->nr_backoffs)
+	if (r->nr_backoffs && r->pacing && strcmp(r->pacing, "latency") == 0)
+		fprintf(f, "\nSlowed %u time%s to keep other I/O on the disk within its latency "
+			"target (%.1f s below the pace; other requests %.2f ms alone, %.2f ms with "
+			"the scan at the end).\n", r->nr_backoffs, r->nr_backoffs == 1 ? "" : "s",
+			r->backoff_s, r->fg_base_ms, r->fg_lat_ms);
+	else if (r->nr_backoffs)
 		fprintf(f, "\nBacked off %u time%s for other I/O on the disk (%.1f s at the floor "
 			"rate).\n", r->nr_backoffs, r->nr_backoffs == 1 ? "" : "s", r->backoff_s);
+	if (r->window_late)
+		fprintf(f, "\nThe window could not be met: from %.0f s on, the disk's spare "
+			"capacity at its load projected the end past the window's.\n",
+			r->window_late_first_s);
 	fprintf(f, "\n%s %s of %s planned on %s in %.1f s (%s/s, engine %s)%s\n",
 		r->complete ? "Scanned" : "Scan INCOMPLETE:",
 		cli_fmt_bytes(r->scanned_bytes, a, sizeof(a)),

@@ -920,7 +920,7 @@ static void test_pool_cleanup_inflight(void **state)
 
 	(void)state;
 	fk.slow_block = 0;
-	fk.slow_us = 1000000;		/* the first command answers after 1 s */
+	fk.slow_us = 2000000;		/* the first command answers after 2 s */
 	fk.cmds = 0;
 	verify16(&c[0], 0, 8);
 	verify16(&c[1], 8, 8);
@@ -931,13 +931,17 @@ static void test_pool_cleanup_inflight(void **state)
 	assert_int_equal(e.ops->queue(&e, &io[0]), 0);
 	assert_int_equal(e.ops->queue(&e, &io[1]), 0);
 	assert_true(e.ops->commit(&e) >= 0);
-	usleep(200000);			/* the one thread is inside the first command */
+	for (int i = 0; i < 500 && !fk.cmd_now; i++)
+		usleep(10000);		/* until the one thread is inside the first command */
+	assert_int_equal(fk.cmd_now, 1);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	e.ops->cleanup(&e);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	assert_true(dt < 0.3);		/* did not wait for the device */
-	usleep(1300000);		/* the first answers; its thread ends and frees the pool */
+	assert_true(dt < 1.0);		/* did not wait for the device (2 s) */
+	for (int i = 0; i < 500 && fk.cmd_now; i++)
+		usleep(10000);		/* the first answers; its thread ends and frees the pool */
+	usleep(100000);
 	assert_int_equal(fk.cmds, 1);	/* the queued one was never sent */
 	fk.slow_block = -1;
 }

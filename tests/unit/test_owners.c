@@ -410,7 +410,8 @@ static void test_damage_grouping(void **state)
 	assert_ptr_equal(map_damage_paths(&d, 140), &d.inodes[3]);
 	assert_null(map_damage_paths(&d, 139));
 
-	assert_int_equal(d.nr_files, 5);
+	/* 140's block map is lost: it is a damaged file too (no data range, what is lost). */
+	assert_int_equal(d.nr_files, 6);
 	f = &d.files[0];
 	assert_int_equal(f->inode, 131);
 	assert_ptr_equal(f->paths, &d.inodes[0]);
@@ -430,11 +431,17 @@ static void test_damage_grouping(void **state)
 	file_range_is(&f->ranges[0], 4 * MiB + 8 * KiB, 4 * KiB, 0, 1);
 	assert_int_equal(f->shared, 1);
 	f = &d.files[3];
+	assert_int_equal(f->inode, 140);
+	assert_int_equal(f->nr_ranges, 0);
+	assert_int_equal(f->lost, 1);
+	assert_non_null(f->what_lost);
+	assert_string_equal(f->what_lost, "extent map lost: part of the file's contents unreachable");
+	f = &d.files[4];
 	assert_int_equal(f->inode, 141);
 	assert_int_equal(f->nr_ranges, 1);
 	file_range_is(&f->ranges[0], 0, 4 * KiB, 1, 1);
 	assert_int_equal(f->lost, 1);
-	f = &d.files[4];
+	f = &d.files[5];
 	assert_int_equal(f->inode, 142);
 	assert_int_equal(f->nr_ranges, 2);		/* 64K and 72K: not adjacent */
 	file_range_is(&f->ranges[0], 64 * KiB, 4 * KiB, 0, 0);
