@@ -62,28 +62,12 @@ struct status_ctx {
 	time_t now;
 };
 
-/* Average rate of a running pass since it started (bytes/s), and its ETA (s, -1 unknown). */
-static void pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta)
-{
-	/* in double: times from the store may be anything (an edited row), no int overflow */
-	double el = p->result == SCAN_PASS_RUNNING ? (double)now - (double)p->started :
-		    (double)p->ended - (double)p->started;
-
-	*rate = p->bytes_per_s > 0 && p->result != SCAN_PASS_RUNNING ? p->bytes_per_s :
-		el > 0 ? (double)p->scanned_bytes / el : 0;
-	if (!(*rate >= 0 && *rate < 1e19))
-		*rate = 0;			/* NaN, or out of what a rate can be */
-	*eta = -1;
-	if (p->result == SCAN_PASS_RUNNING && *rate > 0 && p->planned_bytes >= p->scanned_bytes)
-		*eta = (double)(p->planned_bytes - p->scanned_bytes) / *rate;
-}
-
 static json_object *json_pass(const struct scan_state_pass *p, time_t now)
 {
 	json_object *j = json_object_new_object();
 	double rate, eta;
 
-	pass_rate(p, now, &rate, &eta);
+	cli_pass_rate(p, now, &rate, &eta);
 	json_object_object_add(j, "id", json_object_new_int64(p->id));
 	json_object_object_add(j, "number", json_object_new_int64(p->number));
 	json_object_object_add(j, "result", json_object_new_string(
@@ -130,7 +114,7 @@ static int status_row(const struct scan_state_target *t, void *arg)
 	if (t->has_latest) {
 		const struct scan_state_pass *p = &t->latest;
 
-		pass_rate(p, s->now, &rate, &eta);
+		cli_pass_rate(p, s->now, &rate, &eta);
 		printf("  pass %lld %s: %s of %s (%.1f%%), %s/s", (long long)p->number,
 		       scan_pass_result_name(p->result), cli_fmt_bytes(p->scanned_bytes, a, sizeof(a)),
 		       cli_fmt_bytes(p->planned_bytes, b, sizeof(b)), p->planned_bytes ?

@@ -220,4 +220,19 @@ typedef int (*scan_state_pass_fn)(const struct scan_state_pass_row *p, void *arg
 int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_pass_fn fn,
 			   void *arg);
 
+/* What scan_state_forget found (and dropped) of the targets named. */
+struct scan_state_forget {
+	unsigned targets;		/* targets whose path or key matched */
+	unsigned passes;		/* their passes (a recheck counts) */
+	unsigned running;		/* of them recorded as running (a scan now, or one that died) */
+	unsigned open_ranges;		/* open error rows (damage, slow, device faults) */
+	unsigned rows;			/* every error row, open or cleared */
+};
+/*
+ * Return the number of targets whose path or key is name, with what they hold in *f; unless
+ * dry_run, drop them with their passes, cursors and errors in one transaction. -errno.
+ */
+int scan_state_forget(struct scan_state *st, const char *name, int dry_run,
+		      struct scan_state_forget *f);
+
 #endif

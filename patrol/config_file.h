@@ -8,10 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "report.h"
 #include "scan_hooks.h"
 
-#define CLI_DEFAULT_CONFIG "/etc/mediascan/mediascan.conf"
+/* -Dconfigfile (meson_options.txt), the same path the systemd units read. */
+#define CLI_DEFAULT_CONFIG MEDIASCAN_CONFIG_FILE
 #define CLI_PATROL_MAX_TARGETS 64
 #define CLI_PATROL_DEFAULT_WINDOW_S (7 * 86400.0)
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -49,6 +50,7 @@ struct metrics_ctx {
 	unsigned nr;
 	FILE *f;
 	int pass;			/* which metric this walk prints */
+	time_t now;
 };
 
 /* Label values: escape backslash, quote and newline as the text format wants. */
@@ -72,7 +74,8 @@ static const struct {
 	{ "mediascan_pass_scanned_bytes", "Bytes the current (or last) pass has read." },
 	{ "mediascan_pass_progress_ratio", "Part of the current (or last) pass done, 0 to 1." },
 	{ "mediascan_pass_running", "1 while a scan of the target runs." },
-	{ "mediascan_scan_rate_bytes_per_second", "Recent read rate of the running scan." },
+	{ "mediascan_scan_rate_bytes_per_second",
+	  "Read rate of the running pass (as status shows it; 0 when none runs)." },
 	{ "mediascan_errors_open", "Damaged device ranges not read cleanly since." },
 	{ "mediascan_errors_cleared", "Damaged ranges a later complete pass read cleanly." },
 	{ "mediascan_damaged_files", "Files with data in open damaged ranges." },
@@ -118,9 +121,14 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 	case 3:
 		v = mt->running;
 		break;
-	case 4:
-		v = mt->rate_bps > 0 ? mt->rate_bps : 0;
+	case 4: {
+		double eta;
+
+		/* What status says: the pass's rate so far (0 when no scan runs). */
+		if (mt->running && t->has_latest)
+			cli_pass_rate(&t->latest, m->now, &v, &eta);
 		break;
+	}
 	case 5:
 		v = t->open_errors;
 		break;
@@ -166,7 +174,7 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *targets,
 		      unsigned nr, const char *path)
 {
-	struct metrics_ctx m = { .st = st, .targets = targets, .nr = nr };
+	struct metrics_ctx m = { .st = st, .targets = targets, .nr = nr, .now = time(NULL) };
 	struct cli_out o;
 	int ret;
 

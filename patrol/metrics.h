@@ -14,7 +14,6 @@ struct cli_metrics_target {
 	const char *key;
 	const char *devices;		/* its devices' kernel paths, for the label */
 	int available;			/* 0: cannot be opened or planned now (retried) */
-	double rate_bps;		/* recent rate seen by patrol, -1 unknown */
 	int running;
 };
 

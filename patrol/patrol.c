@@ -62,9 +62,6 @@ struct patrol_target {
 	pid_t pid;			/* running scan, 0 none */
 	int active;			/* the run was started inside active hours */
 	time_t next_try;
-	uint64_t last_scanned;		/* for the rate */
-	time_t last_sample;
-	double rate_bps;
 };
 
 struct patrol {
@@ -168,6 +165,15 @@ static int patrol_retry_s(void)
 	int v = s ? atoi(s) : 0;
 
 	return v > 0 && v <= PATROL_RETRY_S ? v : PATROL_RETRY_S;
+}
+
+/* Seconds between metrics files: 10, or fewer from MEDIASCAN_PATROL_METRICS_S (tests). */
+static int patrol_metrics_s(void)
+{
+	const char *s = getenv("MEDIASCAN_PATROL_METRICS_S");
+	int v = s ? atoi(s) : 0;
+
+	return v > 0 && v <= PATROL_METRICS_S ? v : PATROL_METRICS_S;
 }
 
 /* Tell (stderr and journal) that pt became unavailable, or available again. */
@@ -353,7 +359,6 @@ static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 		patrol_child(p, pt, active, self);
 	pt->pid = pid;
 	pt->active = active;
-	pt->last_sample = 0;
 	fprintf(stderr, "mediascan: patrol: scanning %s (%s)%s\n", pt->c.name, pt->c.path,
 		active ? "" : " at rate_min: outside active hours");
 	return 0;
@@ -372,7 +377,6 @@ static int patrol_reap(struct patrol *p, time_t now)
 			if (pt->pid != pid)
 				continue;
 			pt->pid = 0;
-			pt->rate_bps = 0;
 			nr++;
 			pt->next_try = now;
 			if (WIFSIGNALED(status) || (WIFEXITED(status) &&
@@ -389,26 +393,6 @@ static int patrol_reap(struct patrol *p, time_t now)
 	return nr;
 }
 
-/* Sample the running passes' progress for the rate. */
-static void patrol_sample(struct patrol *p, time_t now)
-{
-	for (unsigned i = 0; i < p->nr; i++) {
-		struct patrol_target *pt = &p->t[i];
-		struct scan_state_pass pass;
-
-		if (!pt->pid || scan_state_latest_pass(p->st, pt->key, &pass) <= 0)
-			continue;
-		if (pt->last_sample && now > pt->last_sample &&
-		    pass.scanned_bytes >= pt->last_scanned)
-			pt->rate_bps = (double)(pass.scanned_bytes - pt->last_scanned) /
-				       (double)(now - pt->last_sample);
-		if (!pt->last_sample || pass.scanned_bytes != pt->last_scanned) {
-			pt->last_scanned = pass.scanned_bytes;
-			pt->last_sample = now;
-		}
-	}
-}
-
 static void patrol_metrics(struct patrol *p)
 {
 	struct cli_metrics_target mt[CLI_PATROL_MAX_TARGETS];
@@ -421,7 +405,6 @@ static void patrol_metrics(struct patrol *p)
 		mt[i].key = p->t[i].key;
 		mt[i].devices = p->t[i].devices;
 		mt[i].available = !p->t[i].broken;
-		mt[i].rate_bps = p->t[i].pid ? p->t[i].rate_bps : 0;
 		mt[i].running = p->t[i].pid != 0;
 	}
 	ret = cli_metrics_write(p->st, mt, p->nr, p->cfg.metrics_file);
@@ -665,8 +648,7 @@ int cli_patrol_main(int argc, char **argv)
 			if (ret < 0 && ret != -EWOULDBLOCK)
 				break;				/* fork failed */
 		}
-		patrol_sample(&p, now);
-		if (now - last_metrics >= PATROL_METRICS_S) {
+		if (now - last_metrics >= patrol_metrics_s()) {
 			patrol_metrics(&p);
 			last_metrics = now;
 		}

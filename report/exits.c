@@ -40,6 +40,9 @@ static const struct cli_exit_row exit_rows[] = {
 	{ "probe", CLI_EXIT_OPERATIONAL, "a device could not be opened or probed" },
 	{ "patrol", 0, "stopped by SIGTERM/SIGINT; --check: the config is valid" },
 	{ "patrol", CLI_EXIT_OPERATIONAL, "the state store cannot be used" },
+	{ "forget", 0, "dropped as asked, nothing dropped on a no, or --dry-run answered" },
+	{ "forget", CLI_EXIT_OPERATIONAL, "the history could not be read or changed (nothing "
+	  "dropped)" },
 	{ "*", CLI_EXIT_USAGE, "usage error: bad options, arguments or config (or a config others "
 	  "may write), not a mount point, unsupported filesystem, a report path that cannot be "
 	  "written (refused before anything is read)" },

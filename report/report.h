@@ -13,6 +13,8 @@
 #include "pass.h"
 #include "scan.h"
 #include "target.h"
+#include "state.h"
+#include <time.h>
 
 /* Exit status, a bitmask as in xfs_scrub (the pass's bits, pass/pass.h). */
 enum cli_exit {
@@ -53,4 +55,10 @@ struct cli_progress {
 void cli_progress_cb(const struct scan_progress *p, void *arg);
 /* Clear the bar line when one was drawn. */
 void cli_progress_done(struct cli_progress *pr);
+/*
+ * Set *rate to a pass's rate (bytes/s; a running pass: its bytes checkpointed so far over the
+ * time since it started) and *eta to its seconds left (-1 unknown): what status shows and
+ * the metrics say (pass_rate.c).
+ */
+void cli_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta);
 #endif

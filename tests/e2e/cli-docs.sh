@@ -11,7 +11,7 @@ ms_require
 M=$MEDIASCAN
 readme=$E2E_ROOT/README.md
 man=$E2E_ROOT/man/mediascan.8.scd
-cmds="scan map patrol status report probe"
+cmds="scan map patrol status report probe forget"
 
 for c in $cmds; do
 	for o in $("$M" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
