@@ -16,6 +16,7 @@
 #include "exits.h"
 #include "forget_cmd.h"
 #include "status_cmd.h"
+#include "units.h"
 
 static void forget_usage(FILE *f)
 {

@@ -14,6 +14,7 @@
 #include "probe_cmd.h"
 #include "report_cmd.h"
 #include "status_cmd.h"
+#include "units.h"
 
 /* One subcommand: its name, what it does (the top-level usage) and its entry point. */
 struct cli_cmd {

@@ -1,11 +1,10 @@
 /*
  * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct cli_scan_cfg and run
- * it with cli_scan_run() (cli/scan_run.c).
+ * it with cli_scan_run() (report/scan_hooks.c).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,6 @@
 #define MAX_DEPTH 4096
 #define DEFAULT_IO_TIMEOUT_S 30.0
 #define DEFAULT_STATE_DIR CLI_DEFAULT_STATE_DIR
-
-void cli_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("mediascan: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void scan_usage(FILE *f)
 {
@@ -93,21 +81,6 @@ static void scan_usage(FILE *f)
 	cli_print_exits(f, "scan");
 }
 
-int cli_parse_rate(const char *s, uint64_t *bps)
-{
-	char buf[64];
-	size_t n = strlen(s);
-
-	if (n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, n + 1);
-	if (n > 2 && strcmp(buf + n - 2, "/s") == 0)
-		buf[n - 2] = '\0';
-	if (cli_parse_size(buf, bps) < 0 || *bps == 0)
-		return -EINVAL;
-	return 0;
-}
-
 /* Return 0, or CLI_EXIT_USAGE after printing why. */
 static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 {
@@ -150,11 +123,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->merge_gap = (uint64_t)-1;
+	a->pass.merge_gap = (uint64_t)-1;
 	a->progress = "auto";
-	a->method = "auto";
-	a->state_dir = DEFAULT_STATE_DIR;
-	a->io_timeout_s = DEFAULT_IO_TIMEOUT_S;
+	a->pass.method = "auto";
+	a->pass.state_dir = DEFAULT_STATE_DIR;
+	a->pass.io_timeout_s = DEFAULT_IO_TIMEOUT_S;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -166,8 +139,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			a->html = optarg;
 			break;
 		case O_IOSIZE:
-			if (cli_parse_size(optarg, &a->io_size) || a->io_size < 512 ||
-			    a->io_size > 64ull << 20 || a->io_size % 512) {
+			if (cli_parse_size(optarg, &a->pass.io_size) || a->pass.io_size < 512 ||
+			    a->pass.io_size > 64ull << 20 || a->pass.io_size % 512) {
 				cli_err("bad --io-size '%s': give a multiple of 512 from 512 to 64M, "
 					"e.g. 1M", optarg);
 				return CLI_EXIT_USAGE;
@@ -184,17 +157,17 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 					optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->max_failed_reads = (unsigned)v;
-			a->max_failed_reads_set = 1;
+			a->pass.max_failed_reads = (unsigned)v;
+			a->pass.max_failed_reads_set = 1;
 			break;
 		}
 		case O_DEPTH: {
 			char *end;
 
 			errno = 0;
-			a->depth = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || a->depth < 1 ||
-			    a->depth > MAX_DEPTH) {
+			a->pass.depth = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || a->pass.depth < 1 ||
+			    a->pass.depth > MAX_DEPTH) {
 				cli_err("bad --queue-depth '%s': give a number from 1 to %d", optarg,
 					MAX_DEPTH);
 				return CLI_EXIT_USAGE;
@@ -202,13 +175,13 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		}
 		case O_ENGINE:
-			a->engine = optarg;
+			a->pass.engine = optarg;
 			break;
 		case O_METHOD:
-			a->method = optarg;
+			a->pass.method = optarg;
 			break;
 		case O_GAP:
-			if (cli_parse_size(optarg, &a->merge_gap) || a->merge_gap > 1ull << 30) {
+			if (cli_parse_size(optarg, &a->pass.merge_gap) || a->pass.merge_gap > 1ull << 30) {
 				cli_err("bad --merge-gap '%s': give a size up to 1G, e.g. 64k", optarg);
 				return CLI_EXIT_USAGE;
 			}
@@ -224,8 +197,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_RATE:
 		case O_RATE_MIN:
 		case O_RATE_MAX: {
-			uint64_t *dst = c == O_RATE ? &a->rate : c == O_RATE_MIN ? &a->rate_min :
-				       &a->rate_max;
+			uint64_t *dst = c == O_RATE ? &a->pass.rate : c == O_RATE_MIN ? &a->pass.rate_min :
+				       &a->pass.rate_max;
 
 			if (cli_parse_rate(optarg, dst)) {
 				cli_err("bad --%s '%s': give bytes per second, e.g. 50M or 50M/s",
@@ -238,8 +211,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_WINDOW:
 		case O_MAXDUR:
 		case O_IOTIMEOUT: {
-			double *dst = c == O_WINDOW ? &a->window_s : c == O_MAXDUR ?
-				      &a->max_duration_s : &a->io_timeout_s;
+			double *dst = c == O_WINDOW ? &a->pass.window_s : c == O_MAXDUR ?
+				      &a->pass.max_duration_s : &a->pass.io_timeout_s;
 			const char *name = c == O_WINDOW ? "window" : c == O_MAXDUR ?
 					   "max-duration" : "io-timeout";
 
@@ -252,7 +225,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		}
 		case O_NO_BACKOFF:
-			a->no_backoff = 1;
+			a->pass.no_backoff = 1;
 			break;
 		case O_PACING:
 			if (strcmp(optarg, "latency") && strcmp(optarg, "backoff") &&
@@ -260,7 +233,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 				cli_err("bad --pacing '%s': choose latency, backoff or off", optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->pacing = optarg;
+			a->pass.pacing = optarg;
 			break;
 		case O_LAT_TARGET: {
 			char *end;
@@ -271,7 +244,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 					"25%% slower than alone)", optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->lat_target_pct = (unsigned)(x * 100 + 0.5);
+			a->pass.lat_target_pct = (unsigned)(x * 100 + 0.5);
 			break;
 		}
 		case O_IOPRIO:
@@ -279,22 +252,22 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 				cli_err("bad --ioprio '%s': choose idle or be", optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->ioprio = optarg;
+			a->pass.ioprio = optarg;
 			break;
 		case O_STATE_DIR:
-			a->state_dir = optarg;
+			a->pass.state_dir = optarg;
 			break;
 		case O_RECHECK:
-			a->recheck = 1;
+			a->pass.recheck = 1;
 			break;
 		case O_RESUME:
-			a->resume = 1;
+			a->pass.resume = 1;
 			break;
 		case O_TOP_ONLY:
-			a->top_only = 1;
+			a->pass.top_only = 1;
 			break;
 		case O_NO_STATE:
-			a->no_state = 1;
+			a->pass.no_state = 1;
 			break;
 		case 'q':
 			a->quiet = 1;
@@ -321,21 +294,21 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			optind >= argc ? "" : argv[optind + 1]);
 		return CLI_EXIT_USAGE;
 	}
-	if (a->rate && a->window_s) {
+	if (a->pass.rate && a->pass.window_s) {
 		cli_err("--rate and --window exclude each other (bound a window with --rate-max)");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->rate_min && a->rate_max && a->rate_min > a->rate_max) {
+	if (a->pass.rate_min && a->pass.rate_max && a->pass.rate_min > a->pass.rate_max) {
 		cli_err("--rate-min is above --rate-max");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->resume && a->no_state) {
+	if (a->pass.resume && a->pass.no_state) {
 		cli_err("--resume needs the state store; drop --no-state");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->recheck && (a->no_state || a->resume)) {
+	if (a->pass.recheck && (a->pass.no_state || a->pass.resume)) {
 		cli_err("--recheck re-reads the open errors of the history: not with --%s",
-			a->no_state ? "no-state" : "resume");
+			a->pass.no_state ? "no-state" : "resume");
 		return CLI_EXIT_USAGE;
 	}
 	if (a->html && a->json && strcmp(a->html, "-") == 0 && strcmp(a->json, "-") == 0) {
@@ -344,10 +317,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	}
 	if (a->html && strcmp(a->html, "-") == 0)
 		a->quiet = 1;			/* stdout holds the page */
-	a->target = argv[optind];
+	a->pass.target = argv[optind];
 	return 0;
 }
-
 
 int cli_scan_main(int argc, char **argv)
 {

@@ -55,41 +55,12 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 	return ret;
 }
 
-char *cli_fmt_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!t) {
-		snprintf(buf, len, "never");
-		return buf;
-	}
-	localtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
-}
-
 struct status_ctx {
 	int json;
 	const char *json_path;		/* --json FILE|- */
 	json_object *arr;
 	time_t now;
 };
-
-void cli_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta)
-{
-	/* in double: times from the store may be anything (an edited row), no int overflow */
-	double el = p->result == SCAN_PASS_RUNNING ? (double)now - (double)p->started :
-		    (double)p->ended - (double)p->started;
-
-	*rate = p->bytes_per_s > 0 && p->result != SCAN_PASS_RUNNING ? p->bytes_per_s :
-		el > 0 ? (double)p->scanned_bytes / el : 0;
-	if (!(*rate >= 0 && *rate < 1e19))
-		*rate = 0;			/* NaN, or out of what a rate can be */
-	*eta = -1;
-	if (p->result == SCAN_PASS_RUNNING && *rate > 0 && p->planned_bytes >= p->scanned_bytes)
-		*eta = (double)(p->planned_bytes - p->scanned_bytes) / *rate;
-}
 
 static json_object *json_pass(const struct scan_state_pass *p, time_t now)
 {

@@ -187,6 +187,16 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		return 0;			/* not stacked */
 	}
 	bad = unreadable_layer(tree);
+	if (bad && strcmp(bad->kind, "dm-raid")) {
+		/* a layer that cannot be mapped (thin, cache, snapshot, ...): what is read at the
+		 * top is not every copy and errors there have no member sector: exit bit 4 */
+		ps->unmappable = 1;
+		snprintf(ps->note, sizeof(ps->note), "unmappable: /dev/%s (%s) under /dev/%.60s "
+			 "cannot be mapped to its disks: read at the top only, not every copy; "
+			 "--top-only accepts that", bad->name, bad->kind, t->devices[0].info.name);
+		map_stack_tree_free(tree);
+		return 0;
+	}
 	if (bad) {
 		snprintf(ps->note, sizeof(ps->note), "note: /dev/%.60s reads as md/dm serve it, not every "
 			 "copy: member-level reading does not go through /dev/%s (%s)",
