@@ -274,6 +274,12 @@ struct pass_stack_rl {
 	char repair[700];		/* the command that rewrites it from the good copy */
 	size_t own_first, own_count;	/* owners in pass_stack.dmg */
 };
+/* Where an error of the filesystem's device read at member level was read. */
+struct pass_stack_at {
+	uint64_t fs_offset, length;	/* bytes on the filesystem's device */
+	char member[80];		/* /dev/nvme0n2 */
+	uint64_t offset;		/* bytes on the member */
+};
 struct pass_stack {
 	int active;			/* the scan reads the members */
 	char top[64];			/* kernel name of the filesystem's device */
@@ -287,7 +293,11 @@ struct pass_stack {
 	char note[300];			/* why a stacked target is read at the top only */
 	int unmappable;			/* a layer below cannot be mapped (dm-thin, ...): exit bit 4 */
 	struct map_damage dmg;		/* owners of the redundancy-lost ranges */
+	struct pass_stack_at *at;	/* member ranges of the errors mapped up */
+	size_t nr_at;
 };
+/* Return the member range the error at fs offset off of the filesystem's device was read at. */
+const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64_t off);
 /*
  * Return 1 after opening the members (O_DIRECT) under t's filesystem device when it sits on
  * md or dm, 0 when it does not (nothing opened), or -errno with why in err.

@@ -242,6 +242,7 @@ void pass_stack_close(struct pass_stack *ps)
 	for (size_t i = 0; i < ps->nr_rl; i++)
 		free(ps->rl[i].u);
 	free(ps->rl);
+	free(ps->at);
 	map_damage_free(&ps->dmg);
 	memset(ps, 0, sizeof(*ps));
 }

@@ -113,6 +113,30 @@ static int rl_add(struct pass_stack *ps, const char *leaf, uint64_t off, uint64_
 	return 0;
 }
 
+static int at_add(struct pass_stack *ps, const char *leaf, uint64_t off, uint64_t fs_off,
+		  uint64_t len)
+{
+	struct pass_stack_at *n = realloc(ps->at, sizeof(*n) * (ps->nr_at + 1));
+
+	if (!n)
+		return -ENOMEM;
+	ps->at = n;
+	n += ps->nr_at++;
+	snprintf(n->member, sizeof(n->member), "/dev/%s", leaf);
+	n->offset = off;
+	n->fs_offset = fs_off;
+	n->length = len;
+	return 0;
+}
+
+const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64_t off)
+{
+	for (size_t i = 0; ps && i < ps->nr_at; i++)
+		if (ps->at[i].fs_offset <= off && off < ps->at[i].fs_offset + ps->at[i].length)
+			return &ps->at[i];
+	return NULL;
+}
+
 int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 {
 	size_t n = r->nr_errors, nn = 0, cap = n * 2 + 8;
@@ -171,6 +195,11 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 				c.dev_idx = 0;
 				c.offset = u->hop[u->nr_hops - 1].offset;
 				c.length = piece;
+				if (at_add(ps, leaf, off, c.offset, piece) < 0) {
+					ret = -ENOMEM;
+					free(u);
+					break;
+				}
 				if (nn == cap) {
 					struct scan_error *x = realloc(out, sizeof(*x) * cap * 2);
 

@@ -145,7 +145,7 @@ void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned dept
 void cli_stack_report_json(json_object *root, const struct pass_report *rep)
 {
 	const struct pass_stack *ps = rep->stack;
-	json_object *a = json_object_new_array(), *mem;
+	json_object *a = json_object_new_array(), *mem, *devs;
 
 	if (!ps || !ps->active) {
 		json_object_object_add(root, "redundancy_lost", a);
@@ -163,6 +163,12 @@ void cli_stack_report_json(json_object *root, const struct pass_report *rep)
 		json_object_array_add(mem, d);
 	}
 	json_object_object_add(root, "member_devices", mem);
+	/* the contract's place for them: devices[] with role "member", beside the top device */
+	if (json_object_object_get_ex(root, "devices", &devs) && json_object_is_type(devs,
+										  json_type_array))
+		for (unsigned i = 0; i < ps->nr_leaf; i++)
+			json_object_array_add(devs, json_object_get(json_object_array_get_idx(mem,
+											       i)));
 	json_object_object_add(root, "member_level", json_object_new_boolean(1));
 	for (size_t i = 0; i < ps->nr_rl; i++) {
 		const struct pass_stack_rl *e = &ps->rl[i];

@@ -57,6 +57,20 @@ static json_object *json_error(const struct pass_report *rep, size_t i)
 			json_object_object_add(j, "pi_found", json_object_new_uint64(e->pi_found));
 		}
 	}
+	if (rep->stack && rep->stack->active && e->dev_idx == 0) {
+		/* read at member level: the member range read, the filesystem's range beside */
+		const struct pass_stack_at *w = pass_stack_where(rep->stack, e->offset);
+
+		if (w) {
+			json_object_object_add(j, "fs_device", json_object_new_string(
+				rep->t->devices[0].path));
+			json_object_object_add(j, "fs_offset", json_object_new_uint64(e->offset));
+			json_object_object_add(j, "device", json_object_new_string(w->member));
+			json_object_object_add(j, "role", json_object_new_string("member"));
+			json_object_object_add(j, "offset", json_object_new_uint64(
+				w->offset + (e->offset - w->fs_offset)));
+		}
+	}
 	for (size_t k = 0; k < rep->own_count[i]; k++)
 		json_object_array_add(owners, cli_owner_json(d, rep->t,
 							     &d->owners[rep->own_first[i] + k]));
