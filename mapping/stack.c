@@ -79,14 +79,32 @@ static void disk_of(const char *sysfs, const char *name, char *disk, size_t len,
 	snprintf(disk, len, "%s", name);
 }
 
+static int down(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
+		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
+		const char **bad, int depth);
+
 static void add_copy(struct map_stack_up *u, const char *sysfs, const char *name,
 		     const char *array, uint64_t off, uint64_t length, enum map_md_role role)
 {
 	struct map_stack_copy *c;
-	uint64_t start;
+	struct map_stack_leaf lf[4];
+	char leaf[MAP_STACK_NAME];
+	uint64_t start, cnt = (length + off % 512 + 511) / 512;
+	const char *bad = NULL;
+	unsigned nl = 0;
 
 	if (u->nr_copies == MAP_STACK_MAX_COPIES)
 		return;
+	/* a leg that is itself a dm or md device (dm-raid's rimage LVs): its disk range */
+	if ((is_dm(name) || is_md(name)) &&
+	    down(sysfs, name, off / 512, &cnt, MAP_MD_DATA, lf, 4, &nl, &bad, 0) >= 0 &&
+	    nl == 1) {
+		snprintf(leaf, sizeof(leaf), "%s", lf[0].name);
+		name = leaf;
+		off = lf[0].offset + off % 512;
+		if (length > cnt * 512 - off % 512)
+			length = cnt * 512 - off % 512;
+	}
 	c = &u->copy[u->nr_copies++];
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -644,6 +662,46 @@ static int leaf_put(struct map_stack_leaf *out, unsigned max, unsigned *n, const
 	return 0;
 }
 
+/*
+ * dm-raid raid1 ("raid1 #params params... #devs meta0 data0 meta1 data1 ..."): every data leg
+ * holds sector rel at rel (LVM's raid1 legs have no data offset; a superblock in the data
+ * leg, which dm-raid only uses after a reshape, is not mapped: -EOPNOTSUPP below).
+ */
+static int down_raid1(const char *sysfs, const char *params, uint64_t rel, uint64_t *cnt,
+		      enum map_md_role role, struct map_stack_leaf *out, unsigned max,
+		      unsigned *n, const char **bad, int depth)
+{
+	char all[1100], *tok[4 + 4 * MAP_MD_MAX_DISKS], *sv = NULL, *t, below[MAP_STACK_NAME];
+	unsigned nt = 0, np, nd, legs = 0;
+	int ret = 0;
+
+	snprintf(all, sizeof(all), "%s", params);
+	for (t = strtok_r(all, " ", &sv); t && nt < sizeof(tok) / sizeof(tok[0]);
+	     t = strtok_r(NULL, " ", &sv))
+		tok[nt++] = t;
+	if (nt < 2 || sscanf(tok[1], "%u", &np) != 1 || np > nt - 3 ||
+	    sscanf(tok[2 + np], "%u", &nd) != 1 || nd > MAP_MD_MAX_DISKS || 3 + np + 2 * nd > nt)
+		return -EINVAL;
+	for (unsigned i = 0; i < np; i++)
+		if (!strcmp(tok[2 + i], "data_offset")) {
+			*bad = "dm-raid";
+			return -EOPNOTSUPP;
+		}
+	for (unsigned d = 0; d < nd && ret >= 0; d++) {
+		const char *data = tok[3 + np + 2 * d + 1];
+		uint64_t c = *cnt;
+
+		if (!strcmp(data, "-") || name_of_devt(data, below, sizeof(below)) < 0)
+			continue;			/* a missing leg */
+		ret = down(sysfs, below, rel, &c, role == MAP_MD_DATA && nd > 1 ? MAP_MD_MIRROR :
+			   role, out, max, n, bad, depth + 1);
+		if (ret >= 0 && c < *cnt)
+			*cnt = c;
+		legs++;
+	}
+	return ret < 0 ? ret : legs ? 0 : -ENODEV;
+}
+
 /* Down one device: sectors [s, s + cnt) of name, role so far; *cnt is clipped. */
 static int down(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
 		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
@@ -713,6 +771,11 @@ static int down(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
 			rel = s - r->start;
 			if (*cnt > r->length - rel)
 				*cnt = r->length - rel;
+			if (!strcmp(r->type, "raid") && !strncmp(r->params, "raid1 ", 6)) {
+				ret = down_raid1(sysfs, r->params, rel, cnt, role, out, max, n, bad,
+						 depth);
+				break;
+			}
 			if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {
 				*bad = map_dm_kind(r->type);
 				ret = -EOPNOTSUPP;

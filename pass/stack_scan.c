@@ -151,7 +151,7 @@ static const struct map_stack_node *unreadable_layer(const struct map_stack_node
 	static const char *const ok[] = { "disk", "partition", "md-linear", "md-raid0",
 					  "md-raid1", "md-raid4", "md-raid5", "md-raid6",
 					  "md-raid10", "dm-linear", "dm-striped", "dm-crypt",
-					  "dm-multipath", "dm-flakey", "dm-delay", NULL };
+					  "dm-multipath", "dm-flakey", "dm-delay", "dm-raid", NULL };
 	unsigned i;
 
 	for (i = 0; ok[i] && strcmp(ok[i], n->kind); i++)
@@ -208,6 +208,21 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 	map_stack_tree_free(tree);
 	if (n <= 0)
 		return 0;
+	{
+		/* a layer whose geometry cannot be followed down (dm-raid other than raid1, raid0
+		 * with zones): read at the top as md/dm serve it, said */
+		struct map_stack_leaf lv[LEAF_LOCS];
+		const char *bk = NULL;
+		uint64_t done;
+
+		if (map_stack_down(NULL, t->devices[0].info.name, 0, 4096, lv, LEAF_LOCS, &done,
+				   &bk) == -EOPNOTSUPP) {
+			snprintf(ps->note, sizeof(ps->note), "note: /dev/%.60s reads as md/dm serve "
+				 "it, not every copy: member-level reading does not go through a "
+				 "layer of kind %s", t->devices[0].info.name, bk ? bk : "?");
+			return 0;
+		}
+	}
 	ps->nr_leaf = (unsigned)n;
 	snprintf(ps->top, sizeof(ps->top), "%s", t->devices[0].info.name);
 	for (unsigned i = 0; i < ps->nr_leaf; i++) {
