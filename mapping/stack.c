@@ -917,3 +917,59 @@ int map_stack_leaves(const struct map_stack_node *n, char (*out)[MAP_STACK_NAME]
 	leaves_add(n, out, max, &k);
 	return (int)k;
 }
+
+int map_stack_data_start(const char *sysfs, const char *parent, const char *child,
+			 uint64_t *start)
+{
+	char attr[160], cdev[32];
+	uint64_t v;
+
+	*start = 0;
+	if (is_md(parent)) {
+		snprintf(attr, sizeof(attr), "md/dev-%s/offset", child);
+		if (kio_blk_attr_u64(sysfs, parent, attr, &v) < 0)
+			return -ENOENT;
+		*start = v * 512;
+		return 0;
+	}
+	if (is_dm(parent)) {
+		struct kio_dm_target *rows = malloc(sizeof(*rows) * DM_MAX_ROWS);
+		char dmdev[32];
+		unsigned a, b;
+		uint64_t lo = UINT64_MAX;
+		int k;
+
+		if (!rows)
+			return -ENOMEM;
+		if (kio_blk_attr(sysfs, parent, "dev", dmdev, sizeof(dmdev)) < 0 ||
+		    kio_blk_attr(sysfs, child, "dev", cdev, sizeof(cdev)) < 0 ||
+		    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
+			free(rows);
+			return -ENODEV;
+		}
+		cdev[strcspn(cdev, "\n")] = '\0';
+		k = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
+		/* every "MAJ:MIN OFFSET" pair of the rows naming child (linear, striped, crypt) */
+		for (int i = 0; i < k; i++) {
+			char buf[1100], *t, *prev = NULL, *sv = NULL;
+
+			snprintf(buf, sizeof(buf), "%s", rows[i].params);
+			for (t = strtok_r(buf, " ", &sv); t; prev = t, t = strtok_r(NULL, " ", &sv))
+				if (prev && !strcmp(prev, cdev) && sscanf(t, "%" SCNu64, &v) == 1 &&
+				    v * 512 < lo)
+					lo = v * 512;
+		}
+		explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
+		free(rows);
+		if (k < 0)
+			return k;
+		*start = lo == UINT64_MAX ? 0 : lo;
+		return 0;
+	}
+	if (kio_blk_attr_u64(sysfs, parent, "start", &v) == 0 &&
+	    kio_blk_attr(sysfs, parent, "partition", attr, sizeof(attr)) >= 0) {
+		*start = v * 512;		/* a partition: the table before it on its disk */
+		return 0;
+	}
+	return -ENOENT;
+}

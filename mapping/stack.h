@@ -127,6 +127,14 @@ struct map_stack_leaf {
  */
 int map_stack_down(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		   struct map_stack_leaf *out, unsigned max, uint64_t *done, const char **bad_kind);
+/*
+ * Return 0 and in *start the first byte of child (a device below parent) that parent keeps
+ * data in: md's data offset, the lowest offset of child in a dm table, a partition's start on
+ * its disk; what lies before it is the layer's metadata (superblock, bitmap, LVM metadata
+ * area, LUKS header, partition table). -ENOENT, -errno.
+ */
+int map_stack_data_start(const char *sysfs, const char *parent, const char *child,
+			 uint64_t *start);
 /* Return the number of leaf device names (no slaves) under name written to out[0..max). */
 int map_stack_leaves(const struct map_stack_node *n, char (*out)[MAP_STACK_NAME], unsigned max);
 

@@ -185,8 +185,18 @@ static int stage_method(struct pass *p)
 		p->status = PASS_EXIT_OPERATIONAL;
 		return ret;
 	}
+	if (ret == 0 && !a->top_only && !a->recheck) {
+		ret = pass_stack_member_plan(&p->stk, &p->t, p->err, sizeof(p->err));
+		if (ret < 0) {
+			pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
+			p->status = PASS_EXIT_OPERATIONAL;
+			return ret;
+		}
+		ret = 0;
+	}
 	if (p->stk.note[0])
-		pass_say(p->h, PASS_SAY_NOTE, "%s", p->stk.note);
+		pass_say(p->h, p->stk.unmappable ? PASS_SAY_ERROR : PASS_SAY_NOTE, "%s",
+			 p->stk.note);
 	if (p->stk.active) {
 		const struct vfy_ops *rd;
 
@@ -203,7 +213,13 @@ static int stage_method(struct pass *p)
 /* The plan's total (a counting pass); a recheck's plan is the history's open errors. */
 static int stage_count(struct pass *p)
 {
-	int ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
+	int ret;
+
+	if (p->stk.member_plan) {
+		p->so.planned_total = p->stk.mr_bytes;
+		return 0;
+	}
+	ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
 
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: reading the space map (GETFSMAP) "
@@ -286,7 +302,9 @@ static int stage_plan(struct pass *p)
 	}
 	so->progress = p->h->progress;
 	so->progress_arg = p->h->arg;
-	if (a->recheck) {
+	if (p->stk.member_plan) {
+		pass_stack_member_source(&p->stk, &p->src);
+	} else if (a->recheck) {
 		pass_plan_recheck(&p->plan, &p->t, p->ck.watch, p->ck.nr_watch, &p->src);
 	} else {
 		ret = pass_plan_open(&p->plan, &p->t, &p->po, &p->src);
@@ -364,8 +382,10 @@ static int stage_map(struct pass *p)
 	p->rep_made = 1;
 	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
-	if (p->stk.unmappable)		/* a layer below cannot be mapped: the scan is not whole */
+	if (p->stk.unmappable) {	/* a layer below cannot be mapped: the scan is not whole */
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
+		rep->stack = &p->stk;
+	}
 	ret = pass_map(rep);
 	if (ret == 0 && p->stk.active)
 		ret = pass_stack_map(&p->stk, rep);

@@ -292,10 +292,24 @@ struct pass_stack {
 	unsigned nr_dropped;		/* errors with no owner and no verdict (unused space) */
 	char note[300];			/* why a stacked target is read at the top only */
 	int unmappable;			/* a layer below cannot be mapped (dm-thin, ...): exit bit 4 */
+	char bad_name[MAP_STACK_NAME], bad_kind[24];	/* ... which one */
 	struct map_damage dmg;		/* owners of the redundancy-lost ranges */
 	struct pass_stack_at *at;	/* member ranges of the errors mapped up */
 	size_t nr_at;
+	int member_plan;		/* scan MEMBER_DISK: mr is the plan */
+	struct scan_range *mr;		/* the disk's written ranges and layer metadata, sorted */
+	size_t nr_mr, mr_pos;
+	uint64_t mr_bytes;
 };
+/*
+ * Return 1 after planning member disk t (a bare disk under md/dm) as the ranges that hold
+ * written data above it plus the layers' metadata (ps->mr), 0 when t is not such a disk,
+ * -errno with why in err.
+ */
+int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, char *err,
+			   size_t len);
+/* Hand ps->mr over as the scan's source. */
+void pass_stack_member_source(struct pass_stack *ps, struct scan_source *src);
 /* Return the member range the error at fs offset off of the filesystem's device was read at. */
 const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64_t off);
 /*

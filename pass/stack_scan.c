@@ -191,6 +191,8 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		/* a layer that cannot be mapped (thin, cache, snapshot, ...): what is read at the
 		 * top is not every copy and errors there have no member sector: exit bit 4 */
 		ps->unmappable = 1;
+		snprintf(ps->bad_name, sizeof(ps->bad_name), "%s", bad->name);
+		snprintf(ps->bad_kind, sizeof(ps->bad_kind), "%s", bad->kind);
 		snprintf(ps->note, sizeof(ps->note), "unmappable: /dev/%s (%s) under /dev/%.60s "
 			 "cannot be mapped to its disks: read at the top only, not every copy; "
 			 "--top-only accepts that", bad->name, bad->kind, t->devices[0].info.name);
@@ -258,6 +260,7 @@ void pass_stack_close(struct pass_stack *ps)
 		free(ps->rl[i].u);
 	free(ps->rl);
 	free(ps->at);
+	free(ps->mr);
 	map_damage_free(&ps->dmg);
 	memset(ps, 0, sizeof(*ps));
 }

@@ -147,6 +147,17 @@ void cli_stack_report_json(json_object *root, const struct pass_report *rep)
 	const struct pass_stack *ps = rep->stack;
 	json_object *a = json_object_new_array(), *mem, *devs;
 
+	if (ps && ps->unmappable) {
+		json_object *um = json_object_new_array(), *u = json_object_new_object();
+		char dev[96];
+
+		snprintf(dev, sizeof(dev), "/dev/%s", ps->bad_name);
+		json_object_object_add(u, "device", json_object_new_string(dev));
+		json_object_object_add(u, "kind", json_object_new_string(ps->bad_kind));
+		json_object_object_add(u, "reason", json_object_new_string(ps->note));
+		json_object_array_add(um, u);
+		json_object_object_add(root, "unmappable", um);
+	}
 	if (!ps || !ps->active) {
 		json_object_object_add(root, "redundancy_lost", a);
 		return;
