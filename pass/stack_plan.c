@@ -246,6 +246,19 @@ int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, ch
 	}
 	if (ret == 0 && !nt)
 		ret = -ENOENT;
+	if (ret == -ENOENT || ret == -EOPNOTSUPP) {
+		/* no mounted filesystem above, or a layer (thin, cache, ...) the plan cannot be
+		 * mapped down through: its written ranges are unknown, the whole disk is read */
+		snprintf(ps->note, sizeof(ps->note), "note: /dev/%s is a member of a storage stack "
+			 "%s: the whole disk is planned", c->disk, ret == -ENOENT ?
+			 "with no mounted filesystem on top" : "with a layer that cannot be mapped");
+		free(ps->mr);
+		ps->mr = NULL;
+		ps->nr_mr = 0;
+		err[0] = '\0';
+		free(c);
+		return 0;
+	}
 	if (ret < 0) {
 		if (!err[0])
 			snprintf(err, len, "planning the member disk /dev/%s through its stack: %s",
