@@ -8,11 +8,13 @@
 #include "cli.h"
 #include "exits.h"
 #include "files.h"
+#include "forget_cmd.h"
 #include "map_cmd.h"
 #include "patrol.h"
 #include "probe_cmd.h"
 #include "report_cmd.h"
 #include "status_cmd.h"
+#include "units.h"
 
 /* One subcommand: its name, what it does (the top-level usage) and its entry point. */
 struct cli_cmd {
@@ -37,6 +39,8 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "map", "map DEV OFF",
 	  "who owns a device range (files, metadata, free space, partition\n"
 	  "gaps); --kernel-log maps every failed range in kernel log lines", cli_map_main },
+	{ "forget", "forget TARGET", "drop a target's history (passes, open ranges) from the state store",
+	  cli_forget_main },
 };
 
 #define CLI_NR_CMDS (sizeof(cli_cmds) / sizeof(cli_cmds[0]))

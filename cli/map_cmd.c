@@ -477,11 +477,12 @@ static int read_log(struct map_run *m, const char *path)
  * one resolve per target. */
 static int map_all(struct map_run *m)
 {
+	uint32_t *dev = malloc(sizeof(*dev) * (m->nr_q + 1));
 	uint64_t *off = malloc(sizeof(*off) * (m->nr_q + 1));
 	uint64_t *len = malloc(sizeof(*len) * (m->nr_q + 1));
 	int ret = 0;
 
-	if (!off || !len) {
+	if (!dev || !off || !len) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -527,12 +528,13 @@ static int map_all(struct map_run *m)
 		for (size_t i = a; i < b; i++) {
 			if (m->q[i].tgt < 0)
 				continue;
+			dev[n] = m->q[first].dev_idx;
 			off[n] = m->q[i].offset;
 			len[n] = m->q[i].length;
 			m->q[i].group = tg->d.nr_groups + n;
 			n++;
 		}
-		ret = map_damage_add_many(&tg->d, &tg->t, m->q[first].dev_idx, off, len, n);
+		ret = pass_map_batch(&tg->d, &tg->t, dev, off, len, n);
 		if (ret < 0) {
 			snprintf(tg->err, sizeof(tg->err), "looking up owners on %s: %s",
 				 m->q[a].devpath, strerror(-ret));
@@ -562,6 +564,7 @@ static int map_all(struct map_run *m)
 			m->exit_bits |= CLI_EXIT_MEDIA;
 	}
 out_free:
+	free(dev);
 	free(off);
 	free(len);
 	return ret;

@@ -12,6 +12,7 @@
 #include "files.h"
 #include "pass.h"
 #include "probe_cmd.h"
+#include "units.h"
 
 static const char *const guard_names[] = { "crc16-t10dif", "crc32c", "crc64-nvme" };
 static const char *const kind_names[] = { "other", "nvme", "scsi" };

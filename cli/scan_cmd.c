@@ -1,11 +1,10 @@
 /*
  * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct cli_scan_cfg and run
- * it with cli_scan_run() (cli/scan_run.c).
+ * it with cli_scan_run() (report/scan_hooks.c).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,6 @@
 #define MAX_DEPTH 4096
 #define DEFAULT_IO_TIMEOUT_S 30.0
 #define DEFAULT_STATE_DIR CLI_DEFAULT_STATE_DIR
-
-void cli_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("mediascan: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void scan_usage(FILE *f)
 {
@@ -69,10 +57,15 @@ static void scan_usage(FILE *f)
 		"pacing:\n"
 		"  --rate SIZE[/s]        read at most SIZE per second (fio's deadline model)\n"
 		"  --window DURATION      pace the pass to end within DURATION (7d, 12h, 90m)\n"
-		"  --rate-min SIZE[/s]    floor of the window rate, and the rate while backing off\n"
+		"  --rate-min SIZE[/s]    floor of the window rate and of pacing (default 1M)\n"
 		"  --rate-max SIZE[/s]    ceiling of the window rate\n"
-		"  --no-backoff           do not slow down when other I/O hits the disk (backoff is\n"
-		"                         on by default with --rate or --window)\n"
+		"  --pacing latency|backoff|off  how to yield to other I/O on the disk: latency\n"
+		"                         keeps other requests' mean time within --latency-target\n"
+		"                         of theirs without the scan (default with --window);\n"
+		"                         backoff drops to --rate-min while any other I/O is seen\n"
+		"                         (default with --rate); off: the pace only\n"
+		"  --latency-target X     other requests may take X times as long (default 1.25)\n"
+		"  --no-backoff           same as --pacing off\n"
 		"  --ioprio idle|be       I/O priority class (default idle with --window, else be);\n"
 		"                         only the BFQ and mq-deadline schedulers act on it\n"
 		"  --max-duration DURATION  stop cleanly after this long, with a checkpoint\n"
@@ -86,21 +79,6 @@ static void scan_usage(FILE *f)
 	cli_print_exits(f, "scan");
 }
 
-int cli_parse_rate(const char *s, uint64_t *bps)
-{
-	char buf[64];
-	size_t n = strlen(s);
-
-	if (n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, n + 1);
-	if (n > 2 && strcmp(buf + n - 2, "/s") == 0)
-		buf[n - 2] = '\0';
-	if (cli_parse_size(buf, bps) < 0 || *bps == 0)
-		return -EINVAL;
-	return 0;
-}
-
 /* Return 0, or CLI_EXIT_USAGE after printing why. */
 static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 {
@@ -108,6 +86,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
 		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED, O_RECHECK, O_HTML,
+		O_PACING, O_LAT_TARGET,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -123,6 +102,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		{ "rate-min", required_argument, NULL, O_RATE_MIN },
 		{ "rate-max", required_argument, NULL, O_RATE_MAX },
 		{ "no-backoff", no_argument, NULL, O_NO_BACKOFF },
+		{ "pacing", required_argument, NULL, O_PACING },
+		{ "latency-target", required_argument, NULL, O_LAT_TARGET },
 		{ "max-duration", required_argument, NULL, O_MAXDUR },
 		{ "io-timeout", required_argument, NULL, O_IOTIMEOUT },
 		{ "max-failed-reads", required_argument, NULL, O_MAX_FAILED },
@@ -139,11 +120,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->merge_gap = (uint64_t)-1;
+	a->pass.merge_gap = (uint64_t)-1;
 	a->progress = "auto";
-	a->method = "auto";
-	a->state_dir = DEFAULT_STATE_DIR;
-	a->io_timeout_s = DEFAULT_IO_TIMEOUT_S;
+	a->pass.method = "auto";
+	a->pass.state_dir = DEFAULT_STATE_DIR;
+	a->pass.io_timeout_s = DEFAULT_IO_TIMEOUT_S;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -155,8 +136,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			a->html = optarg;
 			break;
 		case O_IOSIZE:
-			if (cli_parse_size(optarg, &a->io_size) || a->io_size < 512 ||
-			    a->io_size > 64ull << 20 || a->io_size % 512) {
+			if (cli_parse_size(optarg, &a->pass.io_size) || a->pass.io_size < 512 ||
+			    a->pass.io_size > 64ull << 20 || a->pass.io_size % 512) {
 				cli_err("bad --io-size '%s': give a multiple of 512 from 512 to 64M, "
 					"e.g. 1M", optarg);
 				return CLI_EXIT_USAGE;
@@ -173,17 +154,17 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 					optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->max_failed_reads = (unsigned)v;
-			a->max_failed_reads_set = 1;
+			a->pass.max_failed_reads = (unsigned)v;
+			a->pass.max_failed_reads_set = 1;
 			break;
 		}
 		case O_DEPTH: {
 			char *end;
 
 			errno = 0;
-			a->depth = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || a->depth < 1 ||
-			    a->depth > MAX_DEPTH) {
+			a->pass.depth = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || a->pass.depth < 1 ||
+			    a->pass.depth > MAX_DEPTH) {
 				cli_err("bad --queue-depth '%s': give a number from 1 to %d", optarg,
 					MAX_DEPTH);
 				return CLI_EXIT_USAGE;
@@ -191,13 +172,13 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		}
 		case O_ENGINE:
-			a->engine = optarg;
+			a->pass.engine = optarg;
 			break;
 		case O_METHOD:
-			a->method = optarg;
+			a->pass.method = optarg;
 			break;
 		case O_GAP:
-			if (cli_parse_size(optarg, &a->merge_gap) || a->merge_gap > 1ull << 30) {
+			if (cli_parse_size(optarg, &a->pass.merge_gap) || a->pass.merge_gap > 1ull << 30) {
 				cli_err("bad --merge-gap '%s': give a size up to 1G, e.g. 64k", optarg);
 				return CLI_EXIT_USAGE;
 			}
@@ -213,8 +194,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_RATE:
 		case O_RATE_MIN:
 		case O_RATE_MAX: {
-			uint64_t *dst = c == O_RATE ? &a->rate : c == O_RATE_MIN ? &a->rate_min :
-				       &a->rate_max;
+			uint64_t *dst = c == O_RATE ? &a->pass.rate : c == O_RATE_MIN ? &a->pass.rate_min :
+				       &a->pass.rate_max;
 
 			if (cli_parse_rate(optarg, dst)) {
 				cli_err("bad --%s '%s': give bytes per second, e.g. 50M or 50M/s",
@@ -227,8 +208,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_WINDOW:
 		case O_MAXDUR:
 		case O_IOTIMEOUT: {
-			double *dst = c == O_WINDOW ? &a->window_s : c == O_MAXDUR ?
-				      &a->max_duration_s : &a->io_timeout_s;
+			double *dst = c == O_WINDOW ? &a->pass.window_s : c == O_MAXDUR ?
+				      &a->pass.max_duration_s : &a->pass.io_timeout_s;
 			const char *name = c == O_WINDOW ? "window" : c == O_MAXDUR ?
 					   "max-duration" : "io-timeout";
 
@@ -241,26 +222,46 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		}
 		case O_NO_BACKOFF:
-			a->no_backoff = 1;
+			a->pass.no_backoff = 1;
 			break;
+		case O_PACING:
+			if (strcmp(optarg, "latency") && strcmp(optarg, "backoff") &&
+			    strcmp(optarg, "off")) {
+				cli_err("bad --pacing '%s': choose latency, backoff or off", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			a->pass.pacing = optarg;
+			break;
+		case O_LAT_TARGET: {
+			char *end;
+			double x = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(x >= 1.01 && x <= 10)) {
+				cli_err("bad --latency-target '%s': a factor from 1.01 to 10 (1.25: "
+					"25%% slower than alone)", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			a->pass.lat_target_pct = (unsigned)(x * 100 + 0.5);
+			break;
+		}
 		case O_IOPRIO:
 			if (strcmp(optarg, "idle") && strcmp(optarg, "be")) {
 				cli_err("bad --ioprio '%s': choose idle or be", optarg);
 				return CLI_EXIT_USAGE;
 			}
-			a->ioprio = optarg;
+			a->pass.ioprio = optarg;
 			break;
 		case O_STATE_DIR:
-			a->state_dir = optarg;
+			a->pass.state_dir = optarg;
 			break;
 		case O_RECHECK:
-			a->recheck = 1;
+			a->pass.recheck = 1;
 			break;
 		case O_RESUME:
-			a->resume = 1;
+			a->pass.resume = 1;
 			break;
 		case O_NO_STATE:
-			a->no_state = 1;
+			a->pass.no_state = 1;
 			break;
 		case 'q':
 			a->quiet = 1;
@@ -287,21 +288,21 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			optind >= argc ? "" : argv[optind + 1]);
 		return CLI_EXIT_USAGE;
 	}
-	if (a->rate && a->window_s) {
+	if (a->pass.rate && a->pass.window_s) {
 		cli_err("--rate and --window exclude each other (bound a window with --rate-max)");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->rate_min && a->rate_max && a->rate_min > a->rate_max) {
+	if (a->pass.rate_min && a->pass.rate_max && a->pass.rate_min > a->pass.rate_max) {
 		cli_err("--rate-min is above --rate-max");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->resume && a->no_state) {
+	if (a->pass.resume && a->pass.no_state) {
 		cli_err("--resume needs the state store; drop --no-state");
 		return CLI_EXIT_USAGE;
 	}
-	if (a->recheck && (a->no_state || a->resume)) {
+	if (a->pass.recheck && (a->pass.no_state || a->pass.resume)) {
 		cli_err("--recheck re-reads the open errors of the history: not with --%s",
-			a->no_state ? "no-state" : "resume");
+			a->pass.no_state ? "no-state" : "resume");
 		return CLI_EXIT_USAGE;
 	}
 	if (a->html && a->json && strcmp(a->html, "-") == 0 && strcmp(a->json, "-") == 0) {
@@ -310,10 +311,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	}
 	if (a->html && strcmp(a->html, "-") == 0)
 		a->quiet = 1;			/* stdout holds the page */
-	a->target = argv[optind];
+	a->pass.target = argv[optind];
 	return 0;
 }
-
 
 int cli_scan_main(int argc, char **argv)
 {

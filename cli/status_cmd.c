@@ -55,20 +55,6 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 	return ret;
 }
 
-char *cli_fmt_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!t) {
-		snprintf(buf, len, "never");
-		return buf;
-	}
-	localtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
-}
-
 struct status_ctx {
 	int json;
 	const char *json_path;		/* --json FILE|- */
@@ -76,25 +62,12 @@ struct status_ctx {
 	time_t now;
 };
 
-/* Average rate of a running pass since it started (bytes/s), and its ETA (s, -1 unknown). */
-static void pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta)
-{
-	double el = p->result == SCAN_PASS_RUNNING ? (double)(now - p->started) :
-		    (double)(p->ended - p->started);
-
-	*rate = p->bytes_per_s > 0 && p->result != SCAN_PASS_RUNNING ? p->bytes_per_s :
-		el > 0 ? (double)p->scanned_bytes / el : 0;
-	*eta = -1;
-	if (p->result == SCAN_PASS_RUNNING && *rate > 0 && p->planned_bytes >= p->scanned_bytes)
-		*eta = (double)(p->planned_bytes - p->scanned_bytes) / *rate;
-}
-
 static json_object *json_pass(const struct scan_state_pass *p, time_t now)
 {
 	json_object *j = json_object_new_object();
 	double rate, eta;
 
-	pass_rate(p, now, &rate, &eta);
+	cli_pass_rate(p, now, &rate, &eta);
 	json_object_object_add(j, "id", json_object_new_int64(p->id));
 	json_object_object_add(j, "number", json_object_new_int64(p->number));
 	json_object_object_add(j, "result", json_object_new_string(
@@ -141,7 +114,7 @@ static int status_row(const struct scan_state_target *t, void *arg)
 	if (t->has_latest) {
 		const struct scan_state_pass *p = &t->latest;
 
-		pass_rate(p, s->now, &rate, &eta);
+		cli_pass_rate(p, s->now, &rate, &eta);
 		printf("  pass %lld %s: %s of %s (%.1f%%), %s/s", (long long)p->number,
 		       scan_pass_result_name(p->result), cli_fmt_bytes(p->scanned_bytes, a, sizeof(a)),
 		       cli_fmt_bytes(p->planned_bytes, b, sizeof(b)), p->planned_bytes ?

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "state.h"
 
@@ -17,7 +18,5 @@ int cli_status_main(int argc, char **argv);
  * default), or -errno after printing why.
  */
 int cli_history_open(const char *state_dir, const char *config, struct scan_state **st);
-/* Return buf after writing unix time t as local "YYYY-MM-DD HH:MM:SS" ("never" for 0). */
-char *cli_fmt_time(int64_t t, char *buf, size_t len);
 
 #endif

@@ -74,6 +74,8 @@ struct exec {
 	int have_gov;
 	uint64_t next_sample_ns;
 	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
+	uint64_t dev_read_ios[SCAN_MAX_DEVICES];	/* their count and summed latency, which */
+	uint64_t dev_read_ns[SCAN_MAX_DEVICES];		/* pacing by latency subtracts */
 	uint64_t next_checkpoint_ns;
 	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];
@@ -114,6 +116,8 @@ struct exec {
 int exec_stopping(const struct exec *x);
 /* Return CLOCK_MONOTONIC in ns. */
 uint64_t exec_now_ns(void);
+/* Return 0 after counting one of our reads of device dev that completed: bytes, latency. */
+int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns);
 /*
  * Return bytes read, or -errno, after reading [offset, offset+len) of device dev through the
  * engine and waiting for that read alone; *lat_ns is how long it took. -ETIME: no answer

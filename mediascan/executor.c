@@ -163,8 +163,8 @@ static void exec_many_done(struct exec *x, struct exec_slot *s, struct scan_iso_
 	if (s->io.cmd) {		/* what a read would say; the device's words kept */
 		exec_cmd_decode(x, s);
 		rd->vres = s->vres;
-	} else if (s->io.res > 0) {	/* own I/O for backoff; not in read_bytes */
-		x->dev_read_bytes[s->io.dev_idx] += (uint64_t)s->io.res;
+	} else if (s->io.res > 0) {	/* own I/O for pacing; not in read_bytes */
+		exec_own_read(x, s->io.dev_idx, (uint64_t)s->io.res, now - s->io.issue_ns);
 	}
 	rd->res = s->io.res;
 	rd->lat_ns = now - s->io.issue_ns;
@@ -377,8 +377,8 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 			if (slot->io.cmd) {	/* what a read would say; the device's words kept */
 				exec_cmd_decode(x, slot);
 				x->alone_res = slot->vres;
-			} else if (slot->io.res > 0) {	/* own I/O for backoff; not in read_bytes */
-				x->dev_read_bytes[dev] += (uint64_t)slot->io.res;
+			} else if (slot->io.res > 0) {	/* own I/O for pacing; not in read_bytes */
+				exec_own_read(x, dev, (uint64_t)slot->io.res, now - start);
 			}
 			return slot->io.res;
 		}
@@ -512,8 +512,17 @@ void exec_progress(struct exec *x, int force)
 	p.rate_bps = x->rate_bps ? x->rate_bps :
 		(p.elapsed_s > 0 ? (double)x->r->scanned_bytes / p.elapsed_s : 0);
 	if (x->have_gov) {
+		uint64_t with_ns, base_ns = scan_gov_fg_latency_ns(&x->gov, &with_ns), end;
+		bool late;
+
 		p.target_bps = (double)scan_gov_rate_bps(&x->gov);
 		p.backing_off = scan_gov_backing_off(&x->gov);
+		p.probing = scan_gov_probing(&x->gov);
+		p.fg_base_ms = (double)base_ns / 1e6;
+		p.fg_lat_ms = (double)with_ns / 1e6;
+		end = scan_gov_projected_end_ns(&x->gov, now, &late);
+		p.projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
+		p.window_late = late;
 	}
 	p.nr_errors = (unsigned)x->r->nr_errors;
 	for (size_t i = 0; i < x->r->nr_errors; i++)
@@ -766,7 +775,7 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 	x->inflight--;
 	if (io->res > 0 && !io->cmd) {
 		x->r->read_bytes += (uint64_t)io->res;
-		x->dev_read_bytes[io->dev_idx] += (uint64_t)io->res;
+		exec_own_read(x, io->dev_idx, (uint64_t)io->res, now_ns() - io->issue_ns);
 	}
 	if (slot->alone) {
 		slot->alone = 0;		/* an abandoned exec_read_alone answered at last */
@@ -883,11 +892,19 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 	return next;
 }
 
-/* Feed the governor fresh disk statistics. */
+int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns)
+{
+	x->dev_read_bytes[dev] += bytes;
+	x->dev_read_ios[dev]++;
+	x->dev_read_ns[dev] += lat_ns;
+	return 0;
+}
+
+/* Feed the governor fresh disk statistics and our own reads through each view. */
 void exec_sample(struct exec *x, uint64_t now)
 {
 	struct kio_diskstat st[SCAN_GOV_MAX_VIEWS];
-	uint64_t own[SCAN_GOV_MAX_VIEWS];
+	struct scan_gov_own own[SCAN_GOV_MAX_VIEWS];
 	unsigned n = 0;
 
 	if (!x->have_gov || now < x->next_sample_ns || !x->o->nr_views)
@@ -896,13 +913,24 @@ void exec_sample(struct exec *x, uint64_t now)
 	for (unsigned v = 0; v < x->o->nr_views; v++) {
 		if (kio_diskstat_read(x->o->views[v].name, &st[n]) < 0)
 			return;			/* a view vanished: skip this sample */
-		own[n] = 0;
+		memset(&own[n], 0, sizeof(own[n]));
 		for (unsigned d = 0; d < x->nr_devs; d++)
-			if (x->o->views[v].dev_mask & (1u << d))
-				own[n] += x->dev_read_bytes[d] / 512;
+			if (x->o->views[v].dev_mask & (1u << d)) {
+				own[n].sectors += x->dev_read_bytes[d] / 512;
+				own[n].ios += x->dev_read_ios[d];
+				own[n].ns += x->dev_read_ns[d];
+			}
+		own[n].inflight = x->inflight;	/* all devices': a view may see fewer */
 		n++;
 	}
-	scan_gov_sample(&x->gov, now, st, own, n);
+	scan_gov_sample_own(&x->gov, now, st, own, n);
+	if (!x->r->window_late_first_s) {
+		bool late;
+
+		scan_gov_projected_end_ns(&x->gov, now, &late);
+		if (late)
+			x->r->window_late_first_s = (double)(now - x->start_ns) / 1e9;
+	}
 }
 
 /* Fill the queue within the governor's pace; return ns to wait before the next try. */
@@ -1198,8 +1226,20 @@ out_loop:
 	r->complete = x->src_done && x->batch_pos >= x->batch_len && !r->fatal && !r->stopped &&
 		      !r->failing;
 	if (x->have_gov) {
-		r->nr_backoffs = x->gov.nr_backoffs;
-		r->backoff_s = (double)x->gov.backoff_ns / 1e9;
+		uint64_t end_ns = now_ns(), with_ns, base_ns, end;
+		bool late;
+
+		r->nr_backoffs = scan_gov_backoffs(&x->gov);
+		r->backoff_s = (double)scan_gov_backoff_ns(&x->gov, end_ns) / 1e9;
+		r->pacing = x->gov.o.latency ? "latency" : x->gov.o.backoff ? "backoff" : "fixed";
+		r->nr_probes = x->gov.nr_probes;
+		r->probe_s = (double)x->gov.probe_ns / 1e9;
+		base_ns = scan_gov_fg_latency_ns(&x->gov, &with_ns);
+		r->fg_base_ms = (double)base_ns / 1e6;
+		r->fg_lat_ms = (double)with_ns / 1e6;
+		end = scan_gov_projected_end_ns(&x->gov, end_ns, &late);
+		r->projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
+		r->window_late = late || r->window_late_first_s > 0;
 	}
 	if (!r->fatal) {
 		int cret = exec_checkpoint(x, 1);

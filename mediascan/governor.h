@@ -1,8 +1,11 @@
 /*
  * mediascan/governor.h - the scan's rate governor: fio's deadline model (an I/O may be
  * issued once start + bytes issued / rate has passed), a rate derived from a capacity
- * window (remaining bytes / remaining time), and a backoff to a floor while other I/O
- * hits the disk (seen in /sys/class/block/NAME/stat, minus mediascan's own reads).
+ * window (remaining bytes / remaining time), and one of two ways to yield to other I/O:
+ * pacing by the foreground's latency (the rate rises while the other requests' mean time
+ * in /sys/class/block/NAME/stat, minus the scan's own requests and time, stays within a
+ * target of the baseline learnt in brief pauses; it is cut when it rises), or the older
+ * backoff to a floor while any other I/O is seen at all.
  *
  * The governor never sleeps and never reads a clock: every call takes now_ns
  * (CLOCK_MONOTONIC), so the caller owns time and unit tests can simulate it.
@@ -24,6 +27,18 @@
 /* A window that fell behind catches up at most this many times its nominal rate. */
 #define SCAN_GOV_WINDOW_CATCHUP 4
 
+/* Pacing by latency (see governor.c for why these values). */
+#define SCAN_GOV_LAT_TARGET_PCT_DEFAULT 125	/* foreground mean latency within 1.25x alone */
+#define SCAN_GOV_PROBE_EVERY_S_DEFAULT 20	/* a pause to relearn the baseline this often */
+
+/* The scan's own completed reads through one stat view, since the start. */
+struct scan_gov_own {
+	uint64_t sectors;		/* 512B sectors read */
+	uint64_t ios;			/* reads completed */
+	uint64_t ns;			/* their summed latency, issue to completion */
+	uint64_t inflight;		/* our requests in flight now (0: not known) */
+};
+
 struct scan_gov_opts {
 	uint64_t rate_bps;		/* fixed pace in bytes/s; 0 = unlimited (must be 0 with
 					   window_s: bound a window with rate_max_bps) */
@@ -32,6 +47,9 @@ struct scan_gov_opts {
 					   (0: SCAN_GOV_FLOOR_BPS_DEFAULT) */
 	uint64_t rate_max_bps;		/* ceiling of every rate; 0 = none */
 	bool backoff;			/* drop to the floor while other I/O hits the disk */
+	bool latency;			/* pace by the foreground's latency (not with backoff) */
+	unsigned lat_target_pct;	/* latency target, percent of the baseline (0: default) */
+	unsigned probe_every_s;		/* seconds between baseline probes (0: default) */
 	unsigned quiet_s;		/* seconds without other I/O before returning to pace
 					   (0: SCAN_GOV_QUIET_S_DEFAULT) */
 	uint64_t planned_total_bytes;	/* bytes this pass will account; needed by window_s */
@@ -47,6 +65,29 @@ struct scan_gov_view {
 	struct kio_diskstat last;
 	uint64_t last_own_sectors;	/* 512B sectors */
 	uint64_t debt_sectors;		/* read sectors not explained by ours (decaying) */
+	uint64_t last_own_ios, last_own_ns;
+};
+
+/* The latency controller's state (pacing by latency). */
+struct scan_gov_lat {
+	bool probing;			/* paused to learn the foreground's latency alone */
+	uint64_t probe_start_ns, probe_end_ns;
+	uint64_t probe_clean_ns;	/* probe time with none of our reads completing */
+	uint64_t probe_ios, probe_sum_ns;	/* foreground requests and time seen then */
+	uint64_t next_probe_ns;
+	uint64_t baseline_ns;		/* foreground's mean request time alone; 0: unknown */
+	uint64_t acc_start_ns, acc_ios, acc_sum_ns, acc_bytes0;	/* decision interval */
+	uint64_t rate_bps;		/* the controller's rate; 0 = unlimited */
+	int64_t err_pm;			/* smoothed excess latency, per mille of the aim */
+	bool have_err;
+	bool ramp;			/* start-up: doubling until the excess shows */
+	bool fg_now;			/* the last decision saw a foreground */
+	unsigned cuts_in_row;		/* decisions in a row above target */
+	uint64_t avg_bps;		/* achieved rate, smoothed: for the projected end */
+	uint64_t last_lat_ns;		/* foreground's mean request time, last decision */
+	uint64_t slowed_ns;		/* time held below the pace by the foreground */
+	uint64_t starved_ns;		/* other requests waiting, none completing, this long */
+	bool slowed;
 };
 
 struct scan_gov {
@@ -71,6 +112,9 @@ struct scan_gov {
 	uint64_t fg_sectors;		/* other I/O seen (busiest view): 512B sectors read,
 					   written, discarded */
 	uint64_t fg_ios;		/* other writes, discards and flushes seen (busiest view) */
+	struct scan_gov_lat lat;
+	unsigned nr_probes;		/* baseline probes (latency pacing) */
+	uint64_t probe_ns;		/* time paused for them */
 };
 
 /* Return 0 after setting g up from o at now_ns, or -EINVAL for inconsistent options. */
@@ -90,6 +134,28 @@ int scan_gov_account(struct scan_gov *g, uint64_t bytes, uint64_t now_ns);
  */
 int scan_gov_sample(struct scan_gov *g, uint64_t now_ns, const struct kio_diskstat *st,
 		    const uint64_t *own_sectors_read, unsigned nr_st);
+/*
+ * As scan_gov_sample(), with the scan's own completed reads, their count and summed latency
+ * per view, which pacing by latency subtracts from the view's requests and time.
+ */
+int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_diskstat *st,
+			const struct scan_gov_own *own, unsigned nr_st);
+/* Return the time spent slowed for other I/O up to now_ns, a period still running included. */
+uint64_t scan_gov_backoff_ns(const struct scan_gov *g, uint64_t now_ns);
+/* Return how many times the rate was cut for other I/O (backoffs, or latency cuts). */
+unsigned scan_gov_backoffs(const struct scan_gov *g);
+/*
+ * Return when the pass is projected to end at the rate it achieves (0: not known yet), and
+ * set *late when a window is set and that is past the window's end.
+ */
+uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bool *late);
+/*
+ * Return the foreground's mean request time alone (the baseline; 0: not known) and set
+ * *with_scan_ns to it with the scan running, at the last decision (0: not known).
+ */
+uint64_t scan_gov_fg_latency_ns(const struct scan_gov *g, uint64_t *with_scan_ns);
+/* Return true while paused for a baseline probe. */
+bool scan_gov_probing(const struct scan_gov *g);
 /* Return the rate in force in bytes/s (0: unlimited). */
 uint64_t scan_gov_rate_bps(const struct scan_gov *g);
 /* Return true while the rate is held at the floor because of other I/O. */

@@ -141,7 +141,8 @@ static int wait_late(struct exec *x)
 				exec_cmd_decode(x, s);	/* a command: as a read would say */
 			if (s->io.res > 0 && !s->io.cmd) {
 				x->r->read_bytes += (uint64_t)s->io.res;
-				x->dev_read_bytes[s->io.dev_idx] += (uint64_t)s->io.res;
+				exec_own_read(x, s->io.dev_idx, (uint64_t)s->io.res,
+					      exec_now_ns() - s->io.issue_ns);
 			}
 			if (s->alone || s->late_idx < 0) {
 				s->alone = 0;

@@ -94,7 +94,11 @@ struct scan_progress {
 	double elapsed_s;
 	double rate_bps;		/* recent rate, bytes per second */
 	double target_bps;		/* governor's rate in force, 0 unthrottled */
-	int backing_off;		/* the governor holds the floor: other I/O seen */
+	int backing_off;		/* the governor holds the rate down for other I/O */
+	int probing;			/* paused to learn the foreground's latency alone */
+	double fg_base_ms, fg_lat_ms;	/* foreground's mean request time alone / now (0: ?) */
+	double projected_end_s;		/* from the start, at the rate achieved (0: unknown) */
+	int window_late;		/* the projected end is past the window's end */
 	unsigned nr_errors;		/* error records so far, of every verdict */
 	unsigned nr_damage;		/* of which damage: blocks that failed every read */
 };
@@ -202,8 +206,16 @@ struct scan_result {
 	unsigned nr_timeouts;		/* reads that exceeded the I/O timeout */
 	int failing;			/* stopped to spare a failing disk (failing_msg says why) */
 	char failing_msg[256];
-	unsigned nr_backoffs;		/* times the governor backed off for other I/O */
-	double backoff_s;		/* time spent backed off */
+	unsigned nr_backoffs;		/* times the governor backed off (or cut its rate) for
+					   other I/O */
+	double backoff_s;		/* time spent backed off (or held below the pace) */
+	const char *pacing;		/* "latency", "backoff", "fixed"; NULL: no governor */
+	unsigned nr_probes;		/* latency pacing: pauses to learn the baseline */
+	double probe_s;			/* and their time */
+	double fg_base_ms, fg_lat_ms;	/* foreground's mean request time alone / with the scan */
+	double projected_end_s;		/* at the end: when the pass would end (0: unknown) */
+	int window_late;		/* a window was set and the projected end was past it */
+	double window_late_first_s;	/* when that was first said (0: never) */
 	char engine[16];		/* engine that ran */
 	char engine_note[512];		/* why earlier engines were refused */
 	char method_note[512];		/* a verify method's fallback, said in the report */

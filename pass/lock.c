@@ -28,7 +28,7 @@ static uint64_t key_hash(const char *s)
 void pass_unlock(struct pass_lock *lk)
 {
 	for (unsigned i = 0; i < lk->nr; i++)
-		scan_proc_unlock(lk->fd[i]);
+		pass_proc_unlock(lk->fd[i]);
 	lk->nr = 0;
 }
 
@@ -40,7 +40,7 @@ static int take(struct pass_lock *lk, const char *path, const char *what, const 
 		char *err, size_t len)
 {
 	char holder[256];
-	int fd = scan_proc_lock(path, note, holder, sizeof(holder));
+	int fd = pass_proc_lock(path, note, holder, sizeof(holder));
 
 	if (fd == -EWOULDBLOCK) {
 		snprintf(err, len, "%s is being scanned by another mediascan (%s); one scan at a "

@@ -16,32 +16,44 @@ static int is_at_risk(const struct scan_error *e)
 	return v == SCAN_V_SLOW || v == SCAN_V_DEVICE;
 }
 
+int pass_map_batch(struct map_damage *d, struct map_target *t, const uint32_t *dev,
+		   const uint64_t *off, const uint64_t *len, size_t n)
+{
+	int ret = 0;
+
+	for (size_t a = 0, b; a < n && ret == 0; a = b) {
+		for (b = a; b < n && dev[b] == dev[a]; b++)
+			;
+		ret = map_damage_add_many(d, t, dev[a], off + a, len + a, b - a);
+	}
+	return ret;
+}
+
 /*
  * Look up the owners of every error that `want` selects (sorted by device and offset) in d,
- * one batch per device: nearby ranges share GETFSMAP passes (as `mediascan map` does) instead
- * of one query each. The groups follow those errors in order; read them after resolve.
+ * one batch per device (pass_map_batch). The groups follow those errors in order; read them
+ * after resolve.
  */
 static int add_batched(struct pass_report *rep, struct map_damage *d,
 		       int (*want)(const struct scan_error *e))
 {
 	const struct scan_result *r = rep->r;
+	uint32_t *dev = malloc(sizeof(*dev) * (r->nr_errors + 1));
 	uint64_t *off = malloc(sizeof(*off) * (r->nr_errors + 1));
 	uint64_t *len = malloc(sizeof(*len) * (r->nr_errors + 1));
-	int ret = off && len ? 0 : -ENOMEM;
+	size_t n = 0;
+	int ret = dev && off && len ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < r->nr_errors && ret == 0;) {
-		uint32_t dev = r->errors[i].dev_idx;
-		size_t n = 0;
-
-		for (; i < r->nr_errors && r->errors[i].dev_idx == dev; i++) {
-			if (!want(&r->errors[i]))
-				continue;
-			off[n] = r->errors[i].offset;
-			len[n++] = r->errors[i].length;
-		}
-		if (n)
-			ret = map_damage_add_many(d, rep->t, dev, off, len, n);
+	for (size_t i = 0; i < r->nr_errors && ret == 0; i++) {
+		if (!want(&r->errors[i]))
+			continue;
+		dev[n] = r->errors[i].dev_idx;
+		off[n] = r->errors[i].offset;
+		len[n++] = r->errors[i].length;
 	}
+	if (ret == 0)
+		ret = pass_map_batch(d, rep->t, dev, off, len, n);
+	free(dev);
 	free(off);
 	free(len);
 	return ret;

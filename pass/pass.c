@@ -1,12 +1,14 @@
 /*
- * pass/pass.c - one pass over one target, the stages in order: open the target (and lock it
- * and its disks), choose the verify method, plan (plan.c), begin the pass in the store
- * (record.c), scan (mediascan/, options from scan.c), map the errors to their owners (map.c),
- * record the pass's end and its damage (record.c), report (the hooks cli/ fills in).
+ * pass/pass.c - one pass over one target as a table of stages over one context (struct pass),
+ * the way xfs_scrub's run_scrub_phases walks its phase_ops: check the options, open the
+ * target, lock it and its disks (lock.c), choose the verify method (method.c), count the plan
+ * (plan.c), begin the pass in the store (record.c), pace and open the plan, scan (mediascan/,
+ * options from scan.c), map the errors to their owners (map.c), record the pass's end and its
+ * damage and report (the hooks report/ fills in). One teardown undoes what the stages set up,
+ * whichever of them stopped the pass.
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,21 +27,37 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-void pass_say(const struct pass_hooks *h, enum pass_say kind, const char *fmt, ...)
-{
-	char msg[16384];
-	va_list ap;
+/* The context every stage works on; what is set up is said by its fields (see teardown). */
+struct pass {
+	const struct pass_opts *a;
+	const struct pass_hooks *h;
+	const struct vfy_ops *method;	/* asked for, then the one that runs */
+	struct map_target t;
+	int t_open;
+	struct pass_lock lk;		/* lk.nr: locks held */
+	struct pass_method cm;		/* cm.nr: devices the method opened */
+	struct map_plan_opts po;
+	struct pass_plan plan;		/* plan.plan: open */
+	struct scan_device devs[SCAN_MAX_DEVICES];
+	struct scan_source src;
+	struct scan_opts so;
+	struct scan_gov_opts go;
+	struct scan_result r;
+	struct pass_record ck;		/* ck.st: the store is open */
+	struct pass_report rep;
+	int rep_made;
+	int resumed;
+	double window_s;
+	unsigned status;		/* enum pass_exit bits, once a stage stopped the pass */
+	char err[1024];
+};
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (h && h->say)
-		h->say(h->arg, kind, msg);
-	else if (kind == PASS_SAY_INFO || kind == PASS_SAY_HUMAN)
-		printf("%s\n", msg);
-	else
-		fprintf(stderr, "mediascan: %s\n", msg);
-}
+/* A stage: return 0 to go on, 1 to end the pass with p->status, or -errno (p->status set). */
+struct pass_stage {
+	const char *name;
+	int (*fn)(struct pass *p);
+	int must_run;			/* runs in a recheck too (else a full pass only) */
+};
 
 /* The governor's options: a rate, a window (what is left of it, for a resumed patrol pass). */
 static double pass_window(const struct pass_opts *a, const struct pass_record *ck, int resumed)
@@ -55,164 +73,195 @@ static double pass_window(const struct pass_opts *a, const struct pass_record *c
 	return window_s;
 }
 
-int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
+/* Return -EINVAL with status PASS_EXIT_USAGE after saying why an option is bad. */
+static int stage_check(struct pass *p)
 {
-	struct map_target t;
-	struct map_plan_opts po;
-	struct pass_plan plan = { 0 };
-	struct scan_device devs[SCAN_MAX_DEVICES];
-	struct scan_source src;
-	struct scan_opts so;
-	struct scan_gov_opts go;
-	struct scan_result r;
-	struct pass_report rep;
-	struct pass_record ck = { .h = h };
-	const struct vfy_ops *method;
-	struct pass_method cm = { 0 };
-	struct pass_lock lk;
-	char err[1024] = "", who[PATH_MAX + 64];
-	int ret, err_class, status, resumed = 0;
-	struct sigaction sa;
-	double window_s;
+	if (p->a->engine && !scan_engine_known(p->a->engine)) {
+		pass_say(p->h, PASS_SAY_ERROR, "bad --engine: unknown engine '%s' (choose %s)",
+			 p->a->engine, scan_engine_names());
+		p->status = PASS_EXIT_USAGE;
+		return -EINVAL;
+	}
+	if (vfy_method_lookup(p->a->method, &p->method, p->err, sizeof(p->err)) < 0) {
+		pass_say(p->h, PASS_SAY_ERROR, "bad --method: %s", p->err);
+		p->status = PASS_EXIT_USAGE;
+		return -EINVAL;
+	}
+	return 0;
+}
 
-	if (a->engine && !scan_engine_known(a->engine)) {
-		pass_say(h, PASS_SAY_ERROR, "bad --engine: unknown engine '%s' (choose %s)",
-			 a->engine, scan_engine_names());
-		return PASS_EXIT_USAGE;
-	}
-	if (vfy_method_lookup(a->method, &method, err, sizeof(err)) < 0) {
-		pass_say(h, PASS_SAY_ERROR, "bad --method: %s", err);
-		return PASS_EXIT_USAGE;
-	}
-	ret = map_target_open(a->target, &t, err, sizeof(err), &err_class);
+static int stage_open(struct pass *p)
+{
+	int ret, err_class;
+
+	ret = map_target_open(p->a->target, &p->t, p->err, sizeof(p->err), &err_class);
 	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "%s", err);
-		return err_class == MAP_TERR_USAGE ? PASS_EXIT_USAGE : PASS_EXIT_OPERATIONAL;
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
+		p->status = err_class == MAP_TERR_USAGE ? PASS_EXIT_USAGE : PASS_EXIT_OPERATIONAL;
+		return ret;
 	}
-	if (geteuid() != 0 && t.mount_fd >= 0) {
-		pass_say(h, PASS_SAY_ERROR, "scanning a filesystem needs root (GETFSMAP needs "
+	p->t_open = 1;
+	if (geteuid() != 0 && p->t.mount_fd >= 0) {
+		pass_say(p->h, PASS_SAY_ERROR, "scanning a filesystem needs root (GETFSMAP needs "
 			 "CAP_SYS_ADMIN)");
-		map_target_close(&t);
-		return PASS_EXIT_OPERATIONAL;
+		p->status = PASS_EXIT_OPERATIONAL;
+		return -EPERM;
 	}
-	/* One scan per target and disk, whoever started it. */
-	pass_target_key(&t, ck.key, sizeof(ck.key));
-	snprintf(who, sizeof(who), "mediascan %s %s", a->label ? "patrol, target" : "scan",
-		 a->label ? a->label : a->target);
-	ret = pass_lock(&t, ck.key, who, &lk, err, sizeof(err));
-	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "%s", err);
-		map_target_close(&t);
-		return PASS_EXIT_OPERATIONAL;
-	}
+	return 0;
+}
 
-	memset(&po, 0, sizeof(po));
-	po.merge_gap = a->merge_gap;
-	memset(&so, 0, sizeof(so));
-	memset(&r, 0, sizeof(r));
-	pass_scan_devices(&t, devs);
-	so.io_size = scan_io_size(devs, t.nr_devices, a->io_size);
-	if (a->io_size && so.io_size != a->io_size)
-		pass_say(h, PASS_SAY_NOTE, "--io-size %llu: reading %u bytes at a time (a multiple "
-			 "of the logical block size)", (unsigned long long)a->io_size, so.io_size);
-	for (unsigned i = 0; a->io_size && i < t.nr_devices; i++)
-		if (devs[i].max_io_bytes && so.io_size > devs[i].max_io_bytes)
-			pass_say(h, PASS_SAY_NOTE, "--io-size %u is above %s's queue limit "
-				 "(max_sectors_kb %llu): the block layer splits each read", so.io_size,
-				 t.devices[i].path, (unsigned long long)devs[i].max_io_bytes / 1024);
-	so.depth = a->depth ? (unsigned)a->depth : PASS_DEFAULT_DEPTH;
-	so.engine = a->engine;
-	so.isolate_step_bytes = 16 * 4096;
-	so.stop = &stop_requested;
-	so.io_timeout_ns = (uint64_t)(a->io_timeout_s * 1e9);
-	so.max_failed_reads = a->max_failed_reads_set ? a->max_failed_reads :
-			      PASS_DEFAULT_MAX_FAILED_READS;
-	so.max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
-	ret = pass_method_setup(method, &t, &so, &cm, err, sizeof(err));	/* drive-side methods */
+/* One scan per target and disk, whoever started it. */
+static int stage_lock(struct pass *p)
+{
+	char who[PATH_MAX + 64];
+	int ret;
+
+	pass_target_key(&p->t, p->ck.key, sizeof(p->ck.key));
+	snprintf(who, sizeof(who), "mediascan %s %s", p->a->label ? "patrol, target" : "scan",
+		 p->a->label ? p->a->label : p->a->target);
+	ret = pass_lock(&p->t, p->ck.key, who, &p->lk, p->err, sizeof(p->err));
+	if (ret < 0) {
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
+		p->status = PASS_EXIT_OPERATIONAL;
+		return ret;
+	}
+	return 0;
+}
+
+/* The scan's options, then the verify method (drive-side methods open their devices). */
+static int stage_method(struct pass *p)
+{
+	const struct pass_opts *a = p->a;
+	struct scan_opts *so = &p->so;
+	int ret;
+
+	p->po.merge_gap = a->merge_gap;
+	pass_scan_devices(&p->t, p->devs);
+	so->io_size = scan_io_size(p->devs, p->t.nr_devices, a->io_size);
+	if (a->io_size && so->io_size != a->io_size)
+		pass_say(p->h, PASS_SAY_NOTE, "--io-size %llu: reading %u bytes at a time (a "
+			 "multiple of the logical block size)", (unsigned long long)a->io_size,
+			 so->io_size);
+	for (unsigned i = 0; a->io_size && i < p->t.nr_devices; i++)
+		if (p->devs[i].max_io_bytes && so->io_size > p->devs[i].max_io_bytes)
+			pass_say(p->h, PASS_SAY_NOTE, "--io-size %u is above %s's queue limit "
+				 "(max_sectors_kb %llu): the block layer splits each read",
+				 so->io_size, p->t.devices[i].path,
+				 (unsigned long long)p->devs[i].max_io_bytes / 1024);
+	so->depth = a->depth ? (unsigned)a->depth : PASS_DEFAULT_DEPTH;
+	so->engine = a->engine;
+	so->isolate_step_bytes = 16 * 4096;
+	so->stop = &stop_requested;
+	so->io_timeout_ns = (uint64_t)(a->io_timeout_s * 1e9);
+	so->max_failed_reads = a->max_failed_reads_set ? a->max_failed_reads :
+			       PASS_DEFAULT_MAX_FAILED_READS;
+	so->max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
+	ret = pass_method_setup(p->method, &p->t, so, &p->cm, p->err, sizeof(p->err));
 	if (ret) {
-		pass_say(h, PASS_SAY_ERROR, "%s", err);
-		pass_unlock(&lk);
-		map_target_close(&t);
-		return PASS_EXIT_OPERATIONAL;
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
+		p->status = PASS_EXIT_OPERATIONAL;
+		return ret;
 	}
-	method = cm.ops;
-	snprintf(r.method_note, sizeof(r.method_note), "%s", cm.why);
+	p->method = p->cm.ops;
+	snprintf(p->r.method_note, sizeof(p->r.method_note), "%s", p->cm.why);
+	return 0;
+}
 
-	/* Plan. A recheck reads the open errors of the history only: its plan comes from there. */
-	ret = a->recheck ? 0 : pass_plan_count(&t, &po, &so.planned_total);
+/* The plan's total (a counting pass); a recheck's plan is the history's open errors. */
+static int stage_count(struct pass *p)
+{
+	int ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
+
 	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "cannot plan %s: reading the space map (GETFSMAP) "
-			 "failed: %s", a->target, strerror(-ret));
-		pass_method_close(&cm);
-		pass_unlock(&lk);
-		map_target_close(&t);
-		return PASS_EXIT_OPERATIONAL;
+		pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: reading the space map (GETFSMAP) "
+			 "failed: %s", p->a->target, strerror(-ret));
+		p->status = PASS_EXIT_OPERATIONAL;
 	}
+	return ret;
+}
 
-	/* Record: the pass begins (or resumes) in the state store. */
-	if (!a->no_state) {
-		ret = pass_record_begin(&ck, a, &t, method, &so, &po, &r, &resumed);
-		if (ret == -ENOENT && a->recheck) {
-			pass_say(h, PASS_SAY_INFO, "mediascan: nothing to recheck: the history of %s "
-				 "has no open errors", a->target);
-			pass_record_close(&ck);
-			scan_result_free(&r);
-			pass_method_close(&cm);
-			pass_unlock(&lk);
-			map_target_close(&t);
-			return PASS_EXIT_CLEAN;
-		}
-		if (ret < 0) {
-			if (a->resume || a->recheck) {
-				pass_say(h, PASS_SAY_ERROR, "cannot %s: the state store in %s failed: "
-					 "%s", a->resume ? "resume" : "recheck", a->state_dir,
-					 strerror(-ret));
-				pass_record_close(&ck);
-				scan_result_free(&r);
-				pass_unlock(&lk);
-				map_target_close(&t);
-				return PASS_EXIT_OPERATIONAL;
-			}
-			pass_say(h, PASS_SAY_ERROR, "warning: scanning without checkpoints: state "
-				 "store in %s: %s", a->state_dir, strerror(-ret));
-			scan_state_close(ck.st);
-			ck.st = NULL;
-		} else {
-			pass_record_checkpoints(&ck, &so);
-		}
+/* Record: the pass begins (or resumes) in the state store. */
+static int stage_begin(struct pass *p)
+{
+	const struct pass_opts *a = p->a;
+	int ret;
+
+	if (a->no_state)
+		return 0;
+	ret = pass_record_begin(&p->ck, a, &p->t, p->method, &p->so, &p->po, &p->r,
+				&p->resumed);
+	if (ret == -ENOENT && a->recheck) {
+		pass_say(p->h, PASS_SAY_INFO, "mediascan: nothing to recheck: the history of %s "
+			 "has no open errors", a->target);
+		p->status = PASS_EXIT_CLEAN;
+		return 1;
 	}
+	if (ret < 0 && (a->resume || a->recheck)) {
+		pass_say(p->h, PASS_SAY_ERROR, "cannot %s: the state store in %s failed: %s",
+			 a->resume ? "resume" : "recheck", a->state_dir, strerror(-ret));
+		p->status = PASS_EXIT_OPERATIONAL;
+		return ret;
+	}
+	if (ret < 0) {
+		pass_say(p->h, PASS_SAY_ERROR, "warning: scanning without checkpoints: state "
+			 "store in %s: %s", a->state_dir, strerror(-ret));
+		scan_state_close(p->ck.st);
+		p->ck.st = NULL;
+		return 0;
+	}
+	pass_record_checkpoints(&p->ck, &p->so);
+	return 0;
+}
 
-	/* Scan. */
-	window_s = pass_window(a, &ck, resumed);
-	if (a->rate || window_s) {
-		memset(&go, 0, sizeof(go));
-		go.rate_bps = a->rate;
-		go.window_s = (uint64_t)(window_s + 0.5);
-		go.rate_min_bps = a->rate_min;
-		go.rate_max_bps = a->rate_max;
-		go.backoff = !a->no_backoff;
-		go.planned_total_bytes = so.planned_total > so.scanned_base ?
-					 so.planned_total - so.scanned_base : 0;
-		go.slack_bytes = (uint64_t)so.depth * so.io_size;
-		so.gov = &go;
-		pass_scan_views(&t, &so);
+/* Pacing, the I/O class and the plan as the scan's source; the human banner. */
+static int stage_plan(struct pass *p)
+{
+	const struct pass_opts *a = p->a;
+	struct scan_opts *so = &p->so;
+	struct sigaction sa;
+	int ret;
+
+	p->window_s = pass_window(a, &p->ck, p->resumed);
+	if (a->rate || p->window_s || (a->pacing && strcmp(a->pacing, "off"))) {
+		const char *pacing;
+
+		memset(&p->go, 0, sizeof(p->go));
+		p->go.rate_bps = a->rate;
+		p->go.window_s = (uint64_t)(p->window_s + 0.5);
+		p->go.rate_min_bps = a->rate_min;
+		p->go.rate_max_bps = a->rate_max;
+		if (a->pacing)
+			pacing = a->pacing;
+		else if (a->no_backoff)
+			pacing = "off";
+		else
+			pacing = p->window_s ? "latency" : "backoff";
+		p->go.backoff = strcmp(pacing, "backoff") == 0;
+		p->go.latency = strcmp(pacing, "latency") == 0;
+		p->go.lat_target_pct = a->lat_target_pct;
+		p->go.planned_total_bytes = so->planned_total > so->scanned_base ?
+					    so->planned_total - so->scanned_base : 0;
+		p->go.slack_bytes = (uint64_t)so->depth * so->io_size;
+		so->gov = &p->go;
+		pass_scan_views(&p->t, so);
 	}
 	if ((a->ioprio && strcmp(a->ioprio, "idle") == 0) || (!a->ioprio && a->window_s)) {
 		ret = kio_ioprio_set_idle();
 		if (ret < 0)
-			pass_say(h, PASS_SAY_ERROR, "warning: cannot set the idle I/O class: %s",
+			pass_say(p->h, PASS_SAY_ERROR, "warning: cannot set the idle I/O class: %s",
 				 strerror(-ret));
 	}
-	so.progress = h->progress;
-	so.progress_arg = h->arg;
+	so->progress = p->h->progress;
+	so->progress_arg = p->h->arg;
 	if (a->recheck) {
-		pass_plan_recheck(&plan, &t, ck.watch, ck.nr_watch, &src);
+		pass_plan_recheck(&p->plan, &p->t, p->ck.watch, p->ck.nr_watch, &p->src);
 	} else {
-		ret = pass_plan_open(&plan, &t, &po, &src);
+		ret = pass_plan_open(&p->plan, &p->t, &p->po, &p->src);
 		if (ret < 0) {
-			pass_say(h, PASS_SAY_ERROR, "cannot plan %s: %s", a->target, strerror(-ret));
-			ret = PASS_EXIT_OPERATIONAL;
-			goto out_state;
+			pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: %s", a->target,
+				 strerror(-ret));
+			p->status = PASS_EXIT_OPERATIONAL;
+			return ret;
 		}
 	}
 
@@ -221,83 +270,148 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (h->begin) {
+	if (p->h->begin) {
 		struct pass_begin b = {
-			.t = &t, .method = method->name, .resumed = resumed, .recheck = a->recheck,
-			.planned_bytes = so.planned_total, .scanned_base = so.scanned_base,
-			.rate = a->rate, .window_s = window_s,
+			.t = &p->t, .method = p->method->name, .resumed = p->resumed,
+			.recheck = a->recheck, .planned_bytes = so->planned_total,
+			.scanned_base = so->scanned_base, .rate = a->rate, .window_s = p->window_s,
 		};
 
-		h->begin(h->arg, &b);
+		p->h->begin(p->h->arg, &b);
 	}
-	ret = scan_run(devs, t.nr_devices, &src, &so, &r);
-	if (ret == 0 && !a->no_state)	/* errors[0..sealed) are in the history, the rest? */
-		pass_record_unsaved(&ck, &r);
-	if (h->progress_done)
-		h->progress_done(h->arg);
-	pass_plan_close(&plan);
+	return 0;
+}
+
+static int stage_scan(struct pass *p)
+{
+	struct scan_result *r = &p->r;
+	int ret;
+
+	ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
+	if (ret == 0 && !p->a->no_state)	/* errors[0..sealed) are in the history, the rest? */
+		pass_record_unsaved(&p->ck, r);
+	if (p->h->progress_done)
+		p->h->progress_done(p->h->arg);
+	pass_plan_close(&p->plan);
 	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "%s", r.fatal_msg[0] ? r.fatal_msg : strerror(-ret));
-		ret = PASS_EXIT_OPERATIONAL;
-		goto out_state;
+		pass_say(p->h, PASS_SAY_ERROR, "%s", r->fatal_msg[0] ? r->fatal_msg :
+			 strerror(-ret));
+		p->status = PASS_EXIT_OPERATIONAL;
+		return ret;
 	}
 	/* Report the whole pass: bytes read before a resume count too. */
-	r.scanned_bytes += so.scanned_base;
-	r.planned_bytes += so.scanned_base;
-	if (r.stopped == 1 && !r.fatal_msg[0])
-		snprintf(r.fatal_msg, sizeof(r.fatal_msg), "interrupted by a signal; %s",
-			 a->no_state ? "no checkpoint was kept (--no-state): a later scan starts "
-			 "over" : "continue with --resume");
+	r->scanned_bytes += p->so.scanned_base;
+	r->planned_bytes += p->so.scanned_base;
+	if (r->stopped == 1 && !r->fatal_msg[0])
+		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "interrupted by a signal; %s",
+			 p->a->no_state ? "no checkpoint was kept (--no-state): a later scan "
+			 "starts over" : "continue with --resume");
+	return 0;
+}
 
-	/* Map. */
-	memset(&rep, 0, sizeof(rep));
-	rep.t = &t;
-	rep.r = &r;
-	rep.method = method->name;
-	rep.resumed = resumed;
-	rep.no_checkpoint = a->no_state;
-	rep.base_bytes = so.scanned_base;
-	ret = pass_map(&rep);
+/* Map: verdict counts, exit bits, owners of damage and of ranges at risk. */
+static int stage_map(struct pass *p)
+{
+	struct pass_report *rep = &p->rep;
+	int ret;
+
+	rep->t = &p->t;
+	rep->r = &p->r;
+	rep->method = p->method->name;
+	rep->resumed = p->resumed;
+	rep->base_bytes = p->so.scanned_base;
+	/* --no-state, or a store that could not be opened: a stopped pass cannot resume */
+	rep->no_checkpoint = p->a->no_state || !p->ck.st;
+	p->rep_made = 1;
+	ret = pass_map(rep);
 	if (ret < 0) {
-		pass_say(h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",
+		pass_say(p->h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",
 			 strerror(-ret));
-		rep.exit_bits |= PASS_EXIT_OPERATIONAL;
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
+	return 0;
+}
 
-	/* Record and report: the pass's end, the JSON and HTML reports, damage told, the summary. */
-	pass_record_finish(&ck, &r);
+/* Record and report: the pass's end, the JSON and HTML reports, damage told, the summary. */
+static int stage_report(struct pass *p)
+{
+	const struct pass_hooks *h = p->h;
+	struct pass_report *rep = &p->rep;
+	int ret;
+
+	pass_record_finish(&p->ck, &p->r);
 	if (h->json) {
-		ret = h->json(h->arg, &rep);
+		ret = h->json(h->arg, rep);
 		if (ret < 0)
-			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
+			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 	if (h->html) {
-		ret = h->html(h->arg, &rep);
+		ret = h->html(h->arg, rep);
 		if (ret < 0)
-			rep.exit_bits |= PASS_EXIT_OPERATIONAL;
+			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
-	ret = pass_record_damage(&ck, a, &rep, &so, resumed);
-	if (ck.unsaved)
-		rep.exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
-	if (a->recheck)
+	ret = pass_record_damage(&p->ck, p->a, rep, &p->so, p->resumed);
+	if (p->ck.unsaved)
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
+	if (p->a->recheck)
 		pass_say(h, PASS_SAY_HUMAN, "mediascan: rechecked %zu open error%s: %d read cleanly "
-			 "(cleared)", ck.nr_watch, ck.nr_watch == 1 ? "" : "s", ret > 0 ? ret : 0);
+			 "(cleared)", p->ck.nr_watch, p->ck.nr_watch == 1 ? "" : "s",
+			 ret > 0 ? ret : 0);
 	if (h->human)
-		h->human(h->arg, &rep);
-	status = (int)rep.exit_bits;
-	pass_report_free(&rep);
-	pass_method_close(&cm);
-	pass_record_close(&ck);
-	scan_result_free(&r);
-	pass_unlock(&lk);
-	map_target_close(&t);
-	return status;
+		h->human(h->arg, rep);
+	p->status = rep->exit_bits;
+	return 1;
+}
 
-out_state:
-	pass_method_close(&cm);
-	pass_record_close(&ck);
-	scan_result_free(&r);
-	pass_unlock(&lk);
-	map_target_close(&t);
-	return ret;
+static const struct pass_stage stages[] = {
+	{ "check", stage_check, 1 },
+	{ "open", stage_open, 1 },
+	{ "lock", stage_lock, 1 },
+	{ "method", stage_method, 1 },
+	{ "count", stage_count, 0 },
+	{ "begin", stage_begin, 1 },
+	{ "plan", stage_plan, 1 },
+	{ "scan", stage_scan, 1 },
+	{ "map", stage_map, 1 },
+	{ "report", stage_report, 1 },
+};
+
+/* Undo what the stages set up, in the reverse order; each part knows whether it was. */
+static void pass_teardown(struct pass *p)
+{
+	if (p->plan.plan)
+		pass_plan_close(&p->plan);
+	if (p->rep_made)
+		pass_report_free(&p->rep);
+	pass_method_close(&p->cm);
+	pass_record_close(&p->ck);
+	scan_result_free(&p->r);
+	pass_unlock(&p->lk);
+	if (p->t_open)
+		map_target_close(&p->t);
+}
+
+int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
+{
+	struct pass *p = calloc(1, sizeof(*p));
+	int status;
+
+	if (!p) {
+		pass_say(h, PASS_SAY_ERROR, "out of memory");
+		return PASS_EXIT_OPERATIONAL;
+	}
+	p->a = a;
+	p->h = h;
+	p->ck.h = h;
+	p->status = PASS_EXIT_OPERATIONAL;
+	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+		if (a->recheck && !stages[i].must_run)
+			continue;
+		if (stages[i].fn(p) != 0)
+			break;
+	}
+	pass_teardown(p);
+	status = (int)p->status;
+	free(p);
+	return status;
 }

@@ -1,8 +1,9 @@
 /*
  * pass/pass.h - one pass over one target, as `mediascan scan` and each of patrol's runs do it:
- * plan (mapping/) -> scan (mediascan/) -> map (mapping/) -> record (the state store) ->
- * report (the output hooks cli/ fills in). The stages are files of this folder, as xfs_scrub's
- * phases are; pass.c runs them in order. cli/ parses arguments, prints and runs the daemon.
+ * plan (mapping/) -> scan (mediascan/) -> map (mapping/) -> record (history/) -> report (the
+ * output hooks report/ fills in). The stages are files of this folder, as xfs_scrub's phases
+ * are; pass.c runs them as a table over one context and undoes them with one teardown;
+ * say.c carries their messages.
  */
 #ifndef MEDIASCAN_PASS_H
 #define MEDIASCAN_PASS_H
@@ -50,6 +51,9 @@ struct pass_opts {
 	unsigned max_failed_reads;	/* with max_failed_reads_set; else the default */
 	int max_failed_reads_set;
 	int no_backoff;
+	const char *pacing;		/* "latency", "backoff", "off"; NULL: latency with a
+					   window, backoff with a plain rate (as before) */
+	unsigned lat_target_pct;	/* latency pacing's target, percent of alone; 0: 125 */
 	int resume;
 	int recheck;			/* re-read only the open errors of the history */
 	int no_state;
@@ -66,7 +70,7 @@ struct pass_report {
 	size_t *own_first;		/* per scan error: its owners in dmg.owners (damage) or */
 	size_t *own_count;		/* risk.owners (slow, device fault) */
 	int resumed;			/* the pass continued an interrupted one */
-	int no_checkpoint;		/* --no-state: a stopped pass cannot be resumed */
+	int no_checkpoint;		/* --no-state or no store: a stopped pass cannot resume */
 	uint64_t base_bytes;		/* of r->scanned_bytes, read before a resume */
 	unsigned exit_bits;		/* enum pass_exit */
 	unsigned nr_damage_errors;	/* media/PI errors: the blocks fail every read */
@@ -130,9 +134,20 @@ struct pass_hooks {
 	void (*human)(void *arg, const struct pass_report *rep);
 };
 
-/* Return the exit status (enum pass_exit bits) of one pass as o describes it. */
+/**
+ * pass_run() - run one pass over one target: the stages of pass.c in order, then the teardown.
+ * @o: what the pass does (target, method, pacing, state store)
+ * @h: the output hooks (a NULL hook is not called)
+ *
+ * Return: the exit status, enum pass_exit bits.
+ */
 int pass_run(const struct pass_opts *o, const struct pass_hooks *h);
-/* Hand msg (printf-style) to h->say as kind; stderr/stdout when there is no hook. */
+/**
+ * pass_say() - hand a message of the pass to the say hook (say.c).
+ * @h: the hooks; NULL or no say hook: stdout (info, human) or stderr (errors, notes)
+ * @kind: what the message is, so the hook knows where it goes
+ * @fmt: printf-style format of the message, one line
+ */
 void pass_say(const struct pass_hooks *h, enum pass_say kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -144,16 +159,55 @@ struct pass_plan {
 	size_t nr_watch, pos;
 	const struct map_target *t;
 };
-/* Return 0 and the planned bytes of t (a counting pass), or -errno. */
+/**
+ * pass_plan_count() - the planned bytes of a target (a counting pass, nothing read).
+ * @t: the open target
+ * @po: plan options (merge gap)
+ * @planned: set to the planned bytes
+ *
+ * Return: 0, or -errno.
+ */
 int pass_plan_count(struct map_target *t, const struct map_plan_opts *po, uint64_t *planned);
-/* Return 0 after opening the plan of t as src (mapping's ranges -> mediascan's), or -errno. */
+/**
+ * pass_plan_open() - open the plan of a target as the scan's source.
+ * @pp: the plan stage's state (closed with pass_plan_close())
+ * @t: the open target
+ * @po: plan options
+ * @src: set to a source handing mapping's ranges over as mediascan's scan_ranges
+ *
+ * Return: 0, or -errno.
+ */
 int pass_plan_open(struct pass_plan *pp, struct map_target *t, const struct map_plan_opts *po,
 		   struct scan_source *src);
-/* Return 0 after making the watched open errors w[0..n) the plan (a recheck) as src. */
+/**
+ * pass_plan_recheck() - make the history's open errors the plan (a recheck).
+ * @pp: the plan stage's state
+ * @t: the open target
+ * @w: the watched open errors
+ * @n: how many
+ * @src: set to a source handing them over as scan_ranges
+ *
+ * Return: 0.
+ */
 int pass_plan_recheck(struct pass_plan *pp, const struct map_target *t,
 		      const struct scan_watch *w, size_t n, struct scan_source *src);
-/* Close what pass_plan_open opened. */
+/**
+ * pass_plan_close() - close what pass_plan_open() opened (nothing open: nothing done).
+ * @pp: the plan stage's state
+ */
 void pass_plan_close(struct pass_plan *pp);
+/**
+ * pass_plan_each() - hand each range of a target's plan to a function: the plan for a reader
+ * that wants the ranges, not a scan (the HTML report's map of planned cells).
+ * @t: the open target
+ * @po: plan options
+ * @fn: called for each range; a negative return stops the walk
+ * @arg: handed to fn
+ *
+ * Return: 0, fn's negative return, or -errno.
+ */
+int pass_plan_each(struct map_target *t, const struct map_plan_opts *po,
+		   int (*fn)(const struct map_range *rg, void *arg), void *arg);
 
 /* method.c: the verify method of a scan, chosen per target, devices probed. */
 struct pass_method {
@@ -162,26 +216,71 @@ struct pass_method {
 	struct vfy_dev devs[SCAN_MAX_DEVICES];
 	unsigned nr;			/* devices probed */
 };
-/*
- * Return 0 after choosing the method (asked, or NULL for auto) for t and setting so->vfy,
- * so->vfy_devs and so->vfy_isolate; or -errno with why in err.
+/**
+ * pass_method_setup() - choose the verify method of a target and open what it needs.
+ * @asked: the method asked for, or NULL for auto
+ * @t: the open target
+ * @so: its vfy, vfy_devs and vfy_isolate set
+ * @m: the devices probed and opened (closed with pass_method_close()) and why the method
+ * @err: why, on failure
+ * @len: size of err
+ *
+ * Return: 0, or -errno with why in err.
  */
 int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 		      struct scan_opts *so, struct pass_method *m, char *err, size_t len);
-/* Close the devices pass_method_setup opened. */
+/**
+ * pass_method_close() - close the devices pass_method_setup() opened (none: nothing done).
+ * @m: the method's devices
+ */
 void pass_method_close(struct pass_method *m);
 
 /* scan.c: the scan stage's options from the target. */
-/* Return the number of devices of t written to devs[] as the executor sees them. */
+/**
+ * pass_scan_devices() - the devices of a target as the executor sees them.
+ * @t: the open target
+ * @devs: filled in, SCAN_MAX_DEVICES entries
+ *
+ * Return: the number of devices written.
+ */
 unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs);
-/* Watch each device of t and its whole disk for foreground load (so->views). */
+/**
+ * pass_scan_views() - watch each device of a target and its whole disk for foreground load.
+ * @t: the open target
+ * @so: its views set (the governor backs off when they are busy)
+ */
 void pass_scan_views(const struct map_target *t, struct scan_opts *so);
 
 /* map.c: the map stage. */
-/* Return 0 after looking up owners and paths for every error of rep->r; -errno on failure. */
+/**
+ * pass_map() - the map stage: verdict counts and exit bits of every error of rep->r, owners
+ * and paths of damage and of ranges at risk.
+ * @rep: the report (t, r, no_checkpoint set); freed with pass_report_free()
+ *
+ * Return: 0, or -errno (the exit bits are set as far as they were).
+ */
 int pass_map(struct pass_report *rep);
-/* Return 0; free what pass_map allocated. */
+/**
+ * pass_report_free() - free what pass_map() allocated.
+ * @rep: the report
+ *
+ * Return: 0.
+ */
 int pass_report_free(struct pass_report *rep);
+/**
+ * pass_map_batch() - add ranges to look owners up for, one batch per run of one device:
+ * nearby ranges share GETFSMAP passes. The map stage and `mediascan map` both use it.
+ * @d: the damage model; a group per range, in order (resolve with map_damage_resolve())
+ * @t: the open target
+ * @dev: device index of each range, sorted
+ * @off: byte offset of each range on its device
+ * @len: byte length of each range
+ * @n: how many ranges
+ *
+ * Return: 0, or -errno.
+ */
+int pass_map_batch(struct map_damage *d, struct map_target *t, const uint32_t *dev,
+		   const uint64_t *off, const uint64_t *len, size_t n);
 
 /* record.c: the record stage (the state store). */
 struct pass_record {
@@ -243,11 +342,17 @@ struct pass_lock {
 	int fd[1 + PASS_MAX_DISKS];	/* the target's lock, then one per disk */
 	unsigned nr;
 };
-/*
- * Return 0 after locking target t (state store key key) and each of its disks for this
- * process (label says who, for a refused scan's message; a lock file that cannot be made is
- * a warning, not an error); -EWOULDBLOCK when another scan holds one, with one line in err
- * and nothing held.
+/**
+ * pass_lock() - lock a target and each of its disks for this process (a lock file that
+ * cannot be made is a warning, not an error).
+ * @t: the open target
+ * @key: its state store key
+ * @label: who is scanning, written into the lock files for a refused scan's message
+ * @lk: the locks held (released with pass_unlock())
+ * @err: one line, when refused
+ * @len: size of err
+ *
+ * Return: 0; -EWOULDBLOCK when another scan holds one (nothing held).
  */
 int pass_lock(const struct map_target *t, const char *key, const char *label,
 	      struct pass_lock *lk, char *err, size_t len);
@@ -258,7 +363,10 @@ int pass_lock(const struct map_target *t, const char *key, const char *label,
 int pass_lock_ids(const char *key, const char *name, char (*disks)[MAP_DISK_NAME_LEN],
 		  unsigned nr_disks, const char *label, struct pass_lock *lk, char *err,
 		  size_t len);
-/* Release the locks of pass_lock. */
+/**
+ * pass_unlock() - release the locks of pass_lock() (none held: nothing done).
+ * @lk: the locks
+ */
 void pass_unlock(struct pass_lock *lk);
 
 #endif

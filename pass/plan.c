@@ -100,3 +100,20 @@ void pass_plan_close(struct pass_plan *pp)
 	map_plan_close(pp->plan);
 	pp->plan = NULL;
 }
+
+int pass_plan_each(struct map_target *t, const struct map_plan_opts *po,
+		   int (*fn)(const struct map_range *rg, void *arg), void *arg)
+{
+	struct map_plan *p;
+	struct map_range rg[256];
+	int n, ret = 0;
+
+	n = map_plan_open(t, po, &p);
+	if (n < 0)
+		return n;
+	while (ret == 0 && (n = map_plan_next(p, rg, 256)) > 0)
+		for (int i = 0; i < n && ret == 0; i++)
+			ret = fn(&rg[i], arg);
+	map_plan_close(p);
+	return n < 0 ? n : ret;
+}

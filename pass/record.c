@@ -134,12 +134,69 @@ static struct scan_state_outcome *settle_outcomes(const struct pass_record *k,
 	return v;
 }
 
+/* The owners of the damage one checkpoint brings, mapped before it is stored. */
+struct ck_owners {
+	struct scan_result r;		/* the damage, coalesced */
+	char **json;			/* per error of r: its owners (NULL: none to store) */
+};
+
+/*
+ * Map the owners of damage found since the last checkpoint, before the checkpoint stores it,
+ * so that they are stored right after it: the history (status, report, the metrics' damaged
+ * files) names the files while the pass runs, not only once it ends, and a reader between the
+ * two sees open ranges without files for no longer than two statements. The end of the pass
+ * maps every error again and stores what it finds.
+ */
+static void checkpoint_owners_map(struct pass_record *k, const struct scan_checkpoint *c,
+				  struct ck_owners *o)
+{
+	struct pass_report rep;
+
+	memset(o, 0, sizeof(*o));
+	if (!k->h->owners_json || c->final)
+		return;
+	for (size_t i = 0; i < c->nr_new_errors; i++)
+		if (scan_is_damage(&c->new_errors[i]) && scan_result_add(&o->r, &c->new_errors[i]) < 0)
+			break;
+	if (!o->r.nr_errors)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.t = (struct map_target *)k->t;	/* mapping only reads it */
+	rep.r = &o->r;
+	rep.method = "";
+	o->json = calloc(o->r.nr_errors, sizeof(*o->json));
+	if (o->json && pass_map(&rep) == 0)
+		for (size_t i = 0; i < o->r.nr_errors; i++)
+			if (scan_is_damage(&o->r.errors[i]))
+				o->json[i] = k->h->owners_json(k->h->arg, &rep, i);
+	pass_report_free(&rep);
+}
+
+/* Store (when the checkpoint was saved) and free what checkpoint_owners_map found. */
+static void checkpoint_owners_store(struct pass_record *k, struct ck_owners *o, int saved)
+{
+	for (size_t i = 0; o->json && i < o->r.nr_errors; i++) {
+		const struct scan_error *e = &o->r.errors[i];
+
+		if (saved && o->json[i])
+			scan_state_set_owners_range(k->st, k->pass_id, dev_key(k->t, e->dev_idx),
+						    e->offset, e->length, o->json[i]);
+		free(o->json[i]);
+	}
+	free(o->json);
+	scan_result_free(&o->r);
+}
+
 static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 {
 	struct pass_record *k = arg;
-	int ret = scan_state_checkpoint(k->st, k->pass_id, c->cursor, c->nr_devs,
-					c->scanned_bytes, c->new_errors, c->nr_new_errors,
-					k->dev_keys);
+	struct ck_owners own;
+	int ret;
+
+	checkpoint_owners_map(k, c, &own);
+	ret = scan_state_checkpoint(k->st, k->pass_id, c->cursor, c->nr_devs, c->scanned_bytes,
+				    c->new_errors, c->nr_new_errors, k->dev_keys);
+	checkpoint_owners_store(k, &own, ret == 0);
 
 	/* Kept for pass_record_unsaved's last try. */
 	k->nr_cursor = c->nr_devs < MAP_MAX_DEVICES ? c->nr_devs : MAP_MAX_DEVICES;

@@ -11,7 +11,7 @@ ms_require
 M=$MEDIASCAN
 readme=$E2E_ROOT/README.md
 man=$E2E_ROOT/man/mediascan.8.scd
-cmds="scan map patrol status report probe"
+cmds="scan map patrol status report probe forget"
 
 for c in $cmds; do
 	for o in $("$M" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
@@ -19,7 +19,9 @@ for c in $cmds; do
 		e2e_check "the man page names $c $o" grep -q -- "$o" "$man"
 	done
 	ms_expect_eq "help $c is $c --help" "$("$M" help "$c" | md5sum)" "$("$M" "$c" --help | md5sum)"
-	"$M" "$c" --help | grep -q '^exit status' || e2e_fail "$c --help has no exit status"
+	# (captured first: grep -q quitting early would break the pipe under pipefail)
+	help=$("$M" "$c" --help)
+	grep -q '^exit status' <<<"$help" || e2e_fail "$c --help has no exit status"
 done
 
 # One exit table: each row as README's table and the man page give it.
@@ -29,7 +31,8 @@ while read -r cmd bit meaning; do
 	e2e_check "README exit row '$cmd $bit'" grep -qF "| $cmd | $bit | $meaning |" "$readme"
 	e2e_check "man page exit row '$cmd $bit'" \
 		grep -qF -A1 "*$cmd* $bit" "$man"
-	grep -F -A1 "*$cmd* $bit" "$man" | grep -qF -- "$meaning" ||
+	row=$(grep -F -A1 "*$cmd* $bit" "$man")
+	grep -qF -- "$meaning" <<<"$row" ||
 		e2e_fail "man page: '$cmd $bit' does not say '$meaning'"
 	n=$((n + 1))
 done < <("$M" help exit | tail -n +2)
@@ -62,7 +65,8 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 	# a device that stays (loop devices come and go while other tests run)
 	dev=$(ls /sys/class/block | grep -v '^loop' | head -n 1)
 	[ -n "$dev" ] || dev=$(ls /sys/class/block | head -n 1)
-	complete_words mediascan map "/dev/${dev:0:2}" | grep -qx "/dev/$dev" ||
+	got=$(complete_words mediascan map "/dev/${dev:0:2}")
+	grep -qx "/dev/$dev" <<<"$got" ||
 		e2e_fail "completion of map /dev/${dev:0:2} lacks /dev/$dev"
 	echo "ok: map completes /dev/$dev"
 else

@@ -158,6 +158,23 @@ e2e_check "ctl shows readonly 1" grep -qx "readonly 1" "$E2E_CTL"
 e2e_readonly off
 e2e_check "ctl shows readonly 0" grep -qx "readonly 0" "$E2E_CTL"
 
+# disk model: one queue, one request at a time: two concurrent 4 KiB reads at 100 ms each
+# take >= 200 ms together (serialised), and the model counts its busy time
+echo "model 100000 0" >"$E2E_CTL"
+t0=$(now_ms)
+read_sector 1000 & p1=$!
+read_sector 3000 & p2=$!
+wait "$p1"; rc1=$?
+wait "$p2"; rc2=$?
+t1=$(now_ms)
+echo "model 0 0" >"$E2E_CTL"
+e2e_check "model: both reads succeeded" test "$rc1$rc2" = 00
+e2e_check "model: two concurrent reads served one after the other ($((t1 - t0)) ms >= 200)" \
+	test $((t1 - t0)) -ge 200
+e2e_check "model: busy time counted" \
+	awk '$1 == "model_busy_ns" { exit !($2 >= 200000000) }' "$E2E_CTL"
+e2e_check_fails "model: a bad model command is refused" sh -c "echo 'model x 1' >'$E2E_CTL'"
+
 e2e_assert_unchanged "$hash0"
 e2e_log "final state: $(e2e_ctl | tr '\n' ' ')"
 e2e_pass "fault disk works"

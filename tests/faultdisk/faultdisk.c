@@ -2,7 +2,7 @@
 /*
  * faultdisk - a FUSE "fault disk" for mediascan's host end-to-end tests.
  *
- *   faultdisk IMAGE MOUNTDIR [-f] [fuse options]
+ *   faultdisk IMAGE MOUNTDIR [-f] [--service-us=N] [--bandwidth=BYTES_PER_S] [fuse options]
  *
  * exposes MOUNTDIR/disk (IMAGE itself: same size, read/write, st_blksize 4096,
  * direct_io so a loop device with --direct-io=on sees every read) and
@@ -21,13 +21,23 @@
  *                               device hands it to its reader through errno_to_blk_status)
  *   readonly on|off             writes fail with EROFS (and are still counted)
  *   reset                       zero the counters
+ *   model US BYTES_PER_S        the disk model (below); "model 0 0" turns it off
+ *
+ * The disk model (--service-us, --bandwidth, or "model"): one queue served one request
+ * at a time, first come first served, each read or write of disk taking US microseconds
+ * plus its bytes over BYTES_PER_S (0: no transfer term). Requests that arrive while the
+ * "disk" is busy wait their turn, so a scan and a foreground sharing it contend as on a
+ * real disk (a loop device over tmpfs answers everyone at once and shows no contention).
+ * 4 ms + 150 MB/s is a rotating disk without seeks modelled apart; 100 us + 1 GB/s an SSD
+ * of queue depth one.
  *
  * Reading ctl returns one line per range, "bad OFFSET LENGTH reads=N",
  * "delay OFFSET LENGTH ms=M reads=N", "flaky OFFSET LENGTH left=K reads=N" or
  * "errno OFFSET LENGTH errno=E reads=N", then "reads N" (read requests on disk),
  * "read_bytes N", "writes N" (write requests received, refused ones too),
  * "write_bytes N" (bytes actually written), "readonly 0|1" and
- * "max_read_size N" (largest read request the kernel sent). A read at offset 0
+ * "max_read_size N" (largest read request the kernel sent), "model_us N",
+ * "model_bps N" and "model_busy_ns N" (time the model spent serving). A read at offset 0
  * takes a fresh snapshot; later offsets continue that snapshot.
  *
  * Each ctl write is parsed on its own: a command must not be split across
@@ -93,6 +103,10 @@ struct fd_state {
 	uint64_t writes;
 	uint64_t write_bytes;
 	uint64_t max_read_size;
+	uint64_t model_ns;		/* per-request service time; 0 with model_bps 0: off */
+	uint64_t model_bps;		/* transfer rate; 0: no transfer term */
+	uint64_t model_free_ns;		/* CLOCK_MONOTONIC when the queue's last request ends */
+	uint64_t model_busy_ns;		/* total service time handed out */
 };
 
 /* per-open state of ctl: the snapshot a reader is walking through */
@@ -286,6 +300,15 @@ static int fd_ctl_command(char *line)
 			fd_state.readonly = 0;
 			ret = 0;
 		}
+	} else if (!strcmp(argv[0], "model") && argc == 3) {
+		uint64_t us, bps;
+
+		if (!fd_parse_u64(argv[1], &us) && !fd_parse_u64(argv[2], &bps) &&
+		    us <= 60000000ull) {
+			fd_state.model_ns = us * 1000;
+			fd_state.model_bps = bps;
+			ret = 0;
+		}
 	} else if (!strcmp(argv[0], "reset") && argc == 1) {
 		size_t i;
 
@@ -337,6 +360,9 @@ static int fd_ctl_snapshot(struct fd_ctl_handle *h)
 	fprintf(f, "write_bytes %" PRIu64 "\n", fd_state.write_bytes);
 	fprintf(f, "readonly %d\n", fd_state.readonly || !fd_state.img_writable);
 	fprintf(f, "max_read_size %" PRIu64 "\n", fd_state.max_read_size);
+	fprintf(f, "model_us %" PRIu64 "\n", fd_state.model_ns / 1000);
+	fprintf(f, "model_bps %" PRIu64 "\n", fd_state.model_bps);
+	fprintf(f, "model_busy_ns %" PRIu64 "\n", fd_state.model_busy_ns);
 	pthread_mutex_unlock(&fd_state.lock);
 
 	if (fclose(f)) {
@@ -441,6 +467,44 @@ static void fd_sleep_ms(unsigned int ms)
 		;
 }
 
+static uint64_t fd_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The disk model: take the next turn of the one queue (first come, first served) for a
+ * request of size bytes, and sleep until its service ends. The turn is booked under the
+ * lock, the sleep is not, so requests queue up without holding anything.
+ */
+static void fd_model_serve(size_t size)
+{
+	struct timespec ts;
+	uint64_t now, start, svc, end;
+
+	pthread_mutex_lock(&fd_state.lock);
+	if (!fd_state.model_ns && !fd_state.model_bps) {
+		pthread_mutex_unlock(&fd_state.lock);
+		return;
+	}
+	svc = fd_state.model_ns;
+	if (fd_state.model_bps)
+		svc += (uint64_t)((unsigned __int128)size * 1000000000ull / fd_state.model_bps);
+	now = fd_mono_ns();
+	start = fd_state.model_free_ns > now ? fd_state.model_free_ns : now;
+	end = start + svc;
+	fd_state.model_free_ns = end;
+	fd_state.model_busy_ns += svc;
+	pthread_mutex_unlock(&fd_state.lock);
+	ts.tv_sec = (time_t)(end / 1000000000ull);
+	ts.tv_nsec = (long)(end % 1000000000ull);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 /* Read from the image unless the request touches a bad range; returns bytes or -errno. */
 static int fd_disk_read(char *buf, size_t size, off_t off)
 {
@@ -477,6 +541,7 @@ static int fd_disk_read(char *buf, size_t size, off_t off)
 	}
 	pthread_mutex_unlock(&fd_state.lock);
 
+	fd_model_serve(size);
 	if (delay_ms)
 		fd_sleep_ms(delay_ms);
 	if (bad)
@@ -540,6 +605,7 @@ static int fd_disk_write(const char *buf, size_t size, off_t off)
 	fd_state.writes++;
 	ro = fd_state.readonly || !fd_state.img_writable;
 	pthread_mutex_unlock(&fd_state.lock);
+	fd_model_serve(size);
 	if (ro)
 		return -EROFS;
 
@@ -702,7 +768,17 @@ static const struct fuse_operations fd_ops = {
  */
 #define FD_IDLE_THREADS	10
 
+/* The disk model's options, as given on the command line (applied after parsing). */
+struct fd_cmdline {
+	unsigned long long service_us;
+	unsigned long long bandwidth;
+};
+
+static struct fd_cmdline fd_cmdline;
+
 static const struct fuse_opt fd_opts[] = {
+	{ "--service-us=%llu", offsetof(struct fd_cmdline, service_us), 0 },
+	{ "--bandwidth=%llu", offsetof(struct fd_cmdline, bandwidth), 0 },
 	FUSE_OPT_END,
 };
 
@@ -720,10 +796,13 @@ static int fd_opt_proc(void *data, const char *arg, int key, struct fuse_args *a
 
 static void fd_usage(const char *prog)
 {
-	printf("usage: %s IMAGE MOUNTDIR [-f] [-s] [-d] [-o fuse options]\n"
+	printf("usage: %s IMAGE MOUNTDIR [-f] [-s] [-d] [--service-us=N] [--bandwidth=BPS]\n"
+	       "       [-o fuse options]\n"
 	       "exposes MOUNTDIR/disk (IMAGE; reads touching a bad range fail with EIO)\n"
 	       "and MOUNTDIR/ctl (write: add OFF LEN | del OFF LEN | clear |\n"
-	       "delay OFF LEN MS | readonly on|off | reset; read: state)\n\n",
+	       "delay OFF LEN MS | readonly on|off | reset | model US BPS; read: state)\n"
+	       "--service-us, --bandwidth: a one-queue disk model, each request taking\n"
+	       "N us plus its bytes over BPS, one at a time\n\n",
 	       prog);
 }
 
@@ -792,8 +871,15 @@ int main(int argc, char **argv)
 	int ret = 1;
 
 	memset(&opts, 0, sizeof(opts));
-	if (fuse_opt_parse(&args, NULL, fd_opts, fd_opt_proc) < 0)
+	if (fuse_opt_parse(&args, &fd_cmdline, fd_opts, fd_opt_proc) < 0)
 		return 1;
+	if (fd_cmdline.service_us > 60000000ull) {
+		fprintf(stderr, "faultdisk: --service-us above 60 s\n");
+		fuse_opt_free_args(&args);
+		return 1;
+	}
+	fd_state.model_ns = fd_cmdline.service_us * 1000;
+	fd_state.model_bps = fd_cmdline.bandwidth;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		goto out_args;
 	if (opts.show_help) {

@@ -65,11 +65,11 @@ awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$tmp/mediascan.prom" | sort -u >"$
 grep -qx mediascan_errors_open "$tmp/written" || fail "no mediascan_errors_open in the textfile"
 echo "mediascan writes $(wc -l <"$tmp/written") metrics"
 printf "%s\n" "${node_metrics[@]}" | cat - "$tmp/written" | sort -u >"$tmp/metrics"
-# Labels: those of the file's samples, and those cli/metrics.c prints (the file above has
+# Labels: those of the file's samples, and those patrol/metrics.c prints (the file above has
 # samples only of the metrics that need no scan), and the scrape's.
 {
 	grep -v '^#' "$tmp/mediascan.prom" | grep -oE '[{,][a-z_]+="' | tr -d '{,="'
-	grep -oE '[{,][a-z_]+=\\"' "$src/cli/metrics.c" | tr -d '{,=\\"'
+	grep -oE '[{,][a-z_]+=\\"' "$src/patrol/metrics.c" | tr -d '{,=\\"'
 	printf "%s\n" "${scrape_labels[@]}"
 } | sort -u >"$tmp/labels"
 

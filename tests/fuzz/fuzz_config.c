@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_config.c - the patrol config file (cli/config.c over libinih): the input is
+ * tests/fuzz/fuzz_config.c - the patrol config file (patrol/config.c over libinih): the input is
  * the file, handed over through a memfd.
  */
 #include <stdio.h>

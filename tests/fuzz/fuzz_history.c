@@ -124,8 +124,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sqlite3_prepare_v2(db, "INSERT INTO passes (id, target_id, started, ended, planned_bytes, "
 			   "scanned_bytes, bytes_per_s, result, method, engine) "
 			   "VALUES (1, 1, ?, ?, ?, ?, ?, ?, 'read', 'uring')", -1, &ins, NULL);
-	sqlite3_bind_int64(ins, 1, v % 2000000000);
-	sqlite3_bind_int64(ins, 2, v % 2000000000 + 100);
+	sqlite3_bind_int64(ins, 1, (v & 1) ? v : v % 2000000000);	/* any time, or a sane one */
+	sqlite3_bind_int64(ins, 2, (v & 2) ? v / 2 : v % 2000000000 + 100);
 	sqlite3_bind_int64(ins, 3, v);
 	sqlite3_bind_int64(ins, 4, v / 3);
 	sqlite3_bind_double(ins, 5, (double)v / 7);

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_html.c - the HTML writer (cli/html.c, cli/html_map.c) fed hostile names and
+ * tests/fuzz/fuzz_html.c - the HTML writer (report/html.c, report/html_map.c) fed hostile names and
  * store rows: target name, filesystem type, summary, device path and role, error text and the
  * owners JSON of each range (as a state store may hold it, edited or not) come from the input.
  * The page must be whole (<!DOCTYPE html> ... </html>) and contain no raw '<' from the input:

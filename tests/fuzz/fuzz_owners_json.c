@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "fuzz.h"
 #include "metrics.h"
-#include "report_cmd.h"
+#include "owners_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_units.c - sizes, rates, durations, dates and active hours as users type
- * them (cli/units.c, cli/config.c): each parser gets the whole input as one string.
+ * them (report/units.c, patrol/config.c): each parser gets the whole input as one string.
  */
 #include "cli.h"
 #include "config_file.h"

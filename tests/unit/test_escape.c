@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_escape.c - cli/escape.c: untrusted file names made safe for a terminal.
+ * tests/unit/test_escape.c - report/escape.c: untrusted file names made safe for a terminal.
  * Valid UTF-8 passes; control characters, C1 controls, backslashes, invalid and overlong
  * UTF-8 become escapes; the output is always NUL-terminated and never overflows.
  */

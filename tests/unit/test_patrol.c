@@ -23,7 +23,7 @@
 #include "journal.h"
 #include "kio.h"
 #include "metrics.h"
-#include "report_cmd.h"
+#include "owners_json.h"
 #include "scan_hooks.h"
 #include "status_cmd.h"
 #include "state.h"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_units.c - cli/units.c: sizes and durations as users type them, and how
+ * tests/unit/test_units.c - report/units.c: sizes and durations as users type them, and how
  * they are printed back.
  */
 #include <errno.h>

@@ -1,0 +1,158 @@
+/*
+ * cli/forget_cmd.c - `mediascan forget TARGET`: drop a target (a filesystem reformatted or
+ * retired, a disk replaced, a test scan) from the state store with its passes and errors,
+ * after saying what goes: the passes and the open ranges. It asks on a terminal; elsewhere
+ * it needs --yes, so that a script cannot drop history by accident.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exits.h"
+#include "forget_cmd.h"
+#include "status_cmd.h"
+#include "units.h"
+
+static void forget_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mediascan forget TARGET [--yes] [--dry-run] [--state-dir DIR] "
+		"[--config FILE]\n"
+		"  drop TARGET (a path or a key as `mediascan status --json` shows it) from the\n"
+		"  history: its passes, checkpoints and errors, open or cleared. Says what it drops\n"
+		"  and asks on a terminal; without a terminal it needs --yes (else exit 8).\n"
+		"  --yes           drop without asking\n"
+		"  --dry-run       only say what would be dropped\n"
+		"  --state-dir DIR the state store (default: the config's state_dir, else "
+		CLI_DEFAULT_STATE_DIR ")\n"
+		"  --config FILE   the patrol config naming the state store\n"
+		"no terminal and no --yes, or no such target: nothing dropped, exit 8\n");
+	cli_print_exits(f, "forget");
+}
+
+/* Return 1 when the answer read from the terminal is yes. */
+static int ask_yes(void)
+{
+	char line[64];
+
+	fputs("Drop it? [y/N] ", stderr);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+int cli_forget_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "yes", no_argument, NULL, 'y' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *state_dir = NULL, *config = NULL, *name;
+	struct scan_state_forget f;
+	struct scan_state *st;
+	char canon[PATH_MAX];
+	int c, yes = 0, dry = 0, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
+		switch (c) {
+		case 'y':
+			yes = 1;
+			break;
+		case 'n':
+			dry = 1;
+			break;
+		case 's':
+			state_dir = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'h':
+			forget_usage(stdout);
+			return 0;
+		default:
+			cli_err("forget: unknown or incomplete option '%s' (see mediascan forget "
+				"--help)", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		cli_err(optind == argc ? "forget: which target? (mediascan forget TARGET; "
+			"`mediascan status` lists them)" : "forget: one target at a time");
+		return CLI_EXIT_USAGE;
+	}
+	name = argv[optind];
+	if (!name[0] || strlen(name) >= PATH_MAX) {
+		cli_err("forget: bad target name");
+		return CLI_EXIT_USAGE;
+	}
+	ret = cli_history_open(state_dir, config, &st);
+	if (ret == -ENOENT) {
+		cli_err("forget: no history yet: no target %s", name);
+		return CLI_EXIT_USAGE;
+	}
+	if (ret < 0)
+		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+	ret = scan_state_forget(st, name, 1, &f);
+	/* A path as typed ("/srv/data/", "./data") names the target its real path is. */
+	if (ret == 0 && name[0] != '\0' && realpath(name, canon) && strcmp(canon, name) != 0) {
+		name = canon;
+		ret = scan_state_forget(st, name, 1, &f);
+	}
+	if (ret < 0) {
+		cli_err("forget: reading the state store failed: %s", scan_state_errmsg(st));
+		scan_state_close(st);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	if (ret == 0) {
+		cli_err("forget: no target %s in the history (`mediascan status` lists them)", name);
+		scan_state_close(st);
+		return CLI_EXIT_USAGE;
+	}
+	printf("would drop %s: %u target%s, %u pass%s, %u open range%s (%u error rows in all)\n",
+	       name, f.targets, f.targets == 1 ? "" : "s", f.passes,
+	       f.passes == 1 ? "" : "es", f.open_ranges, f.open_ranges == 1 ? "" : "s", f.rows);
+	if (f.running)
+		printf("note: %u pass%s recorded as running: a scan of it may be running now "
+		       "(stop it first), or one died\n", f.running, f.running == 1 ? "" : "es");
+	fflush(stdout);
+	if (dry) {
+		scan_state_close(st);
+		return 0;
+	}
+	if (!yes) {
+		if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+			cli_err("forget: not dropped: no terminal to ask on (give --yes)");
+			scan_state_close(st);
+			return CLI_EXIT_USAGE;
+		}
+		if (!ask_yes()) {
+			printf("nothing dropped\n");
+			scan_state_close(st);
+			return 0;
+		}
+	}
+	ret = scan_state_forget(st, name, 0, &f);
+	if (ret < 0) {
+		cli_err("forget: dropping failed, nothing dropped: %s", scan_state_errmsg(st));
+		scan_state_close(st);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	printf("dropped %s: %u target%s, %u pass%s, %u open range%s\n", name, f.targets,
+	       f.targets == 1 ? "" : "s", f.passes, f.passes == 1 ? "" : "es", f.open_ranges,
+	       f.open_ranges == 1 ? "" : "s");
+	scan_state_close(st);
+	return 0;
+}

@@ -1,0 +1,672 @@
+/*
+ * patrol/patrol.c - `mediascan patrol`: the long-running service. Reads the config, then keeps
+ * every target's passes going: a pass of each target within its window (paced by the
+ * engine's governor, resumed from checkpoints after restarts), one scan per physical disk
+ * at a time, different disks in parallel (one child process per running scan, which dies
+ * with the patrol; a target another mediascan holds waits). SIGHUP reloads the config,
+ * SIGTERM checkpoints every scan and exits.
+ *
+ * Over 600 lines for now: the daemon's loop, its target table and its reload share state; the
+ * scan it forks is the pass (pass/pass.c) with cli's output hooks (report/scan_hooks.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "exits.h"
+#include "escape.h"
+#include "files.h"
+#include "config_file.h"
+#include "journal.h"
+#include "devinfo.h"
+#include "metrics.h"
+#include "patrol.h"
+#include "proc.h"
+#include "scan_hooks.h"
+#include "units.h"
+
+#define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
+#define PATROL_RETRY_S 60		/* after a failed pass or a target that cannot open */
+#define PATROL_METRICS_S 10
+
+static volatile sig_atomic_t got_term, got_hup, got_chld;
+
+static void on_patrol_signal(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGCHLD)
+		got_chld = 1;
+	else
+		got_term = 1;
+}
+
+/* A configured target at run time. */
+struct patrol_target {
+	struct cli_patrol_target c;
+	char key[8192];
+	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
+	int broken;			/* cannot be opened or planned now: retried, the others run */
+	char broken_why[10240];
+	char disks[PASS_MAX_DISKS][MAP_DISK_NAME_LEN];
+	unsigned nr_disks;
+	uint64_t planned_bytes;
+	pid_t pid;			/* running scan, 0 none */
+	int active;			/* the run was started inside active hours */
+	time_t next_try;
+};
+
+struct patrol {
+	const char *config_file;
+	struct cli_patrol_config cfg;
+	struct patrol_target *t;
+	unsigned nr;
+	struct scan_state *st;
+};
+
+static int minutes_now(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	return tm.tm_hour * 60 + tm.tm_min;
+}
+
+static void set_err(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Open target pt's path to learn its state key, physical disks and planned size, and check
+ * its window; 0, or -errno with "FILE:LINE: ..." in err.
+ */
+static int patrol_resolve(const char *file, struct patrol_target *pt, char *err, size_t len)
+{
+	struct map_plan_opts po;
+	struct map_target t;
+	char terr[1024];
+	int ret, cls;
+
+	/*
+	 * A target that cannot be opened (not mounted now, a device gone) or planned (a corrupt
+	 * space map the kernel refuses) is not a config error: it is reported and retried, and
+	 * the other targets are patrolled meanwhile (one broken filesystem used to stop all).
+	 */
+	pt->broken = 0;
+	ret = map_target_open(pt->c.path, &t, terr, sizeof(terr), &cls);
+	if (ret == -EOPNOTSUPP && cls == MAP_TERR_USAGE) {
+		/* mounted, but with a filesystem mediascan cannot scan (tmpfs, btrfs, NFS): a
+		 * config error, not something a retry fixes */
+		set_err(err, len, "%s:%u: target '%s': %s", file, pt->c.path_line, pt->c.name,
+			terr);
+		return -EINVAL;
+	}
+	if (ret < 0) {
+		pt->broken = 1;
+		snprintf(pt->broken_why, sizeof(pt->broken_why), "%s:%u: target '%s': %s", file,
+			 pt->c.path_line, pt->c.name, terr);
+		return 0;
+	}
+	pass_target_key(&t, pt->key, sizeof(pt->key));
+	pt->devices[0] = '\0';
+	for (unsigned d = 0, n = 0; d < t.nr_devices && n < sizeof(pt->devices); d++)
+		n += (unsigned)snprintf(pt->devices + n, sizeof(pt->devices) - n, "%s%s",
+					d ? "," : "", t.devices[d].path);
+	pt->nr_disks = (unsigned)map_target_disks(&t, pt->disks, PASS_MAX_DISKS);
+	memset(&po, 0, sizeof(po));
+	po.merge_gap = (uint64_t)-1;
+	ret = pass_plan_count(&t, &po, &pt->planned_bytes);
+	map_target_close(&t);
+	if (ret < 0) {
+		pt->broken = 1;
+		snprintf(pt->broken_why, sizeof(pt->broken_why),
+			 "%s:%u: target '%s': cannot plan %s: %s", file, pt->c.path_line,
+			 pt->c.name, pt->c.path, strerror(-ret));
+		return 0;
+	}
+	if (pt->c.o.rate_max_bps &&
+	    (double)pt->planned_bytes / pt->c.o.window_s > (double)pt->c.o.rate_max_bps) {
+		char need[32], max[32], w[32];
+
+		set_err(err, len, "%s:%u: impossible window for target '%s': %s in %s needs "
+			 "%s/s, above rate_max %s/s", file,
+			 pt->c.o.window_line ? pt->c.o.window_line : pt->c.line, pt->c.name,
+			 cli_fmt_bytes(pt->planned_bytes, w, sizeof(w)),
+			 cli_fmt_duration(pt->c.o.window_s, need, sizeof(need)),
+			 cli_fmt_bytes((uint64_t)((double)pt->planned_bytes / pt->c.o.window_s),
+				       max, sizeof(max)),
+			 cli_fmt_bytes(pt->c.o.rate_max_bps, terr, sizeof(terr)));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Seconds between tries of a target that failed or cannot be opened (tests may shorten it). */
+static int patrol_retry_s(void)
+{
+	const char *s = getenv("MEDIASCAN_PATROL_RETRY_S");
+	int v = s ? atoi(s) : 0;
+
+	return v > 0 && v <= PATROL_RETRY_S ? v : PATROL_RETRY_S;
+}
+
+/* Seconds between metrics files: 10, or fewer from MEDIASCAN_PATROL_METRICS_S (tests). */
+static int patrol_metrics_s(void)
+{
+	const char *s = getenv("MEDIASCAN_PATROL_METRICS_S");
+	int v = s ? atoi(s) : 0;
+
+	return v > 0 && v <= PATROL_METRICS_S ? v : PATROL_METRICS_S;
+}
+
+/* Tell (stderr and journal) that pt became unavailable, or available again. */
+static void patrol_tell_broken(struct patrol_target *pt, int was_broken)
+{
+	char msg[11264];
+	struct cli_event ev = {
+		.type = CLI_EV_SCAN_FAILED, .message = msg, .target = pt->c.name,
+	};
+
+	if (pt->broken && !was_broken)
+		snprintf(msg, sizeof(msg), "%s: cannot be scanned now: %s; the other targets go "
+			 "on, this one is retried every %d s", pt->c.name, pt->broken_why,
+			 patrol_retry_s());
+	else if (!pt->broken && was_broken)
+		snprintf(msg, sizeof(msg), "%s: can be scanned again", pt->c.name);
+	else
+		return;
+	/* Without journald the event itself goes to stderr: say it once. */
+	if (!pt->broken || cli_journal_available())
+		cli_err("patrol: %s", msg);
+	if (pt->broken)
+		cli_journal_send(&ev);
+}
+
+/* Return 0 after loading and checking the config into p (targets resolved), or -errno. */
+static int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct patrol_target **tp,
+		       char *err, size_t len)
+{
+	struct patrol_target *t;
+	int ret = cli_config_secure(p->config_file, err, len);
+
+	if (ret < 0)
+		return ret;
+	ret = cli_config_load(p->config_file, cfg, err, len);
+	if (ret < 0)
+		return ret;
+	t = calloc(cfg->nr_targets, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (unsigned i = 0; i < cfg->nr_targets; i++) {
+		t[i].c = cfg->targets[i];
+		ret = patrol_resolve(p->config_file, &t[i], err, len);
+		if (ret < 0) {
+			free(t);
+			return ret;
+		}
+		/* one target per filesystem or disk: two would scan it twice and keep one
+		 * history under two names */
+		for (unsigned k = 0; k < i; k++) {
+			if (t[i].broken || t[k].broken ? strcmp(t[i].c.path, t[k].c.path) != 0 :
+			    strcmp(t[i].key, t[k].key) != 0)
+				continue;
+			set_err(err, len, "%s:%u: target '%s' (%s) is the same filesystem or device as "
+				"target '%s' (line %u): one target each", p->config_file,
+				t[i].c.path_line, t[i].c.name, t[i].c.path, t[k].c.name,
+				t[k].c.path_line);
+			free(t);
+			return -EINVAL;
+		}
+	}
+	*tp = t;
+	return 0;
+}
+
+static int disks_overlap(const struct patrol_target *a, const struct patrol_target *b)
+{
+	for (unsigned i = 0; i < a->nr_disks; i++)
+		for (unsigned k = 0; k < b->nr_disks; k++)
+			if (strcmp(a->disks[i], b->disks[k]) == 0)
+				return 1;
+	return 0;
+}
+
+/*
+ * Return when target pt is (or was) due: 0 for a target never scanned, the start of an
+ * unfinished pass, the window end after a complete one. Earlier means more overdue.
+ */
+static time_t patrol_due(struct patrol *p, struct patrol_target *pt, time_t now)
+{
+	struct scan_state_pass pass;
+	int ret = scan_state_latest_pass(p->st, pt->key, &pass);
+
+	if (ret < 0)
+		return now;			/* the store is unreadable: try now */
+	if (ret == 0)
+		return 0;			/* never scanned: first in line */
+	switch (pass.result) {
+	case SCAN_PASS_RUNNING:
+	case SCAN_PASS_INTERRUPTED:
+		return (time_t)pass.started < now ? (time_t)pass.started : now;
+	case SCAN_PASS_COMPLETE:
+		return (time_t)(pass.started + (int64_t)pt->c.o.window_s);
+	case SCAN_PASS_FAILED:
+		return (time_t)(pass.ended + PATROL_RETRY_S);
+	}
+	return now;
+}
+
+/*
+ * Child: one scan run of target pt. It dies with the patrol (parent pid parent): SIGTERM
+ * when the patrol goes, however it goes (a SIGKILL of the patrol alone included), so it
+ * checkpoints and stops instead of scanning on beside the next patrol's scanner.
+ */
+static void patrol_child(struct patrol *p, struct patrol_target *pt, int active, pid_t parent)
+{
+	struct cli_scan_cfg a;
+	struct sigaction sa;
+	int ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	ret = pass_proc_die_with_parent(SIGTERM, parent);
+	if (ret == -ESRCH)
+		_exit(CLI_EXIT_OPERATIONAL);	/* the patrol is gone already */
+	if (ret < 0)
+		cli_err("warning: patrol: scan of %s will not stop if the patrol dies: %s",
+			pt->c.name, strerror(-ret));
+	scan_state_close(p->st);		/* one connection per process */
+
+	memset(&a, 0, sizeof(a));
+	a.pass.target = pt->c.path;
+	a.pass.state_dir = p->cfg.state_dir;
+	a.pass.method = pt->c.o.method[0] ? pt->c.o.method : "auto";
+	a.progress = "none";
+	a.quiet = 1;
+	a.pass.resume = 1;
+	a.pass.merge_gap = (uint64_t)-1;
+	a.pass.io_timeout_s = 30.0;
+	a.pass.window_s = pt->c.o.window_s;
+	a.pass.window_from_start = 1;
+	a.pass.rate_min = pt->c.o.rate_min_bps;
+	a.pass.rate_max = pt->c.o.rate_max_bps;
+	if (!active)			/* outside active hours: the floor only */
+		a.pass.rate_max = a.pass.rate_min ? a.pass.rate_min : SCAN_GOV_FLOOR_BPS_DEFAULT;
+	if (a.pass.rate_min && a.pass.rate_max && a.pass.rate_min > a.pass.rate_max)
+		a.pass.rate_min = a.pass.rate_max;
+	a.pass.max_duration_s = PATROL_RUN_MAX_S;
+	a.pass.label = pt->c.name;
+	a.journal = 1;
+	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
+	a.hook_timeout_s = pt->c.o.hook_timeout_s;
+	_exit(cli_scan_run(&a));
+}
+
+/*
+ * Return 0 after starting a scan of target pt, -EWOULDBLOCK when another mediascan scans it
+ * or one of its disks (an admin's scan, a scanner that outlived its patrol), or -errno; in
+ * both cases pt waits PATROL_RETRY_S.
+ */
+static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
+{
+	int active = cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
+				    minutes_now());
+	struct pass_lock lk;
+	pid_t pid, self = getpid();
+	char err[1024];
+	int ret;
+
+	/* A look at the locks only: the scan takes them itself, whoever starts it. */
+	ret = pass_lock_ids(pt->key, pt->c.path, pt->disks, pt->nr_disks, "mediascan patrol",
+			    &lk, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("patrol: not scanning %s for %d s: %s", pt->c.name, PATROL_RETRY_S, err);
+		pt->next_try = now + PATROL_RETRY_S;
+		return ret;
+	}
+	pass_unlock(&lk);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		cli_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(-ret));
+		pt->next_try = now + PATROL_RETRY_S;
+		return ret;
+	}
+	if (pid == 0)
+		patrol_child(p, pt, active, self);
+	pt->pid = pid;
+	pt->active = active;
+	fprintf(stderr, "mediascan: patrol: scanning %s (%s)%s\n", pt->c.name, pt->c.path,
+		active ? "" : " at rate_min: outside active hours");
+	return 0;
+}
+
+/* Return the number of scans that ended. */
+static int patrol_reap(struct patrol *p, time_t now)
+{
+	int status, nr = 0;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (unsigned i = 0; i < p->nr; i++) {
+			struct patrol_target *pt = &p->t[i];
+
+			if (pt->pid != pid)
+				continue;
+			pt->pid = 0;
+			nr++;
+			pt->next_try = now;
+			if (WIFSIGNALED(status) || (WIFEXITED(status) &&
+			    (WEXITSTATUS(status) & (CLI_EXIT_OPERATIONAL | CLI_EXIT_USAGE)))) {
+				struct scan_state_pass pass;
+
+				/* A planned stop (max duration, active hours) is not a failure. */
+				if (scan_state_latest_pass(p->st, pt->key, &pass) <= 0 ||
+				    pass.result != SCAN_PASS_INTERRUPTED)
+					pt->next_try = now + PATROL_RETRY_S;
+			}
+		}
+	}
+	return nr;
+}
+
+static void patrol_metrics(struct patrol *p)
+{
+	struct cli_metrics_target mt[CLI_PATROL_MAX_TARGETS];
+	int ret;
+
+	if (!p->cfg.metrics_file[0])
+		return;
+	for (unsigned i = 0; i < p->nr; i++) {
+		mt[i].name = p->t[i].c.name;
+		mt[i].key = p->t[i].key;
+		mt[i].devices = p->t[i].devices;
+		mt[i].available = !p->t[i].broken;
+		mt[i].running = p->t[i].pid != 0;
+	}
+	ret = cli_metrics_write(p->st, mt, p->nr, p->cfg.metrics_file);
+	if (ret < 0)
+		cli_err("warning: cannot write the metrics file %s: %s", p->cfg.metrics_file,
+			strerror(-ret));
+}
+
+/* SIGHUP: take a new config when it is good, keeping running scans of kept targets. */
+static void patrol_reload(struct patrol *p)
+{
+	struct cli_patrol_config *cfg = malloc(sizeof(*cfg));
+	struct patrol_target *t = NULL;
+	char err[2048];
+
+	if (!cfg)
+		return;
+	if (patrol_load(p, cfg, &t, err, sizeof(err)) < 0) {
+		cli_err("patrol: reload refused, keeping the running config: %s", err);
+		free(cfg);
+		return;
+	}
+	if (strcmp(cfg->state_dir, p->cfg.state_dir) != 0)
+		cli_err("patrol: state_dir changes take effect on restart; keeping %s",
+			p->cfg.state_dir);
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", p->cfg.state_dir);
+	for (unsigned i = 0; i < p->nr; i++) {
+		unsigned k;
+
+		if (!p->t[i].pid)
+			continue;
+		for (k = 0; k < cfg->nr_targets; k++)
+			if (strcmp(t[k].c.name, p->t[i].c.name) == 0 &&
+			    strcmp(t[k].key, p->t[i].key) == 0)
+				break;
+		if (k < cfg->nr_targets) {
+			t[k].pid = p->t[i].pid;		/* keeps running under the new config */
+			t[k].active = p->t[i].active;
+		} else {
+			kill(p->t[i].pid, SIGTERM);	/* removed: checkpoint and stop */
+			waitpid(p->t[i].pid, NULL, 0);
+		}
+	}
+	free(p->t);
+	p->t = t;
+	p->nr = cfg->nr_targets;
+	p->cfg = *cfg;
+	free(cfg);
+	fprintf(stderr, "mediascan: patrol: config reloaded, %u targets\n", p->nr);
+}
+
+static void patrol_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mediascan patrol [--config FILE] [--check]\n"
+		"  --config FILE   config file (default " CLI_DEFAULT_CONFIG ")\n"
+		"  --check         check the config (and that its targets open) and exit\n"
+		"Runs until SIGTERM: a pass of every target within its window, one scan per\n"
+		"physical disk at a time; SIGHUP reloads the config.\n");
+	cli_print_exits(f, "patrol");
+}
+
+int cli_patrol_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct patrol p = { .config_file = CLI_DEFAULT_CONFIG };
+	char err[2048] = "", warn[512] = "";
+	time_t last_metrics = 0;
+	struct sigaction sa;
+	int c, check = 0, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			p.config_file = optarg;
+			break;
+		case 'k':
+			check = 1;
+			break;
+		case 'h':
+			patrol_usage(stdout);
+			return 0;
+		default:
+			cli_err("patrol: unknown or incomplete option '%s' (see mediascan patrol "
+				"--help)", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		cli_err("patrol: unexpected argument '%s'", argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+	ret = patrol_load(&p, &p.cfg, &p.t, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "mediascan: %s\n", err);
+		return CLI_EXIT_USAGE;
+	}
+	p.nr = p.cfg.nr_targets;
+	/* the metrics file is written every minute: say now when it cannot be (a symlink, another
+	 * user's file, a FIFO, no directory), not only at each write */
+	if (p.cfg.metrics_file[0] && (ret = cli_out_check(p.cfg.metrics_file)) < 0)
+		cli_err("warning: %s: metrics_file %s cannot be written: %s", p.config_file,
+			p.cfg.metrics_file, cli_create_error(ret));
+	if (check) {
+		for (unsigned i = 0; i < p.nr; i++) {
+			char sz[32], w[32];
+
+			if (p.t[i].broken) {
+				/* Not a config error: patrol runs the others and retries this one. */
+				fprintf(stderr, "mediascan: %s (patrol retries it every %d s)\n",
+					p.t[i].broken_why, patrol_retry_s());
+				printf("%s: %s, not open yet\n", p.t[i].c.name, p.t[i].c.path);
+			} else {
+				printf("%s: %s, %s planned, window %s, disks", p.t[i].c.name,
+				       p.t[i].c.path,
+				       cli_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
+				       cli_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
+				for (unsigned k = 0; k < p.t[i].nr_disks; k++)
+					printf(" %s", p.t[i].disks[k]);
+				printf("\n");
+			}
+			/* the hook exactly as it will run, so a cut or a surprise shows here */
+			if (p.t[i].c.o.on_damage[0]) {
+				char esc[sizeof(p.t[i].c.o.on_damage) * 4];
+				const char *c = cli_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
+
+				/* shell-quoted, control bytes escaped: what sh -c is handed */
+				fputs("  on_damage: /bin/sh -c '", stdout);
+				for (; *c; c++)
+					if (*c == '\'')
+						fputs("'\\''", stdout);
+					else
+						putchar(*c);
+				printf("'  (killed after %s)\n",
+				       cli_fmt_duration(p.t[i].c.o.hook_timeout_s, w, sizeof(w)));
+			} else {
+				printf("  on_damage: none\n");
+			}
+		}
+		free(p.t);
+		return 0;
+	}
+	ret = pass_check_state_dir(p.cfg.state_dir, warn, sizeof(warn));
+	if (ret < 0) {
+		cli_err("patrol: %s", warn);
+		free(p.t);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	ret = scan_state_open(p.cfg.state_dir, &p.st, warn, sizeof(warn));
+	if (warn[0])
+		cli_err("warning: %s", warn);
+	if (ret < 0) {
+		cli_err("patrol: cannot open the state store in %s: %s", p.cfg.state_dir,
+			strerror(-ret));
+		free(p.t);
+		return CLI_EXIT_OPERATIONAL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_patrol_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	fprintf(stderr, "mediascan: patrol: %u targets, state in %s\n", p.nr, p.cfg.state_dir);
+	for (unsigned i = 0; i < p.nr; i++) {
+		if (p.t[i].broken) {
+			patrol_tell_broken(&p.t[i], 0);
+			p.t[i].next_try = time(NULL) + patrol_retry_s();
+		}
+	}
+
+	while (!got_term) {
+		time_t now = time(NULL);
+		int now_min = minutes_now();
+
+		if (got_hup) {
+			got_hup = 0;
+			patrol_reload(&p);
+		}
+		got_chld = 0;
+		if (patrol_reap(&p, now))
+			last_metrics = 0;		/* a pass ended: show it now */
+		for (unsigned i = 0; i < p.nr; i++) {
+			struct patrol_target *pt = &p.t[i];
+
+			if (pt->pid) {
+				/* Active hours began or ended: restart the run at the new pace. */
+				if (cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
+						   now_min) != pt->active)
+					kill(pt->pid, SIGTERM);
+				continue;
+			}
+			if (pt->broken && now >= pt->next_try) {
+				char rerr[10240];
+
+				/* Try it again: mounted now, or its space map readable again? */
+				if (patrol_resolve(p.config_file, pt, rerr, sizeof(rerr)) < 0) {
+					pt->broken = 1;
+					snprintf(pt->broken_why, sizeof(pt->broken_why), "%s", rerr);
+				}
+				patrol_tell_broken(pt, 1);
+				if (pt->broken) {
+					pt->next_try = now + patrol_retry_s();
+					continue;
+				}
+				last_metrics = 0;
+			}
+			if (!pt->broken && now >= pt->next_try)
+				pt->next_try = patrol_due(&p, pt, now);
+		}
+		/*
+		 * Start due targets, the longest overdue first, so targets sharing a disk
+		 * take turns: one whose pass outlasts its window cannot starve the others.
+		 */
+		for (;;) {
+			struct patrol_target *best = NULL;
+
+			for (unsigned i = 0; i < p.nr; i++) {
+				struct patrol_target *pt = &p.t[i];
+				int busy = 0;
+
+				if (pt->pid || pt->broken || pt->next_try > now)
+					continue;
+				for (unsigned k = 0; k < p.nr && !busy; k++)
+					busy = k != i && p.t[k].pid && disks_overlap(pt, &p.t[k]);
+				if (busy)
+					continue;	/* same disk: after the other scan */
+				if (!best || pt->next_try < best->next_try)
+					best = pt;
+			}
+			if (!best)
+				break;
+			ret = patrol_start(&p, best, now);
+			if (ret < 0 && ret != -EWOULDBLOCK)
+				break;				/* fork failed */
+		}
+		if (now - last_metrics >= patrol_metrics_s()) {
+			patrol_metrics(&p);
+			last_metrics = now;
+		}
+		if (!got_term && !got_hup && !got_chld)
+			sleep(1);		/* a signal cuts it short */
+	}
+	/* SIGTERM: every scan checkpoints and stops. */
+	for (unsigned i = 0; i < p.nr; i++)
+		if (p.t[i].pid)
+			kill(p.t[i].pid, SIGTERM);
+	for (unsigned i = 0; i < p.nr; i++)
+		if (p.t[i].pid)
+			waitpid(p.t[i].pid, NULL, 0);
+	for (unsigned i = 0; i < p.nr; i++)
+		p.t[i].pid = 0;
+	patrol_metrics(&p);
+	fprintf(stderr, "mediascan: patrol: stopped\n");
+	scan_state_close(p.st);
+	free(p.t);
+	return 0;
+}

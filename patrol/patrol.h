@@ -1,0 +1,11 @@
+/*
+ * patrol/patrol.h - the patrol service (patrol.c): a pass over every configured target within
+ * its window, one scanner process per target.
+ */
+#ifndef MEDIASCAN_PATROL_H
+#define MEDIASCAN_PATROL_H
+
+/* Return the exit status of `mediascan patrol ARGS`. */
+int cli_patrol_main(int argc, char **argv);
+
+#endif

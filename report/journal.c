@@ -1,0 +1,152 @@
+/*
+ * report/journal.c - structured events for the systemd journal (sd_journal_sendv): a MESSAGE_ID
+ * per event type, PRIORITY, and the fields DEVICE, OFFSET, LENGTH, PATH. Without a running
+ * journald the MESSAGE goes to stderr as one plain line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "escape.h"
+#include "journal.h"
+
+#if HAVE_LIBSYSTEMD
+#include <systemd/sd-journal.h>
+#endif
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+static const struct {
+	const char *id;
+	int priority;
+	const char *name;
+} event_types[] = {
+	[CLI_EV_MEDIA_ERROR] = { CLI_MSGID_MEDIA_ERROR, LOG_ERR, "media error" },
+	[CLI_EV_DAMAGED_FILE] = { CLI_MSGID_DAMAGED_FILE, LOG_CRIT, "damaged file" },
+	[CLI_EV_PASS_COMPLETE] = { CLI_MSGID_PASS_COMPLETE, LOG_INFO, "pass complete" },
+	[CLI_EV_SCAN_FAILED] = { CLI_MSGID_SCAN_FAILED, LOG_ERR, "scan failed" },
+};
+
+static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (f->nr == CLI_JOURNAL_MAX_FIELDS)
+		return -E2BIG;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	f->v[f->nr++] = s;
+	return 0;
+}
+
+/*
+ * Field values hold names any user wrote: escaped as in human output (report/escape.c), so a
+ * newline cannot make PATH name another file (it was turned into a space), and an ESC or
+ * invalid UTF-8 cannot make journalctl show "[blob data]" or reach a terminal raw.
+ */
+static const char *one_line(const char *s, char *buf, size_t len)
+{
+	return cli_escape(s, buf, len);
+}
+
+int cli_journal_build(const struct cli_event *ev, struct cli_journal_fields *f)
+{
+	char buf[4096];
+	int ret = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (ev->type >= CLI_EV_NR || !ev->message)
+		return -EINVAL;
+	ret |= add_field(f, "MESSAGE=%s", one_line(ev->message, buf, sizeof(buf)));
+	ret |= add_field(f, "MESSAGE_ID=%s", event_types[ev->type].id);
+	ret |= add_field(f, "PRIORITY=%d", event_types[ev->type].priority);
+	ret |= add_field(f, "SYSLOG_IDENTIFIER=mediascan");
+	ret |= add_field(f, "MEDIASCAN_EVENT=%s", event_types[ev->type].name);
+	if (ev->target)
+		ret |= add_field(f, "MEDIASCAN_TARGET=%s", one_line(ev->target, buf, sizeof(buf)));
+	if (ev->device)
+		ret |= add_field(f, "DEVICE=%s", one_line(ev->device, buf, sizeof(buf)));
+	if (ev->has_range) {
+		ret |= add_field(f, "OFFSET=%" PRIu64, ev->offset);
+		ret |= add_field(f, "LENGTH=%" PRIu64, ev->length);
+	}
+	if (ev->path)
+		ret |= add_field(f, "PATH=%s", one_line(ev->path, buf, sizeof(buf)));
+	if (ev->has_file_range) {
+		ret |= add_field(f, "FILE_OFFSET=%" PRIu64, ev->file_offset);
+		ret |= add_field(f, "FILE_LENGTH=%" PRIu64, ev->file_length);
+	}
+	if (ev->error)
+		ret |= add_field(f, "MEDIASCAN_ERROR=%s", ev->error);
+	if (ev->pass_id)
+		ret |= add_field(f, "MEDIASCAN_PASS=%" PRId64, ev->pass_id);
+	if (ret) {
+		cli_journal_fields_free(f);
+		return -ENOMEM;
+	}
+	return (int)f->nr;
+}
+
+int cli_journal_fields_free(struct cli_journal_fields *f)
+{
+	for (unsigned i = 0; i < f->nr; i++)
+		free(f->v[i]);
+	f->nr = 0;
+	return 0;
+}
+
+int cli_journal_available(void)
+{
+#if HAVE_LIBSYSTEMD
+	const char *force = getenv("MEDIASCAN_JOURNAL");
+
+	if (force && strcmp(force, "stderr") == 0)
+		return 0;
+	return access(JOURNAL_SOCKET, W_OK) == 0;
+#else
+	return 0;
+#endif
+}
+
+int cli_journal_send(const struct cli_event *ev)
+{
+	struct cli_journal_fields f;
+	int ret = cli_journal_build(ev, &f);
+
+	if (ret < 0)
+		return ret;
+#if HAVE_LIBSYSTEMD
+	if (cli_journal_available()) {
+		struct iovec iov[CLI_JOURNAL_MAX_FIELDS];
+
+		for (unsigned i = 0; i < f.nr; i++) {
+			iov[i].iov_base = f.v[i];
+			iov[i].iov_len = strlen(f.v[i]);
+		}
+		ret = sd_journal_sendv(iov, (int)f.nr);
+		if (ret >= 0) {
+			cli_journal_fields_free(&f);
+			return 0;
+		}
+	}
+#endif
+	/* No journal: the message, plain, on stderr (f.v[0] is "MESSAGE=..."). */
+	fprintf(stderr, "mediascan: %s\n", f.v[0] + strlen("MESSAGE="));
+	cli_journal_fields_free(&f);
+	return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * report/report.h - the report of one pass for people and programs: exit status bits, the
+ * human summary and the JSON report (report.c), the HTML page of a pass (html.c) and the
+ * progress bar (progress.c). Every writer, the daemon and the subcommands share it.
+ */
+#ifndef MEDIASCAN_REPORT_H
+#define MEDIASCAN_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "damage.h"
+#include "pass.h"
+#include "scan.h"
+#include "target.h"
+#include "state.h"
+#include <time.h>
+
+/* Exit status, a bitmask as in xfs_scrub (the pass's bits, pass/pass.h). */
+enum cli_exit {
+	CLI_EXIT_CLEAN = PASS_EXIT_CLEAN,
+	CLI_EXIT_MEDIA = PASS_EXIT_MEDIA,		/* media errors: data or metadata damaged */
+	CLI_EXIT_INTEGRITY = PASS_EXIT_INTEGRITY,	/* protection information mismatches */
+	CLI_EXIT_OPERATIONAL = PASS_EXIT_OPERATIONAL,	/* the scan could not do all it should */
+	CLI_EXIT_USAGE = PASS_EXIT_USAGE,		/* bad command line */
+	CLI_EXIT_DEVICE = PASS_EXIT_DEVICE,		/* the disk is failing or slow */
+};
+
+#define CLI_DEFAULT_STATE_DIR "/var/lib/mediascan"
+#define CLI_SCAN_DEFAULT_DEPTH PASS_DEFAULT_DEPTH
+/* Failed or late reads in a row on one device before the disk is called failing. */
+#define CLI_DEFAULT_MAX_FAILED_READS PASS_DEFAULT_MAX_FAILED_READS
+
+struct json_object;
+
+/* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
+int cli_report_write_json(const struct pass_report *rep, const char *path);
+/* Return the rate of the summary: planned bytes checked per second in this run. */
+double cli_report_rate(const struct pass_report *rep);
+/* Print the human summary of the report. */
+void cli_report_print(const struct pass_report *rep, FILE *f);
+/* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */
+struct json_object *cli_report_error_json(const struct pass_report *rep, size_t i);
+/* Return 0 after writing the HTML report of one pass to path ("-": stdout), or -errno after
+ * printing why (one line; report/html.c). */
+int cli_html_write(const struct pass_report *rep, const char *path);
+
+/* Progress display on stderr: a one-line bar on a terminal. */
+struct cli_progress {
+	int enabled;			/* 1 bar on a terminal, 2 one log line a second */
+	int drawn;
+	double last_log_s;		/* elapsed_s of the last log line */
+};
+/* scan_opts.progress callback: arg is a struct cli_progress. */
+void cli_progress_cb(const struct scan_progress *p, void *arg);
+/* Clear the bar line when one was drawn. */
+void cli_progress_done(struct cli_progress *pr);
+/*
+ * Set *rate to a pass's rate (bytes/s; a running pass: its bytes checkpointed so far over the
+ * time since it started) and *eta to its seconds left (-1 unknown): what status shows and
+ * the metrics say (pass_rate.c).
+ */
+void cli_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta);
+#endif

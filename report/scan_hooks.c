@@ -1,0 +1,509 @@
+/*
+ * report/scan_hooks.c - the output hooks of a pass (pass/pass.h) as `mediascan scan` and patrol's
+ * runs fill them in: messages, the banner and progress, the JSON report and the owners kept
+ * in the history, journal events and the on_damage command for damage not told before, and
+ * the human summary or the xfs_scrub-shaped error lines of --format xfs_scrub. cli_scan_run
+ * turns the command line's options into the pass's and runs it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "report.h"
+#include "files.h"
+#include "journal.h"
+#include "proc.h"
+#include "escape.h"
+#include "scan_hooks.h"
+#include "state.h"
+#include "units.h"
+
+static const char *first_path(const struct pass_report *rep, uint64_t inode)
+{
+	const struct map_inode_paths *p = map_damage_paths(&rep->dmg, inode);
+
+	return p && p->nr_paths ? p->paths[0] : NULL;
+}
+
+/* Journal events for error i: the bad range, then each file that lost data in it. */
+static void journal_error(const struct cli_scan_cfg *cfg, const struct pass_report *rep,
+			  size_t i, int64_t pass_id)
+{
+	const struct scan_error *e = &rep->r->errors[i];
+	const char *dev = rep->t->devices[e->dev_idx].path;
+	const char *label = cfg->pass.label ? cfg->pass.label : cfg->pass.target;
+	char msg[PATH_MAX + 256];
+	struct cli_event ev = {
+		.type = CLI_EV_MEDIA_ERROR, .message = msg, .target = label, .device = dev,
+		.has_range = 1, .offset = e->offset, .length = e->length,
+		.error = scan_error_name(e), .pass_id = pass_id,
+	};
+
+	snprintf(msg, sizeof(msg), "%s: media error (%s) on %s at offset %" PRIu64 " length %"
+		 PRIu64, label, ev.error, dev, e->offset, e->length);
+	cli_journal_send(&ev);
+	for (size_t k = 0; k < rep->own_count[i]; k++) {
+		const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
+		const char *path;
+		char ino[64];
+
+		if (o->kind != MAP_OWN_FILE || (o->flags & MAP_OWNF_UNWRITTEN))
+			continue;
+		path = first_path(rep, o->inode);
+		if (!path) {
+			snprintf(ino, sizeof(ino), "inode %" PRIu64, o->inode);
+			path = ino;
+		}
+		ev.type = CLI_EV_DAMAGED_FILE;
+		ev.offset = o->dev_offset;
+		ev.length = o->length;
+		ev.path = path;
+		ev.has_file_range = 1;
+		ev.file_offset = o->file_offset;
+		ev.file_length = o->length;
+		snprintf(msg, sizeof(msg), "%s: damaged file %s at file offset %" PRIu64
+			 " length %" PRIu64 ": restore it from backup", label, path,
+			 o->file_offset, o->length);
+		cli_journal_send(&ev);
+	}
+}
+
+/* SIGTERM/SIGINT while a hook runs: stop it, then let the handler of the scan see it too. */
+static volatile sig_atomic_t hook_stop;
+static struct sigaction hook_old_term, hook_old_int;
+
+static void on_hook_signal(int sig)
+{
+	const struct sigaction *old = sig == SIGTERM ? &hook_old_term : &hook_old_int;
+
+	hook_stop = sig;
+	if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL &&
+	    old->sa_handler != SIG_IGN)
+		old->sa_handler(sig);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Return the wait status of hook pid after ending its process group: SIGTERM, up to
+ * HOOK_GRACE_S for the leader to go, then SIGKILL to whatever is left (sent while the leader
+ * is not yet reaped, so the group id cannot have been reused), or -errno.
+ */
+#define HOOK_GRACE_S 2.0
+static int hook_kill(pid_t pid)
+{
+	double until = mono_s() + HOOK_GRACE_S;
+	int status;
+
+	kill(-pid, SIGTERM);
+	while (mono_s() < until) {
+		siginfo_t si = { 0 };
+
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == pid)
+			break;
+		usleep(20000);
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return status;
+}
+
+int cli_run_hook(const char *cmd, const char *input, double timeout_s)
+{
+	size_t len = strlen(input), off = 0;
+	int pfd[2], status, ret, wfd;
+	double deadline;
+	struct sigaction sa;
+	pid_t pid, self = getpid();
+
+	if (timeout_s <= 0)
+		timeout_s = CLI_HOOK_TIMEOUT_DEFAULT_S;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		/* Its own process group, so a timeout ends the hook and all it started. */
+		setpgid(0, 0);
+		if (pass_proc_die_with_parent(SIGTERM, self) == -ESRCH)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);	/* patrol's scanners ignore it */
+		if (dup2(pfd[0], STDIN_FILENO) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);			/* both sides: whichever runs first */
+	close(pfd[0]);
+	wfd = pfd[1];
+	fcntl(wfd, F_SETFL, O_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+	hook_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_hook_signal;
+	sigaction(SIGTERM, &sa, &hook_old_term);
+	sigaction(SIGINT, &sa, &hook_old_int);
+
+	deadline = mono_s() + timeout_s;
+	for (;;) {
+		struct pollfd pf = { .fd = wfd, .events = POLLOUT };
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) :
+			      128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+			break;
+		}
+		if (hook_stop || mono_s() >= deadline) {
+			ret = hook_kill(pid);
+			ret = ret < 0 ? ret : hook_stop ? -EINTR : -ETIMEDOUT;
+			break;
+		}
+		/* Feed stdin without blocking: a hook that does not read must still time out. */
+		if (poll(&pf, wfd >= 0 ? 1 : 0, 50) > 0 && wfd >= 0) {
+			ssize_t n = write(wfd, input + off, len - off);
+
+			if (n > 0)
+				off += (size_t)n;
+			else if (n < 0 && errno != EAGAIN && errno != EINTR)
+				off = len;	/* it does not read it all: its choice */
+		}
+		if (wfd >= 0 && off == len) {
+			close(wfd);
+			wfd = -1;
+		}
+	}
+	if (wfd >= 0)
+		close(wfd);
+	sigaction(SIGTERM, &hook_old_term, NULL);
+	sigaction(SIGINT, &hook_old_int, NULL);
+	if (hook_stop && (hook_stop == SIGTERM ? &hook_old_term : &hook_old_int)->sa_handler ==
+	    SIG_DFL)
+		raise(hook_stop);		/* nobody else will act on it */
+	return ret;
+}
+
+/* Say why on_damage (result ret of cli_run_hook) did not succeed, and what happens next. */
+static void hook_warn(const struct cli_scan_cfg *cfg, int ret, unsigned nr)
+{
+	char why[64];
+
+	if (ret == 0)
+		return;
+	if (ret == -ETIMEDOUT)
+		snprintf(why, sizeof(why), "timed out after %.0fs and was killed",
+			 cfg->hook_timeout_s > 0 ? cfg->hook_timeout_s : CLI_HOOK_TIMEOUT_DEFAULT_S);
+	else if (ret == -EINTR)
+		snprintf(why, sizeof(why), "was stopped: mediascan is stopping");
+	else if (ret < 0)
+		snprintf(why, sizeof(why), "could not run: %s", strerror(-ret));
+	else if (ret > 128)
+		snprintf(why, sizeof(why), "was killed by signal %d", ret - 128);
+	else
+		snprintf(why, sizeof(why), "failed with exit status %d", ret);
+	cli_err("warning: on_damage %s: %s; its %u damaged range%s stay%s untold and %s offered "
+		"again on the next run", why, cfg->on_damage, nr, nr == 1 ? "" : "s",
+		nr == 1 ? "s" : "", nr == 1 ? "is" : "are");
+}
+
+/* The JSON handed to on_damage: schema mediascan-damage/1. */
+static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct pass_report *rep,
+			       int64_t pass_id, json_object *errors)
+{
+	json_object *j = json_object_new_object();
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	json_object_object_add(j, "schema", json_object_new_string("mediascan-damage/1"));
+	json_object_object_add(j, "host", json_object_new_string(host));
+	json_object_object_add(j, "target", json_object_new_string(
+		cfg->pass.label ? cfg->pass.label : cfg->pass.target));
+	json_object_object_add(j, "path", json_object_new_string(
+		rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg));
+	json_object_object_add(j, "pass_id", json_object_new_int64(pass_id));
+	json_object_object_add(j, "time", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(j, "action", json_object_new_string(
+		"restore the damaged files from backup; see `mediascan report`"));
+	json_object_object_add(j, "media_errors", errors);
+	return j;
+}
+
+void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
+{
+	const struct scan_result *r = rep->r;
+	const char *where = rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg;
+	/* Names are hostile: escaped, so no name forges a line or carries terminal escapes. */
+	char esc[PATH_MAX * 4], wesc[PATH_MAX * 4], desc[PATH_MAX * 4];
+	unsigned nr = 0;
+
+	where = cli_escape(where, wesc, sizeof(wesc));
+
+	for (size_t i = 0; i < r->nr_errors; i++) {
+		const struct scan_error *e = &r->errors[i];
+		const char *dev = cli_escape(rep->t->devices[e->dev_idx].path, desc, sizeof(desc));
+
+		if (!scan_is_damage(e))
+			continue;
+		if (!rep->own_count[i]) {
+			fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64
+				" length %" PRIu64 ".\n", dev, e->offset, e->length);
+			nr++;
+		}
+		for (size_t k = 0; k < rep->own_count[i]; k++) {
+			const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
+			const struct map_inode_paths *p;
+
+			switch (o->kind) {
+			case MAP_OWN_FILE:
+				p = map_damage_paths(&rep->dmg, o->inode);
+				for (unsigned n = 0; p && n < p->nr_paths; n++)
+					fprintf(f, "Unfixable Error: %s: media error %sat data "
+						"offset %" PRIu64 " length %" PRIu64 ".\n",
+						cli_escape(p->paths[n], esc, sizeof(esc)),
+						o->flags & MAP_OWNF_ATTR_FORK ?
+						"in extended attribute data " : "",
+						o->file_offset, o->length);
+				if (!p || !p->nr_paths)
+					fprintf(f, "Unfixable Error: inode %" PRIu64 ": media error "
+						"at data offset %" PRIu64 " length %" PRIu64 ".\n",
+						o->inode, o->file_offset, o->length);
+				nr++;
+				break;
+			case MAP_OWN_FREE:
+				break;
+			case MAP_OWN_METADATA:
+			case MAP_OWN_LOG:
+				/* xfs_scrub names metadata by 512-byte disk address. */
+				fprintf(f, "Corruption: disk offset %" PRIu64 ": media error in %s.\n",
+					o->dev_offset / 512, o->meta_type ? o->meta_type : "metadata");
+				nr++;
+				break;
+			default:
+				fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64
+					" length %" PRIu64 ".\n", dev, o->dev_offset, o->length);
+				nr++;
+				break;
+			}
+		}
+	}
+	if (nr)
+		fprintf(f, "%s: unfixable errors found: %u\n", where, nr);
+}
+
+/* What the hooks of one `mediascan scan` (or patrol run) know: its options and the bar. */
+struct cli_hooks {
+	const struct cli_scan_cfg *cfg;
+	int human;			/* the human report goes to stdout */
+	struct cli_progress pr;
+};
+
+static void hook_say(void *arg, enum pass_say kind, const char *msg)
+{
+	const struct cli_hooks *c = arg;
+
+	switch (kind) {
+	case PASS_SAY_ERROR:
+		cli_err("%s", msg);
+		break;
+	case PASS_SAY_NOTE:
+		if (!c->cfg->quiet)
+			cli_err("%s", msg);
+		break;
+	case PASS_SAY_INFO:
+		if (!c->cfg->quiet)
+			printf("%s\n", msg);
+		break;
+	case PASS_SAY_HUMAN:
+		if (c->human)
+			printf("%s\n", msg);
+		break;
+	}
+}
+
+/* Human: what is about to be read, on one line. */
+static void hook_begin(void *arg, const struct pass_begin *b)
+{
+	const struct cli_hooks *c = arg;
+	const struct map_target *t = b->t;
+	char sz[32], rb[32];
+
+	if (!c->human)
+		return;
+	printf("mediascan: %s %s (%s", b->resumed ? "resuming" : b->recheck ?
+	       "rechecking the open errors of" : "scanning",
+	       t->mount_point[0] ? t->mount_point : t->arg, t->fs_type);
+	for (unsigned i = 0; i < t->nr_devices; i++)
+		printf("%s %s %s", i ? "," : " on", map_role_name(t->devices[i].role),
+		       t->devices[i].path);
+	printf("): %s planned", cli_fmt_bytes(b->planned_bytes, sz, sizeof(sz)));
+	if (b->resumed)
+		printf(", %s already read", cli_fmt_bytes(b->scanned_base, sz, sizeof(sz)));
+	printf(", method %s", b->method);
+	if (b->rate)
+		printf(", rate %s/s", cli_fmt_bytes(b->rate, rb, sizeof(rb)));
+	if (b->window_s) {
+		char w[32];
+
+		printf(", window %s", cli_fmt_duration(b->window_s, w, sizeof(w)));
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static void hook_progress(const struct scan_progress *p, void *arg)
+{
+	struct cli_hooks *c = arg;
+
+	cli_progress_cb(p, &c->pr);
+}
+
+static void hook_progress_done(void *arg)
+{
+	struct cli_hooks *c = arg;
+
+	cli_progress_done(&c->pr);
+}
+
+static int hook_json(void *arg, const struct pass_report *rep)
+{
+	const struct cli_hooks *c = arg;
+	int ret = cli_report_write_json(rep, c->cfg->json);
+
+	if (ret < 0)
+		cli_err("cannot write the JSON report to %s: %s", c->cfg->json,
+			cli_create_error(ret));
+	return ret;
+}
+
+static int hook_html(void *arg, const struct pass_report *rep)
+{
+	const struct cli_hooks *c = arg;
+
+	return cli_html_write(rep, c->cfg->html);	/* said why (report/html.c) */
+}
+
+/* The owners of error i as media_errors[].owners says them, for the history. */
+static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i)
+{
+	json_object *ej = cli_report_error_json(rep, i), *owners = NULL;
+	char *s;
+
+	(void)arg;
+	json_object_object_get_ex(ej, "owners", &owners);
+	s = strdup(json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(ej);
+	return s;
+}
+
+static void hook_journal_error(void *arg, const struct pass_report *rep, size_t i,
+			       int64_t pass_id)
+{
+	const struct cli_hooks *c = arg;
+
+	journal_error(c->cfg, rep, i, pass_id);
+}
+
+static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t pass_id,
+			     int cleared)
+{
+	const struct cli_hooks *c = arg;
+	const struct scan_result *r = rep->r;
+	const char *label = c->cfg->pass.label ? c->cfg->pass.label : c->cfg->pass.target;
+	char msg[PATH_MAX + 256], sz[32];
+	struct cli_event ev = {
+		.type = r->complete ? CLI_EV_PASS_COMPLETE : CLI_EV_SCAN_FAILED,
+		.message = msg, .target = label, .pass_id = pass_id,
+	};
+
+	if (r->complete)
+		snprintf(msg, sizeof(msg), "%s: pass complete, %s read, %u damaged ranges, "
+			 "%d cleared since the previous pass", label,
+			 cli_fmt_bytes(r->scanned_bytes, sz, sizeof(sz)),
+			 rep->nr_damage_errors, cleared);
+	else
+		snprintf(msg, sizeof(msg), "%s: scan failed: %s", label,
+			 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
+	cli_journal_send(&ev);
+}
+
+/* on_damage: the JSON of the damage not told before on stdin; told when it exits 0. */
+static int hook_on_damage(void *arg, const struct pass_report *rep, const size_t *idx,
+			  unsigned n, int64_t pass_id)
+{
+	const struct cli_hooks *c = arg;
+	json_object *fresh = json_object_new_array(), *doc;
+	int ret;
+
+	for (unsigned k = 0; k < n; k++)
+		json_object_array_add(fresh, cli_report_error_json(rep, idx[k]));
+	doc = damage_doc(c->cfg, rep, pass_id, fresh);
+	ret = cli_run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
+			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
+			   c->cfg->hook_timeout_s);
+	hook_warn(c->cfg, ret, n);
+	json_object_put(doc);
+	return ret == 0;
+}
+
+static void hook_human(void *arg, const struct pass_report *rep)
+{
+	const struct cli_hooks *c = arg;
+
+	if (c->cfg->format && strcmp(c->cfg->format, "xfs_scrub") == 0)
+		cli_report_print_xfs_scrub(rep, stderr);
+	else if (c->human)
+		cli_report_print(rep, stdout);
+}
+
+int cli_scan_run(const struct cli_scan_cfg *a)
+{
+	struct cli_hooks c = { .cfg = a };
+	struct pass_hooks h = {
+		.arg = &c, .say = hook_say, .begin = hook_begin, .progress = hook_progress,
+		.progress_done = hook_progress_done, .owners_json = hook_owners_json,
+		.human = hook_human,
+	};
+
+	/* a report that cannot be written is refused before the first read, not lost after */
+	if (cli_out_refuse("scan", "--json", a->json) || cli_out_refuse("scan", "--html", a->html))
+		return CLI_EXIT_USAGE;
+	c.human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
+	c.pr.enabled = strcmp(a->progress, "log") == 0 ? 2 :
+		       (strcmp(a->progress, "bar") == 0 ||
+			(strcmp(a->progress, "auto") == 0 && isatty(STDERR_FILENO)));
+	if (a->json)
+		h.json = hook_json;
+	if (a->html)
+		h.html = hook_html;
+	if (a->journal) {
+		h.journal_error = hook_journal_error;
+		h.journal_end = hook_journal_end;
+	}
+	if (a->on_damage)
+		h.on_damage = hook_on_damage;
+	return pass_run(&a->pass, &h);
+}

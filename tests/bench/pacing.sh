@@ -1,0 +1,129 @@
+#!/bin/bash
+# tests/bench/pacing.sh - benchmark: how much a scan hurts a foreground, per pacing mode, on
+# disks with real contention (the fault disk's one-queue model: per-request latency plus
+# bytes over bandwidth, one request at a time; a loop device over it, direct I/O).
+#
+# Disk models: hdd (4 ms + 150 MB/s), ssd (100 us + 1 GB/s). Foregrounds (fio, psync, direct):
+#   none
+#   randread: 4 KiB random reads at queue depth 1, paced at FG_IOPS_HDD (50) / FG_IOPS_SSD
+#             (1000) a second (a database's steady reads)
+#   writer:   bursts of 32 MiB of sequential 1 MiB writes, then 1 s of nothing
+# Modes: unthrottled (no option), fixed (--rate R --pacing off, R the best fixed rate from a
+# sweep: the highest that keeps the foreground's mean latency within 1.25x alone), backoff
+# (--rate 4G --pacing backoff: the old presence-based backoff, to --rate-min 1M), pacing
+# (--pacing latency, no cap; the default with --window). Each run is DUR (12) seconds of
+# scan, the foreground running from 1 s to DUR-1 s:
+#   mediascan scan DEV --no-state -q --max-duration DURs --json OUT [mode options]
+# Reported: the foreground's mean and p99 completion latency and its throughput relative to
+# running alone, and the scan's MiB/s. The scratch image is ours (sparse, under BENCH_DIR):
+# the writer writes to it. Needs root, FUSE, fio. Environment: DUR, MODELS ("hdd ssd"),
+# SWEEP_HDD, SWEEP_SSD (fixed rates tried, MiB/s), FG_IOPS_HDD, FG_IOPS_SSD, FAULTDISK.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+bench_init
+
+DUR=${DUR:-12}
+MODELS=${MODELS:-"hdd ssd"}
+SWEEP_HDD=${SWEEP_HDD:-"5 10 20 40"}
+SWEEP_SSD=${SWEEP_SSD:-"25 50 100 200"}
+FG_IOPS_HDD=${FG_IOPS_HDD:-50}
+FG_IOPS_SSD=${FG_IOPS_SSD:-1000}
+FAULTDISK=${FAULTDISK:-$BENCH_ROOT/build/tests/faultdisk/faultdisk}
+[ -x "$FAULTDISK" ] || { echo "faultdisk not built: $FAULTDISK" >&2; exit 1; }
+command -v fusermount3 >/dev/null || { echo "missing fusermount3" >&2; exit 1; }
+
+img=$BENCH_TMP/disk.img
+fuse=$BENCH_TMP/fuse
+mkdir -p "$fuse"
+truncate -s 16G "$img"
+"$FAULTDISK" "$img" "$fuse" -f >"$BENCH_TMP/faultdisk.log" 2>&1 &
+BENCH_PIDS+=("$!")
+for _ in $(seq 100); do [ -e "$fuse/disk" ] && break; sleep 0.1; done
+loop_add "$fuse/disk" --direct-io=on
+dev=$LOOP
+cleanup_fuse() { losetup -d "$dev" 2>/dev/null; fusermount3 -u "$fuse" 2>/dev/null; bench_cleanup; }
+trap cleanup_fuse EXIT
+
+# fg KIND IOPS SECONDS OUT : run the foreground for SECONDS, fio JSON to OUT
+fg() {
+	local kind=$1 iops=$2 secs=$3 out=$4
+	case "$kind" in
+	randread)
+		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=randread \
+			--bs=4k --rate_iops="$iops" --time_based --runtime="$secs" \
+			--output-format=json --output="$out" >/dev/null 2>&1 ;;
+	writer)
+		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=write --bs=1M \
+			--offset=8G --size=8G --thinktime=1000000 --thinktime_blocks=32 \
+			--time_based --runtime="$secs" --output-format=json --output="$out" \
+			>/dev/null 2>&1 ;;
+	esac
+}
+
+# fio JSON -> "mean_ms p99_ms iops" of its reads or writes
+fg_stats() {
+	sed -n '/^{/,$p' "$1" | jq -r '.jobs[0] | (if .read.total_ios > 0 then .read else .write end)
+		| "\(.clat_ns.mean / 1e6) \(.clat_ns.percentile["99.000000"] / 1e6) \(.iops)"'
+}
+
+# run KIND IOPS MODE_ARGS... : scan for DUR s with the foreground; prints
+# "scan_MiB/s fg_mean_ms fg_p99_ms fg_iops" (fg fields "- - -" without one)
+run() {
+	local kind=$1 iops=$2 scan_pid fgo=$BENCH_TMP/fg.json js=$BENCH_TMP/scan.json
+	shift 2
+	rm -f "$fgo" "$js"
+	"$MS" scan "$dev" --no-state -q --progress none --max-duration "${DUR}s" --json "$js" \
+		"$@" >/dev/null 2>&1 &
+	scan_pid=$!
+	if [ "$kind" != none ]; then
+		sleep 1
+		fg "$kind" "$iops" $((DUR - 2)) "$fgo"
+	fi
+	wait "$scan_pid" || true
+	printf '%s ' "$(jq -r '.scanned_bytes / .elapsed_s / 1048576' "$js")"
+	if [ "$kind" != none ]; then fg_stats "$fgo"; else echo "- - -"; fi
+}
+
+bench_header "pacing: scan vs foreground on the fault disk's one-queue model, $DUR s runs"
+echo
+echo "| disk | foreground | mode | fg mean ms (x alone) | fg p99 ms (x alone) | fg throughput (x alone) | scan MiB/s |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
+for m in $MODELS; do
+	case "$m" in
+	hdd) echo "model 4000 150000000" >"$fuse/ctl"; sweep=$SWEEP_HDD; iops=$FG_IOPS_HDD ;;
+	ssd) echo "model 100 1000000000" >"$fuse/ctl"; sweep=$SWEEP_SSD; iops=$FG_IOPS_SSD ;;
+	*) echo "unknown model $m" >&2; exit 1 ;;
+	esac
+	for kind in none randread writer; do
+		best=
+		if [ "$kind" != none ]; then
+			fg "$kind" "$iops" $((DUR - 2)) "$BENCH_TMP/alone.json"
+			read -r a_mean a_p99 a_iops < <(fg_stats "$BENCH_TMP/alone.json")
+			echo "| $m | $kind | alone | $(calc "$a_mean" 2) | $(calc "$a_p99" 2) | $(calc "$a_iops" 0)/s | - |"
+			for r in $sweep; do
+				read -r s mean p99 fiops < <(run "$kind" "$iops" --rate "${r}M" --pacing off)
+				echo "#   sweep --rate ${r}M: fg mean $(calc "$mean / $a_mean" 2)x, scan $(calc "$s" 1) MiB/s" >&2
+				if awk -v x="$mean" -v a="$a_mean" 'BEGIN { exit !(x <= 1.25 * a) }'; then
+					best=$r
+				fi
+			done
+		fi
+		for mode in unthrottled fixed backoff pacing; do
+			case "$mode" in
+			unthrottled) args=() ;;
+			fixed) [ -n "$best" ] || continue; args=(--rate "${best}M" --pacing off) ;;
+			backoff) args=(--rate 4G --rate-min 1M --pacing backoff) ;;
+			pacing) args=(--pacing latency) ;;
+			esac
+			read -r s mean p99 fiops < <(run "$kind" "$iops" "${args[@]}")
+			label=$mode
+			[ "$mode" = fixed ] && label="fixed --rate ${best}M (best of sweep)"
+			if [ "$kind" = none ]; then
+				echo "| $m | none | $label | - | - | - | $(calc "$s" 1) |"
+			else
+				echo "| $m | $kind | $label | $(calc "$mean" 2) ($(calc "$mean / $a_mean" 2)x) | $(calc "$p99" 2) ($(calc "$p99 / $a_p99" 2)x) | $(calc "$fiops / $a_iops" 2)x | $(calc "$s" 1) |"
+			fi
+		done
+	done
+done
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

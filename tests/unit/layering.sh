@@ -1,0 +1,69 @@
+#!/bin/bash
+# layering.sh BUILD_DIR - the build refuses an include that crosses a layer upward. For one
+# source file of each library, its own compile command (from ninja) is run again with a header
+# of a module above it forced in (-include HEADER): it must fail with "HEADER: No such file".
+# The same command with a header of a module below must compile (so a failure is the include
+# path's doing, not the method's). Output goes to /dev/null; the build tree is not touched.
+# Exit 77 (skip) when ninja or the build's compile commands are not there.
+set -uo pipefail
+build=${1:?usage: layering.sh BUILD_DIR}
+ninja=$(command -v ninja || command -v samu) || { echo "skip: no ninja"; exit 77; }
+fails=0
+
+# object  allowed-header  forbidden-headers...
+checks=(
+	"kernel/libkio.a.p/kio_io.c.o kio.h verify.h target.h scan.h state.h pass.h report.h"
+	"integrity/libvfy.a.p/verify.c.o kio_dev.h target.h scan.h state.h pass.h"
+	"mapping/libmap.a.p/names.c.o kio.h verify.h scan.h state.h pass.h report.h pass/pass.h mediascan/scan.h"
+	"libscan.a.p/mediascan_result.c.o verify.h target.h state.h pass.h report.h"
+	"history/libhistory.a.p/state.c.o scan.h target.h pass.h report.h"
+	"pass/libpass.a.p/pass.c.o state.h report.h html.h patrol.h cli.h"
+	"report/libreport.a.p/report.c.o pass.h patrol.h config_file.h metrics.h cli.h report_cmd.h"
+	"patrol/libpatrol.a.p/patrol.c.o report.h cli.h report_cmd.h status_cmd.h map_cmd.h"
+)
+
+# Print the compile command of object $1, with -include $2 and output to /dev/null.
+cmd_for()
+{
+	local c
+	c=$("$ninja" -C "$build" -t commands "$1" 2>/dev/null | grep -F -- "-o $1 " | tail -1)
+	[ -n "$c" ] || return 1
+	c=${c//-o $1 /-o /dev/null }
+	c=${c//-MD -MQ $1 -MF $1.d/}
+	printf '%s\n' "${c/ -c / -include $2 -c }"
+}
+
+for line in "${checks[@]}"; do
+	read -r obj ok bad <<<"$line"
+	if ! c=$(cmd_for "$obj" "$ok"); then
+		echo "skip: no compile command for $obj in $build"
+		exit 77
+	fi
+	if ! (cd "$build" && eval "$c") >/dev/null 2>&1; then
+		echo "FAIL: $obj does not compile with its allowed header $ok"
+		fails=$((fails + 1))
+		continue
+	fi
+	for h in $bad; do
+		c=$(cmd_for "$obj" "$h")
+		out=$(cd "$build" && eval "$c" 2>&1)
+		if [ $? -eq 0 ] || ! grep -q "$h: No such file" <<<"$out"; then
+			echo "FAIL: $obj compiles with $h (a module above it) on its include path"
+			fails=$((fails + 1))
+		else
+			echo "ok: ${obj%%.a.p/*} refuses $h"
+		fi
+	done
+done
+# A quoted include is looked up next to the including file first, whatever the include path:
+# "../pass/pass.h" would cross any layer, so no source file may climb out of its folder.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+for d in kernel integrity mapping mediascan history pass report patrol cli; do
+	if grep -n '#include "\.\./' "$src/$d"/*.[ch]; then
+		echo "FAIL: an include climbs out of $d/"
+		fails=$((fails + 1))
+	fi
+done
+
+[ "$fails" -eq 0 ] || { echo "$fails layering checks failed"; exit 1; }
+echo "every library refuses the headers of the modules above it"

@@ -1,0 +1,483 @@
+/*
+ * tests/unit/test_pacing.c - pacing by the foreground's latency against a simulated disk: one
+ * queue served first come first served, each request taking a fixed latency plus its bytes
+ * over a bandwidth (the fault disk's model), a closed-loop foreground of 4 KiB reads at
+ * queue depth one with random think times, and the scan's 1 MiB reads issued when the
+ * governor says so. The simulated kernel keeps /sys/block/DEV/stat counters (requests,
+ * sectors, ticks in ms from a ns sum, as Linux does) and the scan its own count and
+ * latency, as the executor does. Deterministic: a seeded generator, simulated time.
+ *
+ * Asserted: with no foreground the scan runs at the disk's speed (or the window's pace);
+ * with one, the foreground's mean latency stays within the target (1.25x alone) and the
+ * scan reads at >= 0.8x the best fixed --rate that keeps it there, found by a sweep here;
+ * the scan slows when a foreground comes and speeds up when it goes; and the presence
+ * backoff's time counts a backoff still running.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "governor.h"
+#include "kio.h"
+
+#define MiB (1024ull * 1024)
+#define NS_S 1000000000ull
+#define NS_MS 1000000ull
+#define NS_US 1000ull
+#define SIM_QMAX 64
+#define SIM_SAMPLE_NS (250 * NS_MS)	/* the executor's sampling period */
+#define FG_BYTES 4096u
+#define SCAN_BYTES (1u << 20)
+#define SCAN_DEPTH 16
+
+struct sim_req {
+	int scan;
+	uint32_t bytes;
+	uint64_t submit_ns;
+};
+
+struct sim {
+	/* the disk */
+	uint64_t lat_ns, bw_bps;
+	struct sim_req q[SIM_QMAX];
+	unsigned q_head, q_len;		/* q[q_head] is in service when busy */
+	int busy;
+	uint64_t done_ns;		/* end of the request in service */
+	/* the foreground: QD1, think time uniform in [0, 2 * think_ns] */
+	int fg_on;
+	uint64_t think_ns;
+	int fg_waiting;			/* a request outstanding */
+	uint64_t fg_next_ns;
+	uint64_t fg_on_from, fg_on_to;	/* fg runs in [from, to) (to 0: forever) */
+	uint64_t fg_ios, fg_sum_ns;	/* measured after meas_from_ns */
+	uint64_t meas_from_ns;
+	/* the scan */
+	int mode;			/* 0 unthrottled, 1 governed */
+	struct scan_gov g;
+	unsigned inflight;
+	uint64_t try_ns;		/* next time to ask the governor */
+	uint64_t scan_bytes, scan_bytes_meas;
+	uint64_t planned;		/* stop issuing after this (0: never) */
+	uint64_t issued;
+	/* kernel counters and the scan's own */
+	uint64_t k_ios, k_sectors, k_ticks_ns, k_wios, k_wticks_ns;
+	struct scan_gov_own own;
+	uint64_t next_sample_ns;
+	uint64_t now;
+	uint32_t rng;
+	/* the scan's rate per second, for the phase tests */
+	uint64_t sec_bytes[256];
+};
+
+static uint32_t sim_rand(struct sim *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 17;
+	s->rng ^= s->rng << 5;
+	return s->rng;
+}
+
+static uint64_t sim_svc(const struct sim *s, uint32_t bytes)
+{
+	return s->lat_ns + (uint64_t)bytes * NS_S / s->bw_bps;
+}
+
+static void sim_submit(struct sim *s, int scan, uint32_t bytes)
+{
+	struct sim_req *r;
+
+	assert_true(s->q_len < SIM_QMAX);
+	r = &s->q[(s->q_head + s->q_len) % SIM_QMAX];
+	r->scan = scan;
+	r->bytes = bytes;
+	r->submit_ns = s->now;
+	s->q_len++;
+	if (!s->busy) {
+		s->busy = 1;
+		s->done_ns = s->now + sim_svc(s, bytes);
+	}
+}
+
+static void sim_complete(struct sim *s)
+{
+	struct sim_req r = s->q[s->q_head];
+	uint64_t lat = s->now - r.submit_ns;
+
+	s->q_head = (s->q_head + 1) % SIM_QMAX;
+	s->q_len--;
+	s->busy = s->q_len > 0;
+	if (s->busy)
+		s->done_ns = s->now + sim_svc(s, s->q[s->q_head].bytes);
+	s->k_ios++;
+	s->k_sectors += r.bytes / 512;
+	s->k_ticks_ns += lat;
+	if (r.scan) {
+		s->inflight--;
+		s->scan_bytes += r.bytes;
+		if (s->now >= s->meas_from_ns)
+			s->scan_bytes_meas += r.bytes;
+		if (s->now / NS_S < 256)
+			s->sec_bytes[s->now / NS_S] += r.bytes;
+		s->own.ios++;
+		s->own.sectors += r.bytes / 512;
+		s->own.ns += lat;
+		if (s->try_ns > s->now)
+			s->try_ns = s->now;	/* a slot is free: ask again */
+	} else {
+		s->fg_waiting = 0;
+		if (s->now >= s->meas_from_ns) {
+			s->fg_ios++;
+			s->fg_sum_ns += lat;
+		}
+		s->fg_next_ns = s->now + (s->think_ns ? sim_rand(s) % (2 * s->think_ns + 1) : 0);
+	}
+}
+
+static void sim_sample(struct sim *s)
+{
+	struct kio_diskstat st;
+
+	memset(&st, 0, sizeof(st));
+	st.read_ios = s->k_ios;
+	st.read_sectors = s->k_sectors;
+	st.read_ticks_ms = s->k_ticks_ns / NS_MS;
+	st.write_ios = s->k_wios;
+	st.write_ticks_ms = s->k_wticks_ns / NS_MS;
+	st.nr_fields = 17;
+	assert_true(scan_gov_sample_own(&s->g, s->now, &st, &s->own, 1) >= 0);
+}
+
+static void sim_try_scan(struct sim *s)
+{
+	while (s->inflight < SCAN_DEPTH && (!s->planned || s->issued < s->planned)) {
+		if (s->mode) {
+			uint64_t w = scan_gov_wait_ns(&s->g, s->now, SCAN_BYTES);
+
+			if (w) {
+				s->try_ns = s->now + w;
+				return;
+			}
+			scan_gov_account(&s->g, SCAN_BYTES, s->now);
+		}
+		sim_submit(s, 1, SCAN_BYTES);
+		s->inflight++;
+		s->issued += SCAN_BYTES;
+	}
+	s->try_ns = UINT64_MAX;			/* until a completion */
+}
+
+/* Run the simulation until end_ns. */
+static void sim_run(struct sim *s, uint64_t end_ns)
+{
+	while (s->now < end_ns) {
+		uint64_t t = end_ns;
+		int ev = 0;
+
+		if (s->busy && s->done_ns <= t) {
+			t = s->done_ns;
+			ev = 1;
+		}
+		if (s->fg_on && !s->fg_waiting) {
+			uint64_t f = s->fg_next_ns > s->fg_on_from ? s->fg_next_ns : s->fg_on_from;
+
+			if (f < t && (!s->fg_on_to || f < s->fg_on_to)) {
+				t = f;
+				ev = 2;
+			}
+		}
+		if (s->try_ns < t) {
+			t = s->try_ns;
+			ev = 3;
+		}
+		if (s->mode && s->next_sample_ns < t) {
+			t = s->next_sample_ns;
+			ev = 4;
+		}
+		s->now = t;
+		switch (ev) {
+		case 1:
+			sim_complete(s);
+			break;
+		case 2:
+			s->fg_waiting = 1;
+			sim_submit(s, 0, FG_BYTES);
+			break;
+		case 3:
+			sim_try_scan(s);
+			break;
+		case 4:
+			s->next_sample_ns += SIM_SAMPLE_NS;
+			sim_sample(s);
+			if (s->try_ns == UINT64_MAX && s->inflight < SCAN_DEPTH)
+				s->try_ns = s->now;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+struct model {
+	const char *name;
+	uint64_t lat_ns, bw_bps, think_ns;
+};
+
+static const struct model models[] = {
+	/* a 150 MB/s rotating disk, a light foreground (about 50 reads a second) */
+	{ "hdd, light fg", 4 * NS_MS, 150000000, 16 * NS_MS },
+	/* the same disk, a busier foreground (about 125 reads a second) */
+	{ "hdd, busy fg", 4 * NS_MS, 150000000, 4 * NS_MS },
+	/* an SSD-like disk of queue depth one, a foreground at about 3000 reads a second */
+	{ "ssd, fg", 100 * NS_US, 1000000000, 200 * NS_US },
+};
+
+/* mode: -1 no scan, 0 unthrottled, 1 fixed rate, 2 latency pacing. */
+static void sim_init(struct sim *s, const struct model *m, int fg, int mode, uint64_t rate,
+		     uint64_t window_s, uint64_t planned)
+{
+	struct scan_gov_opts o;
+
+	memset(s, 0, sizeof(*s));
+	s->lat_ns = m->lat_ns;
+	s->bw_bps = m->bw_bps;
+	s->think_ns = m->think_ns;
+	s->fg_on = fg;
+	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) : 12345;
+	s->planned = mode < 0 ? 1 : planned;
+	s->issued = mode < 0 ? 1 : 0;
+	s->try_ns = 0;
+	s->mode = mode > 0;
+	if (mode > 0) {
+		memset(&o, 0, sizeof(o));
+		o.rate_bps = mode == 1 ? rate : 0;
+		o.rate_max_bps = mode == 2 ? rate : 0;
+		o.window_s = window_s;
+		o.planned_total_bytes = planned ? planned : 1ull << 50;
+		o.latency = mode == 2;
+		o.slack_bytes = (uint64_t)SCAN_DEPTH * SCAN_BYTES;
+		assert_int_equal(scan_gov_init(&s->g, &o, 0), 0);
+		s->next_sample_ns = SIM_SAMPLE_NS;
+	}
+}
+
+/* The foreground's mean latency in ns over a run of dur_ns (measured after warm_ns). */
+static double sim_fg_mean(const struct model *m, int mode, uint64_t rate, uint64_t dur_ns,
+			  uint64_t warm_ns, double *scan_bps)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	double mean;
+
+	assert_non_null(s);
+	sim_init(s, m, 1, mode, rate, 0, 0);
+	s->meas_from_ns = warm_ns;
+	sim_run(s, dur_ns);
+	mean = s->fg_ios ? (double)s->fg_sum_ns / (double)s->fg_ios : 0;
+	if (mode == 2 && getenv("PACING_TRACE"))
+		for (uint64_t t = 0; t < dur_ns / NS_S && t < 256; t++)
+			print_message("t=%llu %.1f MB/s\n", (unsigned long long)t,
+				      s->sec_bytes[t] / 1e6);
+	if (scan_bps)
+		*scan_bps = (double)s->scan_bytes_meas * 1e9 / (double)(dur_ns - warm_ns);
+	free(s);
+	return mean;
+}
+
+/* With no foreground, latency pacing reads as fast as the disk (as unthrottled). */
+static void test_no_fg_full_speed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		struct sim *s = calloc(1, sizeof(*s));
+		double free_bps, paced_bps;
+
+		assert_non_null(s);
+		sim_init(s, &models[i], 0, 0, 0, 0, 0);
+		sim_run(s, 20 * NS_S);
+		free_bps = (double)s->scan_bytes / 20;
+		sim_init(s, &models[i], 0, 2, 0, 0, 0);
+		sim_run(s, 20 * NS_S);
+		paced_bps = (double)s->scan_bytes / 20;
+		print_message("%s, no foreground: unthrottled %.1f MB/s, paced %.1f MB/s\n",
+			      models[i].name, free_bps / 1e6, paced_bps / 1e6);
+		/* the first probe (up to 1.5 s of 20) is the only pause */
+		assert_true(paced_bps >= 0.9 * free_bps);
+		free(s);
+	}
+}
+
+/* With no foreground and a window, the pass is paced to end in the window (not early). */
+static void test_no_fg_window(void **state)
+{
+	const struct model *m = &models[0];
+	struct sim *s = calloc(1, sizeof(*s));
+	uint64_t planned = 600 * MiB;		/* 10 s at 60 MiB/s: the disk does ~140 */
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, m, 0, 2, 0, 10, planned);
+	sim_run(s, 9 * NS_S);
+	print_message("window 10 s, 600 MiB: %llu MiB by 9 s\n",
+		      (unsigned long long)(s->scan_bytes / MiB));
+	assert_true(s->scan_bytes < planned);		/* not run ahead at full speed */
+	assert_true(s->scan_bytes >= planned * 3 / 4);
+	sim_run(s, 12 * NS_S);
+	assert_int_equal(s->scan_bytes, planned);	/* done by the window's end (+2 s) */
+	free(s);
+}
+
+/*
+ * With a foreground: the foreground's mean latency within 1.25x its latency alone, and the
+ * scan at >= 0.8x the best fixed rate that keeps it there (a sweep of fixed rates).
+ */
+static void test_fg_target_and_rate(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		const struct model *m = &models[i];
+		double alone = sim_fg_mean(m, -1, 0, 20 * NS_S, 0, NULL), target = alone * 1.25;
+		double lo = 0, hi = 200e6, best, lat, bps, fixed_bps = 0;
+
+		/* The best fixed rate: the highest that keeps the mean within target. */
+		for (int it = 0; it < 14; it++) {
+			double mid = (lo + hi) / 2;
+
+			if (sim_fg_mean(m, 1, (uint64_t)mid, 40 * NS_S, 0, NULL) <= target)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		best = lo;
+		sim_fg_mean(m, 1, (uint64_t)best, 40 * NS_S, 0, &fixed_bps);
+		lat = sim_fg_mean(m, 2, 0, 120 * NS_S, 10 * NS_S, &bps);
+		print_message("%s: alone %.3f ms, target %.3f ms; best fixed --rate %.1f MB/s "
+			      "(reads %.1f); paced: fg %.3f ms (%.2fx), scan %.1f MB/s (%.2fx)\n",
+			      m->name, alone / 1e6, target / 1e6, best / 1e6, fixed_bps / 1e6,
+			      lat / 1e6, lat / alone, bps / 1e6, bps / fixed_bps);
+		assert_true(lat <= target);
+		assert_true(bps >= 0.8 * fixed_bps);
+	}
+}
+
+/* The scan slows when a foreground comes and speeds up again when it goes. */
+static void test_fg_comes_and_goes(void **state)
+{
+	const struct model *m = &models[0];
+	struct sim *s = calloc(1, sizeof(*s));
+	uint64_t before = 0, during = 0, after = 0;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, m, 1, 2, 0, 0, 0);
+	s->fg_on_from = 20 * NS_S;
+	s->fg_on_to = 60 * NS_S;
+	sim_run(s, 90 * NS_S);
+	for (int t = 5; t < 20; t++)
+		before += s->sec_bytes[t];
+	for (int t = 40; t < 60; t++)
+		during += s->sec_bytes[t];
+	for (int t = 70; t < 90; t++)
+		after += s->sec_bytes[t];
+	print_message("no fg %.1f MB/s, fg %.1f MB/s, fg gone %.1f MB/s\n", before / 15e6,
+		      during / 20e6, after / 20e6);
+	assert_true(during / 20 < before / 15 / 2);
+	assert_true(after / 20 > during / 20 * 2);
+	assert_true(scan_gov_backoffs(&s->g) >= 1);
+	assert_true(scan_gov_backoff_ns(&s->g, s->now) >= 10 * NS_S);
+	free(s);
+}
+
+/*
+ * The window is honest: a foreground that leaves too little spare capacity makes the
+ * projected end late, said early and kept; when it goes away the pass speeds up and ends
+ * in time, and the projection says so.
+ */
+static void test_window_late_then_in_time(void **state)
+{
+	const struct model *m = &models[1];
+	struct sim *s = calloc(1, sizeof(*s));
+	uint64_t planned = 2400ull * 1000 * 1000, first_late = 0;
+	bool late;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, m, 1, 2, 0, 60, planned);	/* 40 MB/s asked; ~15 fit under the foreground */
+	s->fg_on_to = 20 * NS_S;
+	for (uint64_t t = 1; t <= 20; t++) {
+		sim_run(s, t * NS_S);
+		scan_gov_projected_end_ns(&s->g, s->now, &late);
+		if (late && !first_late)
+			first_late = t;
+		if (first_late)
+			assert_true(late);		/* and kept saying it */
+	}
+	print_message("window 60 s, 2.4 GB, foreground until 20 s: late said at %llu s, "
+		      "%llu MB by 20 s\n", (unsigned long long)first_late,
+		      (unsigned long long)(s->scan_bytes / 1000000));
+	assert_true(first_late && first_late <= 12);
+	sim_run(s, 40 * NS_S);
+	scan_gov_projected_end_ns(&s->g, s->now, &late);
+	assert_false(late);				/* the foreground went: in time again */
+	sim_run(s, 62 * NS_S);
+	print_message("done: %llu of %llu MB at 62 s\n",
+		      (unsigned long long)(s->scan_bytes / 1000000),
+		      (unsigned long long)(planned / 1000000));
+	assert_true(s->scan_bytes >= planned);
+	free(s);
+}
+
+/* A backoff still running at the end counts in its time (it read 0 before). */
+static void test_backoff_time_running(void **state)
+{
+	struct scan_gov g;
+	struct scan_gov_opts o = { .rate_bps = 100 * MiB, .backoff = true, .rate_min_bps = MiB };
+	struct kio_diskstat st;
+	uint64_t own = 0;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(scan_gov_init(&g, &o, 0), 0);
+	assert_int_equal(scan_gov_sample(&g, 0, &st, &own, 1), 0);
+	for (uint64_t t = SIM_SAMPLE_NS; t <= 20 * NS_S; t += SIM_SAMPLE_NS) {
+		st.write_ios += 100;
+		st.write_sectors += 100 * 8;
+		scan_gov_sample(&g, t, &st, &own, 1);
+	}
+	assert_true(scan_gov_backing_off(&g));
+	assert_int_equal(scan_gov_backoffs(&g), 1);
+	assert_true(scan_gov_backoff_ns(&g, 20 * NS_S) >= 19 * NS_S);
+}
+
+/* latency and backoff exclude each other. */
+static void test_latency_options(void **state)
+{
+	struct scan_gov g;
+	struct scan_gov_opts o = { .latency = true, .backoff = true };
+
+	(void)state;
+	assert_int_equal(scan_gov_init(&g, &o, 0), -EINVAL);
+	o.backoff = false;
+	assert_int_equal(scan_gov_init(&g, &o, 0), 0);
+	assert_true(scan_gov_probing(&g));	/* the baseline is learnt first */
+	assert_true(scan_gov_wait_ns(&g, 0, SCAN_BYTES) > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_latency_options),
+		cmocka_unit_test(test_backoff_time_running),
+		cmocka_unit_test(test_no_fg_full_speed),
+		cmocka_unit_test(test_no_fg_window),
+		cmocka_unit_test(test_fg_comes_and_goes),
+		cmocka_unit_test(test_window_late_then_in_time),
+		cmocka_unit_test(test_fg_target_and_rate),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
