@@ -1,5 +1,5 @@
 /*
- * history/state.c - the state store in SQLite: checkpoint cursors and errors of scan passes,
+ * history/passes.c - the state store in SQLite: checkpoint cursors and errors of scan passes,
  * committed in one transaction every few seconds, read back to resume an interrupted pass and
  * kept as history. Statements are prepared once at open. A corrupt or foreign database file is
  * renamed aside (never deleted) and a fresh one created.
