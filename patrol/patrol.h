@@ -1,5 +1,5 @@
 /*
- * patrol/patrol.h - the patrol service (patrol.c): a pass over every configured target within
+ * patrol/patrol.h - the patrol service (patrol.c, targets.c): a pass over every configured target within
  * its window, one scanner process per target.
  */
 #ifndef MEDIASCAN_PATROL_H
