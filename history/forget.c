@@ -3,18 +3,10 @@
  * dropped with its passes, cursors and errors in one transaction.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
-#include "config.h"
 #include "state_int.h"
 
 /* Return the first column of one-row query sql with ?1 bound to name, or -errno. */

@@ -5,18 +5,12 @@
  * complete pass.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
-#include "config.h"
 #include "state_int.h"
 
 int scan_state_adopt_key(struct scan_state *st, const char *key, const char *legacy_key)

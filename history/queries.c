@@ -4,18 +4,10 @@
  * damage told once (notified).
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
-#include "config.h"
 #include "state_int.h"
 
 /*

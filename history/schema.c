@@ -3,15 +3,8 @@
  * database from a corrupt or foreign file, and every statement prepared on it at open, kept
  * together so a change of the schema is seen whole.
  */
-#include <errno.h>
-#include <stdarg.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
