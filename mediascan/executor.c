@@ -691,6 +691,20 @@ static int exec_device_changed(struct exec *x, const struct scan_io *io)
 	if (x->dev_changed[io->dev_idx])
 		return 1;			/* told once; the reads still in flight say nothing */
 	x->dev_changed[io->dev_idx] = 1;
+	/*
+	 * Reads past the new end that failed (and were narrowed) before the size was seen to
+	 * change are no media damage: the bytes are gone, not bad. Drop those not yet
+	 * checkpointed; the device fault below says what happened.
+	 */
+	for (size_t i = x->r->nr_errors; ret == 0 && i-- > x->r->sealed;) {
+		struct scan_error *o = &x->r->errors[i];
+
+		if (o->dev_idx != io->dev_idx || o->offset < size ||
+		    (o->cls != SCAN_ERR_MEDIA && o->cls != SCAN_ERR_PI))
+			continue;
+		memmove(o, o + 1, (x->r->nr_errors - i - 1) * sizeof(*o));
+		x->r->nr_errors--;
+	}
 	if (scan_result_add(x->r, &e) < 0)
 		x->r->fatal = -ENOMEM;
 	if (ret < 0)
