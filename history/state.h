@@ -8,6 +8,10 @@
  * again by scan_state_find_resumable(), then reopened by scan_state_resume(). Errors belong to
  * the target (unique by device, offset, length); error_passes records which passes saw them.
  * One struct scan_state is used by one thread at a time.
+ *
+ * The files behind it: store.c (open, close), schema.c (migrations, statements), passes.c
+ * (passes, checkpoints, settle), queries.c (the history status, report, metrics and the HTML
+ * read), forget.c; what they share is in state_int.h, which nothing outside history/ includes.
  */
 #ifndef MEDIASCAN_STATE_H
 #define MEDIASCAN_STATE_H
@@ -48,64 +52,147 @@ struct scan_state_pass {
 /* Called by scan_state_load_errors() for each error; a negative return stops the walk. */
 typedef int (*scan_state_error_fn)(const struct scan_error *e, const char *device, void *arg);
 
-/*
- * Return 0 and set *out to the store in state_dir (created 0700 if missing), or -errno with
- * the reason in warn. A corrupt or foreign mediascan.db is renamed to mediascan.db.bad-DATE,
- * a fresh one created and warn says so; warn is "" when there is nothing to say.
+/**
+ * scan_state_open() - open the store in a state directory.
+ * @state_dir: the directory (created 0700 if missing)
+ * @out: set to the store (close it with scan_state_close())
+ * @warn: set to a warning or the reason of a failure ("" when there is nothing to say)
+ * @warnlen: size of @warn
+ *
+ * A corrupt or foreign mediascan.db is renamed to mediascan.db.bad-DATE, a fresh one created
+ * and @warn says so.
+ *
+ * Return: 0, or -errno with the reason in @warn.
  */
 int scan_state_open(const char *state_dir, struct scan_state **out, char *warn, size_t warnlen);
-/* Return 0 after finalizing statements and closing the database (st may be NULL). */
+/**
+ * scan_state_close() - finalize the statements and close the database.
+ * @st: the store (may be NULL)
+ *
+ * Return: 0.
+ */
 int scan_state_close(struct scan_state *st);
-/* Return the message of the last SQLite failure on st ("" if none): for warnings and logs. */
+/**
+ * scan_state_errmsg() - the message of the last SQLite failure on a store.
+ * @st: the store (may be NULL)
+ *
+ * Return: the message, "" if none: for warnings and logs.
+ */
 const char *scan_state_errmsg(const struct scan_state *st);
-/* Return the name stored for a pass result: "running", "complete", "interrupted", "failed". */
+/**
+ * scan_pass_result_name() - the name stored for a pass result.
+ * @r: the result
+ *
+ * Return: "running", "complete", "interrupted", "failed" (or "unknown").
+ */
 const char *scan_pass_result_name(enum scan_pass_result r);
 
-/*
- * Return 0 after telling st the kernel path (paths[i], for people) of each device key
- * (keys[i]: what error rows name devices by), or -errno.
+/**
+ * scan_state_set_devices() - tell the store the kernel path of each device key.
+ * @st: the store
+ * @keys: the device keys (what error rows name devices by)
+ * @paths: the kernel path of each, for people
+ * @n: how many (at most 8)
+ *
+ * Return: 0, or -errno.
  */
 int scan_state_set_devices(struct scan_state *st, const char *const *keys,
 			   const char *const *paths, unsigned n);
-/*
- * Return 1 after renaming the target known by legacy_key (the key of an older version, made
- * of kernel names) to key, 0 when there was none or key is known already, or -errno.
+/**
+ * scan_state_adopt_key() - rename a target known by the key of an older version.
+ * @st: the store
+ * @key: the target's key now
+ * @legacy_key: its key in an older version (made of kernel names)
+ *
+ * Return: 1 after renaming, 0 when there was none or @key is known already, or -errno.
  */
 int scan_state_adopt_key(struct scan_state *st, const char *key, const char *legacy_key);
-/*
- * Return 0 and set *pass_id to a new running pass of target key (created or updated with path
- * and fs_type), or -errno. Earlier unfinished passes of the target stop being resumable. A
- * recheck pass (re-reads only the open errors) is never the target's latest or last complete
- * pass, and is never resumed.
+/**
+ * scan_state_begin_pass() - begin a new running pass of a target.
+ * @st: the store
+ * @key: the target's key (created, or updated with @path and @fs_type)
+ * @path: the target's path
+ * @fs_type: its filesystem type
+ * @planned_bytes: the bytes the pass plans to read
+ * @method: the verify method
+ * @engine: the I/O engine
+ * @recheck: a recheck pass (re-reads only the open errors)
+ * @pass_id: set to the new pass
+ *
+ * Earlier unfinished passes of the target stop being resumable. A recheck pass is never the
+ * target's latest or last complete pass, and is never resumed.
+ *
+ * Return: 0, or -errno.
  */
 int scan_state_begin_pass(struct scan_state *st, const char *key, const char *path,
 			  const char *fs_type, uint64_t planned_bytes, const char *method,
 			  const char *engine, int recheck, int64_t *pass_id);
-/*
- * Return 1 and set *pass_id and cursor[0..nr_devs) (device offsets in bytes, 0 for a device
- * without a cursor) when the latest pass of key is running or interrupted, 0 if none, -errno.
+/**
+ * scan_state_find_resumable() - find the pass of a target to resume.
+ * @st: the store
+ * @key: the target's key
+ * @pass_id: set to the pass
+ * @cursor: set, for each of @nr_devs devices, to its offset in bytes (0 without a cursor)
+ * @nr_devs: how many devices
+ *
+ * Return: 1 when the latest pass of @key is running or interrupted, 0 if none, or -errno.
  */
 int scan_state_find_resumable(struct scan_state *st, const char *key, int64_t *pass_id,
 			      uint64_t *cursor, unsigned nr_devs);
-/* Return 0 after marking an interrupted (or crashed running) pass running again, or -errno. */
+/**
+ * scan_state_resume() - mark an interrupted (or crashed running) pass running again.
+ * @st: the store
+ * @pass_id: the pass
+ *
+ * Return: 0, or -errno.
+ */
 int scan_state_resume(struct scan_state *st, int64_t pass_id);
-/*
- * Return 0 after one transaction storing cursor[0..nr_devs) (bytes: everything below was read),
- * scanned_bytes and new_errors[0..n) (upserted; device name from device_paths[e->dev_idx]),
- * or -errno with nothing stored (-ESTALE if the pass is not running).
+/**
+ * scan_state_checkpoint() - store a pass's progress and new errors in one transaction.
+ * @st: the store
+ * @pass_id: the running pass
+ * @cursor: per device, bytes: everything below was read
+ * @nr_devs: how many devices
+ * @scanned_bytes: the bytes scanned so far
+ * @new_errors: errors to upsert (merged with overlapping rows)
+ * @n: how many
+ * @device_paths: device name of each error, by its dev_idx
+ *
+ * Return: 0, or -errno with nothing stored (-ESTALE if the pass is not running).
  */
 int scan_state_checkpoint(struct scan_state *st, int64_t pass_id, const uint64_t *cursor,
 			  unsigned nr_devs, uint64_t scanned_bytes,
 			  const struct scan_error *new_errors, size_t n,
 			  const char *const *device_paths);
-/* Return 0 after ending a running pass with result, or -errno (-ESTALE if not running). */
+/**
+ * scan_state_finish() - end a running pass.
+ * @st: the store
+ * @pass_id: the pass
+ * @result: how it ended
+ * @scanned_bytes: the bytes it scanned
+ * @bytes_per_s: its rate
+ *
+ * Return: 0, or -errno (-ESTALE if not running).
+ */
 int scan_state_finish(struct scan_state *st, int64_t pass_id, enum scan_pass_result result,
 		      uint64_t scanned_bytes, double bytes_per_s);
-/* Return 0 and fill p for pass_id, -ENOENT if there is no such pass, or -errno. */
+/**
+ * scan_state_get_pass() - read one pass.
+ * @st: the store
+ * @pass_id: the pass
+ * @p: filled with the pass
+ *
+ * Return: 0, -ENOENT if there is no such pass, or -errno.
+ */
 int scan_state_get_pass(struct scan_state *st, int64_t pass_id, struct scan_state_pass *p);
-/*
- * Return the number of errors seen in pass_id handed to fn (ordered by dev_idx, offset), a
- * negative value fn returned, or -errno.
+/**
+ * scan_state_load_errors() - hand the errors seen in a pass to a callback.
+ * @st: the store
+ * @pass_id: the pass
+ * @fn: called for each error, ordered by dev_idx, offset
+ * @arg: passed to @fn
+ *
+ * Return: the number of errors handed to @fn, a negative value @fn returned, or -errno.
  */
 int scan_state_load_errors(struct scan_state *st, int64_t pass_id, scan_state_error_fn fn,
 			   void *arg);
@@ -117,7 +204,15 @@ struct scan_state_open_error {
 	uint64_t offset, length;	/* bytes */
 };
 typedef int (*scan_state_open_fn)(const struct scan_state_open_error *e, void *arg);
-/* Return the number of open errors of target key handed to fn (by device, offset), or -errno. */
+/**
+ * scan_state_open_errors() - hand the open errors of a target to a callback.
+ * @st: the store
+ * @key: the target's key
+ * @fn: called for each open error, by device, offset
+ * @arg: passed to @fn
+ *
+ * Return: the number of open errors handed to @fn, or -errno.
+ */
 int scan_state_open_errors(struct scan_state *st, const char *key, scan_state_open_fn fn,
 			   void *arg);
 
@@ -131,10 +226,18 @@ struct scan_state_outcome {
 	int64_t id;
 	enum scan_state_settle_how how;
 };
-/*
- * Return the number of open errors settled (cleared as read cleanly, or marked no longer
- * allocated) by complete pass pass_id of target key, or -errno (-EINVAL when the pass is not
- * complete or of another target). An error the pass saw fail is never settled.
+/**
+ * scan_state_settle() - settle the open errors a complete pass did not see fail.
+ * @st: the store
+ * @key: the target's key
+ * @pass_id: the complete pass
+ * @v: what the pass found of each error (kept, read cleanly, no longer allocated)
+ * @n: how many
+ *
+ * An error the pass saw fail is never settled.
+ *
+ * Return: the number of open errors settled (cleared as read cleanly, or marked no longer
+ * allocated), or -errno (-EINVAL when the pass is not complete or of another target).
  */
 int scan_state_settle(struct scan_state *st, const char *key, int64_t pass_id,
 		      const struct scan_state_outcome *v, size_t n);
@@ -176,33 +279,78 @@ struct scan_state_error_row {
 typedef int (*scan_state_target_fn)(const struct scan_state_target *t, void *arg);
 typedef int (*scan_state_row_fn)(const struct scan_state_error_row *e, void *arg);
 
-/* Return 1 and fill p with the latest pass of target key, 0 if it has none, or -errno. */
+/**
+ * scan_state_latest_pass() - the latest pass of a target.
+ * @st: the store
+ * @key: the target's key
+ * @p: filled with the pass
+ *
+ * Return: 1, 0 if the target has no pass, or -errno.
+ */
 int scan_state_latest_pass(struct scan_state *st, const char *key, struct scan_state_pass *p);
-/*
- * Return the number of errors of pass_id's target on device within [offset, offset+length)
- * whose owners_json was set (a coalesced report error may span several stored rows), or -errno.
+/**
+ * scan_state_set_owners_range() - record the owners of the errors within a range.
+ * @st: the store
+ * @pass_id: a pass of the target
+ * @device: the device's key
+ * @offset: start of the range, bytes
+ * @length: its length, bytes
+ * @owners_json: the owners, JSON
+ *
+ * A coalesced report error may span several stored rows.
+ *
+ * Return: the number of errors whose owners_json was set, or -errno.
  */
 int scan_state_set_owners_range(struct scan_state *st, int64_t pass_id, const char *device,
 				uint64_t offset, uint64_t length, const char *owners_json);
-/* Return the number of targets handed to fn (by path), a negative value of fn, or -errno. */
+/**
+ * scan_state_list_targets() - hand every target, by path, to a callback.
+ * @st: the store
+ * @fn: called for each target
+ * @arg: passed to @fn
+ *
+ * Return: the number of targets handed to @fn, a negative value of @fn, or -errno.
+ */
 int scan_state_list_targets(struct scan_state *st, scan_state_target_fn fn, void *arg);
-/*
- * Return the number of damage rows of target_id last seen at or after since (unix seconds)
- * handed to fn, newest first; open ones only unless all; a negative value of fn, or -errno.
+/**
+ * scan_state_list_errors() - hand the damage rows of a target, newest first, to a callback.
+ * @st: the store
+ * @target_id: the target
+ * @since: only rows last seen at or after this (unix seconds)
+ * @all: cleared rows too (else open ones only)
+ * @fn: called for each row
+ * @arg: passed to @fn
+ *
+ * Return: the number of rows handed to @fn, a negative value of @fn, or -errno.
  */
 int scan_state_list_errors(struct scan_state *st, int64_t target_id, int64_t since, int all,
 			   scan_state_row_fn fn, void *arg);
-/*
- * Return the number of stored errors of pass_id's target on device overlapping
- * [offset, offset+length) not yet notified (0: already told; 1 when no row overlaps it: a
- * row the store failed to keep is new, never told), or -errno. Nothing is marked:
- * scan_state_take_unnotified does that once the damage was told.
+/**
+ * scan_state_count_unnotified() - count the errors of a range not yet told.
+ * @st: the store
+ * @pass_id: a pass of the target
+ * @device: the device's key
+ * @offset: start of the range, bytes
+ * @length: its length, bytes
+ *
+ * Nothing is marked: scan_state_take_unnotified() does that once the damage was told.
+ *
+ * Return: the number of stored errors of the target on @device overlapping the range not
+ * yet notified (0: already told; 1 when no row overlaps it: a row the store failed to keep is
+ * new, never told), or -errno.
  */
 int scan_state_count_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
 				uint64_t offset, uint64_t length);
-/*
- * Return the number of stored errors of pass_id's target on device overlapping
- * [offset, offset+length) not yet notified, now marked notified (0: already told), or -errno.
+/**
+ * scan_state_take_unnotified() - mark the errors of a range notified.
+ * @st: the store
+ * @pass_id: a pass of the target
+ * @device: the device's key
+ * @offset: start of the range, bytes
+ * @length: its length, bytes
+ *
+ * Return: the number of stored errors of the target on @device overlapping the range not yet
+ * notified, now marked notified (0: already told), or -errno.
  */
 int scan_state_take_unnotified(struct scan_state *st, int64_t pass_id, const char *device,
 			       uint64_t offset, uint64_t length);
@@ -215,8 +363,15 @@ struct scan_state_pass_row {
 	unsigned cleared;		/* rows it read cleanly */
 };
 typedef int (*scan_state_pass_fn)(const struct scan_state_pass_row *p, void *arg);
-/* Return the number of passes of target_id handed to fn (oldest first), a negative value of
- * fn, or -errno. */
+/**
+ * scan_state_list_passes() - hand the passes of a target, oldest first, to a callback.
+ * @st: the store
+ * @target_id: the target
+ * @fn: called for each pass with what it found and cleared
+ * @arg: passed to @fn
+ *
+ * Return: the number of passes handed to @fn, a negative value of @fn, or -errno.
+ */
 int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_pass_fn fn,
 			   void *arg);
 
@@ -228,9 +383,17 @@ struct scan_state_forget {
 	unsigned open_ranges;		/* open error rows (damage, slow, device faults) */
 	unsigned rows;			/* every error row, open or cleared */
 };
-/*
- * Return the number of targets whose path or key is name, with what they hold in *f; unless
- * dry_run, drop them with their passes, cursors and errors in one transaction. -errno.
+/**
+ * scan_state_forget() - forget the targets of a name.
+ * @st: the store
+ * @name: a target's path or key
+ * @dry_run: count only, drop nothing
+ * @f: set to what the targets hold
+ *
+ * Unless @dry_run, the targets are dropped with their passes, cursors and errors in one
+ * transaction.
+ *
+ * Return: the number of targets whose path or key is @name, or -errno.
  */
 int scan_state_forget(struct scan_state *st, const char *name, int dry_run,
 		      struct scan_state_forget *f);

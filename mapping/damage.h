@@ -96,30 +96,77 @@ struct map_damage {
 	unsigned plan_notes_dropped;	/* more than MAP_MAX_PLAN_NOTES */
 };
 
-/*
- * Return 0 after adding n bad ranges of device dev_idx at once (one group each, in order):
- * nearby ranges share GETFSMAP passes. -errno on error.
+/**
+ * map_damage_add_many() - add bad ranges of one device at once (one group each, in order).
+ * @d: the damage being built
+ * @t: the target
+ * @dev_idx: the device of the ranges
+ * @off: start of each range, bytes on the device
+ * @len: length of each range, bytes
+ * @n: how many ranges
+ *
+ * Nearby ranges share GETFSMAP passes.
+ *
+ * Return: 0, or -errno.
  */
 int map_damage_add_many(struct map_damage *d, struct map_target *t, uint32_t dev_idx,
 			const uint64_t *off, const uint64_t *len, size_t n);
-/*
- * Return 0 after finding the owners GETFSMAP could not name (ext4, XFS without rmapbt: one
- * index over every inode, built only when some range needs it), naming every owning inode
- * (parent pointers, else one walk), asking XFS for its health and online scrub verdicts, and
- * grouping files and metadata. Owners may be replaced: read each call's owners afterwards
- * with map_damage_group.
+/**
+ * map_damage_resolve() - find what GETFSMAP could not name, name the owners and group them.
+ * @d: the damage (ranges added)
+ * @t: the target
+ *
+ * Owners GETFSMAP could not name are found (ext4, XFS without rmapbt: one index over every inode,
+ * built only when some range needs it), every owning inode named (parent pointers, else one walk),
+ * XFS asked for its health and online scrub verdicts, and files and metadata grouped. Owners may be
+ * replaced: read each call's owners afterwards with map_damage_group().
+ *
+ * Return: 0, or -errno.
  */
 int map_damage_resolve(struct map_damage *d, struct map_target *t);
-/* Return 0 and the owners of the g-th range added (valid after resolve too). */
+/**
+ * map_damage_group() - the owners of the g-th range added (valid after resolve too).
+ * @d: the damage
+ * @g: the range, in the order added
+ * @first: set to its first owner in d->owners
+ * @count: set to how many
+ *
+ * Return: 0, or -ENOENT when g is past the ranges added.
+ */
 int map_damage_group(const struct map_damage *d, size_t g, size_t *first, size_t *count);
-/* Return the paths of inode (of any filesystem of the target; fs 0 first), or NULL. */
+/**
+ * map_damage_paths() - the paths of an inode of any filesystem of the target (filesystem 0 first).
+ * @d: the resolved damage
+ * @inode: the inode
+ *
+ * Return: its paths, or NULL.
+ */
 const struct map_inode_paths *map_damage_paths(const struct map_damage *d, uint64_t inode);
-/* Return the paths of inode of filesystem fs_idx, or NULL. */
+/**
+ * map_damage_paths_fs() - the paths of an inode of one filesystem.
+ * @d: the resolved damage
+ * @fs_idx: the filesystem (map_owner.fs_idx)
+ * @inode: the inode
+ *
+ * Return: its paths, or NULL.
+ */
 const struct map_inode_paths *map_damage_paths_fs(const struct map_damage *d, uint32_t fs_idx,
 						  uint64_t inode);
-/* Return the static names of the notes in d->notes, one a line, for people (NULL ends). */
+/**
+ * map_damage_notes() - the names of the notes in d->notes, for people.
+ * @d: the damage
+ * @out: set to the static names, one a line (NULL ends)
+ * @max: room in out
+ *
+ * Return: the number of names written.
+ */
 int map_damage_notes(const struct map_damage *d, const char **out, unsigned max);
-/* Return 0; free everything in d. */
+/**
+ * map_damage_free() - free everything in d.
+ * @d: the damage
+ *
+ * Return: 0.
+ */
 int map_damage_free(struct map_damage *d);
 
 #endif

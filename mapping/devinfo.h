@@ -14,19 +14,36 @@
 
 #define MAP_DISK_NAME_LEN KIO_DISK_NAME_LEN
 
-/* Return 0 and write the /dev path of block device kernel name (sdb, dm-0) to out, or
- * -ENOENT when sysfs does not know it. */
+/**
+ * map_devpath_of_name() - the /dev path of a block device kernel name (sdb, dm-0).
+ * @name: the kernel name
+ * @out: set to the path
+ * @len: size of out
+ *
+ * Return: 0, or -ENOENT when sysfs does not know it.
+ */
 int map_devpath_of_name(const char *name, char *out, size_t len);
-/*
- * Return the number of physical disks under target t written to out[0..max) (a partition's
- * disk; below dm and md their slaves' disks; the device's own disk when its topology cannot
- * be read), each once.
+/**
+ * map_target_disks() - the physical disks under a target, each once.
+ * @t: the target
+ * @out: set to their kernel names
+ * @max: room in out
+ *
+ * A partition's disk; below dm and md their slaves' disks; the device's own disk when its topology
+ * cannot be read.
+ *
+ * Return: the number of disks written.
  */
 int map_target_disks(const struct map_target *t, char (*out)[MAP_DISK_NAME_LEN], unsigned max);
-/*
- * Return 0 and fill m for the (last) mount naming block device devt as its logdev= or rtdev=
- * (an XFS external log or realtime device), or an ext2/3/4 whose GETFSMAP reports devt (its
- * external journal, which mountinfo does not name); -ENOENT if none, or -errno.
+/**
+ * map_mount_find_aux_dev() - the filesystem an external log, realtime or journal device belongs to.
+ * @devt: the block device
+ * @m: filled with the (last) mount naming it
+ *
+ * An XFS mount naming devt as its logdev= or rtdev=, or an ext2/3/4 whose GETFSMAP reports devt
+ * (its external journal, which mountinfo does not name).
+ *
+ * Return: 0, -ENOENT if none, or -errno.
  */
 int map_mount_find_aux_dev(dev_t devt, struct kio_mount *m);
 

@@ -97,12 +97,30 @@ extern const struct map_fs_ops map_fs_ext4;
 extern const struct map_fs_ops map_fs_disk;
 extern const struct map_fs_ops map_fs_bare;
 
-/* Return the ops of t (a target set up by hand without them is a bare device). */
+/**
+ * map_target_ops() - the ops table of a target.
+ * @t: the target
+ *
+ * Return: its ops (a target set up by hand without them is a bare device).
+ */
 const struct map_fs_ops *map_target_ops(const struct map_target *t);
-/* Return the ops for a mounted filesystem type ("xfs", "ext4", "ext3", "ext2"), or NULL. */
+/**
+ * map_fs_by_type() - the ops for a mounted filesystem type.
+ * @fs_type: "xfs", "ext4", "ext3", "ext2"
+ *
+ * Return: the ops, or NULL.
+ */
 const struct map_fs_ops *map_fs_by_type(const char *fs_type);
-/* Return 0 after naming want[] by one directory walk of fs's mount point (the generic
- * name_inodes), troubles recorded in d. */
+/**
+ * map_fs_name_walk() - name inodes by one directory walk of the mount point (the generic
+ * name_inodes).
+ * @fs: the target
+ * @want: the inodes to name (their paths filled in)
+ * @nr: how many
+ * @d: where troubles are recorded
+ *
+ * Return: 0 (a failed walk is recorded in d->paths_err).
+ */
 int map_fs_name_walk(struct map_target *fs, struct map_inode_paths *want, size_t nr,
 		     struct map_damage *d);
 
@@ -129,17 +147,53 @@ struct map_fsx {
 	size_t nr_tainted, cap_tainted;
 };
 
-/* Return the private state of t, allocated on first use, or NULL without memory. */
+/**
+ * map_fsx_get() - the private state of a target, allocated on first use.
+ * @t: the target
+ *
+ * Return: the state, or NULL without memory.
+ */
 struct map_fsx *map_fsx_get(struct map_target *t);
-/* Return 0 after noting the bytes [start, end) of fs's data device as bad, -ENOMEM. */
+/**
+ * map_fsx_add_bad() - note bytes of the data device as bad.
+ * @fs: the target
+ * @start: first byte
+ * @end: byte past the last
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int map_fsx_add_bad(struct map_target *fs, uint64_t start, uint64_t end);
-/* Return 1 when any byte of [start, end) of fs's data device is known or suspected bad. */
+/**
+ * map_fsx_is_bad() - whether any byte of a range of the data device is known or suspected bad.
+ * @fs: the target
+ * @start: first byte
+ * @end: byte past the last
+ *
+ * Return: 1 when some byte is, else 0.
+ */
 int map_fsx_is_bad(const struct map_target *fs, uint64_t start, uint64_t end);
-/* Return 0 after marking inode ino of fs as one the kernel must not be made to read, -ENOMEM. */
+/**
+ * map_fsx_taint() - mark an inode as one the kernel must not be made to read.
+ * @fs: the target
+ * @ino: the inode
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int map_fsx_taint(struct map_target *fs, uint64_t ino);
-/* Return 1 when inode ino of fs must not be opened, stat'ed or mapped through the VFS. */
+/**
+ * map_fsx_tainted() - whether an inode must not be opened, stat'ed or mapped through the VFS.
+ * @fs: the target
+ * @ino: the inode
+ *
+ * Return: 1 when it must not, else 0.
+ */
 int map_fsx_tainted(const struct map_target *fs, uint64_t ino);
-/* Return 0; free the private state of t. */
+/**
+ * map_fsx_free() - free the private state of a target.
+ * @t: the target
+ *
+ * Return: 0.
+ */
 int map_fsx_free(struct map_target *t);
 
 #endif

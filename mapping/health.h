@@ -44,10 +44,20 @@ struct map_scrub_result {
 	int err;			/* -errno of the ioctl, 0 when it answered */
 };
 
-/* Return the static name of a scrub verdict: "clean", "corrupt", "cross-reference failed"... */
+/**
+ * map_verdict_name() - the name of a scrub verdict.
+ * @v: the verdict
+ *
+ * Return: a static name: "clean", "corrupt", "cross-reference failed"...
+ */
 const char *map_verdict_name(enum map_verdict v);
-/* Return the verdict of a scrub query: from the ioctl's return ret (-ENOENT absent, -EUCLEAN
- * or -EBADMSG corrupt, other errors "error"), else from the worst XFS_SCRUB_OFLAG_* set. */
+/**
+ * map_scrub_verdict() - the verdict of a scrub query.
+ * @ret: the ioctl's return (-ENOENT absent, -EUCLEAN or -EBADMSG corrupt, other errors "error")
+ * @oflags: XFS_SCRUB_OFLAG_* it set
+ *
+ * Return: the verdict: from ret when it failed, else from the worst flag set.
+ */
 enum map_verdict map_scrub_verdict(int ret, uint32_t oflags);
 /* Whether online scrub answered on a filesystem, and if not, why (from the probe's errno). */
 enum map_scrub_why {
@@ -59,24 +69,62 @@ enum map_scrub_why {
 	MAP_SCRUB_NOT_PERMITTED,	/* -EPERM, -EACCES: needs CAP_SYS_ADMIN */
 	MAP_SCRUB_PROBE_FAILED,		/* any other errno */
 };
-/* Return what a scrub state says (map_damage.scrub: 1 answered, 0 not asked, -errno of the
- * probe otherwise). */
+/**
+ * map_scrub_why() - what a scrub state says.
+ * @state: map_damage.scrub: 1 answered, 0 not asked, -errno of the probe otherwise
+ *
+ * Return: why online scrub answered or not.
+ */
 enum map_scrub_why map_scrub_why(int state);
-/* Return the static reason for people and JSON: "kernel has no online scrub", ... */
+/**
+ * map_scrub_why_name() - the reason for people and JSON.
+ * @why: the reason
+ *
+ * Return: a static text: "kernel has no online scrub", ...
+ */
 const char *map_scrub_why_name(enum map_scrub_why why);
-/* Return the static name of XFS scrub type (XFS_SCRUB_TYPE_*): "inode", "bnobt", ... */
+/**
+ * map_scrub_type_name() - the name of an XFS scrub type.
+ * @type: XFS_SCRUB_TYPE_*
+ *
+ * Return: a static name: "inode", "bnobt", ...
+ */
 const char *map_scrub_type_name(uint32_t type);
-/* Return the number of names of the set health bits written to out (at most max). */
+/**
+ * map_health_names() - the names of the set health bits.
+ * @kind: what the bits are about (inode, AG, filesystem)
+ * @bits: the bits
+ * @out: set to the static names
+ * @max: room in out
+ *
+ * Return: the number of names written (at most max).
+ */
 unsigned map_health_names(enum map_health_kind kind, uint32_t bits, const char **out,
 			  unsigned max);
-/*
- * Return 0 after asking online scrub (where the kernel has it) about the headers and btrees of
- * every XFS AG the plan read whole (d->plan_notes), into d->plan_scrub; d->scrub says why not
- * when it cannot answer. -ENOMEM.
+/**
+ * map_health_plan_scrub() - ask online scrub about the groups the plan read whole.
+ * @t: the target
+ * @d: the damage: d->plan_notes asked about, verdicts into d->plan_scrub; d->scrub says why not
+ *     when scrub cannot answer
+ *
+ * The headers and btrees of every XFS AG the plan read whole, where the kernel has online scrub.
+ *
+ * Return: 0, or -ENOMEM.
  */
 int map_health_plan_scrub(struct map_target *t, struct map_damage *d);
-/* Return 0 after asking the kernel about the health and scrub verdict of every owner of
- * XFS filesystems in owners[] (bulkstat, AG geometry, XFS_IOC_SCRUB_METADATA). */
+/**
+ * map_health_annotate() - ask the kernel about the health and scrub verdict of every owner on XFS.
+ * @t: the target
+ * @owners: the owners (annotated)
+ * @nr: how many
+ * @scrub_state: set to whether scrub answered (1, 0 not asked, -errno of the probe)
+ * @fs_sick: set to XFS_FSOP_GEOM_SICK_* of the filesystem
+ * @fs_checked: set to the checked bits
+ *
+ * Through bulkstat, AG geometry and XFS_IOC_SCRUB_METADATA.
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int map_health_annotate(struct map_target *t, struct map_owner *owners, size_t nr,
 			int *scrub_state, unsigned *fs_sick, unsigned *fs_checked);
 

@@ -34,29 +34,78 @@ struct map_ix_hits {
 	size_t cap;
 };
 
-/* Return 0 after appending a hit, or -ENOMEM. */
+/**
+ * map_ix_push() - append a hit.
+ * @h: the hits
+ * @start: first byte on the device
+ * @end: byte past the last
+ * @o: the owner
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int map_ix_push(struct map_ix_hits *h, uint64_t start, uint64_t end, const struct map_owner *o);
-/* Return the index of the first query ending after offset (q sorted, disjoint), or nq. */
+/**
+ * map_ix_first() - the first query ending after an offset.
+ * @q: the queries (sorted, disjoint)
+ * @nq: how many
+ * @offset: bytes on the device
+ *
+ * Return: its index, or nq when none.
+ */
 size_t map_ix_first(const struct map_ix_query *q, size_t nq, uint64_t offset);
-/*
- * Return 0 after adding, for the device range [pstart, pend) holding file bytes from
- * file_offset, a hit clipped to each query it overlaps (owner template o; file_offset set).
+/**
+ * map_ix_match() - add the hits of one device range holding file bytes.
+ * @q: the queries (sorted, disjoint)
+ * @nq: how many
+ * @pstart: first byte of the range on the device
+ * @pend: byte past the last
+ * @file_offset: the file offset of pstart
+ * @o: the owner template
+ * @h: the hits
+ *
+ * A hit clipped to each query the range overlaps, its file_offset set.
+ *
+ * Return: 0, or -ENOMEM.
  */
 int map_ix_match(const struct map_ix_query *q, size_t nq, uint64_t pstart, uint64_t pend,
 		 uint64_t file_offset, const struct map_owner *o, struct map_ix_hits *h);
-/* Return 0 after matching every extent of the open inode fd (FIEMAP of the data fork, then
- * of the attributes) against the queries; tmpl gives inode, gen. -EOPNOTSUPP when FIEMAP
- * cannot map this inode (XFS directories). */
+/**
+ * map_ix_match_fd() - match every extent of an open inode against the queries.
+ * @fd: the open inode
+ * @q: the queries
+ * @nq: how many
+ * @tmpl: the owner template (inode, gen)
+ * @h: the hits
+ *
+ * FIEMAP of the data fork, then of the attributes.
+ *
+ * Return: 0, -EOPNOTSUPP when FIEMAP cannot map this inode (XFS directories), or -errno.
+ */
 int map_ix_match_fd(int fd, const struct map_ix_query *q, size_t nq,
 		    const struct map_owner *tmpl, struct map_ix_hits *h);
-/* Return 0 after FIEMAP of every inode listed in the hits confirmed or dropped each one
- * (ext4 candidates from the inode tables); hits the kernel no longer maps are removed. */
+/**
+ * map_ix_confirm() - confirm or drop each hit with FIEMAP of its inode.
+ * @fs: the target
+ * @h: the hits (ext4 candidates from the inode tables); hits the kernel no longer maps are removed
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int map_ix_confirm(struct map_target *fs, struct map_ix_hits *h);
-/*
- * Return 0 after finding file owners of the queries by one bounded directory walk of the
- * mount point (walk.c) with FIEMAP on every file and directory (when nothing better is
- * available); *unreadable_dirs counts directories the walk could not open, read, or go
- * below (too deep), whose files may own blocks reported as not found. -errno with why.
+/**
+ * map_index_walk() - find file owners of the queries by one bounded directory walk of the mount
+ * point.
+ * @fs: the target
+ * @q: the queries
+ * @nq: how many
+ * @h: the hits
+ * @unreadable_dirs: set to the directories the walk could not open, read or go below (too deep),
+ *                   whose files may own blocks reported as not found
+ * @why: set to the reason of a failure
+ * @whylen: size of why
+ *
+ * walk.c, with FIEMAP on every file and directory, when nothing better is available.
+ *
+ * Return: 0, or -errno with why.
  */
 int map_index_walk(struct map_target *fs, const struct map_ix_query *q, size_t nq,
 		   struct map_ix_hits *h, unsigned *unreadable_dirs, char *why, size_t whylen);

@@ -32,39 +32,60 @@ struct map_klog_rec {
 					 * (kmsg, dmesg seconds, journal JSON); -1 unknown */
 };
 
-/*
- * Return 1 and fill rec when msg, a kernel message without prefix (as /dev/kmsg gives it
- * after "PRI,SEQ,USEC,FLAGS;"), reports a failed range; 0 when it does not, -EINVAL when it
- * looks like one but is malformed. The message must start with the kernel's wording:
- *   "critical medium error, dev sdb, sector 123456 op 0x0:(READ) ..." (any "... error, dev")
- *   "blk_update_request: I/O error, dev sda, sector 2048"
- *   "Buffer I/O error on dev sdb1, logical block 12, async page read"
- *   "XFS (sdb1): metadata I/O error in "xfs_trans_read_buf_map" at daddr 0x10 len 8 error 5"
+/**
+ * map_klog_parse_msg() - parse a kernel message without prefix that may report a failed range.
+ * @msg: the message, as /dev/kmsg gives it after "PRI,SEQ,USEC,FLAGS;"
+ * @rec: filled with the range
+ *
+ * The message must start with the kernel's wording: "critical medium error, dev sdb, sector 123456
+ * op 0x0:(READ) ..." (any "... error, dev"); "blk_update_request: I/O error, dev sda, sector 2048";
+ * "Buffer I/O error on dev sdb1, logical block 12, async page read"; "XFS (sdb1): metadata I/O
+ * error in "xfs_trans_read_buf_map" at daddr 0x10 len 8 error 5".
+ *
+ * Return: 1 when msg reports a failed range, 0 when it does not, -EINVAL when it looks like one but
+ * is malformed.
  */
 int map_klog_parse_msg(const char *msg, struct map_klog_rec *rec);
-/*
- * As map_klog_parse_msg for one line of a log file, which counts only when it is the kernel's:
- * a /dev/kmsg record of facility kernel ("6,123,456,-;"), a syslog priority of facility kernel
- * ("<3>", dmesg -r), dmesg -x "kern  :err   : ", a dmesg stamp ("[  12.3]", ctime, reltime,
- * delta, --time-format iso), a journal/syslog line whose identifier is "kernel" (journalctl
- * short, -precise, -iso, -full, -unix, -monotonic; rsyslog files), a journal JSON record of
- * _TRANSPORT "kernel" (journalctl -o json), or no prefix and the kernel's own wording from the
- * start (dmesg --notime: "I/O error, dev sda, sector 8"). rec->form says whose line it is
- * (every return), rec->usec its kernel time where said. Return 0 with rec->not_kernel set for
- * a line that names a range in text some program logged. (journalctl's text cannot tell
- * `logger -t kernel` from the kernel: give `journalctl -k -o json` or /dev/kmsg.)
+/**
+ * map_klog_parse() - map_klog_parse_msg() for one line of a log file, which counts only when it is
+ * the kernel's.
+ * @line: the line
+ * @rec: filled with the range; rec->form says whose line it is (every return), rec->usec its kernel
+ *       time where said
+ *
+ * The kernel's: a /dev/kmsg record of facility kernel ("6,123,456,-;"), a syslog priority of
+ * facility kernel ("<3>", dmesg -r), dmesg -x "kern  :err   : ", a dmesg stamp ("[  12.3]", ctime,
+ * reltime, delta, --time-format iso), a journal/syslog line whose identifier is "kernel"
+ * (journalctl short, -precise, -iso, -full, -unix, -monotonic; rsyslog files), a journal JSON
+ * record of _TRANSPORT "kernel" (journalctl -o json), or no prefix and the kernel's own wording
+ * from the start (dmesg --notime: "I/O error, dev sda, sector 8"). journalctl's text cannot tell
+ * `logger -t kernel` from the kernel: give `journalctl -k -o json` or /dev/kmsg.
+ *
+ * Return: 1 when the kernel's line reports a failed range, 0 when it does not (rec->not_kernel set
+ * for a line that names a range in text some program logged), -EINVAL when malformed.
  */
 int map_klog_parse(const char *line, struct map_klog_rec *rec);
-/* Return 1 and fill rec for md RAID's own lines naming a member or array range (klog_md.c:
- * "md/raid1:md0: read error corrected (8 sectors at N on sdb1)" and the like), 0 for other
- * lines, -EINVAL for a malformed md line. */
+/**
+ * map_klog_md_parse() - parse md RAID's own lines naming a member or array range (klog_md.c).
+ * @msg: the message, e.g. "md/raid1:md0: read error corrected (8 sectors at N on sdb1)"
+ * @rec: filled with the range
+ *
+ * Return: 1 for such a line, 0 for other lines, -EINVAL for a malformed md line.
+ */
 int map_klog_md_parse(const char *msg, struct map_klog_rec *rec);
-/*
- * Return 0 and the byte range on a device of dev_bytes that rec names (lbs: the device's
- * logical block size, block_bytes: bytes per "logical block" of a buffer I/O error), or
- * -ERANGE with why (static) when its bytes overflow 64 bits, it starts past the end, or it
- * runs past the end of the device (no kernel logs that: such a line would name every file up
- * to the end).
+/**
+ * map_klog_range() - the byte range on a device that a record names.
+ * @rec: the record
+ * @lbs: the device's logical block size
+ * @block_bytes: bytes per "logical block" of a buffer I/O error
+ * @dev_bytes: the device's size, bytes
+ * @off: set to the first byte
+ * @len: set to the length, bytes
+ * @why: set to a static reason when the range is refused
+ *
+ * Return: 0, or -ERANGE with why when its bytes overflow 64 bits, it starts past the end, or it
+ * runs past the end of the device (no kernel logs that: such a line would name every file up to the
+ * end).
  */
 int map_klog_range(const struct map_klog_rec *rec, uint32_t lbs, uint64_t block_bytes,
 		   uint64_t dev_bytes, uint64_t *off, uint64_t *len, const char **why);

@@ -8,13 +8,25 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Return a handle on the kernel log positioned at its oldest record, or -errno (-EPERM,
- * -EACCES: not allowed to read it). */
+/**
+ * map_kmsg_open() - open the kernel log at its oldest record.
+ *
+ * Return: a handle, or -errno (-EPERM, -EACCES: not allowed to read it).
+ */
 int map_kmsg_open(void);
-/* Return the length of the next record ("PRI,SEQ,USEC,FLAGS;message", NUL-terminated) copied
- * into buf, 0 when no more are waiting, or -errno. */
+/**
+ * map_kmsg_read() - read the next record of the kernel log.
+ * @h: the handle
+ * @buf: set to the record ("PRI,SEQ,USEC,FLAGS;message", NUL-terminated)
+ * @len: size of buf
+ *
+ * Return: its length, 0 when no more are waiting, or -errno.
+ */
 ssize_t map_kmsg_read(int h, char *buf, size_t len);
-/* Release the handle of map_kmsg_open. */
+/**
+ * map_kmsg_close() - release the handle of map_kmsg_open().
+ * @h: the handle
+ */
 void map_kmsg_close(int h);
 
 #endif

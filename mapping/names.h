@@ -21,28 +21,55 @@ struct map_inode_paths {
 	int unlinked;			/* link count 0: open but unlinked, or an orphan */
 };
 
-/*
- * Return 0 after one directory walk of the mount point that names every inode of want[]
- * with all its hard links (stopping once all are found), or -errno. Inodes no directory
- * reaches keep nr_paths == 0; *unreadable_dirs (may be NULL) counts directories that
- * could not be opened or read (damaged), under which paths may be missing.
+/**
+ * map_paths_resolve() - name inodes with all their hard links by one directory walk of a mount
+ * point.
+ * @mount_point: where to walk
+ * @want: the inodes (their paths filled in; one no directory reaches keeps nr_paths == 0)
+ * @nr: how many
+ * @unreadable_dirs: set to the directories that could not be opened or read (damaged), under which
+ *                   paths may be missing (may be NULL)
+ *
+ * The walk stops once all are found.
+ *
+ * Return: 0, or -errno.
  */
 int map_paths_resolve(const char *mount_point, struct map_inode_paths *want, size_t nr,
 		      unsigned *unreadable_dirs);
 struct map_target;
-/*
- * Return 0 as map_paths_resolve on fs's mount point, except that inodes whose metadata is known
- * bad (map_fsx_tainted) are never opened, stat'ed or entered, and what lies below such a
- * directory is named from the raw device where fs can (map_fs_ops.name_below), or -errno.
+/**
+ * map_paths_resolve_fs() - map_paths_resolve() on a target's mount point, never touching known-bad
+ * metadata.
+ * @fs: the target
+ * @want: the inodes
+ * @nr: how many
+ * @unreadable_dirs: as for map_paths_resolve()
+ *
+ * Inodes whose metadata is known bad (map_fsx_tainted()) are never opened, stat'ed or entered, and
+ * what lies below such a directory is named from the raw device where fs can
+ * (map_fs_ops.name_below).
+ *
+ * Return: 0, or -errno.
  */
 int map_paths_resolve_fs(struct map_target *fs, struct map_inode_paths *want, size_t nr,
 			 unsigned *unreadable_dirs);
-/*
- * Return 1 when path (not followed if a symlink) is inode ino of generation gen now; 0 when it
- * is another file (the number was reused), gone, or gen is unknown (0): then it cannot be told.
+/**
+ * map_path_is_inode() - whether a path is a given inode now.
+ * @path: the path (not followed if a symlink)
+ * @ino: the inode
+ * @gen: its generation (0: unknown)
+ *
+ * Return: 1 when it is; 0 when it is another file (the number was reused), gone, or gen is unknown:
+ * then it cannot be told.
  */
 int map_path_is_inode(const char *path, uint64_t ino, uint32_t gen);
-/* Return 0; free the paths of want[]. */
+/**
+ * map_paths_free() - free the paths of want[].
+ * @want: the inodes
+ * @nr: how many
+ *
+ * Return: 0.
+ */
 int map_paths_free(struct map_inode_paths *want, size_t nr);
 
 #endif

@@ -62,17 +62,35 @@ struct map_owner {
 					 * object: "directory entries lost", ... ("" none) */
 };
 
-/*
- * Return the number of owners appended to *owners (grown with realloc; *nr updated) for the
- * bytes [offset, offset+length) of device dev_idx, or -errno.
+/**
+ * map_owners_lookup() - the owners of a range of a device.
+ * @t: the target
+ * @dev_idx: the device
+ * @offset: first byte
+ * @length: length, bytes
+ * @owners: the owners, appended to (grown with realloc)
+ * @nr: their number, updated
+ *
+ * Return: the number of owners appended, or -errno.
  */
 int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
 		      struct map_owner **owners, size_t *nr);
 
-/*
- * Return 0 after appending the owners of n ranges of device dev_idx (offsets and lengths in
- * bytes, any order): first[i]/count[i] say which owners are range i's, ranges in input order.
- * Nearby ranges share one GETFSMAP pass (much faster than one query each on ext4), -errno.
+/**
+ * map_owners_lookup_many() - the owners of many ranges of a device at once.
+ * @t: the target
+ * @dev_idx: the device
+ * @off: start of each range, bytes (any order)
+ * @len: length of each range, bytes
+ * @n: how many ranges
+ * @owners: the owners, appended to (grown with realloc)
+ * @nr: their number, updated
+ * @first: set to range i's first owner, ranges in input order
+ * @count: set to range i's number of owners
+ *
+ * Nearby ranges share one GETFSMAP pass (much faster than one query each on ext4).
+ *
+ * Return: 0, or -errno.
  */
 int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_t *off,
 			   const uint64_t *len, size_t n, struct map_owner **owners, size_t *nr,

@@ -44,18 +44,47 @@ struct map_merger {
 	uint64_t planned_bytes;		/* sum of planned (non-gap) bytes emitted so far */
 };
 
-/* Return 0; set up m to merge gaps up to merge_gap bytes, aligning to align bytes. */
+/**
+ * map_merger_init() - set up a merger.
+ * @m: the merger
+ * @merge_gap: merge across gaps up to this many bytes
+ * @align: align ranges to this many bytes
+ *
+ * Return: 0.
+ */
 int map_merger_init(struct map_merger *m, uint64_t merge_gap, uint32_t align);
-/*
- * Return 1 and fill *out when adding the extent completed a range, 0 when it was absorbed.
+/**
+ * map_merger_add() - add an extent to the merger.
+ * @m: the merger
+ * @dev_idx: its device
+ * @offset: first byte
+ * @length: length, bytes
+ * @tags: enum map_tag bits of what it holds
+ * @out: filled with a completed range
+ *
  * Extents must arrive sorted by (dev_idx, offset); overlaps are fine (reflink).
+ *
+ * Return: 1 when adding the extent completed a range, 0 when it was absorbed.
  */
 int map_merger_add(struct map_merger *m, uint32_t dev_idx, uint64_t offset, uint64_t length,
 		   uint32_t tags, struct map_range *out);
-/* Return 1 and fill *out with the last pending range, 0 when there is none. */
+/**
+ * map_merger_flush() - the last pending range of the merger.
+ * @m: the merger
+ * @out: filled with the range
+ *
+ * Return: 1, or 0 when there is none.
+ */
 int map_merger_flush(struct map_merger *m, struct map_range *out);
 
-/* Return the bytes of [offset, offset+length) inside r that are planned (not in a gap). */
+/**
+ * map_range_planned_bytes() - the planned bytes of part of a range.
+ * @r: the range
+ * @offset: first byte
+ * @length: length, bytes
+ *
+ * Return: the bytes of [offset, offset+length) inside r that are planned (not in a gap).
+ */
 uint64_t map_range_planned_bytes(const struct map_range *r, uint64_t offset, uint64_t length);
 
 struct map_target;
@@ -67,14 +96,41 @@ struct map_plan_opts {
 	uint64_t start_offset[4];	/* per device: skip ranges before this (resume) */
 };
 
-/* Return 0 and a new plan over every written range of t, or -errno. */
+/**
+ * map_plan_open() - a new plan over every written range of a target.
+ * @t: the target
+ * @o: the plan options
+ * @out: set to the plan (close it with map_plan_close())
+ *
+ * Return: 0, or -errno.
+ */
 int map_plan_open(struct map_target *t, const struct map_plan_opts *o, struct map_plan **out);
-/* Return the number of ranges written to out (at most max), 0 at the end, or -errno. */
+/**
+ * map_plan_next() - the next ranges of a plan.
+ * @p: the plan
+ * @out: set to the ranges
+ * @max: room in out
+ *
+ * Return: the number of ranges written, 0 at the end, or -errno.
+ */
 int map_plan_next(struct map_plan *p, struct map_range *out, unsigned max);
-/* Return 0 and the total planned bytes (a counting pass that leaves p untouched), or -errno. */
+/**
+ * map_plan_count() - the total of a plan (a counting pass that opens no plan).
+ * @t: the target
+ * @o: the plan options
+ * @planned_bytes: set to the planned bytes
+ * @nr_ranges: set to the number of ranges
+ *
+ * Return: 0, or -errno.
+ */
 int map_plan_count(struct map_target *t, const struct map_plan_opts *o, uint64_t *planned_bytes,
 		   uint64_t *nr_ranges);
-/* Return 0; free the plan. */
+/**
+ * map_plan_close() - free a plan.
+ * @p: the plan
+ *
+ * Return: 0.
+ */
 int map_plan_close(struct map_plan *p);
 
 #endif

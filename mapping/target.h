@@ -148,54 +148,132 @@ enum map_target_err {
 	MAP_TERR_OPERATIONAL = 2,	/* permission, unreadable device */
 };
 
-/*
- * Return 0 and an opened target for a mount point or block device, or -errno with a
- * one-line reason in err and *err_class set to an enum map_target_err.
+/**
+ * map_target_open() - open a target: a mount point or block device.
+ * @arg: the mount point or device
+ * @t: filled with the opened target
+ * @err: set to a one-line reason of a failure
+ * @errlen: size of err
+ * @err_class: set to an enum map_target_err on failure
+ *
+ * Return: 0, or -errno with a reason in err and *err_class set.
  */
 int map_target_open(const char *arg, struct map_target *t, char *err, size_t errlen,
 		    int *err_class);
-/* Return 0; close every fd of the target. */
+/**
+ * map_target_close() - close every fd of the target.
+ * @t: the target
+ *
+ * Return: 0.
+ */
 int map_target_close(struct map_target *t);
-/* Return the role's name: "data", "log", "realtime", "whole". */
+/**
+ * map_role_name() - the name of a device's role.
+ * @role: the role
+ *
+ * Return: "data", "log", "realtime", "whole".
+ */
 const char *map_role_name(enum map_role role);
-/* Return the mount fd when the filesystem answers XFS ioctls (xfs-verify-media), else -1. */
+/**
+ * map_target_xfs_fd() - the mount fd for XFS ioctls (xfs-verify-media).
+ * @t: the target
+ *
+ * Return: the mount fd when the filesystem answers XFS ioctls, else -1.
+ */
 int map_target_xfs_fd(const struct map_target *t);
 
 /* ---- targets as `mediascan map` opens them ---- */
-/*
- * Return 0 and an opened target for the block device path as `mediascan map` sees it, with
- * *dev_idx the index of that device in the target: the data or log device of a mounted
- * filesystem (the mounted filesystem), a partitioned disk, a partition or a bare device.
- * -errno with a reason in err otherwise, as map_target_open.
+/**
+ * map_target_open_device() - open the target of a block device as `mediascan map` sees it.
+ * @path: the block device
+ * @t: filled with the opened target
+ * @dev_idx: set to the index of that device in the target
+ * @err: set to a reason of a failure
+ * @errlen: size of err
+ * @err_class: set to an enum map_target_err on failure
+ *
+ * The data or log device of a mounted filesystem (the mounted filesystem), a partitioned disk, a
+ * partition or a bare device.
+ *
+ * Return: 0, or -errno with a reason in err, as map_target_open().
  */
 int map_target_open_device(const char *path, struct map_target *t, unsigned *dev_idx,
 			   char *err, size_t errlen, int *err_class);
-/* Return the filesystem fs_idx of t: 0 t itself, k the one mounted on partition k-1, or NULL. */
+/**
+ * map_target_fs() - one filesystem of a target.
+ * @t: the target
+ * @fs_idx: 0 t itself, k the one mounted on partition k-1
+ *
+ * Return: the filesystem, or NULL.
+ */
 struct map_target *map_target_fs(struct map_target *t, uint32_t fs_idx);
-/* Return the segment of a partitioned disk holding byte offset, or NULL. */
+/**
+ * map_target_seg() - the segment of a partitioned disk holding a byte.
+ * @t: the target
+ * @offset: the byte
+ *
+ * Return: the segment, or NULL.
+ */
 const struct map_seg *map_target_seg(const struct map_target *t, uint64_t offset);
-/* Return what the history names device d by: its ident, or its path when it has none. */
+/**
+ * map_device_key() - what the history names a device by.
+ * @d: the device
+ *
+ * Return: its ident, or its path when it has none.
+ */
 const char *map_device_key(const struct map_device *d);
-/*
- * Return 0 after writing the key the state store knows target t by: "FSTYPE:UUID" for a
- * filesystem, "device:IDENT" for a disk or bare device; -ENOENT (with the legacy key, size
- * and kernel names, written) when a device has no stable identity. legacy gets the key of
- * older versions ("FSTYPE:UUID:/dev/a,/dev/b", "device:SIZE:/dev/a"), to find old history.
+/**
+ * map_target_key() - the key the state store knows a target by.
+ * @t: the target
+ * @key: set to "FSTYPE:UUID" for a filesystem, "device:IDENT" for a disk or bare device
+ * @len: size of key
+ * @legacy: set to the key of older versions ("FSTYPE:UUID:/dev/a,/dev/b", "device:SIZE:/dev/a"), to
+ *          find old history
+ * @legacy_len: size of legacy
+ *
+ * Return: 0, or -ENOENT (with the legacy key, size and kernel names, written) when a device has no
+ * stable identity.
  */
 int map_target_key(const struct map_target *t, char *key, size_t len, char *legacy,
 		   size_t legacy_len);
-/*
- * Return 0 after recording that [offset, offset+length) of device dev_idx of t (group, -1 for
- * none) was read whole because the kernel answered err listing it (once per place), -ENOMEM.
+/**
+ * map_target_plan_note() - record a part of a group the plan read whole.
+ * @t: the target
+ * @dev_idx: the device
+ * @group: the group (AG, block group), -1 for none
+ * @object: what the kernel could not map there
+ * @offset: first byte
+ * @length: length, bytes
+ * @err: what the kernel answered
+ *
+ * Read whole because the kernel answered err listing it; recorded once per place.
+ *
+ * Return: 0, or -ENOMEM.
  */
 int map_target_plan_note(struct map_target *t, uint32_t dev_idx, int64_t group,
 			 const char *object, uint64_t offset, uint64_t length, int err);
 /* ---- for the filesystems' open operations (fs.h) ---- */
-/* Return 0 after opening device path of t in role (its facts and identity), or -errno with a
- * reason in err and *err_class set. */
+/**
+ * map_target_add_device() - open a device of a target in a role (its facts and identity).
+ * @t: the target
+ * @path: the device
+ * @role: its role
+ * @err: set to a reason of a failure
+ * @errlen: size of err
+ * @err_class: set on failure
+ *
+ * Return: 0, or -errno with a reason in err and *err_class set.
+ */
 int map_target_add_device(struct map_target *t, const char *path, enum map_role role,
 			  char *err, size_t errlen, int *err_class);
-/* Return 0 after writing a 16-byte UUID as text. */
+/**
+ * map_format_uuid() - write a 16-byte UUID as text.
+ * @u: the UUID
+ * @out: set to the text
+ * @len: size of out
+ *
+ * Return: 0.
+ */
 int map_format_uuid(const unsigned char *u, char *out, size_t len);
 
 /* Return the filesystems of a name for messages: "xfs, ext4". */

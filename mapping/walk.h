@@ -41,10 +41,14 @@ struct map_walk {
 	unsigned skipped;		/* entries skip() refused */
 };
 
-/*
- * Return 0 after walking the tree under root (the root's path is written as "" when root is
- * "/", so paths come out as "/a/b"), -errno when the root cannot be opened, -ENOMEM, or the
- * first negative return of a callback.
+/**
+ * map_walk_tree() - walk the tree under a root.
+ * @root: the root directory (its path is written as "" when root is "/", so paths come out as
+ *        "/a/b")
+ * @w: the callbacks and what the walk sets
+ *
+ * Return: 0, -errno when the root cannot be opened, -ENOMEM, or the first negative return of a
+ * callback.
  */
 int map_walk_tree(const char *root, struct map_walk *w);
 

@@ -50,6 +50,7 @@ struct exec_late {
 
 struct exec {
 	size_t buf_map_len;		/* mapped size of eng.buf */
+	size_t buf_piece;		/* bytes of eng.buf per slot (exec_slot_buf) */
 	const struct scan_device *devs;
 	unsigned nr_devs;
 	const struct scan_opts *o;

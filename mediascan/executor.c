@@ -29,7 +29,18 @@
 #define EXEC_PROGRESS_NS 500000000ull		/* redraw about twice a second */
 #define EXEC_SAMPLE_NS 250000000ull		/* foreground-load sampling period */
 #define EXEC_MIN_HARD_CAP_NS 10000000000ull	/* a late read is waited for at least 10 s */
-#define EXEC_ISO_CHUNK (64 * 1024u)		/* isolation's own buffer per slot */
+#define EXEC_ISO_CHUNK (64 * 1024u)		/* the least buffer piece per slot */
+
+/*
+ * The piece of the discard buffer a slot reads into. Data is not kept, but reads in flight
+ * together (the loop's and isolation's) never share bytes: the kernel checks protection
+ * information in the buffer once a read is done, and a neighbour's data landing there
+ * would make good blocks fail and bad ones pass.
+ */
+static void *exec_slot_buf(const struct exec *x, const struct exec_slot *s)
+{
+	return (char *)x->eng.buf + (size_t)(s - x->slots) * x->buf_piece;
+}
 
 uint64_t exec_now_ns(void)
 {
@@ -201,16 +212,7 @@ int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsig
 			s->io.offset = rd[next].offset;
 			s->io.length = rd[next].length;
 			s->io.dev_idx = dev;
-			/*
-			 * Data is not kept, but reads that go out together each get their own
-			 * piece of the buffer past the loop's: the kernel checks protection
-			 * information in the buffer once a read is done, and a neighbour's data
-			 * landing there would make good blocks fail and bad ones pass.
-			 */
-			s->io.buf = x->eng.buf;
-			if (rd[next].length <= EXEC_ISO_CHUNK)
-				s->io.buf = (char *)x->eng.buf + x->o->io_size +
-					    (size_t)i * EXEC_ISO_CHUNK;
+			s->io.buf = exec_slot_buf(x, s);
 			s->io.issue_ns = now_ns();
 			s->timed_out = 0;
 			s->alone = 1;
@@ -330,7 +332,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 	slot->io.offset = offset;
 	slot->io.length = len;
 	slot->io.dev_idx = dev;
-	slot->io.buf = x->eng.buf;		/* data is not kept: the discard buffer */
+	slot->io.buf = exec_slot_buf(x, slot);
 	slot->io.issue_ns = start = now_ns();
 	slot->timed_out = 0;
 	slot->alone = 1;
@@ -446,7 +448,7 @@ static void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now)
 	slot->io.offset = x->range_pos;
 	slot->io.length = len;
 	slot->io.dev_idx = rg->dev_idx;
-	slot->io.buf = x->eng.buf;
+	slot->io.buf = exec_slot_buf(x, slot);
 	slot->io.issue_ns = now;
 	slot->io.planned_bytes = scan_range_planned_bytes(rg, x->range_pos, len);
 	slot->range = *rg;
@@ -1115,11 +1117,13 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	/* As many slots again for isolation: its reads go out together while the loop's wait. */
 	x->nr_slots = 2 * o->depth;
 	x->eng.depth = x->nr_slots;
-	x->eng.buf_len = o->io_size + (size_t)x->nr_slots * EXEC_ISO_CHUNK;
+	x->buf_piece = ((size_t)(o->io_size > EXEC_ISO_CHUNK ? o->io_size : EXEC_ISO_CHUNK) + 4095) &
+		       ~(size_t)4095;
+	x->eng.buf_len = (size_t)x->nr_slots * x->buf_piece;
 	x->eng.io_timeout_ns = o->io_timeout_ns;
 	/*
-	 * The read method keeps no data: the loop's reads land in one shared discard buffer;
-	 * isolation's reads each in a piece of their own after it (exec_read_many).
+	 * The read method keeps no data, but every slot reads into a piece of the buffer of
+	 * its own (exec_slot_buf): 2 x depth x io_size bytes, registered once with io_uring.
 	 */
 	x->eng.buf = kio_buf_alloc(x->eng.buf_len, &x->buf_map_len, &kind);
 	if (!x->eng.buf) {

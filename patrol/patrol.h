@@ -1,6 +1,6 @@
 /*
- * patrol/patrol.h - the patrol service (patrol.c): a pass over every configured target within
- * its window, one scanner process per target.
+ * patrol/patrol.h - the patrol service (patrol.c, targets.c): a pass over every configured
+ * target within its window, one scanner process per target.
  */
 #ifndef MEDIASCAN_PATROL_H
 #define MEDIASCAN_PATROL_H

@@ -33,16 +33,42 @@ enum cli_exit {
 
 struct json_object;
 
-/* Return 0 after writing the JSON report (schema mediascan-report/1) to path ("-": stdout). */
+/**
+ * cli_report_write_json() - write the JSON report (schema mediascan-report/1).
+ * @rep: the report of the pass
+ * @path: the file ("-": stdout)
+ *
+ * Return: 0, or -errno.
+ */
 int cli_report_write_json(const struct pass_report *rep, const char *path);
-/* Return the rate of the summary: planned bytes checked per second in this run. */
+/**
+ * cli_report_rate() - the rate of the summary.
+ * @rep: the report of the pass
+ *
+ * Return: the planned bytes checked per second in this run.
+ */
 double cli_report_rate(const struct pass_report *rep);
-/* Print the human summary of the report. */
+/**
+ * cli_report_print() - print the human summary of the report.
+ * @rep: the report of the pass
+ * @f: where to print it
+ */
 void cli_report_print(const struct pass_report *rep, FILE *f);
-/* Return a new json-c object of error i of the report, as in media_errors[] (json-c type). */
+/**
+ * cli_report_error_json() - one error of the report as JSON, as in media_errors[].
+ * @rep: the report of the pass
+ * @i: the error's index
+ *
+ * Return: a new json-c object (json-c type); the caller puts it.
+ */
 struct json_object *cli_report_error_json(const struct pass_report *rep, size_t i);
-/* Return 0 after writing the HTML report of one pass to path ("-": stdout), or -errno after
- * printing why (one line; report/html.c). */
+/**
+ * cli_html_write() - write the HTML report of one pass (report/html.c).
+ * @rep: the report of the pass
+ * @path: the file ("-": stdout)
+ *
+ * Return: 0, or -errno after printing why (one line).
+ */
 int cli_html_write(const struct pass_report *rep, const char *path);
 
 /* Progress display on stderr: a one-line bar on a terminal. */
@@ -51,14 +77,25 @@ struct cli_progress {
 	int drawn;
 	double last_log_s;		/* elapsed_s of the last log line */
 };
-/* scan_opts.progress callback: arg is a struct cli_progress. */
+/**
+ * cli_progress_cb() - the scan_opts.progress callback: draw the bar or log a line.
+ * @p: the scan's progress
+ * @arg: a struct cli_progress
+ */
 void cli_progress_cb(const struct scan_progress *p, void *arg);
-/* Clear the bar line when one was drawn. */
+/**
+ * cli_progress_done() - clear the bar line when one was drawn.
+ * @pr: the progress display
+ */
 void cli_progress_done(struct cli_progress *pr);
-/*
- * Set *rate to a pass's rate (bytes/s; a running pass: its bytes checkpointed so far over the
- * time since it started) and *eta to its seconds left (-1 unknown): what status shows and
- * the metrics say (pass_rate.c).
+/**
+ * cli_pass_rate() - a pass's rate and time left: what status shows and the metrics say
+ * (pass_rate.c).
+ * @p: the pass
+ * @now: the time now (unix seconds)
+ * @rate: set to its rate, bytes/s (a running pass: its bytes checkpointed so far over the time
+ *        since it started)
+ * @eta: set to its seconds left (-1 unknown)
  */
 void cli_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta);
 #endif

@@ -72,14 +72,15 @@ ms_expect_eq "thp never: buffer" "$(ms_jq "$out" '.io_buffer')" pages
 e2e_check "thp never: reads are split ($REQS requests)" \
 	test "$REQS" -ge $((2 * size / 1048576))
 
-# 3. THP never, hugetlb pages reserved: the buffer takes them, 1 MiB reads again.
-echo 8 >/proc/sys/vm/nr_hugepages
-if [ "$(cat /proc/sys/vm/nr_hugepages)" -ge 4 ]; then
+# 3. THP never, hugetlb pages reserved: the buffer takes them, 1 MiB reads again. The buffer
+# is a piece of io_size per slot, 2 x depth slots: 32 MiB (16 pages of 2 MiB) at the defaults.
+echo 20 >/proc/sys/vm/nr_hugepages
+if [ "$(cat /proc/sys/vm/nr_hugepages)" -ge 16 ]; then
 	scan_counting "hugetlb"
 	ms_expect_eq "hugetlb: buffer" "$(ms_jq "$out" '.io_buffer')" hugetlb
 	requests_ok "hugetlb" 1048576
 else
-	e2e_skip "THP and small pages checked; could not reserve 4 hugetlb pages for the rest (memory too fragmented)"
+	e2e_skip "THP and small pages checked; could not reserve 16 hugetlb pages for the rest (memory too fragmented)"
 fi
 
 ms_expect_eq "no write reached the device" "$(e2e_writes)" 0

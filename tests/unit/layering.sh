@@ -16,7 +16,7 @@ checks=(
 	"integrity/libvfy.a.p/verify.c.o kio_dev.h target.h scan.h state.h pass.h"
 	"mapping/libmap.a.p/names.c.o kio.h verify.h scan.h state.h pass.h report.h pass/pass.h mediascan/scan.h"
 	"libscan.a.p/mediascan_result.c.o verify.h target.h state.h pass.h report.h"
-	"history/libhistory.a.p/state.c.o scan.h target.h pass.h report.h"
+	"history/libhistory.a.p/passes.c.o scan.h target.h pass.h report.h"
 	"pass/libpass.a.p/pass.c.o state.h report.h html.h patrol.h cli.h"
 	"report/libreport.a.p/report.c.o pass.h patrol.h config_file.h metrics.h cli.h report_cmd.h"
 	"patrol/libpatrol.a.p/patrol.c.o report.h cli.h report_cmd.h status_cmd.h map_cmd.h"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_state.c - history/state.c: the SQLite state store in a fresh mkdtemp
+ * tests/unit/test_state.c - history/ (state.h): the SQLite state store in a fresh mkdtemp
  * directory per test: checkpoint and resume, error upserts, moving bad databases aside,
  * atomic checkpoints, and what 1000 checkpoints cost.
  */
