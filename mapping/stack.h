@@ -127,11 +127,17 @@ struct map_stack_leaf {
  */
 int map_stack_down(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		   struct map_stack_leaf *out, unsigned max, uint64_t *done, const char **bad_kind);
-/*
- * Return 0 and in *start the first byte of child (a device below parent) that parent keeps
- * data in: md's data offset, the lowest offset of child in a dm table, a partition's start on
- * its disk; what lies before it is the layer's metadata (superblock, bitmap, LVM metadata
- * area, LUKS header, partition table). -ENOENT, -errno.
+/**
+ * map_stack_data_start() - where a layer's data starts on a device below it.
+ * @sysfs: sysfs root, NULL: "/sys"
+ * @parent: the layer (kernel name: md0, dm-3, or a partition)
+ * @child: a device below it (for a partition: its disk)
+ * @start: set to the first byte of child that parent keeps data in: md's data offset, the
+ *	lowest offset of child in a dm table, a partition's start on its disk; what lies
+ *	before it is the layer's metadata (superblock, bitmap, LVM metadata area, LUKS header,
+ *	partition table)
+ *
+ * Return: 0, -ENOENT when parent is none of these, or -errno.
  */
 int map_stack_data_start(const char *sysfs, const char *parent, const char *child,
 			 uint64_t *start);

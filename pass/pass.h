@@ -301,10 +301,18 @@ struct pass_stack {
 	size_t nr_mr, mr_pos;
 	uint64_t mr_bytes;
 };
-/*
- * Return 1 after planning member disk t (a bare disk under md/dm) as the ranges that hold
- * written data above it plus the layers' metadata (ps->mr), 0 when t is not such a disk,
- * -errno with why in err.
+/**
+ * pass_stack_member_plan() - plan `scan MEMBER_DISK` through the stack above the disk.
+ * @ps: the stack state; ps->mr gets the plan, ps->note what was done
+ * @t: the open target (a bare disk)
+ * @err: why it failed
+ * @len: size of err
+ *
+ * The ranges of the disk that hold written data of the mounted filesystem above it (every
+ * copy, parity of the rows) plus the layers' metadata on it.
+ *
+ * Return: 1 when planned so, 0 when t is not such a disk or the filesystem above is not
+ * mounted or cannot be mapped down (the whole disk is planned, said in ps->note), -errno.
  */
 int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, char *err,
 			   size_t len);
