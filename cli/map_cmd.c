@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include <limits.h>
 
 #include "config.h"
 #include "cli.h"
@@ -29,6 +30,7 @@
 #include "kmsg.h"
 #include "map_cmd.h"
 #include "map_report.h"
+#include "map_stack.h"
 #include "units.h"
 
 #define MAP_SHOW_UNUSABLE 20
@@ -69,6 +71,12 @@ struct query {
 	int tgt;			/* index into the targets, -1 not mapped */
 	unsigned dev_idx;
 	size_t group;			/* map_damage group of this query */
+	/* under md/dm: the way up to the filesystem's device (devpath/offset are then the
+	 * top's, asked_* what was queried); no_owner: parity, unused or unmappable */
+	struct map_stack_up *stk;
+	char asked_dev[128];
+	uint64_t asked_off;
+	int no_owner;
 	char kname[64];			/* the kernel's device name in the log line */
 	int64_t usec;			/* latest line's kernel time (us since boot), -1 unknown */
 	char stale[160];		/* why not mapped: logged before the device appeared */
@@ -473,6 +481,117 @@ static int read_log(struct map_run *m, const char *path)
 	return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
 }
 
+/* Kernel name of a device path (/dev/mapper/vg-lv -> dm-3), or -errno. */
+static int kernel_name(const char *devpath, char *name, size_t len)
+{
+	char real[PATH_MAX];
+	const char *b;
+
+	if (!realpath(devpath, real))
+		return -errno;
+	b = strrchr(real, '/');
+	b = b ? b + 1 : real;
+	if (strlen(b) >= len)
+		return -ENAMETOOLONG;
+	snprintf(name, len, "%s", b);
+	return 0;
+}
+
+/* Append q to *v (n, cap). */
+static int push_query(struct query **v, size_t *n, size_t *cap, const struct query *q)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct query *nv = realloc(*v, sizeof(*nv) * c);
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *q;
+	return 0;
+}
+
+/*
+ * Queries on devices under md or dm (a member disk, its partition, an md array under LVM):
+ * each mapped up the stack to the device the filesystem sits on, piece by piece (a range may
+ * cross chunks), with the other copies kept for the answer.
+ */
+static int stack_queries(struct map_run *m)
+{
+	struct query *v = NULL;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < m->nr_q && ret == 0; i++) {
+		struct query *q = &m->q[i];
+		char name[64];
+		uint64_t off = q->offset, left = q->length;
+
+		if (kernel_name(q->devpath, name, sizeof(name)) < 0 ||
+		    !map_stack_is_stacked(NULL, name)) {
+			ret = push_query(&v, &n, &cap, q);
+			continue;
+		}
+		while (left && ret == 0) {
+			struct map_stack_up *u = malloc(sizeof(*u));
+			struct query p = *q;
+
+			if (!u) {
+				ret = -ENOMEM;
+				break;
+			}
+			ret = map_stack_up(NULL, name, off, left, u);
+			if (ret < 0) {
+				snprintf(u->bad_name, sizeof(u->bad_name), "%s", name);
+				snprintf(u->bad_kind, sizeof(u->bad_kind), "unknown");
+				snprintf(u->bad_reason, sizeof(u->bad_reason),
+					 "reading the stack failed: %s", strerror(-ret));
+				u->unmappable = 1;
+				u->nr_hops = 0;
+				u->length = left;
+				ret = 0;
+			}
+			if (!u->length || u->length > left)
+				u->length = left;
+			snprintf(p.asked_dev, sizeof(p.asked_dev), "%s", q->devpath);
+			p.asked_off = off;
+			p.length = u->length;
+			p.stk = u;
+			if (u->unmappable || u->parity || u->unused || !u->nr_hops) {
+				p.no_owner = 1;
+				p.offset = off;
+			} else {
+				snprintf(p.devpath, sizeof(p.devpath), "/dev/%s",
+					 u->hop[u->nr_hops - 1].name);
+				p.offset = u->hop[u->nr_hops - 1].offset;
+			}
+			if (u->unmappable)
+				m->exit_bits |= CLI_EXIT_OPERATIONAL;
+			ret = push_query(&v, &n, &cap, &p);
+			if (ret < 0)
+				free(u);
+			off += u->length;
+			left -= u->length;
+		}
+	}
+	if (ret < 0) {
+		for (size_t i = 0; i < n; i++)
+			if (v[i].stk && (i >= m->nr_q || v[i].stk != m->q[i].stk))
+				free(v[i].stk);
+		free(v);
+		return ret;
+	}
+	free(m->q);
+	m->q = v;
+	m->nr_q = n;
+	m->cap_q = cap;
+	if (m->nr_q)
+		qsort(m->q, m->nr_q, sizeof(*m->q), cmp_query);
+	return 0;
+}
+
 /* Map every query through its target: owners (nearby ranges in one GETFSMAP pass), then
  * one resolve per target. */
 static int map_all(struct map_run *m)
@@ -487,11 +606,24 @@ static int map_all(struct map_run *m)
 		goto out_free;
 	}
 	dedup_queries(m);
+	ret = stack_queries(m);
+	if (ret < 0)
+		goto out_free;
+	free(off);
+	free(len);
+	off = malloc(sizeof(*off) * (m->nr_q + 1));
+	len = malloc(sizeof(*len) * (m->nr_q + 1));
+	if (!off || !len) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
 	for (size_t i = 0; i < m->nr_q; i++) {
 		struct query *q = &m->q[i];
 		unsigned dev_idx = 0;
 		struct tgt *tg;
 
+		if (q->no_owner)
+			continue;
 		check_stale(m, q);
 		if (q->stale[0]) {		/* not mapped onto what is there now */
 			m->nr_stale++;
@@ -580,6 +712,8 @@ static json_object *answer_json(const struct map_run *m)
 	json_object *root = json_object_new_object(), *errs = json_object_new_array();
 	json_object *files = json_object_new_array(), *meta = json_object_new_array();
 	json_object *targets = json_object_new_array(), *notes = json_object_new_array();
+	json_object *unmappable = json_object_new_array(), *copies = json_object_new_array();
+	int stack_done = 0;
 
 	json_object_object_add(root, "schema", json_object_new_string("mediascan-map/1"));
 	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
@@ -645,9 +779,42 @@ static json_object *answer_json(const struct map_run *m)
 		json_object *j = json_object_new_object(), *owners = json_object_new_array();
 		size_t first = 0, count = 0;
 
-		json_object_object_add(j, "device", json_object_new_string(q->devpath));
-		json_object_object_add(j, "offset", json_object_new_uint64(q->offset));
+		json_object_object_add(j, "device", json_object_new_string(
+			q->stk ? q->asked_dev : q->devpath));
+		json_object_object_add(j, "offset", json_object_new_uint64(
+			q->stk ? q->asked_off : q->offset));
 		json_object_object_add(j, "length", json_object_new_uint64(q->length));
+		if (q->stk) {
+			json_object *um = cli_stack_unmappable_json(q->stk);
+
+			if (!q->no_owner) {
+				json_object_object_add(j, "fs_device",
+						       json_object_new_string(q->devpath));
+				json_object_object_add(j, "fs_offset",
+						       json_object_new_uint64(q->offset));
+			}
+			json_object_object_add(j, "stack", cli_stack_hops_json(q->stk));
+			json_object_object_add(j, "copies", cli_stack_copies_json(q->stk));
+			if (q->stk->parity)
+				json_object_object_add(j, "parity", json_object_new_boolean(1));
+			if (q->stk->unused)
+				json_object_object_add(j, "unused", json_object_new_string(
+					q->stk->bad_reason));
+			if (um) {
+				json_object_array_add(unmappable, json_object_get(um));
+				json_object_object_add(j, "unmappable", um);
+			}
+			if (!stack_done) {
+				json_object_object_add(root, "stack", cli_stack_hops_json(q->stk));
+				stack_done = 1;
+			}
+			json_object *cj = cli_stack_copies_json(q->stk);
+
+			for (size_t c = 0; c < json_object_array_length(cj); c++)
+				json_object_array_add(copies, json_object_get(
+					json_object_array_get_idx(cj, c)));
+			json_object_put(cj);
+		}
 		json_object_object_add(j, "error", json_object_new_string(
 			m->from_log ? "kernel-log" : "query"));
 		json_object_object_add(j, "format", json_object_new_string(q->format));
@@ -673,6 +840,10 @@ static json_object *answer_json(const struct map_run *m)
 		json_object_array_add(errs, j);
 	}
 	json_object_object_add(root, "media_errors", errs);
+	if (!stack_done)
+		json_object_object_add(root, "stack", json_object_new_array());
+	json_object_object_add(root, "copies", copies);
+	json_object_object_add(root, "unmappable", unmappable);
 	json_object_object_add(root, "damaged_files", files);
 	json_object_object_add(root, "damaged_metadata", meta);
 	if (m->from_log) {
@@ -729,13 +900,17 @@ static void print_answer(const struct map_run *m, FILE *f)
 		const struct query *q = &m->q[i];
 		size_t first = 0, count = 0;
 
-		fprintf(f, "%s offset %" PRIu64 " length %" PRIu64, q->devpath, q->offset,
-			q->length);
+		fprintf(f, "%s offset %" PRIu64 " length %" PRIu64, q->stk ? q->asked_dev :
+			q->devpath, q->stk ? q->asked_off : q->offset, q->length);
 		if (m->from_log)
 			fprintf(f, "  (%s %" PRIu64 ", %u line%s)", strcmp(q->format, "buffer-io") ?
 				strcmp(q->format, "xfs-metadata") ? "sector" : "daddr" : "block",
 				q->value, q->lines, q->lines == 1 ? "" : "s");
 		fputc('\n', f);
+		if (q->stk)
+			cli_stack_print(f, q->stk);
+		if (q->no_owner)
+			continue;
 		if (q->tgt < 0) {
 			fprintf(f, "      %s\n", q->stale[0] ? q->stale : "not mapped");
 			continue;
@@ -978,6 +1153,8 @@ out_free:
 		map_target_close(&m.tg[k].t);
 	}
 	free(m.tg);
+	for (size_t i = 0; i < m.nr_q; i++)
+		free(m.q[i].stk);
 	free(m.q);
 	for (unsigned i = 0; i < m.nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
 		free(m.unusable[i]);

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "map_stack.h"
 #include "exits.h"
 #include "files.h"
 #include "pass.h"
@@ -108,6 +109,7 @@ int cli_probe_main(int argc, char **argv)
 	struct scan_opts so;
 	struct pass_method cm;
 	json_object *root, *devs;
+	struct map_stack_node *tree = NULL;
 	char err[1024];
 	int ret, err_class;
 	const char *target = NULL, *json = NULL;
@@ -159,6 +161,16 @@ int cli_probe_main(int argc, char **argv)
 	json_object_object_add(root, "devices", devs);
 	json_object_object_add(root, "auto_method", json_object_new_string(cm.ops->name));
 	json_object_object_add(root, "auto_reason", json_object_new_string(cm.why));
+	if (t.nr_devices && map_stack_tree(NULL, t.devices[0].info.name, &tree) == 0) {
+		json_object *st = cli_stack_tree_json(tree);
+
+		if (t.mount_point[0]) {
+			json_object_object_add(st, "filesystem", json_object_new_string(t.fs_type));
+			json_object_object_add(st, "mount_point",
+					       json_object_new_string(t.mount_point));
+		}
+		json_object_object_add(root, "stack", st);
+	}
 	ret = 0;
 	if (json) {
 		ret = cli_json_write(root, json);
@@ -166,7 +178,14 @@ int cli_probe_main(int argc, char **argv)
 			cli_err("probe: cannot write %s: %s", json, cli_create_error(ret));
 	} else {
 		print_human(root);
+		if (tree && (tree->nr_below > 1 || (tree->nr_below == 1 &&
+						    strcmp(tree->kind, "partition")))) {
+			printf("stack%s%s%s:\n", t.mount_point[0] ? " (" : "",
+			       t.mount_point[0] ? t.fs_type : "", t.mount_point[0] ? ")" : "");
+			cli_stack_tree_print(stdout, tree, 0);
+		}
 	}
+	map_stack_tree_free(tree);
 	json_object_put(root);
 	pass_method_close(&cm);
 	map_target_close(&t);

@@ -74,7 +74,9 @@ static void scan_usage(FILE *f)
 		"  --resume               continue the interrupted pass of this target\n"
 		"  --recheck              re-read only the open errors of the history (after a\n"
 		"                         restore or a drive's reallocation): cleared when read clean\n"
-		"  --no-state             keep no checkpoints\n",
+		"  --no-state             keep no checkpoints\n"
+		"  --top-only             on md RAID/LVM/dm-crypt: read the filesystem's device as\n"
+		"                         md serves it, not every copy on the member disks\n",
 		DEFAULT_DEPTH, scan_engine_names(), CLI_DEFAULT_MAX_FAILED_READS);
 	cli_print_exits(f, "scan");
 }
@@ -85,8 +87,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
-		O_STATE_DIR, O_RESUME, O_NO_STATE, O_FORMAT, O_MAX_FAILED, O_RECHECK, O_HTML,
-		O_PACING, O_LAT_TARGET,
+		O_STATE_DIR, O_RESUME, O_NO_STATE, O_TOP_ONLY, O_FORMAT, O_MAX_FAILED, O_RECHECK,
+		O_HTML, O_PACING, O_LAT_TARGET,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -112,6 +114,7 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		{ "resume", no_argument, NULL, O_RESUME },
 		{ "recheck", no_argument, NULL, O_RECHECK },
 		{ "no-state", no_argument, NULL, O_NO_STATE },
+		{ "top-only", no_argument, NULL, O_TOP_ONLY },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -259,6 +262,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		case O_RESUME:
 			a->pass.resume = 1;
+			break;
+		case O_TOP_ONLY:
+			a->pass.top_only = 1;
 			break;
 		case O_NO_STATE:
 			a->pass.no_state = 1;

@@ -96,6 +96,40 @@ int kio_partitions(const char *disk_name, struct kio_part *out, unsigned max);
 int kio_disk_leaves(const char *sysfs, const char *name, char (*out)[KIO_DISK_NAME_LEN],
 		    unsigned max);
 
+/* ---- the storage stack in sysfs: holders/, slaves/, md/ (kio_stack.c) ---- */
+
+/*
+ * Return the number of entries of /sys/class/block/NAME/SUB (as "holders", "slaves", "md")
+ * starting with prefix (NULL: all) written sorted to out[0..max), 0 when SUB is missing,
+ * -E2BIG or -errno. sysfs NULL: "/sys".
+ */
+int kio_blk_list(const char *sysfs, const char *name, const char *sub, const char *prefix,
+		 char (*out)[KIO_DISK_NAME_LEN], unsigned max);
+/* Return the length of attribute ATTR (as "md/level", "start") of block device name read
+ * into buf, or -errno. */
+int kio_blk_attr(const char *sysfs, const char *name, const char *attr, char *buf, size_t len);
+/* Return 0 and set *val from attribute ATTR of block device name (one number), or -errno. */
+int kio_blk_attr_u64(const char *sysfs, const char *name, const char *attr, uint64_t *val);
+/* Return 0 and the last component of symlink ATTR (md/rd0 -> dev-sdb1), or -errno. */
+int kio_blk_link(const char *sysfs, const char *name, const char *attr, char *out, size_t len);
+/* Return 0 and the whole disk's name of partition name, -ENOENT if name is no partition. */
+int kio_blk_parent(const char *sysfs, const char *name, char *out, size_t len);
+
+/* ---- device-mapper tables: DM_TABLE_STATUS (kio_dm.c) ---- */
+
+/* One row of a device-mapper table. crypt's key is "-"; params of targets mediascan does not
+ * map (thin, cache, integrity...) are empty. */
+struct kio_dm_target {
+	uint64_t start;			/* 512-byte sectors on the dm device */
+	uint64_t length;
+	char type[16];			/* "linear", "striped", "crypt", ... */
+	char params[1024];
+};
+
+/* Return the number of rows of dm device devt's live table written to out[0..max), or
+ * -E2BIG, -EOVERFLOW (a row too long), -errno. */
+int kio_dm_table(dev_t devt, struct kio_dm_target *out, unsigned max);
+
 /* ---- I/O counters: /sys/class/block/NAME/stat (kio_diskstat.c) ---- */
 
 /*

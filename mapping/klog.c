@@ -163,6 +163,9 @@ int map_klog_parse_msg(const char *msg, struct map_klog_rec *rec)
 	ret = parse_xfs(msg, rec);
 	if (ret)
 		return ret;
+	ret = map_klog_md_parse(msg, rec);
+	if (ret)
+		return ret;
 	return parse_block_layer(msg, rec);
 }
 

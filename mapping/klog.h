@@ -66,6 +66,14 @@ int map_klog_parse_msg(const char *msg, struct map_klog_rec *rec);
  */
 int map_klog_parse(const char *line, struct map_klog_rec *rec);
 /**
+ * map_klog_md_parse() - parse md RAID's own lines naming a member or array range (klog_md.c).
+ * @msg: the message, e.g. "md/raid1:md0: read error corrected (8 sectors at N on sdb1)"
+ * @rec: filled with the range
+ *
+ * Return: 1 for such a line, 0 for other lines, -EINVAL for a malformed md line.
+ */
+int map_klog_md_parse(const char *msg, struct map_klog_rec *rec);
+/**
  * map_klog_range() - the byte range on a device that a record names.
  * @rec: the record
  * @lbs: the device's logical block size

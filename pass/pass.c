@@ -46,6 +46,7 @@ struct pass {
 	struct pass_record ck;		/* ck.st: the store is open */
 	struct pass_report rep;
 	int rep_made;
+	struct pass_stack stk;		/* stk.active: the scan reads at member level */
 	int resumed;
 	double window_s;
 	unsigned status;		/* enum pass_exit bits, once a stage stopped the pass */
@@ -110,6 +111,18 @@ static int stage_open(struct pass *p)
 	return 0;
 }
 
+/* md arrays below that resync, recover, reshape or check are not scanned. */
+static int stage_stack_check(struct pass *p)
+{
+	int ret = pass_stack_check(&p->t, p->h);
+
+	if (ret) {
+		p->status = (unsigned)ret;
+		return 1;
+	}
+	return 0;
+}
+
 /* One scan per target and disk, whoever started it. */
 static int stage_lock(struct pass *p)
 {
@@ -164,13 +177,49 @@ static int stage_method(struct pass *p)
 	}
 	p->method = p->cm.ops;
 	snprintf(p->r.method_note, sizeof(p->r.method_note), "%s", p->cm.why);
+	/* On md/dm: read every copy on the members (--top-only: the top device, as md serves). */
+	ret = a->top_only || a->recheck ? 0 : pass_stack_open(&p->stk, &p->t, p->err,
+							       sizeof(p->err));
+	if (ret < 0) {
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
+		p->status = PASS_EXIT_OPERATIONAL;
+		return ret;
+	}
+	if (ret == 0 && !a->top_only && !a->recheck) {
+		ret = pass_stack_member_plan(&p->stk, &p->t, p->err, sizeof(p->err));
+		if (ret < 0) {
+			pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
+			p->status = PASS_EXIT_OPERATIONAL;
+			return ret;
+		}
+		ret = 0;
+	}
+	if (p->stk.note[0])
+		pass_say(p->h, p->stk.unmappable ? PASS_SAY_ERROR : PASS_SAY_NOTE, "%s",
+			 p->stk.note);
+	if (p->stk.active) {
+		const struct vfy_ops *rd;
+
+		if (vfy_method_lookup("read", &rd, p->err, sizeof(p->err)) == 0)
+			p->method = rd;
+		snprintf(p->r.method_note, sizeof(p->r.method_note), "the filesystem's device "
+			 "/dev/%.60s sits on md/dm: every copy (and parity) read on its %u members "
+			 "with O_DIRECT (--top-only reads it as md serves it)", p->stk.top,
+			 p->stk.nr_leaf);
+	}
 	return 0;
 }
 
 /* The plan's total (a counting pass); a recheck's plan is the history's open errors. */
 static int stage_count(struct pass *p)
 {
-	int ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
+	int ret;
+
+	if (p->stk.member_plan) {
+		p->so.planned_total = p->stk.mr_bytes;
+		return 0;
+	}
+	ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
 
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: reading the space map (GETFSMAP) "
@@ -253,7 +302,9 @@ static int stage_plan(struct pass *p)
 	}
 	so->progress = p->h->progress;
 	so->progress_arg = p->h->arg;
-	if (a->recheck) {
+	if (p->stk.member_plan) {
+		pass_stack_member_source(&p->stk, &p->src);
+	} else if (a->recheck) {
 		pass_plan_recheck(&p->plan, &p->t, p->ck.watch, p->ck.nr_watch, &p->src);
 	} else {
 		ret = pass_plan_open(&p->plan, &p->t, &p->po, &p->src);
@@ -287,15 +338,21 @@ static int stage_scan(struct pass *p)
 	struct scan_result *r = &p->r;
 	int ret;
 
-	ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
-	if (ret == 0 && !p->a->no_state)	/* errors[0..sealed) are in the history, the rest? */
+	p->err[0] = '\0';
+	if (p->stk.active)
+		ret = pass_stack_scan(&p->stk, &p->src, &p->so, r, p->err, sizeof(p->err));
+	else
+		ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
+	/* errors[0..sealed) are in the history, the rest? (a member-level scan keeps no
+	 * checkpoints: its errors reach the history through the record stage only) */
+	if (ret == 0 && !p->a->no_state && !p->stk.active)
 		pass_record_unsaved(&p->ck, r);
 	if (p->h->progress_done)
 		p->h->progress_done(p->h->arg);
 	pass_plan_close(&p->plan);
 	if (ret < 0) {
-		pass_say(p->h, PASS_SAY_ERROR, "%s", r->fatal_msg[0] ? r->fatal_msg :
-			 strerror(-ret));
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->stk.active && p->err[0] ? p->err :
+			 r->fatal_msg[0] ? r->fatal_msg : strerror(-ret));
 		p->status = PASS_EXIT_OPERATIONAL;
 		return ret;
 	}
@@ -323,7 +380,15 @@ static int stage_map(struct pass *p)
 	/* --no-state, or a store that could not be opened: a stopped pass cannot resume */
 	rep->no_checkpoint = p->a->no_state || !p->ck.st;
 	p->rep_made = 1;
+	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0)
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
+	if (p->stk.unmappable) {	/* a layer below cannot be mapped: the scan is not whole */
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
+		rep->stack = &p->stk;
+	}
 	ret = pass_map(rep);
+	if (ret == 0 && p->stk.active)
+		ret = pass_stack_map(&p->stk, rep);
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",
 			 strerror(-ret));
@@ -366,6 +431,7 @@ static int stage_report(struct pass *p)
 static const struct pass_stage stages[] = {
 	{ "check", stage_check, 1 },
 	{ "open", stage_open, 1 },
+	{ "stack", stage_stack_check, 1 },
 	{ "lock", stage_lock, 1 },
 	{ "method", stage_method, 1 },
 	{ "count", stage_count, 0 },
@@ -383,6 +449,7 @@ static void pass_teardown(struct pass *p)
 		pass_plan_close(&p->plan);
 	if (p->rep_made)
 		pass_report_free(&p->rep);
+	pass_stack_close(&p->stk);
 	pass_method_close(&p->cm);
 	pass_record_close(&p->ck);
 	scan_result_free(&p->r);

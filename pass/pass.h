@@ -16,6 +16,7 @@
 #include "devinfo.h"
 #include "plan.h"
 #include "scan.h"
+#include "stack.h"
 #include "state.h"
 #include "target.h"
 #include "verify.h"
@@ -58,6 +59,7 @@ struct pass_opts {
 	int recheck;			/* re-read only the open errors of the history */
 	int no_state;
 	int window_from_start;		/* a resumed pass keeps the end of its window */
+	int top_only;			/* on md/dm: read the top device, not every copy */
 };
 
 /* Everything a report is made of: the map stage builds it, the report hooks show it. */
@@ -79,6 +81,7 @@ struct pass_report {
 	unsigned nr_slow_errors;	/* answered slower than the I/O timeout */
 	unsigned nr_device_faults;	/* timeouts, transport, target, device gone */
 	unsigned nr_op_errors;
+	const struct pass_stack *stack;	/* a member-level scan: redundancy lost, members */
 };
 
 /* What a message of the pass is, so the hook knows where it goes. */
@@ -250,6 +253,90 @@ unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs)
  * @so: its views set (the governor backs off when they are busy)
  */
 void pass_scan_views(const struct map_target *t, struct scan_opts *so);
+
+/* stack.c: the storage stack's safety rules. */
+/*
+ * Return 0 when the md arrays under t may be scanned (a degraded one with a warning through
+ * h), or PASS_EXIT_OPERATIONAL (said why) when one resyncs, recovers, reshapes or checks.
+ */
+int pass_stack_check(const struct map_target *t, const struct pass_hooks *h);
+
+/* stack_scan.c, stack_verdict.c: a stacked filesystem read at member level. */
+/* One member range that failed while another copy (or the rest of its stripe) read fine. */
+struct pass_stack_rl {
+	char member[PATH_MAX];		/* /dev/nvme0n2 */
+	uint64_t offset, length;	/* bytes on the member */
+	int err;			/* -errno of the read */
+	struct map_stack_up *u;		/* the way up and the other copies */
+	int has_fs;			/* fs_offset is a range of the filesystem's device */
+	uint64_t fs_offset;
+	int lost;			/* no copy reads either (parity, unmappable layers) */
+	char repair[700];		/* the command that rewrites it from the good copy */
+	size_t own_first, own_count;	/* owners in pass_stack.dmg */
+};
+/* Where an error of the filesystem's device read at member level was read. */
+struct pass_stack_at {
+	uint64_t fs_offset, length;	/* bytes on the filesystem's device */
+	char member[80];		/* /dev/nvme0n2 */
+	uint64_t offset;		/* bytes on the member */
+};
+struct pass_stack {
+	int active;			/* the scan reads the members */
+	char top[64];			/* kernel name of the filesystem's device */
+	char leaf[SCAN_MAX_DEVICES][MAP_STACK_NAME];
+	char path[SCAN_MAX_DEVICES][80];
+	struct scan_device devs[SCAN_MAX_DEVICES];
+	unsigned nr_leaf;
+	struct pass_stack_rl *rl;
+	size_t nr_rl;
+	unsigned nr_dropped;		/* errors with no owner and no verdict (unused space) */
+	char note[300];			/* why a stacked target is read at the top only */
+	int unmappable;			/* a layer below cannot be mapped (dm-thin, ...): exit bit 4 */
+	char bad_name[MAP_STACK_NAME], bad_kind[24];	/* ... which one */
+	struct map_damage dmg;		/* owners of the redundancy-lost ranges */
+	struct pass_stack_at *at;	/* member ranges of the errors mapped up */
+	size_t nr_at;
+	int member_plan;		/* scan MEMBER_DISK: mr is the plan */
+	struct scan_range *mr;		/* the disk's written ranges and layer metadata, sorted */
+	size_t nr_mr, mr_pos;
+	uint64_t mr_bytes;
+};
+/**
+ * pass_stack_member_plan() - plan `scan MEMBER_DISK` through the stack above the disk.
+ * @ps: the stack state; ps->mr gets the plan, ps->note what was done
+ * @t: the open target (a bare disk)
+ * @err: why it failed
+ * @len: size of err
+ *
+ * The ranges of the disk that hold written data of the mounted filesystem above it (every
+ * copy, parity of the rows) plus the layers' metadata on it.
+ *
+ * Return: 1 when planned so, 0 when t is not such a disk or the filesystem above is not
+ * mounted or cannot be mapped down (the whole disk is planned, said in ps->note), -errno.
+ */
+int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, char *err,
+			   size_t len);
+/* Hand ps->mr over as the scan's source. */
+void pass_stack_member_source(struct pass_stack *ps, struct scan_source *src);
+/* Return the member range the error at fs offset off of the filesystem's device was read at. */
+const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64_t off);
+/*
+ * Return 1 after opening the members (O_DIRECT) under t's filesystem device when it sits on
+ * md or dm, 0 when it does not (nothing opened), or -errno with why in err.
+ */
+int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err, size_t len);
+/* Close the members and free the verdicts. */
+void pass_stack_close(struct pass_stack *ps);
+/* Return scan_run's answer after reading src's ranges (the top's plan) on every copy. */
+int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_opts *so,
+		    struct scan_result *r, char *err, size_t len);
+/*
+ * Return 0 after turning r's member errors into the filesystem device's errors (no copy
+ * reads: damage) or ps->rl (redundancy lost), or -ENOMEM.
+ */
+int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r);
+/* Return 0 after naming the owners of ps->rl and setting rep's exit bits, or -errno. */
+int pass_stack_map(struct pass_stack *ps, struct pass_report *rep);
 
 /* map.c: the map stage. */
 /**

@@ -15,6 +15,7 @@
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"
+#include "map_stack.h"
 #include "units.h"
 
 /* The owner table error e's owners live in: damage's, or at-risk's. */
@@ -54,6 +55,20 @@ static json_object *json_error(const struct pass_report *rep, size_t i)
 			json_object_object_add(j, "pi_expected",
 					       json_object_new_uint64(e->pi_expected));
 			json_object_object_add(j, "pi_found", json_object_new_uint64(e->pi_found));
+		}
+	}
+	if (rep->stack && rep->stack->active && e->dev_idx == 0) {
+		/* read at member level: the member range read, the filesystem's range beside */
+		const struct pass_stack_at *w = pass_stack_where(rep->stack, e->offset);
+
+		if (w) {
+			json_object_object_add(j, "fs_device", json_object_new_string(
+				rep->t->devices[0].path));
+			json_object_object_add(j, "fs_offset", json_object_new_uint64(e->offset));
+			json_object_object_add(j, "device", json_object_new_string(w->member));
+			json_object_object_add(j, "role", json_object_new_string("member"));
+			json_object_object_add(j, "offset", json_object_new_uint64(
+				w->offset + (e->offset - w->fs_offset)));
 		}
 	}
 	for (size_t k = 0; k < rep->own_count[i]; k++)
@@ -173,6 +188,7 @@ static json_object *json_report(const struct pass_report *rep)
 		}
 	}
 	json_object_object_add(root, "media_errors", errs);
+	cli_stack_report_json(root, rep);		/* report/map_stack.c */
 	cli_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
 	json_object_object_add(root, "bridged_gap_errors", gaps);
 	json_object_object_add(root, "transient_errors", transient);
@@ -280,6 +296,7 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		}
 	}
 	cli_print_damage(f, &rep->dmg, t);		/* report/map_report.c */
+	cli_stack_report_print(f, rep);			/* report/map_stack.c */
 	if (rep->nr_slow_errors || rep->nr_device_faults)
 		print_at_risk(rep, f);
 	if (rep->nr_gap_errors)
@@ -325,7 +342,8 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 		cli_fmt_bytes(r->planned_bytes, b, sizeof(b)),
 		t->mount_point[0] ? t->mount_point : t->arg, r->elapsed_s,
 		cli_fmt_bytes((uint64_t)rate, c, sizeof(c)), r->engine,
-		rep->nr_damage_errors ? "" : ": no media errors");
+		rep->nr_damage_errors ? "" : rep->stack && rep->stack->nr_rl ?
+		": no data lost, but REDUNDANCY LOST (see above)" : ": no media errors");
 	if (r->fatal_msg[0])
 		fprintf(f, "error: %s\n", r->fatal_msg);
 }

@@ -1,0 +1,147 @@
+/*
+ * mapping/stack.h - the storage stack under a filesystem (partitions, md RAID, device-mapper)
+ * and a range's way up through it: from a member disk's sector to the device the filesystem
+ * sits on, with the other copies, or the name of the layer that cannot be mapped and why.
+ */
+#ifndef MEDIASCAN_STACK_H
+#define MEDIASCAN_STACK_H
+
+#include <stdint.h>
+
+#include "stack_md.h"
+
+#define MAP_STACK_MAX_HOPS 16
+#define MAP_STACK_MAX_COPIES 64
+#define MAP_STACK_NAME 64
+
+/* One device on the way up, with the queried range's byte offset on it. */
+struct map_stack_hop {
+	char name[MAP_STACK_NAME];	/* kernel name: nvme0n1, sdb1, md0, dm-3 */
+	char kind[24];			/* "disk", "partition", "md-raid5", "dm-linear", ... */
+	uint64_t offset;		/* bytes */
+	int parity;			/* the range is parity/syndrome of this array */
+	int degraded;			/* md: members missing */
+};
+
+/* Another member range that holds the same data (or the rest of its stripe). */
+struct map_stack_copy {
+	char name[MAP_STACK_NAME];	/* the member as the layer sees it (sdc1, nvme2n1) */
+	char disk[MAP_STACK_NAME];	/* its whole disk */
+	uint64_t offset;		/* bytes on name */
+	uint64_t disk_offset;		/* bytes on disk */
+	uint64_t length;
+	const char *role;		/* "mirror", "data", "parity", "syndrome" */
+	char array[MAP_STACK_NAME];	/* the array it belongs to (md0) */
+};
+
+/* A range's way up. */
+struct map_stack_up {
+	struct map_stack_hop hop[MAP_STACK_MAX_HOPS];
+	unsigned nr_hops;
+	struct map_stack_copy copy[MAP_STACK_MAX_COPIES];
+	unsigned nr_copies;
+	uint64_t length;		/* bytes from the query's start mapped as one piece */
+	int parity;			/* ends in parity: no owner above */
+	int unused;			/* the range holds nothing above (past an array's used area,
+					 * outside every dm row) */
+	int unmappable;			/* the layer in bad_* cannot be mapped */
+	char bad_name[MAP_STACK_NAME];
+	char bad_kind[24];
+	char bad_reason[200];
+};
+
+/*
+ * Return 0 and the way up (u) of bytes [off, off + len) of block device name (kernel name)
+ * to the top of its stack (the device with no holders), through partitions, md and dm. The
+ * mapped piece may be shorter than len (u->length): call again from off + u->length. An
+ * unmappable layer is named in u (u->unmappable) with 0 returned; -errno when sysfs or a dm
+ * table cannot be read. sysfs NULL: "/sys".
+ */
+int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
+		 struct map_stack_up *u);
+/* Return 1 when block device name (or a partition of it) is held by md or dm, else 0. */
+int map_stack_is_stacked(const char *sysfs, const char *name);
+
+/*
+ * dm rows mapped up (pure): return 1 and the sector on the dm device (*top) that sector x of
+ * the device below (devt text "MAJ:MIN") holds in row (type, start, length, params), with
+ * *run sectors contiguous (2: the sector is parity of a dm-raid stripe); 0 when the row does
+ * not use that device range; -EINVAL when its
+ * params cannot be parsed. copies (max_copies) get the other legs of mirrors (devt text and
+ * sector), *nr_copies how many.
+ */
+struct map_dm_leg {
+	char devt[24];
+	uint64_t sector;
+	enum map_md_role role;
+};
+int map_dm_row_up(const char *type, uint64_t start, uint64_t length, const char *params,
+		  const char *below, uint64_t x, uint64_t *top, uint64_t *run,
+		  struct map_dm_leg *copies, unsigned max_copies, unsigned *nr_copies);
+/* Return the contract's kind name of dm target type ("dm-linear", "dm-thin", ...). */
+const char *map_dm_kind(const char *type);
+/* Return 1 when dm target type can be mapped, 0 (and *why) when not. */
+int map_dm_supported(const char *type, const char **why);
+
+/* The stack below a device, as a tree (from the device down to the disks). */
+struct map_stack_node {
+	char name[MAP_STACK_NAME];	/* kernel name */
+	char kind[24];			/* as in map_stack_hop, "dm-thin" for refused layers */
+	uint64_t size;			/* bytes */
+	int is_md;
+	char level[16];			/* md: "raid1" */
+	unsigned raid_disks;
+	uint64_t chunk_bytes;
+	uint32_t layout;
+	uint64_t degraded;		/* md: members missing */
+	char sync_action[32];		/* md: "idle", "resync", "recover", "check", ... */
+	char reshape[32];		/* md: reshape_position ("none") */
+	char uuid[64];			/* md: md/uuid when sysfs has it */
+	int slot;			/* as a member of the array above: its slot, -1 */
+	struct map_stack_node *below;
+	unsigned nr_below;
+};
+
+/* Return 0 and the tree below block device name (*out malloc'd), or -errno. */
+int map_stack_tree(const char *sysfs, const char *name, struct map_stack_node **out);
+/* Free a tree from map_stack_tree. */
+void map_stack_tree_free(struct map_stack_node *n);
+/* Return the first md array in the tree that resyncs, recovers, reshapes or checks, or NULL. */
+const struct map_stack_node *map_stack_busy(const struct map_stack_node *n);
+/* Return the first degraded md array in the tree, or NULL. */
+const struct map_stack_node *map_stack_degraded(const struct map_stack_node *n);
+
+/* One range on a device at the bottom of the stack (a disk or a partition with no slaves). */
+struct map_stack_leaf {
+	char name[MAP_STACK_NAME];	/* kernel name: nvme0n1, sdb1 */
+	uint64_t offset;		/* bytes */
+	uint64_t length;
+	enum map_md_role role;		/* data, mirror, parity, syndrome */
+};
+
+/*
+ * Return the number of leaf ranges written to out[0..max) that hold bytes [off, off + len)
+ * of block device name (every copy, and the parity of RAID4/5/6 stripe rows), clipped at the
+ * first chunk or row boundary (*done bytes); -EOPNOTSUPP for a layer that cannot be mapped
+ * (its kind in *bad_kind), -E2BIG, -ERANGE, -errno. Offsets are 512-byte aligned.
+ */
+int map_stack_down(const char *sysfs, const char *name, uint64_t off, uint64_t len,
+		   struct map_stack_leaf *out, unsigned max, uint64_t *done, const char **bad_kind);
+/**
+ * map_stack_data_start() - where a layer's data starts on a device below it.
+ * @sysfs: sysfs root, NULL: "/sys"
+ * @parent: the layer (kernel name: md0, dm-3, or a partition)
+ * @child: a device below it (for a partition: its disk)
+ * @start: set to the first byte of child that parent keeps data in: md's data offset, the
+ *	lowest offset of child in a dm table, a partition's start on its disk; what lies
+ *	before it is the layer's metadata (superblock, bitmap, LVM metadata area, LUKS header,
+ *	partition table)
+ *
+ * Return: 0, -ENOENT when parent is none of these, or -errno.
+ */
+int map_stack_data_start(const char *sysfs, const char *parent, const char *child,
+			 uint64_t *start);
+/* Return the number of leaf device names (no slaves) under name written to out[0..max). */
+int map_stack_leaves(const struct map_stack_node *n, char (*out)[MAP_STACK_NAME], unsigned max);
+
+#endif

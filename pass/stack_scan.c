@@ -1,0 +1,302 @@
+/*
+ * pass/stack_scan.c - a scan of a filesystem on md RAID / LVM / dm-crypt read at member
+ * level: every planned range of the filesystem's device mapped down the stack to every copy
+ * (and the parity of its stripe rows) on the disks or partitions at the bottom, read there
+ * with O_RDONLY|O_DIRECT (md would serve a good mirror and rewrite the bad one, hiding the
+ * latent error), all members in one scan so they are read in parallel. Afterwards each member
+ * error is mapped up: when another copy (or the rest of the stripe) read fine the redundancy
+ * is lost but no data ("redundancy lost", its own list and exit bit 16, with md's repair
+ * command); only when no copy reads does it become damage of the filesystem's device range,
+ * which the map stage names as usual.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kio.h"
+#include "pass.h"
+#include "stack.h"
+
+#define PEND_MAX 1024
+#define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)
+
+struct stack_src {
+	struct scan_source inner;
+	const char *top;
+	struct pass_stack *ps;
+	struct scan_range in[64];
+	int nin, pos;
+	uint64_t in_done;
+	struct map_stack_leaf lv[LEAF_LOCS];
+	struct scan_range pend[PEND_MAX];
+	unsigned npend, ppos;
+	uint64_t last_start[SCAN_MAX_DEVICES], last_end[SCAN_MAX_DEVICES];
+	int err;
+	const char *bad;
+};
+
+static int leaf_index(const struct pass_stack *ps, const char *name)
+{
+	for (unsigned i = 0; i < ps->nr_leaf; i++)
+		if (strcmp(ps->leaf[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Add one leaf range to the pending list (merged with the last one of its device). */
+static int pend_add(struct stack_src *s, unsigned d, uint64_t off, uint64_t len)
+{
+	uint32_t lbs = s->ps->devs[d].logical_block_size ? s->ps->devs[d].logical_block_size : 512;
+	uint64_t end = off + len;
+
+	off -= off % lbs;
+	if (end % lbs)
+		end += lbs - end % lbs;
+	/* the same parity for consecutive chunks of a row: read once */
+	if (off < s->last_end[d] && off >= s->last_start[d]) {
+		if (end <= s->last_end[d])
+			return 0;
+		off = s->last_end[d];
+	}
+	for (unsigned i = s->npend; i-- > s->ppos;)
+		if (s->pend[i].dev_idx == d) {
+			if (s->pend[i].offset + s->pend[i].length == off &&
+			    s->pend[i].length < (64u << 20)) {
+				s->pend[i].length += end - off;
+				s->last_end[d] = end;
+				return 0;
+			}
+			break;
+		}
+	if (s->npend == PEND_MAX)
+		return -E2BIG;
+	memset(&s->pend[s->npend], 0, sizeof(s->pend[0]));
+	s->pend[s->npend].offset = off;
+	s->pend[s->npend].length = end - off;
+	s->pend[s->npend].dev_idx = d;
+	s->npend++;
+	s->last_start[d] = off;
+	s->last_end[d] = end;
+	return 0;
+}
+
+static int stack_next(void *arg, struct scan_range *out, unsigned max)
+{
+	struct stack_src *s = arg;
+	unsigned n = 0;
+
+	while (n < max) {
+		if (s->ppos < s->npend) {
+			out[n++] = s->pend[s->ppos++];
+			continue;
+		}
+		s->npend = s->ppos = 0;
+		/* refill: map input ranges down until enough is pending */
+		while (s->npend < PEND_MAX - LEAF_LOCS && s->npend < 256) {
+			const struct scan_range *r;
+			uint64_t done;
+			int k;
+
+			if (s->pos >= s->nin) {
+				s->nin = s->inner.next(s->inner.arg, s->in, 64);
+				s->pos = 0;
+				s->in_done = 0;
+				if (s->nin < 0) {
+					s->err = s->nin;
+					return n ? (int)n : s->nin;
+				}
+				if (s->nin == 0)
+					break;
+			}
+			r = &s->in[s->pos];
+			if (r->dev_idx != 0) {		/* an external log: read it as it is */
+				s->pos++;
+				continue;
+			}
+			k = map_stack_down(NULL, s->top, r->offset + s->in_done,
+					   r->length - s->in_done, s->lv, LEAF_LOCS, &done, &s->bad);
+			if (k < 0) {
+				s->err = k;
+				return -EIO;
+			}
+			for (int i = 0; i < k; i++) {
+				int d = leaf_index(s->ps, s->lv[i].name);
+
+				if (d < 0) {
+					s->err = -ENODEV;
+					return -EIO;
+				}
+				if (pend_add(s, (unsigned)d, s->lv[i].offset, s->lv[i].length) < 0) {
+					s->err = -E2BIG;
+					return -EIO;
+				}
+			}
+			s->in_done += done ? done : r->length - s->in_done;
+			if (s->in_done >= r->length) {
+				s->pos++;
+				s->in_done = 0;
+			}
+		}
+		if (!s->npend)
+			break;
+	}
+	return (int)n;
+}
+
+/* The first layer of the tree that map_stack_down cannot go through, or NULL. */
+static const struct map_stack_node *unreadable_layer(const struct map_stack_node *n)
+{
+	static const char *const ok[] = { "disk", "partition", "md-linear", "md-raid0",
+					  "md-raid1", "md-raid4", "md-raid5", "md-raid6",
+					  "md-raid10", "dm-linear", "dm-striped", "dm-crypt",
+					  "dm-multipath", "dm-flakey", "dm-delay", "dm-raid", NULL };
+	unsigned i;
+
+	for (i = 0; ok[i] && strcmp(ok[i], n->kind); i++)
+		;
+	if (!ok[i])
+		return n;
+	for (i = 0; i < n->nr_below; i++) {
+		const struct map_stack_node *b = unreadable_layer(&n->below[i]);
+
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err, size_t len)
+{
+	struct map_stack_node *tree = NULL;
+	const struct map_stack_node *bad;
+	int n, ret;
+
+	memset(ps, 0, sizeof(*ps));
+	for (unsigned i = 0; i < SCAN_MAX_DEVICES; i++)
+		ps->devs[i].fd = -1;
+	if (!t->nr_devices || !t->devices[0].info.name[0])
+		return 0;
+	ret = map_stack_tree(NULL, t->devices[0].info.name, &tree);
+	if (ret < 0)
+		return 0;
+	if (!tree->nr_below || !strcmp(tree->kind, "disk") || (!strcmp(tree->kind, "partition") &&
+							   !tree->below[0].nr_below)) {
+		map_stack_tree_free(tree);
+		return 0;			/* not stacked */
+	}
+	bad = unreadable_layer(tree);
+	if (bad && strcmp(bad->kind, "dm-raid")) {
+		/* a layer that cannot be mapped (thin, cache, snapshot, ...): what is read at the
+		 * top is not every copy and errors there have no member sector: exit bit 4 */
+		ps->unmappable = 1;
+		snprintf(ps->bad_name, sizeof(ps->bad_name), "%s", bad->name);
+		snprintf(ps->bad_kind, sizeof(ps->bad_kind), "%s", bad->kind);
+		snprintf(ps->note, sizeof(ps->note), "unmappable: /dev/%s (%s) under /dev/%.60s "
+			 "cannot be mapped to its disks: read at the top only, not every copy; "
+			 "--top-only accepts that", bad->name, bad->kind, t->devices[0].info.name);
+		map_stack_tree_free(tree);
+		return 0;
+	}
+	if (bad) {
+		snprintf(ps->note, sizeof(ps->note), "note: /dev/%.60s reads as md/dm serve it, not every "
+			 "copy: member-level reading does not go through /dev/%s (%s)",
+			 t->devices[0].info.name, bad->name, bad->kind);
+		map_stack_tree_free(tree);
+		return 0;
+	}
+	n = map_stack_leaves(tree, ps->leaf, SCAN_MAX_DEVICES);
+	map_stack_tree_free(tree);
+	if (n <= 0)
+		return 0;
+	{
+		/* a layer whose geometry cannot be followed down (dm-raid other than raid1, raid0
+		 * with zones): read at the top as md/dm serve it, said */
+		struct map_stack_leaf lv[LEAF_LOCS];
+		const char *bk = NULL;
+		uint64_t done;
+
+		if (map_stack_down(NULL, t->devices[0].info.name, 0, 4096, lv, LEAF_LOCS, &done,
+				   &bk) == -EOPNOTSUPP) {
+			snprintf(ps->note, sizeof(ps->note), "note: /dev/%.60s reads as md/dm serve "
+				 "it, not every copy: member-level reading does not go through a "
+				 "layer of kind %s", t->devices[0].info.name, bk ? bk : "?");
+			return 0;
+		}
+	}
+	ps->nr_leaf = (unsigned)n;
+	snprintf(ps->top, sizeof(ps->top), "%s", t->devices[0].info.name);
+	for (unsigned i = 0; i < ps->nr_leaf; i++) {
+		struct kio_bdev_info bi;
+		int fd;
+
+		snprintf(ps->path[i], sizeof(ps->path[i]), "/dev/%s", ps->leaf[i]);
+		fd = kio_open_direct(ps->path[i]);
+		if (fd < 0 || kio_bdev_info(fd, &bi) < 0) {
+			snprintf(err, len, "cannot open member %s (O_DIRECT): %s", ps->path[i],
+				 strerror(fd < 0 ? -fd : EIO));
+			if (fd >= 0)
+				kio_close(fd);
+			pass_stack_close(ps);
+			return -ENODEV;
+		}
+		ps->devs[i].fd = fd;
+		ps->devs[i].logical_block_size = bi.logical_block_size;
+		ps->devs[i].size_bytes = bi.size_bytes;
+		ps->devs[i].max_io_bytes = (uint64_t)bi.max_sectors_kb * 1024;
+		ps->devs[i].path = ps->path[i];
+	}
+	ps->active = 1;
+	return 1;
+}
+
+void pass_stack_close(struct pass_stack *ps)
+{
+	for (unsigned i = 0; i < ps->nr_leaf; i++)
+		if (ps->devs[i].fd >= 0)
+			kio_close(ps->devs[i].fd);
+	for (size_t i = 0; i < ps->nr_rl; i++)
+		free(ps->rl[i].u);
+	free(ps->rl);
+	free(ps->at);
+	free(ps->mr);
+	map_damage_free(&ps->dmg);
+	memset(ps, 0, sizeof(*ps));
+}
+
+int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_opts *so,
+		    struct scan_result *r, char *err, size_t len)
+{
+	struct stack_src *s = calloc(1, sizeof(*s));
+	struct scan_source wrap;
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	s->inner = *src;
+	s->top = ps->top;
+	s->ps = ps;
+	wrap.next = stack_next;
+	wrap.arg = s;
+	/* plain reads of the members: no drive-side method, no checkpoints of the top's plan */
+	so->vfy = NULL;
+	so->vfy_isolate = NULL;
+	memset(so->vfy_devs, 0, sizeof(so->vfy_devs));
+	so->checkpoint = NULL;
+	so->checkpoint_interval_ns = 0;
+	so->watch = NULL;
+	so->nr_watch = 0;
+	so->nr_views = 0;
+	memset(so->start_cursor, 0, sizeof(so->start_cursor));
+	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
+	ret = scan_run(ps->devs, ps->nr_leaf, &wrap, so, r);
+	if (s->err) {
+		snprintf(err, len, "mapping the plan down the stack failed: %s%s%s",
+			 strerror(-s->err), s->bad ? " at a layer of kind " : "",
+			 s->bad ? s->bad : "");
+		ret = s->err;
+	}
+	free(s);
+	return ret;
+}

@@ -1,0 +1,278 @@
+/*
+ * pass/stack_verdict.c - verdicts of a member-level scan: each member error mapped up the
+ * stack. Another copy (a mirror, or for RAID4/5/6 the rest of the stripe) read fine: the
+ * redundancy is lost, no data is (its own list, exit bit 16, md's repair command for just
+ * that chunk-aligned range; mediascan never writes). No copy reads: damage of the
+ * filesystem device's range, named by the map stage as any damage. Parity has no owner: an
+ * error there is lost redundancy of its stripe.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kio.h"
+#include "pass.h"
+
+static int leaf_of(const struct pass_stack *ps, const char *name)
+{
+	for (unsigned i = 0; i < ps->nr_leaf; i++)
+		if (strcmp(ps->leaf[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* 1 when a media error of errs[0..n) touches leaf name's [off, off + len). */
+static int copy_failed(const struct pass_stack *ps, const struct scan_error *errs, size_t n,
+		       const char *name, uint64_t off, uint64_t len)
+{
+	int d = leaf_of(ps, name);
+
+	if (d < 0)
+		return 1;			/* not read: not known to be good */
+	for (size_t i = 0; i < n; i++)
+		if (errs[i].dev_idx == (uint32_t)d && errs[i].offset < off + len &&
+		    off < errs[i].offset + errs[i].length &&
+		    scan_error_verdict(&errs[i]) == SCAN_V_DAMAGE)
+			return 1;
+	return 0;
+}
+
+/* md's repair of the member range under u's first md layer, chunk-aligned. */
+static void repair_cmd(const struct map_stack_up *u, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (unsigned k = 1; k < u->nr_hops; k++) {
+		const char *md = u->hop[k].name, *member = u->hop[k - 1].name;
+		uint64_t doff = 0, chunk = 0, lo, hi;
+		char attr[128];
+
+		if (strncmp(u->hop[k].kind, "md-", 3))
+			continue;
+		snprintf(attr, sizeof(attr), "md/dev-%s/offset", member);
+		kio_blk_attr_u64(NULL, md, attr, &doff);
+		kio_blk_attr_u64(NULL, md, "md/chunk_size", &chunk);
+		chunk = chunk ? chunk / 512 : 128;
+		if (strcmp(u->hop[k].kind, "md-raid10") == 0) {
+			lo = u->hop[k].offset / 512;		/* raid10 syncs array sectors */
+		} else {
+			lo = u->hop[k - 1].offset / 512;
+			lo = lo > doff ? lo - doff : 0;		/* component sectors */
+		}
+		hi = lo + (u->length + 511) / 512;
+		lo -= lo % chunk;
+		hi = hi % chunk ? hi + chunk - hi % chunk : hi;
+		snprintf(out, len, "echo %" PRIu64 " > /sys/block/%s/md/sync_min; echo %" PRIu64
+			 " > /sys/block/%s/md/sync_max; echo repair > /sys/block/%s/md/sync_action"
+			 "; when sync_action is idle again: echo 0 > /sys/block/%s/md/sync_min; "
+			 "echo max > /sys/block/%s/md/sync_max", lo, md, hi, md, md, md, md);
+		return;
+	}
+	for (unsigned k = 1; k < u->nr_hops; k++)
+		if (strcmp(u->hop[k].kind, "dm-raid") == 0) {
+			snprintf(out, len, "lvchange --syncaction repair on the LVM RAID LV of "
+				 "/dev/%s", u->hop[k].name);
+			return;
+		}
+}
+
+static int cmp_err(const void *a, const void *b)
+{
+	const struct scan_error *x = a, *y = b;
+
+	if (x->dev_idx != y->dev_idx)
+		return x->dev_idx < y->dev_idx ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->length < y->length ? -1 : x->length > y->length;
+}
+
+static int rl_add(struct pass_stack *ps, const char *leaf, uint64_t off, uint64_t len,
+		  int err, struct map_stack_up *u, int lost)
+{
+	struct pass_stack_rl *n = realloc(ps->rl, sizeof(*n) * (ps->nr_rl + 1));
+	struct pass_stack_rl *e;
+
+	if (!n)
+		return -ENOMEM;
+	ps->rl = n;
+	e = &ps->rl[ps->nr_rl++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->member, sizeof(e->member), "/dev/%s", leaf);
+	e->offset = off;
+	e->length = len;
+	e->err = err;
+	e->u = u;
+	e->lost = lost;
+	if (!u->parity && !u->unused && !u->unmappable && u->nr_hops) {
+		e->has_fs = 1;
+		e->fs_offset = u->hop[u->nr_hops - 1].offset;
+	}
+	repair_cmd(u, e->repair, sizeof(e->repair));
+	return 0;
+}
+
+static int at_add(struct pass_stack *ps, const char *leaf, uint64_t off, uint64_t fs_off,
+		  uint64_t len)
+{
+	struct pass_stack_at *n = realloc(ps->at, sizeof(*n) * (ps->nr_at + 1));
+
+	if (!n)
+		return -ENOMEM;
+	ps->at = n;
+	n += ps->nr_at++;
+	snprintf(n->member, sizeof(n->member), "/dev/%s", leaf);
+	n->offset = off;
+	n->fs_offset = fs_off;
+	n->length = len;
+	return 0;
+}
+
+const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64_t off)
+{
+	for (size_t i = 0; ps && i < ps->nr_at; i++)
+		if (ps->at[i].fs_offset <= off && off < ps->at[i].fs_offset + ps->at[i].length)
+			return &ps->at[i];
+	return NULL;
+}
+
+int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
+{
+	size_t n = r->nr_errors, nn = 0, cap = n * 2 + 8;
+	struct scan_error *orig = r->errors, *out = malloc(sizeof(*out) * cap);
+	int ret = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		const struct scan_error *e = &orig[i];
+		const char *leaf = e->dev_idx < ps->nr_leaf ? ps->leaf[e->dev_idx] : NULL;
+		enum scan_verdict v = scan_error_verdict(e);
+		uint64_t off = e->offset, left = e->length;
+
+		if (!leaf || v == SCAN_V_OPERATIONAL) {
+			struct scan_error c = *e;
+
+			c.dev_idx = 0;		/* our own trouble: said on the top device */
+			out[nn++] = c;
+			continue;
+		}
+		while (left && ret == 0) {
+			struct map_stack_up *u = malloc(sizeof(*u));
+			unsigned bad = 0, copies = 0, syndrome = 0, mirror = 0;
+			uint64_t piece;
+			int ok;
+
+			if (!u) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (map_stack_up(NULL, leaf, off, left, u) < 0 || !u->length) {
+				memset(u, 0, sizeof(*u));
+				u->unmappable = 1;
+				u->length = left;
+			}
+			piece = u->length < left ? u->length : left;
+			for (unsigned c = 0; c < u->nr_copies; c++) {
+				const struct map_stack_copy *cp = &u->copy[c];
+
+				copies++;
+				mirror += !strcmp(cp->role, "mirror");
+				syndrome += !strcmp(cp->role, "syndrome");
+				bad += copy_failed(ps, orig, n, cp->name, cp->offset, cp->length);
+			}
+			/* a mirror needs one good copy; a parity stripe all the others (RAID6:
+			 * all but one) */
+			ok = copies && (mirror ? bad < copies : bad <= (syndrome ? 1u : 0u));
+			if (v == SCAN_V_DAMAGE && (ok || u->parity || !u->nr_hops || u->unused ||
+						   u->unmappable)) {
+				ret = rl_add(ps, leaf, off, piece, e->err, u, !ok);
+				u = NULL;
+			} else if (!u->parity && !u->unused && !u->unmappable && u->nr_hops) {
+				struct scan_error c = *e;
+
+				c.dev_idx = 0;
+				c.offset = u->hop[u->nr_hops - 1].offset;
+				c.length = piece;
+				if (at_add(ps, leaf, off, c.offset, piece) < 0) {
+					ret = -ENOMEM;
+					free(u);
+					break;
+				}
+				if (nn == cap) {
+					struct scan_error *x = realloc(out, sizeof(*x) * cap * 2);
+
+					if (!x) {
+						ret = -ENOMEM;
+						free(u);
+						break;
+					}
+					out = x;
+					cap *= 2;
+				}
+				out[nn++] = c;
+			} else {
+				ps->nr_dropped++;	/* slow or transient in parity/unused space */
+			}
+			free(u);
+			off += piece;
+			left -= piece;
+		}
+	}
+	if (ret < 0) {
+		free(out);
+		return ret;
+	}
+	if (nn)
+		qsort(out, nn, sizeof(*out), cmp_err);
+	/* both mirrors failing the same range give the same range of the top twice */
+	size_t w = 0;
+
+	for (size_t i = 0; i < nn; i++)
+		if (!w || cmp_err(&out[w - 1], &out[i]))
+			out[w++] = out[i];
+	free(orig);
+	r->errors = out;
+	r->nr_errors = w;
+	r->sealed = 0;
+	return 0;
+}
+
+int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
+{
+	uint64_t *off = malloc(sizeof(*off) * (ps->nr_rl + 1));
+	uint64_t *len = malloc(sizeof(*len) * (ps->nr_rl + 1));
+	size_t k = 0;
+	int ret = 0;
+
+	rep->stack = ps;
+	if (!off || !len) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		rep->exit_bits |= PASS_EXIT_DEVICE;
+		if (ps->rl[i].lost)
+			rep->exit_bits |= PASS_EXIT_MEDIA;
+		if (ps->rl[i].u && ps->rl[i].u->unmappable)
+			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
+		if (!ps->rl[i].has_fs)
+			continue;
+		off[k] = ps->rl[i].fs_offset;
+		len[k++] = ps->rl[i].length;
+	}
+	if (k) {
+		ret = map_damage_add_many(&ps->dmg, rep->t, 0, off, len, k);
+		if (ret == 0)
+			ret = map_damage_resolve(&ps->dmg, rep->t);
+		for (size_t i = 0, g = 0; ret == 0 && i < ps->nr_rl; i++)
+			if (ps->rl[i].has_fs)
+				map_damage_group(&ps->dmg, g++, &ps->rl[i].own_first,
+						 &ps->rl[i].own_count);
+	}
+out:
+	free(off);
+	free(len);
+	return ret;
+}

@@ -1,0 +1,243 @@
+/*
+ * report/map_stack.c - the storage stack in answers, as JSON (json-c) and as text: for map, a
+ * range's way up from the queried device to the filesystem's device, the other copies of the
+ * data (or the rest of a parity stripe) and the layer that could not be mapped; for probe,
+ * the tree from the filesystem's device down to the disks.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "map_report.h"
+#include "map_stack.h"
+
+static json_object *dev_string(const char *name)
+{
+	char p[96];
+
+	snprintf(p, sizeof(p), "/dev/%s", name);
+	return json_object_new_string(p);
+}
+
+json_object *cli_stack_hops_json(const struct map_stack_up *u)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < u->nr_hops; i++) {
+		json_object *h = json_object_new_object();
+
+		json_object_object_add(h, "device", dev_string(u->hop[i].name));
+		json_object_object_add(h, "kind", json_object_new_string(u->hop[i].kind));
+		json_object_object_add(h, "offset", json_object_new_uint64(u->hop[i].offset));
+		if (u->hop[i].parity)
+			json_object_object_add(h, "parity", json_object_new_boolean(1));
+		if (u->hop[i].degraded)
+			json_object_object_add(h, "degraded", json_object_new_boolean(1));
+		json_object_array_add(a, h);
+	}
+	return a;
+}
+
+json_object *cli_stack_copies_json(const struct map_stack_up *u)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < u->nr_copies; i++) {
+		const struct map_stack_copy *c = &u->copy[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "device", dev_string(c->name));
+		json_object_object_add(j, "offset", json_object_new_uint64(c->offset));
+		json_object_object_add(j, "length", json_object_new_uint64(c->length));
+		json_object_object_add(j, "role", json_object_new_string(c->role));
+		json_object_object_add(j, "disk", dev_string(c->disk));
+		json_object_object_add(j, "disk_offset", json_object_new_uint64(c->disk_offset));
+		json_object_object_add(j, "array", dev_string(c->array));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
+json_object *cli_stack_unmappable_json(const struct map_stack_up *u)
+{
+	json_object *j;
+
+	if (!u->unmappable)
+		return NULL;
+	j = json_object_new_object();
+	json_object_object_add(j, "device", dev_string(u->bad_name));
+	json_object_object_add(j, "kind", json_object_new_string(u->bad_kind));
+	json_object_object_add(j, "reason", json_object_new_string(u->bad_reason));
+	return j;
+}
+
+void cli_stack_print(FILE *f, const struct map_stack_up *u)
+{
+	fprintf(f, "      stack:");
+	for (unsigned i = 0; i < u->nr_hops; i++)
+		fprintf(f, "%s /dev/%s (%s%s%s) at %" PRIu64, i ? " ->" : "", u->hop[i].name,
+			u->hop[i].kind, u->hop[i].parity ? ", parity" : "",
+			u->hop[i].degraded ? ", DEGRADED" : "", u->hop[i].offset);
+	fputc('\n', f);
+	if (u->parity)
+		fprintf(f, "      parity of a stripe: no file owns it; a latent error here fails a "
+			"rebuild\n");
+	for (unsigned i = 0; i < u->nr_copies; i++) {
+		const struct map_stack_copy *c = &u->copy[i];
+
+		fprintf(f, "      %s: /dev/%s offset %" PRIu64 " length %" PRIu64 " (in /dev/%s)\n",
+			u->parity || c->role[0] != 'm' ? c->role : "other copy", c->name,
+			c->offset, c->length, c->array);
+	}
+	if (u->unmappable)
+		fprintf(f, "      cannot map through /dev/%s (%s): %s; no owner is guessed\n",
+			u->bad_name, u->bad_kind, u->bad_reason);
+	else if (u->unused)
+		fprintf(f, "      holds nothing above: %s\n", u->bad_reason);
+}
+
+json_object *cli_stack_tree_json(const struct map_stack_node *n)
+{
+	json_object *j = json_object_new_object(), *below = json_object_new_array();
+
+	json_object_object_add(j, "device", dev_string(n->name));
+	json_object_object_add(j, "kind", json_object_new_string(n->kind));
+	json_object_object_add(j, "size", json_object_new_uint64(n->size));
+	if (n->slot >= 0)
+		json_object_object_add(j, "slot", json_object_new_int(n->slot));
+	if (n->is_md) {
+		json_object *md = json_object_new_object();
+
+		json_object_object_add(md, "level", json_object_new_string(n->level));
+		json_object_object_add(md, "raid_disks", json_object_new_int((int)n->raid_disks));
+		json_object_object_add(md, "chunk_size", json_object_new_uint64(n->chunk_bytes));
+		json_object_object_add(md, "layout", json_object_new_int64(n->layout));
+		json_object_object_add(md, "degraded", json_object_new_uint64(n->degraded));
+		json_object_object_add(md, "sync_action", json_object_new_string(n->sync_action));
+		if (n->uuid[0])
+			json_object_object_add(md, "uuid", json_object_new_string(n->uuid));
+		json_object_object_add(j, "md", md);
+	}
+	for (unsigned i = 0; i < n->nr_below; i++)
+		json_object_array_add(below, cli_stack_tree_json(&n->below[i]));
+	json_object_object_add(j, "below", below);
+	return j;
+}
+
+void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth)
+{
+	fprintf(f, "  %*s/dev/%s  %s  %" PRIu64 " bytes", (int)depth * 2, "", n->name, n->kind,
+		n->size);
+	if (n->slot >= 0)
+		fprintf(f, "  slot %d", n->slot);
+	if (n->is_md) {
+		fprintf(f, "  %u disks", n->raid_disks);
+		if (n->chunk_bytes)
+			fprintf(f, ", chunk %" PRIu64 " KiB", n->chunk_bytes / 1024);
+		fprintf(f, ", %s", n->sync_action[0] ? n->sync_action : "?");
+		if (n->degraded)
+			fprintf(f, ", DEGRADED (%" PRIu64 " missing)", n->degraded);
+	}
+	fputc('\n', f);
+	for (unsigned i = 0; i < n->nr_below; i++)
+		cli_stack_tree_print(f, &n->below[i], depth + 1);
+}
+
+void cli_stack_report_json(json_object *root, const struct pass_report *rep)
+{
+	const struct pass_stack *ps = rep->stack;
+	json_object *a = json_object_new_array(), *mem, *devs;
+
+	if (ps && ps->unmappable) {
+		json_object *um = json_object_new_array(), *u = json_object_new_object();
+		char dev[96];
+
+		snprintf(dev, sizeof(dev), "/dev/%s", ps->bad_name);
+		json_object_object_add(u, "device", json_object_new_string(dev));
+		json_object_object_add(u, "kind", json_object_new_string(ps->bad_kind));
+		json_object_object_add(u, "reason", json_object_new_string(ps->note));
+		json_object_array_add(um, u);
+		json_object_object_add(root, "unmappable", um);
+	}
+	if (!ps || !ps->active) {
+		json_object_object_add(root, "redundancy_lost", a);
+		return;
+	}
+	mem = json_object_new_array();
+	for (unsigned i = 0; i < ps->nr_leaf; i++) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "path", json_object_new_string(ps->path[i]));
+		json_object_object_add(d, "role", json_object_new_string("member"));
+		json_object_object_add(d, "logical_block_size", json_object_new_int(
+			(int)ps->devs[i].logical_block_size));
+		json_object_object_add(d, "size", json_object_new_uint64(ps->devs[i].size_bytes));
+		json_object_array_add(mem, d);
+	}
+	json_object_object_add(root, "member_devices", mem);
+	/* the contract's place for them: devices[] with role "member", beside the top device */
+	if (json_object_object_get_ex(root, "devices", &devs) && json_object_is_type(devs,
+										  json_type_array))
+		for (unsigned i = 0; i < ps->nr_leaf; i++)
+			json_object_array_add(devs, json_object_get(json_object_array_get_idx(mem,
+											       i)));
+	json_object_object_add(root, "member_level", json_object_new_boolean(1));
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		const struct pass_stack_rl *e = &ps->rl[i];
+		json_object *j = json_object_new_object(), *own = json_object_new_array();
+
+		json_object_object_add(j, "device", json_object_new_string(e->member));
+		json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
+		json_object_object_add(j, "length", json_object_new_uint64(e->length));
+		json_object_object_add(j, "verdict", json_object_new_string(
+			e->lost ? "damage" : "redundancy-lost"));
+		json_object_object_add(j, "errno", json_object_new_int(e->err));
+		if (e->u) {
+			json_object_object_add(j, "stack", cli_stack_hops_json(e->u));
+			json_object_object_add(j, "copies", cli_stack_copies_json(e->u));
+			if (e->u->parity)
+				json_object_object_add(j, "parity", json_object_new_boolean(1));
+			if (e->u->unmappable)
+				json_object_object_add(j, "unmappable",
+						       cli_stack_unmappable_json(e->u));
+		}
+		if (e->has_fs)
+			json_object_object_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
+		if (e->repair[0])
+			json_object_object_add(j, "repair", json_object_new_string(e->repair));
+		for (size_t k = 0; k < e->own_count; k++)
+			json_object_array_add(own, cli_owner_json(&ps->dmg, rep->t,
+						&ps->dmg.owners[e->own_first + k]));
+		json_object_object_add(j, "owners", own);
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "redundancy_lost", a);
+}
+
+void cli_stack_report_print(FILE *f, const struct pass_report *rep)
+{
+	const struct pass_stack *ps = rep->stack;
+
+	if (!ps || !ps->active)
+		return;
+	fprintf(f, "\nRead at member level: every copy and parity on %u member%s:", ps->nr_leaf,
+		ps->nr_leaf == 1 ? "" : "s");
+	for (unsigned i = 0; i < ps->nr_leaf; i++)
+		fprintf(f, " %s", ps->path[i]);
+	fputc('\n', f);
+	if (!ps->nr_rl)
+		return;
+	fprintf(f, "\nRedundancy lost (%zu): a copy failed while another still reads; nothing is "
+		"lost yet, but the next failure loses it. Repair from the good copy:\n", ps->nr_rl);
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		const struct pass_stack_rl *e = &ps->rl[i];
+
+		fprintf(f, "  %s offset %" PRIu64 " length %" PRIu64 "%s\n", e->member, e->offset,
+			e->length, e->lost ? "  NO COPY READS" : "");
+		if (e->u)
+			cli_stack_print(f, e->u);
+		for (size_t k = 0; k < e->own_count; k++)
+			cli_print_owner(f, &ps->dmg, rep->t, &ps->dmg.owners[e->own_first + k]);
+		if (e->repair[0])
+			fprintf(f, "      repair: %s\n", e->repair);
+	}
+}

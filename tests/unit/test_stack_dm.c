@@ -1,0 +1,130 @@
+/*
+ * tests/unit/test_stack_dm.c - mapping/stack_dm.c's device-mapper rows read upward (linear
+ * as LVM writes it, striped over three PVs, crypt with its key already replaced, multipath,
+ * dm-raid raid1 and raid5_ls, refused targets with a reason) and klog_md.c's md log lines.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "klog.h"
+#include "stack.h"
+
+static int up(const char *type, uint64_t start, uint64_t len, const char *params,
+	      const char *below, uint64_t x, uint64_t *top, uint64_t *run)
+{
+	struct map_dm_leg legs[8];
+	unsigned n;
+
+	return map_dm_row_up(type, start, len, params, below, x, top, run, legs, 8, &n);
+}
+
+static void test_linear_crypt_multipath(void **s)
+{
+	uint64_t top, run;
+
+	(void)s;
+	/* LVM: segment at LV sector 8192, 4096 sectors long, on 9:0 from PV sector 2048 */
+	assert_int_equal(up("linear", 8192, 4096, "9:0 2048", "9:0", 2048 + 100, &top, &run), 1);
+	assert_int_equal(top, 8192 + 100);
+	assert_int_equal(run, 4096 - 100);
+	assert_int_equal(up("linear", 8192, 4096, "9:0 2048", "9:0", 2000, &top, &run), 0);
+	assert_int_equal(up("linear", 8192, 4096, "9:0 2048", "8:16", 3000, &top, &run), 0);
+	/* LUKS2: data at 32768 sectors (16 MiB) of 259:1; the key field is "-" here */
+	assert_int_equal(up("crypt", 0, 100000, "aes-xts-plain64 - 0 259:1 32768", "259:1",
+			    32768 + 5, &top, &run), 1);
+	assert_int_equal(top, 5);
+	assert_int_equal(up("multipath", 0, 1000, "0 0 1 1 service-time 0 2 1 8:16 1 8:32 1",
+			    "8:32", 777, &top, &run), 1);
+	assert_int_equal(top, 777);
+	assert_int_equal(up("thin", 0, 1000, "", "8:16", 1, &top, &run), -EOPNOTSUPP);
+}
+
+static void test_striped(void **s)
+{
+	uint64_t top, run;
+
+	(void)s;
+	/* 3 stripes of 128 sectors, each PV from sector 2048; LV of 3 * 4096 sectors */
+	const char *p = "3 128 8:16 2048 8:32 2048 8:48 2048";
+
+	/* second stripe, row 2, offset 5: chunk 2 * 3 + 1 = 7 */
+	assert_int_equal(up("striped", 0, 3 * 4096, p, "8:32", 2048 + 256 + 5, &top, &run), 1);
+	assert_int_equal(top, 7 * 128 + 5);
+	assert_int_equal(run, 123);
+	assert_int_equal(up("striped", 0, 3 * 4096, p, "8:32", 2048 + 4096, &top, &run), 0);
+}
+
+static void test_dm_raid(void **s)
+{
+	struct map_dm_leg legs[8];
+	uint64_t top, run;
+	unsigned n;
+
+	(void)s;
+	/* LVM raid1: rmeta/rimage pairs */
+	assert_int_equal(map_dm_row_up("raid", 0, 8192, "raid1 3 0 region_size 1024 2 253:1 "
+				       "253:2 253:3 253:4", "253:4", 100, &top, &run, legs, 8,
+				       &n), 1);
+	assert_int_equal(top, 100);
+	assert_int_equal(n, 1);
+	assert_string_equal(legs[0].devt, "253:2");
+	assert_int_equal(legs[0].sector, 100);
+	/* raid5_ls of 3, chunk 128, LV 2 * 4096: image 253:6 (slot 1) sector 130 is parity of
+	 * stripe 1 (D3 P D2) */
+	assert_int_equal(map_dm_row_up("raid", 0, 8192, "raid5_ls 3 128 region_size 1024 3 "
+				       "253:1 253:2 253:5 253:6 253:7 253:8", "253:6", 130, &top,
+				       &run, legs, 8, &n), 2);
+	assert_int_equal(top, 2 * 128 + 2);
+	const char *why;
+
+	assert_int_equal(map_dm_supported("thin", &why), 0);
+	assert_non_null(strstr(why, "pool"));
+	assert_string_equal(map_dm_kind("writecache"), "dm-writecache");
+	assert_int_equal(map_dm_supported("striped", &why), 1);
+}
+
+static void test_klog_md(void **s)
+{
+	struct map_klog_rec r;
+
+	(void)s;
+	assert_int_equal(map_klog_md_parse("md/raid1:md0: read error corrected (8 sectors at "
+					   "16280 on nvme0n1)", &r), 1);
+	assert_string_equal(r.dev, "nvme0n1");
+	assert_int_equal(r.value, 16280);
+	assert_int_equal(r.count, 8);
+	assert_string_equal(r.format, "md");
+	assert_int_equal(map_klog_md_parse("md/raid:md1: read error not correctable (sector "
+					   "10584 on sdc).", &r), 1);
+	assert_string_equal(r.dev, "sdc");
+	assert_int_equal(r.value, 10584);
+	assert_int_equal(map_klog_md_parse("md/raid10:md2: sdb1: unrecoverable I/O read error "
+					   "for block 4096", &r), 1);
+	assert_string_equal(r.dev, "md2");
+	assert_int_equal(r.value, 4096);
+	assert_int_equal(map_klog_md_parse("md/raid1:md0: Disk failure on sdb, disabling "
+					   "device.", &r), 0);
+	assert_int_equal(map_klog_md_parse("md/raid1:md0: read error corrected (x sectors",
+					   &r), -EINVAL);
+	/* through the line parser, with a dmesg stamp */
+	assert_int_equal(map_klog_parse("[   12.345678] md/raid:md1: read error corrected "
+					"(8 sectors at 10584 on nvme0n3)", &r), 1);
+	assert_string_equal(r.dev, "nvme0n3");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_linear_crypt_multipath),
+		cmocka_unit_test(test_striped),
+		cmocka_unit_test(test_dm_raid),
+		cmocka_unit_test(test_klog_md),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
