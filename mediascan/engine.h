@@ -67,6 +67,8 @@ struct scan_engine {
 	unsigned depth;			/* I/Os in flight at most */
 	void *buf;			/* shared discard buffer, buf_len bytes, page aligned */
 	size_t buf_len;
+	size_t buf_piece;		/* each I/O's buffer lies within one piece of this size
+					 * (0: anywhere in buf) */
 	uint64_t io_timeout_ns;		/* per-I/O limit where the engine can cancel; 0 none */
 	int cmd_ring;			/* uring: set up for uring_cmd (SQE128, CQE32; fds are
 					 * NVMe generic char devices) instead of reads */

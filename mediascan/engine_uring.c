@@ -23,10 +23,15 @@
 #define CQE_RESULT(cqe) 0ull			/* no uring_cmd: commands never queued here */
 #endif
 
+/* The kernel registers at most 1 GiB per buffer (io_uring/rsrc.c): larger ones in parts. */
+#define URING_MAX_REG_BUF (1ul << 30)
+#define URING_MAX_REG_PARTS 64
+
 struct uring_priv {
 	struct io_uring ring;
 	unsigned queued;		/* SQEs prepared but not yet submitted */
 	struct __kernel_timespec timeout;	/* linked to every read when set */
+	size_t reg_part;		/* bytes of buf per registered buffer (READ_FIXED index) */
 };
 
 static int uring_probe(char *why, size_t len)
@@ -54,7 +59,8 @@ static int uring_init(struct scan_engine *e)
 {
 	struct uring_priv *u = calloc(1, sizeof(*u));
 	struct io_uring_params p;
-	struct iovec iov = { .iov_base = e->buf, .iov_len = e->buf_len };
+	struct iovec iov[URING_MAX_REG_PARTS];
+	unsigned nr_iov = 0;
 	int ret;
 
 	unsigned big = e->cmd_ring ? IORING_SETUP_SQE128 | IORING_SETUP_CQE32 : 0;
@@ -76,8 +82,25 @@ static int uring_init(struct scan_engine *e)
 	ret = io_uring_register_files(&u->ring, e->fds, e->nr_fds);
 	if (ret < 0)
 		goto out_exit;
-	/* Commands carry their own buffers (or none: Verify); reads share the discard one. */
-	ret = e->cmd_ring ? 0 : io_uring_register_buffers(&u->ring, &iov, 1);
+	/*
+	 * Commands carry their own buffers (or none: Verify); reads use the executor's buffer,
+	 * registered in parts of at most 1 GiB that never cut an I/O's piece.
+	 */
+	u->reg_part = e->buf_len;
+	if (u->reg_part > URING_MAX_REG_BUF)
+		u->reg_part = e->buf_piece && e->buf_piece <= URING_MAX_REG_BUF ?
+			      URING_MAX_REG_BUF / e->buf_piece * e->buf_piece : 0;
+	for (size_t off = 0; !e->cmd_ring && u->reg_part && off < e->buf_len &&
+	     nr_iov < URING_MAX_REG_PARTS; off += u->reg_part, nr_iov++) {
+		iov[nr_iov].iov_base = (char *)e->buf + off;
+		iov[nr_iov].iov_len = e->buf_len - off < u->reg_part ? e->buf_len - off :
+				      u->reg_part;
+	}
+	if (!e->cmd_ring && (!u->reg_part || (size_t)nr_iov * u->reg_part < e->buf_len)) {
+		ret = -E2BIG;		/* no buffer this large can be registered */
+		goto out_exit;
+	}
+	ret = e->cmd_ring ? 0 : io_uring_register_buffers(&u->ring, iov, nr_iov);
 	if (ret < 0)
 		goto out_exit;
 	u->timeout.tv_sec = (long long)(e->io_timeout_ns / 1000000000ull);
@@ -112,7 +135,7 @@ static int uring_queue(struct scan_engine *e, struct scan_io *io)
 		}
 	} else {
 		io_uring_prep_read_fixed(sqe, (int)io->dev_idx, io->buf, io->length, io->offset,
-					 0);
+					 (int)(((char *)io->buf - (char *)e->buf) / u->reg_part));
 		sqe->flags |= IOSQE_FIXED_FILE;
 	}
 	io_uring_sqe_set_data(sqe, io);

@@ -1120,6 +1120,7 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	x->buf_piece = ((size_t)(o->io_size > EXEC_ISO_CHUNK ? o->io_size : EXEC_ISO_CHUNK) + 4095) &
 		       ~(size_t)4095;
 	x->eng.buf_len = (size_t)x->nr_slots * x->buf_piece;
+	x->eng.buf_piece = x->buf_piece;
 	x->eng.io_timeout_ns = o->io_timeout_ns;
 	/*
 	 * The read method keeps no data, but every slot reads into a piece of the buffer of
