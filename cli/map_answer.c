@@ -120,7 +120,8 @@ static json_object *answer_json(const struct map_run *m)
 				json_object_object_add(j, "unmappable", um);
 			}
 			if (!stack_done) {
-				json_object_object_add(root, "stack", report_stack_hops_json(q->stk));
+				json_object_object_add(root, "stack",
+						       report_stack_hops_json(q->stk));
 				stack_done = 1;
 			}
 			json_object *cj = report_stack_copies_json(q->stk);

@@ -78,8 +78,8 @@ int cli_map_main(int argc, char **argv)
 			v = strtoull(optarg, &end, 0);
 			if (errno || *end || end == optarg || optarg[0] == '-' ||
 			    (c == O_COUNT && v == 0)) {
-				report_err("bad --%s '%s': give a number", c == O_SECTOR ? "sector" :
-					"count", optarg);
+				report_err("bad --%s '%s': give a number",
+					   c == O_SECTOR ? "sector" : "count", optarg);
 				return REPORT_EXIT_USAGE;
 			}
 			if (c == O_SECTOR) {
@@ -108,8 +108,9 @@ int cli_map_main(int argc, char **argv)
 			map_usage(stdout);
 			return 0;
 		default:
-			report_err("map: unknown or incomplete option '%s' (see mediascan map --help)",
-				argv[optind - 1]);
+			report_err(
+			    "map: unknown or incomplete option '%s' (see mediascan map --help)",
+			    argv[optind - 1]);
 			return REPORT_EXIT_USAGE;
 		}
 	}
@@ -152,7 +153,8 @@ int cli_map_main(int argc, char **argv)
 			return REPORT_EXIT_USAGE;
 		}
 		if (len > UINT64_MAX - off) {
-			report_err("map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
+			report_err(
+			    "map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
 			return REPORT_EXIT_USAGE;
 		}
 		if (report_out_refuse("map", "--json", json))
@@ -172,8 +174,9 @@ int cli_map_main(int argc, char **argv)
 			len = tg->t.devices[dev_idx].info.logical_block_size ?
 			      tg->t.devices[dev_idx].info.logical_block_size : 512;
 		if (off >= tg->t.devices[dev_idx].info.size_bytes) {
-			report_err("map: offset %" PRIu64 " is past the end of %s (%" PRIu64 " bytes)",
-				off, argv[optind], tg->t.devices[dev_idx].info.size_bytes);
+			report_err("map: offset %" PRIu64 " is past the end of %s (%" PRIu64
+				   " bytes)",
+				   off, argv[optind], tg->t.devices[dev_idx].info.size_bytes);
 			ret = REPORT_EXIT_USAGE;
 			goto out_free;
 		}
@@ -205,8 +208,10 @@ int cli_map_main(int argc, char **argv)
 		if (!m.lines)
 			report_err("map: the kernel log is empty: nothing was checked");
 		else
-			report_err("map: none of the %u lines is a kernel log line (dmesg, journalctl "
-				"-k, syslog, /dev/kmsg): nothing was checked", m.lines);
+			report_err(
+			    "map: none of the %u lines is a kernel log line (dmesg, journalctl "
+			    "-k, syslog, /dev/kmsg): nothing was checked",
+			    m.lines);
 		m.exit_bits |= REPORT_EXIT_OPERATIONAL;
 	}
 	if (json) {

@@ -31,7 +31,8 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 		cfg = malloc(sizeof(*cfg));
 		if (!cfg)
 			return -ENOMEM;
-		ret = patrol_config_load(config ? config : PATROL_DEFAULT_CONFIG, cfg, err, sizeof(err));
+		ret = patrol_config_load(config ? config : PATROL_DEFAULT_CONFIG, cfg, err,
+					 sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "mediascan: %s\n", err);
 			free(cfg);
@@ -251,7 +252,8 @@ int cli_status_main(int argc, char **argv)
 		ret = report_json_write(doc, s.json_path);
 		json_object_put(doc);
 		if (ret < 0) {
-			report_err("status: cannot write %s: %s", s.json_path, report_create_error(ret));
+			report_err("status: cannot write %s: %s", s.json_path,
+				   report_create_error(ret));
 			return REPORT_EXIT_OPERATIONAL;
 		}
 	} else {

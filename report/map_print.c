@@ -48,7 +48,8 @@ void report_print_owner(FILE *f, const struct map_damage *d, const struct map_ta
 
 		/* every hard link, the first one leading */
 		fprintf(f, "      %s",
-			ip && ip->nr_paths ? report_escape(ip->paths[0], esc, sizeof(esc)) : "file");
+			ip && ip->nr_paths ? report_escape(ip->paths[0], esc, sizeof(esc))
+					   : "file");
 		for (unsigned i = 1; ip && i < ip->nr_paths; i++)
 			fprintf(f, "%s%s", i == 1 ? " (also " : ", ",
 				report_escape(ip->paths[i], esc, sizeof(esc)));
