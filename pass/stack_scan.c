@@ -231,7 +231,12 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		struct kio_bdev_info bi;
 		int fd;
 
-		snprintf(ps->path[i], sizeof(ps->path[i]), "/dev/%s", ps->leaf[i]);
+		char leaf[sizeof(ps->leaf[0])];
+
+		/* A copy: GCC (-O2 with ASan) cannot prove ps->leaf[i] and ps->path[i] apart. */
+		memcpy(leaf, ps->leaf[i], sizeof(leaf));
+		leaf[sizeof(leaf) - 1] = '\0';
+		snprintf(ps->path[i], sizeof(ps->path[i]), "/dev/%s", leaf);
 		fd = kio_open_direct(ps->path[i]);
 		if (fd < 0 || kio_bdev_info(fd, &bi) < 0) {
 			snprintf(err, len, "cannot open member %s (O_DIRECT): %s", ps->path[i],
