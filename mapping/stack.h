@@ -6,6 +6,7 @@
 #ifndef MEDIASCAN_STACK_H
 #define MEDIASCAN_STACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stack_md.h"
@@ -59,6 +60,18 @@ struct map_stack_up {
  */
 int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		 struct map_stack_up *u);
+/*
+ * stack_ident.c: return 0 and the identity the history keeps a member under (its whole disk's
+ * WWN/serial, ":partN" for a partition) of block device name in out, or -ENOENT when the disk
+ * has none (or -errno).
+ */
+int map_stack_ident(const char *sysfs, const char *name, char *out, size_t len);
+/*
+ * Return 1 and the kernel name and UUID (md/uuid, or dm/uuid of an LVM RAID LV; "" when sysfs
+ * has none) of the first array on u's way up (the layer holding the other copies), 0 if none.
+ */
+int map_stack_array_of(const char *sysfs, const struct map_stack_up *u, char *name,
+		       size_t name_len, char *uuid, size_t uuid_len);
 /* Return 1 when block device name (or a partition of it) is held by md or dm, else 0. */
 int map_stack_is_stacked(const char *sysfs, const char *name);
 

@@ -416,6 +416,8 @@ static int stage_report(struct pass *p)
 			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 	ret = pass_record_damage(&p->ck, p->a, rep, &p->so, p->resumed);
+	if (pass_record_rl(&p->ck, rep) < 0)
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* said */
 	if (p->ck.unsaved)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (p->a->recheck)

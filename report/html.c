@@ -16,6 +16,7 @@
 #include "report.h"
 #include "escape.h"
 #include "html.h"
+#include "map_stack.h"
 #include "files.h"
 #include "fs.h"
 #include "units.h"
@@ -85,6 +86,7 @@ void cli_html_free(struct cli_html *h)
 			json_object_put(h->targets[i].errs[k].owners);
 		free(h->targets[i].errs);
 		free(h->targets[i].passes);
+		json_object_put(h->targets[i].rl);
 	}
 	free(h->targets);
 	h->targets = NULL;
@@ -353,6 +355,67 @@ static void print_passes(FILE *f, const struct cli_html_target *t)
 	fputs("</tbody></table>\n", f);
 }
 
+static const char *rl_str(json_object *j, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(j, key, &v) && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : "";
+}
+
+/* Redundancy lost: each member range with its member disk, array, good copies and repair. */
+static void print_rl(FILE *f, const struct cli_html_target *t)
+{
+	size_t n = t->rl ? json_object_array_length(t->rl) : 0;
+
+	if (!n)
+		return;
+	fputs("<h3>Redundancy lost</h3>\n<p>A copy failed while another still reads: nothing is "
+	      "lost yet, the next failure loses it. Repair each range from the good copy, then "
+	      "watch or replace the member disk.</p>\n<table id=\"redundancy\"><thead><tr>"
+	      "<th>member</th><th>member id</th><th>array</th><th>array uuid</th><th>offset</th>"
+	      "<th>length</th><th>state</th><th>good copies</th><th>at risk</th><th>repair</th>"
+	      "</tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < n && i < MAX_RANGE_ROWS; i++) {
+		json_object *j = json_object_array_get_idx(t->rl, i), *v = NULL;
+		const char *state = rl_str(j, "state");
+
+		fputs("<tr class=\"redundancy\"><td>", f);
+		cli_html_puts(f, rl_str(j, "device"));
+		fputs("</td><td>", f);
+		cli_html_puts(f, rl_str(j, "member_id"));
+		fputs("</td><td>", f);
+		cli_html_puts(f, rl_str(j, "array"));
+		fputs("</td><td>", f);
+		cli_html_puts(f, rl_str(j, "array_uuid"));
+		fprintf(f, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64
+			"</td><td>", json_object_object_get_ex(j, "offset", &v) ?
+			(uint64_t)json_object_get_int64(v) : 0,
+			json_object_object_get_ex(j, "length", &v) ?
+			(uint64_t)json_object_get_int64(v) : 0);
+		cli_html_puts(f, state[0] ? state : strcmp(rl_str(j, "verdict"), "damage") ?
+			      "open" : "no copy reads");
+		fputs("</td><td>", f);
+		if (json_object_object_get_ex(j, "copies", &v))
+			for (size_t k = 0; k < json_object_array_length(v); k++) {
+				json_object *c = json_object_array_get_idx(v, k), *o;
+
+				cli_html_puts(f, rl_str(c, "device"));
+				fprintf(f, "@%" PRIu64 " ", json_object_object_get_ex(c, "offset", &o) ?
+					(uint64_t)json_object_get_int64(o) : 0);
+				cli_html_puts(f, rl_str(c, "role"));
+				fputs(k + 1 < json_object_array_length(v) ? ", " : "", f);
+			}
+		fputs("</td><td>", f);
+		if (json_object_object_get_ex(j, "owners", &v))
+			cli_html_owners_text(f, v, 8);
+		fputs("</td><td><code>", f);
+		cli_html_puts(f, rl_str(j, "repair"));
+		fputs("</code></td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
 static void print_target(FILE *f, const struct cli_html_target *t)
 {
 	unsigned counts[4] = { 0 };
@@ -378,6 +441,7 @@ static void print_target(FILE *f, const struct cli_html_target *t)
 	for (unsigned d = 0; d < t->nr_devs; d++)
 		cli_html_map(f, t, d);
 	print_damage_tables(f, t);
+	print_rl(f, t);
 	fputs("<h3>All ranges</h3>\n<table id=\"ranges\"><thead><tr><th>class</th><th>device</th>"
 	      "<th>offset</th><th>length</th><th>error</th><th>state</th><th>first seen</th>"
 	      "<th>last seen</th><th>owners</th></tr></thead><tbody>\n", f);
@@ -477,6 +541,11 @@ int cli_html_write(const struct pass_report *rep, const char *path)
 		ret = cli_html_add_err(t, &he);
 		if (ret < 0)
 			json_object_put(he.owners);
+	}
+	if (ret == 0 && rep->stack && rep->stack->active && rep->stack->nr_rl) {
+		t->rl = json_object_new_array();
+		for (size_t i = 0; t->rl && i < rep->stack->nr_rl; i++)
+			json_object_array_add(t->rl, cli_stack_rl_json(rep, i));
 	}
 	if (ret == 0)
 		ret = cli_html_save(&h, path);

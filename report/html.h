@@ -66,6 +66,7 @@ struct cli_html_target {
 	size_t nr_errs, cap_errs;
 	struct scan_state_pass_row *passes;
 	size_t nr_passes;
+	struct json_object *rl;		/* redundancy_lost[] as the JSON says it (a reference) */
 };
 
 struct cli_html {
