@@ -72,6 +72,15 @@ int map_stack_ident(const char *sysfs, const char *name, char *out, size_t len);
  */
 int map_stack_array_of(const char *sysfs, const struct map_stack_up *u, char *name,
 		       size_t name_len, char *uuid, size_t uuid_len);
+/*
+ * stack_geom.c: return 0 and the geometry of the stack below block device name as text in out
+ * (one line per layer: kind, size; md level, raid_disks, chunk, layout, reshape, members'
+ * slots, offsets and sizes; dm table rows, crypt rows without their key), -E2BIG when len is
+ * too small, -errno. Two texts differ when the geometry changed.
+ */
+int map_stack_geometry(const char *sysfs, const char *name, char *out, size_t len);
+/* Write what differs between two map_stack_geometry texts (the first layer that changed). */
+void map_stack_geometry_diff(const char *was, const char *now, char *out, size_t len);
 /* Return 1 when block device name (or a partition of it) is held by md or dm, else 0. */
 int map_stack_is_stacked(const char *sysfs, const char *name);
 

@@ -349,6 +349,8 @@ static int stage_scan(struct pass *p)
 		pass_record_unsaved(&p->ck, r);
 	if (p->h->progress_done)
 		p->h->progress_done(p->h->arg);
+	if (p->stk.geom_msg[0])		/* the whole of it: fatal_msg holds its start */
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->stk.geom_msg);
 	pass_plan_close(&p->plan);
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "%s", p->stk.active && p->err[0] ? p->err :

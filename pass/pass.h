@@ -312,6 +312,9 @@ struct pass_stack {
 	struct map_damage dmg;		/* owners of the redundancy-lost ranges */
 	struct pass_stack_at *at;	/* member ranges of the errors mapped up */
 	size_t nr_at;
+	char geom[8192];		/* the stack's geometry when opened (map_stack_geometry) */
+	int geom_known;
+	char geom_msg[1024];		/* what changed, once it did: the scan stopped */
 	int member_plan;		/* scan MEMBER_DISK: mr is the plan */
 	struct scan_range *mr;		/* the disk's written ranges and layer metadata, sorted */
 	size_t nr_mr, mr_pos;
@@ -341,6 +344,11 @@ const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64
  * md or dm, 0 when it does not (nothing opened), or -errno with why in err.
  */
 int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err, size_t len);
+/*
+ * Return 0 when the geometry of the stack under ps->top is what it was at pass_stack_open
+ * (or could not be read then), -ESTALE with what changed in ps->geom_msg when it changed.
+ */
+int pass_stack_geometry_check(struct pass_stack *ps);
 /* Close the members and free the verdicts. */
 void pass_stack_close(struct pass_stack *ps);
 /* Return scan_run's answer after reading src's ranges (the top's plan) on every copy. */

@@ -14,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kio.h"
 #include "pass.h"
 #include "stack.h"
 
 #define PEND_MAX 1024
+/* How often the stack's geometry is read again while its members are read. */
+#define GEOM_CHECK_NS 1000000000ull
 #define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)
 
 struct stack_src {
@@ -35,7 +38,60 @@ struct stack_src {
 	uint64_t last_start[SCAN_MAX_DEVICES], last_end[SCAN_MAX_DEVICES];
 	int err;
 	const char *bad;
+	uint64_t geom_at;		/* CLOCK_MONOTONIC ns of the last geometry check, 0 never */
+	int geom_changed;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int pass_stack_geometry_check(struct pass_stack *ps)
+{
+	char *now;
+	int ret;
+
+	if (!ps->geom_known)
+		return 0;
+	now = malloc(sizeof(ps->geom));
+	if (!now)
+		return 0;			/* not known to have changed */
+	ret = map_stack_geometry(NULL, ps->top, now, sizeof(ps->geom));
+	if (ret == 0 && strcmp(now, ps->geom) == 0) {
+		free(now);
+		return 0;
+	}
+	if (ret < 0)
+		snprintf(now, sizeof(ps->geom), "unreadable (%s)", strerror(-ret));
+	{
+		char what[700];
+
+		map_stack_geometry_diff(ps->geom, now, what, sizeof(what));
+		snprintf(ps->geom_msg, sizeof(ps->geom_msg), "geometry of the stack under /dev/%.60s "
+			 "changed during the scan, scan stopped (scan again once the array or "
+			 "volume is stable): %.600s", ps->top, what);
+	}
+	free(now);
+	return -ESTALE;
+}
+
+/* Read the geometry again when the last check is older than GEOM_CHECK_NS (first call: now). */
+static int geom_due(struct stack_src *s)
+{
+	uint64_t t = mono_ns();
+
+	if (s->geom_at && t - s->geom_at < GEOM_CHECK_NS)
+		return 0;
+	s->geom_at = t;
+	if (pass_stack_geometry_check(s->ps) == 0)
+		return 0;
+	s->geom_changed = 1;
+	return -ESTALE;
+}
 
 static int leaf_index(const struct pass_stack *ps, const char *name)
 {
@@ -93,6 +149,11 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 			continue;
 		}
 		s->npend = s->ppos = 0;
+		/* before member I/O is planned from the stack: is it still the stack we opened? */
+		if (geom_due(s) < 0) {
+			s->err = -ESTALE;
+			return -ESTALE;
+		}
 		/* refill: map input ranges down until enough is pending */
 		while (s->npend < PEND_MAX - LEAF_LOCS && s->npend < 256) {
 			const struct scan_range *r;
@@ -248,6 +309,8 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		ps->devs[i].path = ps->path[i];
 	}
 	ps->active = 1;
+	/* the geometry the plan is made for: a change before or during the reads stops them */
+	ps->geom_known = map_stack_geometry(NULL, ps->top, ps->geom, sizeof(ps->geom)) == 0;
 	return 1;
 }
 
@@ -291,6 +354,18 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
 	ret = scan_run(ps->devs, ps->nr_leaf, &wrap, so, r);
+	/* a change during the last reads: what was read may not be what the plan meant */
+	if (ret == 0 && !s->geom_changed && !s->err && pass_stack_geometry_check(ps) < 0)
+		s->geom_changed = 1;
+	if (s->geom_changed) {
+		/* not an error of ours to end the pass on: said, recorded failed, exit bit 4 */
+		r->fatal = -ESTALE;
+		r->complete = 0;
+		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%.*s", (int)sizeof(r->fatal_msg) - 1,
+			 ps->geom_msg);
+		free(s);
+		return ret < 0 ? ret : 0;
+	}
 	if (s->err) {
 		snprintf(err, len, "mapping the plan down the stack failed: %s%s%s",
 			 strerror(-s->err), s->bad ? " at a layer of kind " : "",
