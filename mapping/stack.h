@@ -81,6 +81,20 @@ int map_stack_array_of(const char *sysfs, const struct map_stack_up *u, char *na
 int map_stack_geometry(const char *sysfs, const char *name, char *out, size_t len);
 /* Write what differs between two map_stack_geometry texts (the first layer that changed). */
 void map_stack_geometry_diff(const char *was, const char *now, char *out, size_t len);
+/* A layer above a member, where its data starts on the member (stack_ident.c). */
+struct map_stack_region {
+	char name[MAP_STACK_NAME];	/* md0, dm-3 */
+	char kind[24];			/* md-raid1, dm-linear, dm-crypt, ... */
+	uint64_t data_start;		/* bytes on the member; before it: meta */
+	const char *meta;		/* "md superblock and bitmap", "LVM metadata", "LUKS header" */
+};
+/*
+ * Return the number of layers above bottom device leaf written to out[0..max), from the
+ * nearest up, each with where its data starts on leaf (followed up while each layer keeps the
+ * bytes below in order: md RAID1, dm linear, crypt), or -errno.
+ */
+int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_region *out,
+		      unsigned max);
 /* Return 1 when block device name (or a partition of it) is held by md or dm, else 0. */
 int map_stack_is_stacked(const char *sysfs, const char *name);
 

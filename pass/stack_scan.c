@@ -10,6 +10,7 @@
  * which the map stage names as usual.
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,36 @@ int pass_stack_geometry_check(struct pass_stack *ps)
 	}
 	free(now);
 	return -ESTALE;
+}
+
+/*
+ * The geometry checked from the progress callback too (the executor calls it while reads run,
+ * whether or not a source refill is due): a change stops the scan the way --max-duration does.
+ */
+struct geom_watch {
+	struct pass_stack *ps;
+	void (*inner)(const struct scan_progress *p, void *arg);
+	void *inner_arg;
+	volatile sig_atomic_t *stop;
+	uint64_t at;
+	int changed;
+};
+
+static void geom_progress(const struct scan_progress *p, void *arg)
+{
+	struct geom_watch *w = arg;
+	uint64_t t = mono_ns();
+
+	if (!w->changed && (!w->at || t - w->at >= GEOM_CHECK_NS)) {
+		w->at = t;
+		if (pass_stack_geometry_check(w->ps) < 0) {
+			w->changed = 1;
+			if (w->stop)
+				*w->stop = 1;
+		}
+	}
+	if (w->inner)
+		w->inner(p, w->inner_arg);
 }
 
 /* Read the geometry again when the last check is older than GEOM_CHECK_NS (first call: now). */
@@ -332,6 +363,7 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 		    struct scan_result *r, char *err, size_t len)
 {
 	struct stack_src *s = calloc(1, sizeof(*s));
+	struct geom_watch gw = { 0 };
 	struct scan_source wrap;
 	int ret;
 
@@ -353,7 +385,23 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	so->nr_views = 0;
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
+	gw.ps = ps;
+	gw.inner = so->progress;
+	gw.inner_arg = so->progress_arg;
+	gw.stop = so->stop;
+	so->progress = geom_progress;
+	so->progress_arg = &gw;
 	ret = scan_run(ps->devs, ps->nr_leaf, &wrap, so, r);
+	so->progress = gw.inner;
+	so->progress_arg = gw.inner_arg;
+	if (gw.changed) {
+		/* our stop, not a signal's: the pass failed, it was not interrupted */
+		s->geom_changed = 1;
+		if (r->stopped == 1)
+			r->stopped = 0;
+		if (so->stop)
+			*so->stop = 0;
+	}
 	/* a change during the last reads: what was read may not be what the plan meant */
 	if (ret == 0 && !s->geom_changed && !s->err && pass_stack_geometry_check(ps) < 0)
 		s->geom_changed = 1;

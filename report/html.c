@@ -44,7 +44,8 @@ static const char page_head[] =
 	".c-damage{fill:#d7191c}.c-device{fill:#7b3294}.c-slow{fill:#fd8d3c}"
 	".c-transient{fill:#ffd92f}.c-planned{fill:#66a8d9}.c-free{fill:#e8e8e8}"
 	".c-unknown{fill:#c8c8c8}.c-other{fill:#999}\n"
-	".m-part{stroke:#000;stroke-width:3}.m-group{stroke:#333;stroke-width:2}\n"
+	".m-part{stroke:#000;stroke-width:3}.m-group{stroke:#333;stroke-width:2}"
+	".c-redundancy{fill:#e66101}.m-layer{stroke:#0571b0;stroke-width:3}\n"
 	"tr.v-damage td:first-child{border-left:6px solid #d7191c}"
 	"tr.v-device td:first-child{border-left:6px solid #7b3294}"
 	"tr.v-slow td:first-child{border-left:6px solid #fd8d3c}"
@@ -446,7 +447,8 @@ static void print_target(FILE *f, const struct cli_html_target *t)
 	      "<th>offset</th><th>length</th><th>error</th><th>state</th><th>first seen</th>"
 	      "<th>last seen</th><th>owners</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < t->nr_errs && i < MAX_RANGE_ROWS; i++)
-		print_err_row(f, t, &t->errs[i]);
+		if (!t->errs[i].rl)		/* in their own table above */
+			print_err_row(f, t, &t->errs[i]);
 	if (t->nr_errs > MAX_RANGE_ROWS)
 		fprintf(f, "<tr><td colspan=\"9\">and %zu more (the map and the damaged files "
 			"show them all; --json lists each)</td></tr>\n", t->nr_errs - MAX_RANGE_ROWS);
@@ -484,6 +486,75 @@ int cli_html_save(const struct cli_html *h, const char *path)
 	if (ret < 0)
 		return ret;
 	return cli_out_close(&o, cli_html_print(h, o.f));
+}
+
+static int cmp_dev_off(const void *a, const void *b)
+{
+	const struct cli_html_err *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * A member-level scan: each member disk gets a map with where each layer's data starts on it
+ * (before it: the md superblock and bitmap, the LVM metadata, the LUKS header) and its
+ * redundancy-lost ranges.
+ */
+static int add_members(struct cli_html_target *t, const struct pass_report *rep)
+{
+	const struct pass_stack *ps = rep->stack;
+	unsigned first = t->nr_devs;
+
+	for (unsigned i = 0; i < ps->nr_leaf && t->nr_devs < MAP_MAX_DEVICES; i++) {
+		struct cli_html_dev *dv = &t->devs[t->nr_devs++];
+		struct map_stack_region rg[8];
+		int n = map_stack_regions(NULL, ps->leaf[i], rg, 8);
+
+		memset(dv, 0, sizeof(*dv));
+		snprintf(dv->path, sizeof(dv->path), "%s", ps->path[i]);
+		snprintf(dv->role, sizeof(dv->role), "member");
+		dv->size = ps->devs[i].size_bytes;
+		dv->size_known = 1;
+		dv->member = 1;
+		for (int k = 0; k < n && dv->nr_marks < CLI_HTML_MAX_MARKS; k++) {
+			struct cli_html_mark *m = &dv->marks[dv->nr_marks++];
+
+			m->offset = rg[k].data_start;
+			m->layer = 1;
+			snprintf(m->label, sizeof(m->label), "%.20s (%.20s) data; before it: %.40s",
+				 rg[k].name, rg[k].kind, rg[k].meta);
+		}
+	}
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		const struct pass_stack_rl *e = &ps->rl[i];
+		struct cli_html_err he = {
+			.offset = e->offset, .length = e->length, .verdict = SCAN_V_GAP, .rl = 1,
+			.first_seen = time(NULL), .last_seen = time(NULL),
+		};
+		unsigned d;
+		json_object *j;
+
+		for (d = first; d < t->nr_devs && strcmp(t->devs[d].path, e->member); d++)
+			;
+		if (d == t->nr_devs)
+			continue;
+		he.dev = d;
+		snprintf(he.error, sizeof(he.error), "%s", e->lost ? "no copy reads" :
+			 "redundancy lost");
+		j = cli_stack_rl_json(rep, i);
+		if (j && json_object_object_get_ex(j, "owners", &he.owners))
+			json_object_get(he.owners);
+		json_object_put(j);
+		if (cli_html_add_err(t, &he) < 0) {
+			json_object_put(he.owners);
+			return -ENOMEM;
+		}
+	}
+	if (t->nr_errs)
+		qsort(t->errs, t->nr_errs, sizeof(*t->errs), cmp_dev_off);
+	return 0;
 }
 
 int cli_html_write(const struct pass_report *rep, const char *path)
@@ -547,6 +618,8 @@ int cli_html_write(const struct pass_report *rep, const char *path)
 		for (size_t i = 0; t->rl && i < rep->stack->nr_rl; i++)
 			json_object_array_add(t->rl, cli_stack_rl_json(rep, i));
 	}
+	if (ret == 0 && rep->stack && rep->stack->active)
+		ret = add_members(t, rep);
 	if (ret == 0)
 		ret = cli_html_save(&h, path);
 	if (ret < 0)
