@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kio.h"
@@ -66,58 +65,3 @@ int map_stack_array_of(const char *sysfs, const struct map_stack_up *u, char *na
 	return 0;
 }
 
-/* What lies before a layer's data on the device below it. */
-static const char *layer_meta(const char *kind)
-{
-	if (strncmp(kind, "md-", 3) == 0)
-		return "md superblock and bitmap";
-	if (strcmp(kind, "dm-crypt") == 0)
-		return "LUKS header";
-	if (strcmp(kind, "dm-linear") == 0 || strcmp(kind, "dm-striped") == 0 ||
-	    strcmp(kind, "dm-raid") == 0)
-		return "LVM metadata";
-	return "layer metadata";
-}
-
-int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_region *out,
-		      unsigned max)
-{
-	char cur[MAP_STACK_NAME], h[1][KIO_DISK_NAME_LEN];
-	uint64_t base = 0;		/* bytes on leaf where cur's byte 0 lies */
-	unsigned n = 0;
-
-	snprintf(cur, sizeof(cur), "%s", leaf);
-	while (n < max) {
-		struct map_stack_up *u;
-		uint64_t start;
-		int linear;
-
-		if (kio_blk_list(sysfs, cur, "holders", NULL, h, 1) != 1 ||
-		    map_stack_data_start(sysfs, h[0], cur, &start) < 0)
-			break;
-		u = malloc(sizeof(*u));
-		if (!u)
-			return -ENOMEM;
-		/* the layer above, and where cur's first data byte lands on it */
-		if (map_stack_up(sysfs, cur, start, 512, u) < 0 || u->nr_hops < 2 ||
-		    u->unmappable) {
-			free(u);
-			break;
-		}
-		snprintf(out[n].name, sizeof(out[n].name), "%s", u->hop[1].name);
-		snprintf(out[n].kind, sizeof(out[n].kind), "%s", u->hop[1].kind);
-		out[n].data_start = base + start;
-		out[n].meta = layer_meta(u->hop[1].kind);
-		n++;
-		/* follow up only while the layer keeps cur's bytes in order from its byte 0 */
-		linear = u->hop[1].offset == 0 && (!strcmp(u->hop[1].kind, "md-raid1") ||
-						   !strcmp(u->hop[1].kind, "dm-linear") ||
-						   !strcmp(u->hop[1].kind, "dm-crypt"));
-		snprintf(cur, sizeof(cur), "%s", u->hop[1].name);
-		free(u);
-		if (!linear)
-			break;
-		base += start;
-	}
-	return (int)n;
-}
