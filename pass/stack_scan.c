@@ -382,7 +382,32 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	so->checkpoint_interval_ns = 0;
 	so->watch = NULL;
 	so->nr_watch = 0;
+	/* the members (and their disks) are what the latency pacing watches: the top device's
+	 * views name other devices, and with none the pacing's first probe never ends */
 	so->nr_views = 0;
+	for (unsigned i = 0; i < ps->nr_leaf; i++) {
+		char disk[KIO_DISK_NAME_LEN];
+		const char *names[2] = {
+			ps->leaf[i],
+			kio_blk_parent(NULL, ps->leaf[i], disk, sizeof(disk)) == 0 ? disk : NULL,
+		};
+
+		for (unsigned k = 0; k < 2 && names[k]; k++) {
+			unsigned v;
+
+			for (v = 0; v < so->nr_views; v++)
+				if (strcmp(so->views[v].name, names[k]) == 0)
+					break;
+			if (v == so->nr_views) {
+				if (v == SCAN_GOV_MAX_VIEWS)
+					continue;
+				memset(&so->views[v], 0, sizeof(so->views[v]));
+				snprintf(so->views[v].name, sizeof(so->views[v].name), "%s", names[k]);
+				so->nr_views++;
+			}
+			so->views[v].dev_mask |= 1u << i;
+		}
+	}
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
 	gw.ps = ps;
