@@ -70,7 +70,7 @@ static int add_row(const struct scan_state_rl_row *e, void *arg)
 	return 0;
 }
 
-int cli_rl_hist_json(struct scan_state *st, int64_t target_id, int64_t since, int all,
+int report_rl_hist_json(struct scan_state *st, int64_t target_id, int64_t since, int all,
 		     json_object **out)
 {
 	json_object *a = json_object_new_array();
@@ -102,7 +102,7 @@ static uint64_t u64_of(json_object *j, const char *key)
 	return json_object_object_get_ex(j, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
 }
 
-void cli_rl_hist_print(FILE *f, json_object *rl)
+void report_rl_hist_print(FILE *f, json_object *rl)
 {
 	size_t n = rl ? json_object_array_length(rl) : 0;
 	char a[PATH_MAX * 4], b[1400], c[400], d[64];
@@ -117,16 +117,16 @@ void cli_rl_hist_print(FILE *f, json_object *rl)
 		/* the store's text is untrusted like any file: escaped as everywhere else */
 		fprintf(f, "  %-7s %s (%s) offset %" PRIu64 " length %" PRIu64 " of %s%s%s%s, "
 			"last seen %s\n", str_of(j, "state"),
-			cli_escape(str_of(j, "device"), a, sizeof(a)),
-			cli_escape(str_of(j, "member_id"), c, sizeof(c)), u64_of(j, "offset"),
-			u64_of(j, "length"), cli_escape(str_of(j, "array"), b, sizeof(b)),
-			uuid[0] ? " (uuid " : "", uuid[0] ? cli_escape(uuid, d, sizeof(d)) : "",
-			uuid[0] ? ")" : "", cli_fmt_time((int64_t)u64_of(j, "last_seen"), d,
+			report_escape(str_of(j, "device"), a, sizeof(a)),
+			report_escape(str_of(j, "member_id"), c, sizeof(c)), u64_of(j, "offset"),
+			u64_of(j, "length"), report_escape(str_of(j, "array"), b, sizeof(b)),
+			uuid[0] ? " (uuid " : "", uuid[0] ? report_escape(uuid, d, sizeof(d)) : "",
+			uuid[0] ? ")" : "", report_fmt_time((int64_t)u64_of(j, "last_seen"), d,
 							   sizeof(d)));
 		if (json_object_object_get_ex(j, "owners", &own))
-			cli_owners_print(f, own);
+			report_owners_print(f, own);
 		if (str_of(j, "repair")[0] && strcmp(str_of(j, "state"), "open") == 0)
 			fprintf(f, "          repair: %s\n",
-				cli_escape(str_of(j, "repair"), b, sizeof(b)));
+				report_escape(str_of(j, "repair"), b, sizeof(b)));
 	}
 }

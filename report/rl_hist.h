@@ -16,9 +16,9 @@ struct json_object;
  * of a target (open ones, cleared too when all), each as a scan's redundancy_lost[] entry
  * plus state, first/last seen; or -errno.
  */
-int cli_rl_hist_json(struct scan_state *st, int64_t target_id, int64_t since, int all,
+int report_rl_hist_json(struct scan_state *st, int64_t target_id, int64_t since, int all,
 		     struct json_object **out);
-/* Print the rows of cli_rl_hist_json's array, escaped, indented under their target. */
-void cli_rl_hist_print(FILE *f, struct json_object *rl);
+/* Print the rows of report_rl_hist_json's array, escaped, indented under their target. */
+void report_rl_hist_print(FILE *f, struct json_object *rl);
 
 #endif
