@@ -90,6 +90,9 @@ static const struct {
 	{ "mediascan_transient_errors_last_pass",
 	  "Ranges that failed once, then read cleanly, in the last complete pass or the one "
 	  "running since." },
+	{ "mediascan_redundancy_lost_ranges",
+	  "Member ranges of an array (md, LVM RAID) that failed while another copy read "
+	  "fine, not read cleanly since: nothing lost yet, the next failure loses it." },
 };
 
 static int metric_row(const struct scan_state_target *t, void *arg)
@@ -159,6 +162,9 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 		break;
 	case 12:
 		v = t->transient_latest;
+		break;
+	case 13:
+		v = t->open_redundancy_lost;
 		break;
 	}
 	fprintf(m->f, "%s{target=\"", metrics[m->pass].name);
