@@ -645,6 +645,31 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 		l->avg_bps = l->avg_bps ? (3 * l->avg_bps + g->rate_bps) / 4 : g->rate_bps;
 }
 
+/*
+ * The rate achieved (bytes accounted per second over SCAN_GOV_DONE_NS, smoothed): the disk
+ * may give less than the rate in force (a window's pace on a disk too slow for it), and the
+ * projected end must say so. Probe pauses count: they are part of what the pass costs.
+ */
+static void gov_done_sample(struct scan_gov *g, uint64_t now_ns)
+{
+	uint64_t dt, cur;
+
+	if (!g->done_mark_ns) {
+		g->done_mark_ns = now_ns ? now_ns : 1;
+		g->done_mark_bytes = g->issued_bytes;
+		return;
+	}
+	if (now_ns < g->done_mark_ns || now_ns - g->done_mark_ns < SCAN_GOV_DONE_NS)
+		return;
+	dt = now_ns - g->done_mark_ns;
+	cur = gov_muldiv(g->issued_bytes - g->done_mark_bytes, NS_PER_S, dt, false);
+	g->done_bps = g->done_bps ? (g->done_bps + cur) / 2 : cur;
+	if (!g->done_bps)
+		g->done_bps = 1;		/* nothing read for a second: known, and slow */
+	g->done_mark_ns = now_ns;
+	g->done_mark_bytes = g->issued_bytes;
+}
+
 int scan_gov_sample(struct scan_gov *g, uint64_t now_ns, const struct kio_diskstat *st,
 		    const uint64_t *own_sectors_read, unsigned nr_st)
 {
@@ -715,6 +740,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 	}
 	g->fg_sectors += other_sectors;
 	g->fg_ios += other_ios;
+	gov_done_sample(g, now_ns);
 	interval_ns = now_ns > g->last_sample_ns ? now_ns - g->last_sample_ns : 1;
 	g->last_sample_ns = now_ns;
 	if (g->o.latency) {
@@ -776,6 +802,13 @@ uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bo
 	if (g->o.latency && ((g->lat.ramp && g->lat.fg_now) || !g->lat.avg_bps))
 		return 0;		/* still finding its rate: nothing to say yet */
 	bps = g->o.latency ? g->lat.avg_bps : 0;
+	/*
+	 * What the disk gives, when less: the rate in force says what the scan may do, not what
+	 * it does (a window's pace on a disk too slow for it only rises as the pass falls
+	 * behind, and was never "late" by it until the catch-up cap).
+	 */
+	if (g->done_bps && (!bps || g->done_bps < bps))
+		bps = g->done_bps;
 	if (!bps && now_ns > g->start_ns + NS_PER_S && g->issued_bytes)
 		bps = gov_muldiv(g->issued_bytes, NS_PER_S, now_ns - g->start_ns, false);
 	if (!bps)
@@ -786,6 +819,11 @@ uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bo
 	if (g->window_end_ns && end > gov_sat_add(g->window_end_ns, margin))
 		*late = true;
 	return end;
+}
+
+uint64_t scan_gov_window_end_ns(const struct scan_gov *g)
+{
+	return g->window_end_ns;
 }
 
 uint64_t scan_gov_fg_latency_ns(const struct scan_gov *g, uint64_t *with_scan_ns)

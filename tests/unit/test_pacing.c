@@ -431,6 +431,38 @@ static void test_window_late_then_in_time(void **state)
 	free(s);
 }
 
+/*
+ * The disk itself cannot do what the window asks (no foreground at all): the window's pace
+ * is the rate in force, but the disk gives far less. The projected end is judged by what
+ * the scan achieves, so "late" is said early (it was judged by the rate in force, which a
+ * lagging window only raised: never late until the catch-up cap).
+ */
+static void test_window_late_slow_disk(void **state)
+{
+	const struct model *m = &models[0];
+	struct sim *s = calloc(1, sizeof(*s));
+	uint64_t planned = 3000 * MiB, first_late = 0, end;	/* the disk does ~140 MiB/s */
+	bool late;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, m, 0, 2, 0, 10, planned);	/* 300 MiB/s asked */
+	for (uint64_t t = 1; t <= 9; t++) {
+		sim_run(s, t * NS_S);
+		end = scan_gov_projected_end_ns(&s->g, s->now, &late);
+		if (late && !first_late)
+			first_late = t;
+		if (first_late)
+			assert_true(late);		/* and kept saying it */
+	}
+	print_message("window 10 s, 3000 MiB on a ~140 MiB/s disk: late said at %llu s, "
+		      "projected end %.1f s\n", (unsigned long long)first_late,
+		      (double)end / NS_S);
+	assert_true(first_late && first_late <= 4);
+	assert_true(end > 15 * NS_S);
+	free(s);
+}
+
 /* A backoff still running at the end counts in its time (it read 0 before). */
 static void test_backoff_time_running(void **state)
 {
@@ -476,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_no_fg_window),
 		cmocka_unit_test(test_fg_comes_and_goes),
 		cmocka_unit_test(test_window_late_then_in_time),
+		cmocka_unit_test(test_window_late_slow_disk),
 		cmocka_unit_test(test_fg_target_and_rate),
 	};
 
