@@ -154,6 +154,8 @@ unsigned scan_gov_backoffs(const struct scan_gov *g);
  * it; set *late when a window is set and that is past the window's end (with a margin).
  */
 uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bool *late);
+/* Return when the window ends (0: no window), on the caller's clock. */
+uint64_t scan_gov_window_end_ns(const struct scan_gov *g);
 /*
  * Return the foreground's mean request time alone (the baseline; 0: not known) and set
  * *with_scan_ns to it with the scan running, at the last decision (0: not known).

@@ -90,6 +90,14 @@ static const struct {
 	{ "mediascan_transient_errors_last_pass",
 	  "Ranges that failed once, then read cleanly, in the last complete pass or the one "
 	  "running since." },
+	{ "mediascan_scan_window_end_seconds",
+	  "When the running pass's window ends, unix seconds (0: no window, no scan running)." },
+	{ "mediascan_scan_projected_end_seconds",
+	  "When the running pass is projected to end at the rate the disk's spare capacity "
+	  "gives it, unix seconds (0: not known yet, no scan running)." },
+	{ "mediascan_scan_window_late",
+	  "1 while the running pass is projected to miss its window (said early, kept while "
+	  "true)." },
 };
 
 static int metric_row(const struct scan_state_target *t, void *arg)
@@ -159,6 +167,15 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 		break;
 	case 12:
 		v = t->transient_latest;
+		break;
+	case 13:
+	case 14:
+	case 15:
+		/* What status says of the running pass's pace against its window. */
+		if (mt->running && t->has_latest && t->latest.result == SCAN_PASS_RUNNING)
+			v = m->pass == 13 ? (double)t->latest.window_end :
+			    m->pass == 14 ? (double)t->latest.projected_end :
+			    t->latest.window_late_since != 0;
 		break;
 	}
 	fprintf(m->f, "%s{target=\"", metrics[m->pass].name);
