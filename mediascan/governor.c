@@ -648,13 +648,14 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 /*
  * The rate achieved (bytes accounted per second over SCAN_GOV_DONE_NS, smoothed): the disk
  * may give less than the rate in force (a window's pace on a disk too slow for it), and the
- * projected end must say so. Probe pauses count: they are part of what the pass costs.
+ * projected end must say so. Probe pauses are left out (the first one, at the start, would
+ * read as a slow disk): the window's pace already makes up for the time they take.
  */
 static void gov_done_sample(struct scan_gov *g, uint64_t now_ns)
 {
 	uint64_t dt, cur;
 
-	if (!g->done_mark_ns) {
+	if (!g->done_mark_ns || g->lat.probing) {
 		g->done_mark_ns = now_ns ? now_ns : 1;
 		g->done_mark_bytes = g->issued_bytes;
 		return;
@@ -801,13 +802,14 @@ uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bo
 	       g->o.planned_total_bytes - g->issued_bytes : 0;
 	if (g->o.latency && ((g->lat.ramp && g->lat.fg_now) || !g->lat.avg_bps))
 		return 0;		/* still finding its rate: nothing to say yet */
-	bps = g->o.latency ? g->lat.avg_bps : 0;
+	bps = g->o.latency ? g->lat.avg_bps : g->rate_bps;
 	/*
-	 * What the disk gives, when less: the rate in force says what the scan may do, not what
+	 * What the disk gives, when clearly less (by a tenth: the achieved rate of a paced scan
+	 * runs a little under its pace): the rate in force says what the scan may do, not what
 	 * it does (a window's pace on a disk too slow for it only rises as the pass falls
 	 * behind, and was never "late" by it until the catch-up cap).
 	 */
-	if (g->done_bps && (!bps || g->done_bps < bps))
+	if (g->done_bps && (!bps || g->done_bps < bps - bps / 10))
 		bps = g->done_bps;
 	if (!bps && now_ns > g->start_ns + NS_PER_S && g->issued_bytes)
 		bps = gov_muldiv(g->issued_bytes, NS_PER_S, now_ns - g->start_ns, false);
