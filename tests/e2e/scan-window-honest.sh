@@ -27,7 +27,7 @@ stop_all()
 	done
 	SCAN_PID= FG_PID= PATROL_PID=
 }
-trap 'rc=$?; stop_all; (exit "$rc"); _e2e_trap_exit' EXIT
+trap 'rc=$?; set +e; stop_all; _e2e_cleanup; exit $rc' EXIT
 
 # status_json STATE : the latest pass of the one target, as status --json says it.
 status_json()
@@ -53,6 +53,7 @@ watch_status()
 # saying it while the pass runs, with the projected end past the window's end.
 state=$E2E_DIR/state-late
 log=$E2E_DIR/late.log
+: >"$log"
 t0=$(date +%s.%N)
 "$MEDIASCAN" scan "$E2E_LOOP" --window 8s --max-duration 12s --progress log -q \
 	--state-dir "$state" --json "$E2E_DIR/late.json" 2>"$E2E_DIR/late.progress" &
@@ -74,18 +75,18 @@ e2e_log "status while late (human): $(grep -i window <<<"$human" || echo none)"
 e2e_log "status --json, first and last while running: $(grep '"result":"running"' "$log" |
 	sed -n '1p;$p' | jq -Rrc 'split(" ") | .[0] + " s " + (.[1:] | join(" ") | fromjson |
 	{window_end, projected_end, window_late, window_late_since} | tostring)' 2>/dev/null)"
-first_late=$(grep '"window_late":true' "$log" | head -1 | cut -d' ' -f1)
+first_late=$(grep '"window_late":true' "$log" | head -1 | cut -d' ' -f1 || :)
 first_late_human=$([ -n "$human" ] && echo yes || echo no)
 e2e_check "status (human) says the pass will miss its window" test "$first_late_human" = yes
 e2e_check "status --json: window_late seen while the pass runs" test -n "$first_late"
 e2e_check "status --json: said early (at ${first_late:-never} s, window 8 s: before 6 s)" \
 	awk -v t="${first_late:-99}" 'BEGIN { exit !(t < 6) }'
-running=$(grep '"result":"running"' "$log" | awk -v f="${first_late:-99}" '$1 >= f')
+running=$(grep '"result":"running"' "$log" | awk -v f="${first_late:-99}" '$1 >= f' || :)
 e2e_check "status --json: and kept saying it while the pass ran" \
 	sh -c "! grep -q '\"window_late\":false' <<'EOF'
 $running
 EOF"
-last=$(grep '"window_late":true' "$log" | tail -1 | cut -d' ' -f2-)
+last=$(grep '"window_late":true' "$log" | tail -1 | cut -d' ' -f2- || :)
 e2e_check "status --json: projected_end past window_end" \
 	test "$(jq -r '.projected_end > .window_end + 2' <<<"${last:-{\}}")" = true
 e2e_check "status --json: window_late_since set" \
@@ -96,6 +97,7 @@ e2e_check "the report agrees (pacing.window_late)" \
 # 2. A window the disk can meet (512 MiB in 40 s: 12.8 MiB/s): not called late.
 state=$E2E_DIR/state-ok
 log=$E2E_DIR/ok.log
+: >"$log"
 t0=$(date +%s.%N)
 "$MEDIASCAN" scan "$E2E_LOOP" --window 40s --max-duration 9s --progress none -q \
 	--state-dir "$state" --json "$E2E_DIR/ok.json" &
@@ -128,7 +130,7 @@ seen=
 for _ in $(seq 40); do
 	sleep 0.5
 	if grep -q '^mediascan_scan_window_late{target="raw".*} 1$' "$prom" 2>/dev/null; then
-		seen=$(grep '^mediascan_scan_\(window\|projected\)' "$prom")
+		seen=$(grep '^mediascan_scan_\(window\|projected\)' "$prom" || :)
 		break
 	fi
 done
@@ -137,8 +139,8 @@ wait "$PATROL_PID" 2>/dev/null || :
 PATROL_PID=
 e2e_log "metrics while late: $(tr '\n' ' ' <<<"$seen")"
 e2e_check "metrics: mediascan_scan_window_late 1 while the pass runs" test -n "$seen"
-pend=$(awk '/^mediascan_scan_projected_end_seconds/ { print $2 }' <<<"$seen")
-wend=$(awk '/^mediascan_scan_window_end_seconds/ { print $2 }' <<<"$seen")
+pend=$(awk '/^mediascan_scan_projected_end_seconds/ { print $2 }' <<<"$seen" || :)
+wend=$(awk '/^mediascan_scan_window_end_seconds/ { print $2 }' <<<"$seen" || :)
 e2e_check "metrics: projected end ($pend) past the window's end ($wend)" \
 	awk -v p="${pend:-0}" -v w="${wend:-0}" 'BEGIN { exit !(w > 0 && p > w + 2) }'
 if command -v promtool >/dev/null && [ -s "$prom" ]; then
@@ -153,6 +155,7 @@ e2e_check "metrics: all 0 once no scan runs" \
 # disk's ~37 MiB/s are enough.
 state=$E2E_DIR/state-fg
 log=$E2E_DIR/fg.log
+: >"$log"
 if command -v fio >/dev/null; then
 	fio --name=fg --filename="$E2E_LOOP" --ioengine=psync --direct=1 --rw=randread --bs=256k \
 		--time_based --runtime=12 --readonly >/dev/null 2>&1 &
@@ -167,9 +170,9 @@ if command -v fio >/dev/null; then
 	SCAN_PID=
 	wait "$FG_PID" 2>/dev/null || :
 	FG_PID=
-	late_fg=$(grep '"window_late":true' "$log" | awk '$1 < 12.5' | head -1 | cut -d' ' -f1)
+	late_fg=$(grep '"window_late":true' "$log" | awk '$1 < 12.5' | head -1 | cut -d' ' -f1 || :)
 	intime=$(grep '"result":"running"' "$log" | awk '$1 > 13' | grep '"window_late":false' |
-		head -1 | cut -d' ' -f1)
+		head -1 | cut -d' ' -f1 || :)
 	e2e_log "foreground for 12 s: late said at ${late_fg:-never} s, in time again at" \
 		"${intime:-never} s; the pass took $(ms_jq "$E2E_DIR/fg.json" '.elapsed_s') s," \
 		"complete $(ms_jq "$E2E_DIR/fg.json" '.complete')"
