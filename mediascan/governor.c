@@ -220,6 +220,7 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 	g->lat.acc_start_ns = now_ns;
 	g->lat.acc_ios = 0;
 	g->lat.acc_sum_ns = 0;
+	g->lat.acc_own_ns = 0;
 	g->lat.acc_bytes0 = g->issued_bytes;
 }
 
@@ -444,7 +445,9 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 	/*
 	 * Under half its time alone is not believable: our own time, measured from user space,
 	 * was subtracted with delays the kernel did not count (a busy CPU reaping late). Hold
-	 * the rate rather than raise it on a wrong reading.
+	 * the rate rather than raise it on a wrong reading, and keep ramping after it: a wrong
+	 * reading says nothing about the scan's effect (it ended the start-up ramp, and on a
+	 * busy host a never-idle disk's pass then crawled up from --rate-min by 1.25x steps).
 	 */
 	if (lat_ns < base / 2)
 		e = 1000;
@@ -456,10 +459,22 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 	l->have_err = true;
 	l->fg_now = true;
 	f = 1000 + LAT_GAIN_PM * (1000 - l->err_pm) / 1000;
-	if (l->ramp && e < 500)
-		f = 2000;				/* start-up: double while far under */
-	else
+	/*
+	 * Start-up: double while far under; hold on a wrong reading, and on one reading near the
+	 * aim (one noisy reading ended the ramp, and the pass then crawled up by 1.25x steps);
+	 * the ramp ends at a second one in a row, or at once above the aim.
+	 */
+	if (l->ramp && lat_ns < base / 2) {
+		f = 1000;
+	} else if (l->ramp && e < 500) {
+		f = 2000;
+		l->ramp_near = 0;
+	} else if (l->ramp && e <= 1000 && !l->ramp_near) {
+		f = 1000;
+		l->ramp_near = 1;
+	} else {
 		l->ramp = false;
+	}
 	if (f < LAT_MIN_FACTOR_PM)
 		f = LAT_MIN_FACTOR_PM;
 	/*
@@ -561,9 +576,38 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 	g->anchor_bytes = 0;
 }
 
+/*
+ * The foreground's mean request time over the decision interval of span_ns, as far as the
+ * scan can have caused it. A read of the scan delays each other request that waits while it
+ * is served by at most its time: all the scan can have added to the foreground's summed time
+ * is its own summed time (service plus queueing, an upper bound of its service) times the
+ * foreground's requests waiting (at least one; more when the foreground's mean in flight,
+ * Little: its summed time over the span, says so). Excess beyond twice that is not the
+ * scan's: on a busy host a foreground's latency moved by 2x from one sample to the next
+ * with the scan at 1% of the disk (its driver waiting for a CPU), and every such spike cut
+ * the pass of a never-idle disk. The reading is capped there; last_lat_ns keeps what was
+ * seen, for the report.
+ */
+static uint64_t gov_lat_ours(struct scan_gov *g, uint64_t span_ns)
+{
+	struct scan_gov_lat *l = &g->lat;
+	uint64_t lat = l->acc_sum_ns / l->acc_ios, cap, waiting_pm;
+
+	l->last_lat_ns = lat;
+	if (!l->baseline_ns || !span_ns || lat <= l->baseline_ns)
+		return lat;
+	waiting_pm = gov_muldiv(l->acc_sum_ns, 1000, span_ns, true);
+	if (waiting_pm < 1000)
+		waiting_pm = 1000;
+	cap = gov_muldiv(gov_muldiv(l->acc_own_ns, waiting_pm, 1000, true), 2, l->acc_ios, true);
+	cap = gov_sat_add(l->baseline_ns, cap);
+	return lat < cap ? lat : cap;
+}
+
 /* One sample of pacing by latency: fg_ios requests of fg_ns in total since the last one. */
 static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
-			   uint64_t fg_ios, uint64_t fg_ns, uint64_t fg_wait, bool own_done)
+			   uint64_t fg_ios, uint64_t fg_ns, uint64_t own_ns, uint64_t fg_wait,
+			   bool own_done)
 {
 	struct scan_gov_lat *l = &g->lat;
 	uint64_t span, achieved = 0, lat;
@@ -586,6 +630,7 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 	}
 	l->acc_ios += fg_ios;
 	l->acc_sum_ns += fg_ns;
+	l->acc_own_ns += own_ns;
 	span = now_ns - l->acc_start_ns;
 	/*
 	 * Other requests in flight (the stat file's in_flight minus ours) that do not complete:
@@ -620,13 +665,11 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 		return;
 	}
 	if (l->acc_ios >= LAT_MIN_IOS && span >= LAT_DECIDE_NS) {
-		lat = l->acc_sum_ns / l->acc_ios;
-		l->last_lat_ns = lat;
+		lat = gov_lat_ours(g, span);
 		gov_lat_decide(g, lat, achieved);
 	} else if (span >= LAT_QUIET_NS) {
 		if (l->acc_ios >= LAT_FEW_IOS && l->baseline_ns) {
-			lat = l->acc_sum_ns / l->acc_ios;
-			l->last_lat_ns = lat;
+			lat = gov_lat_ours(g, span);
 			gov_lat_decide(g, lat, achieved);
 		} else if (l->acc_ios >= LAT_FEW_IOS) {
 			gov_lat_probe_start(g, now_ns);	/* a light foreground: learn it */
@@ -688,7 +731,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 			const struct scan_gov_own *own, unsigned nr_st)
 {
 	uint64_t other_bytes = 0, other_sectors = 0, other_ios = 0, interval_ns;
-	uint64_t fg_ios = 0, fg_ns = 0, fg_wait = 0;
+	uint64_t fg_ios = 0, fg_ns = 0, fg_wait = 0, fg_own_ns = 0;
 	bool seen, own_done = false;
 
 	if (!g || !st || !own || !nr_st || nr_st > SCAN_GOV_MAX_VIEWS)
@@ -729,6 +772,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 		if (f_ios > fg_ios) {
 			fg_ios = f_ios;
 			fg_ns = f_ns;
+			fg_own_ns = own[i].ns - v->last_own_ns;
 		}
 		if (o_ios)
 			own_done = true;
@@ -746,7 +790,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 	g->last_sample_ns = now_ns;
 	if (g->o.latency) {
 		gov_tick(g, now_ns);
-		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, fg_wait, own_done);
+		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, fg_own_ns, fg_wait, own_done);
 		return fg_ios > 0;
 	}
 	if (g->o.fg_threshold_bps)

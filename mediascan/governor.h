@@ -78,10 +78,12 @@ struct scan_gov_lat {
 	uint64_t next_probe_ns;
 	uint64_t baseline_ns;		/* foreground's mean request time alone; 0: unknown */
 	uint64_t acc_start_ns, acc_ios, acc_sum_ns, acc_bytes0;	/* decision interval */
+	uint64_t acc_own_ns;		/* the scan's own reads' summed latency in it */
 	uint64_t rate_bps;		/* the controller's rate; 0 = unlimited */
 	int64_t err_pm;			/* smoothed excess latency, per mille of the aim */
 	bool have_err;
 	bool ramp;			/* start-up: doubling until the excess shows */
+	unsigned ramp_near;		/* readings in a row near the aim while ramping */
 	bool fg_now;			/* the last decision saw a foreground */
 	unsigned cuts_in_row;		/* decisions in a row above target */
 	uint64_t avg_bps;		/* achieved rate, smoothed: for the projected end */
