@@ -46,6 +46,8 @@
 #define LAT_MIN_IOS 64ull		/* foreground requests a decision needs */
 #define LAT_DECIDE_NS 500000000ull	/* and at least this long */
 #define LAT_QUIET_NS 2000000000ull	/* fewer than LAT_FEW_IOS in this long: no foreground */
+#define LAT_APPEAR_NS 100000000ull	/* LAT_FEW_IOS in this long where there was none: probe */
+#define LAT_FIRST_SIGN 2ull		/* or this many done or waiting in one sample */
 #define LAT_FEW_IOS 4ull
 #define LAT_STARVED_NS 750000000ull	/* other requests waiting this long, none done */
 #define LAT_AIM_PCT 95			/* aim at this share of the excess the target allows */
@@ -660,8 +662,14 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 		gov_lat_probe_start(g, now_ns);
 		return;
 	}
-	if (!l->baseline_ns && l->acc_ios >= LAT_FEW_IOS && span >= LAT_DECIDE_NS) {
-		gov_lat_probe_start(g, now_ns);	/* a foreground appeared: learn it alone */
+	/*
+	 * A foreground appeared where the last probe saw none: learn it alone at its first sign
+	 * (two of its requests done or waiting in one sample), before its requests queue behind
+	 * a full-speed scan's (waiting for four completions took most of a second then).
+	 */
+	if (!l->baseline_ns && ((l->acc_ios >= LAT_FEW_IOS && span >= LAT_APPEAR_NS) ||
+				fg_ios + fg_wait >= LAT_FIRST_SIGN)) {
+		gov_lat_probe_start(g, now_ns);
 		return;
 	}
 	if (l->acc_ios >= LAT_MIN_IOS && span >= LAT_DECIDE_NS) {
