@@ -29,10 +29,10 @@ static void forget_usage(FILE *f)
 		"  --yes           drop without asking\n"
 		"  --dry-run       only say what would be dropped\n"
 		"  --state-dir DIR the state store (default: the config's state_dir, else "
-		CLI_DEFAULT_STATE_DIR ")\n"
+		REPORT_DEFAULT_STATE_DIR ")\n"
 		"  --config FILE   the patrol config naming the state store\n"
 		"no terminal and no --yes, or no such target: nothing dropped, exit 8\n");
-	cli_print_exits(f, "forget");
+	report_print_exits(f, "forget");
 }
 
 /* Return 1 when the answer read from the terminal is yes. */
@@ -83,28 +83,28 @@ int cli_forget_main(int argc, char **argv)
 			forget_usage(stdout);
 			return 0;
 		default:
-			cli_err("forget: unknown or incomplete option '%s' (see mediascan forget "
+			report_err("forget: unknown or incomplete option '%s' (see mediascan forget "
 				"--help)", argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			return REPORT_EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc) {
-		cli_err(optind == argc ? "forget: which target? (mediascan forget TARGET; "
+		report_err(optind == argc ? "forget: which target? (mediascan forget TARGET; "
 			"`mediascan status` lists them)" : "forget: one target at a time");
-		return CLI_EXIT_USAGE;
+		return REPORT_EXIT_USAGE;
 	}
 	name = argv[optind];
 	if (!name[0] || strlen(name) >= PATH_MAX) {
-		cli_err("forget: bad target name");
-		return CLI_EXIT_USAGE;
+		report_err("forget: bad target name");
+		return REPORT_EXIT_USAGE;
 	}
 	ret = cli_history_open(state_dir, config, &st);
 	if (ret == -ENOENT) {
-		cli_err("forget: no history yet: no target %s", name);
-		return CLI_EXIT_USAGE;
+		report_err("forget: no history yet: no target %s", name);
+		return REPORT_EXIT_USAGE;
 	}
 	if (ret < 0)
-		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+		return ret == -EINVAL ? REPORT_EXIT_USAGE : REPORT_EXIT_OPERATIONAL;
 	ret = scan_state_forget(st, name, 1, &f);
 	/* A path as typed ("/srv/data/", "./data") names the target its real path is. */
 	if (ret == 0 && name[0] != '\0' && realpath(name, canon) && strcmp(canon, name) != 0) {
@@ -112,14 +112,14 @@ int cli_forget_main(int argc, char **argv)
 		ret = scan_state_forget(st, name, 1, &f);
 	}
 	if (ret < 0) {
-		cli_err("forget: reading the state store failed: %s", scan_state_errmsg(st));
+		report_err("forget: reading the state store failed: %s", scan_state_errmsg(st));
 		scan_state_close(st);
-		return CLI_EXIT_OPERATIONAL;
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	if (ret == 0) {
-		cli_err("forget: no target %s in the history (`mediascan status` lists them)", name);
+		report_err("forget: no target %s in the history (`mediascan status` lists them)", name);
 		scan_state_close(st);
-		return CLI_EXIT_USAGE;
+		return REPORT_EXIT_USAGE;
 	}
 	printf("would drop %s: %u target%s, %u pass%s, %u open range%s (%u error rows in all)\n",
 	       name, f.targets, f.targets == 1 ? "" : "s", f.passes,
@@ -134,9 +134,9 @@ int cli_forget_main(int argc, char **argv)
 	}
 	if (!yes) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
-			cli_err("forget: not dropped: no terminal to ask on (give --yes)");
+			report_err("forget: not dropped: no terminal to ask on (give --yes)");
 			scan_state_close(st);
-			return CLI_EXIT_USAGE;
+			return REPORT_EXIT_USAGE;
 		}
 		if (!ask_yes()) {
 			printf("nothing dropped\n");
@@ -146,9 +146,9 @@ int cli_forget_main(int argc, char **argv)
 	}
 	ret = scan_state_forget(st, name, 0, &f);
 	if (ret < 0) {
-		cli_err("forget: dropping failed, nothing dropped: %s", scan_state_errmsg(st));
+		report_err("forget: dropping failed, nothing dropped: %s", scan_state_errmsg(st));
 		scan_state_close(st);
-		return CLI_EXIT_OPERATIONAL;
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	printf("dropped %s: %u target%s, %u pass%s, %u open range%s\n", name, f.targets,
 	       f.targets == 1 ? "" : "s", f.passes, f.passes == 1 ? "" : "es", f.open_ranges,

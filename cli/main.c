@@ -29,7 +29,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "read every written block of a filesystem (mount point) or a\n"
 	  "whole block device; report damaged files and metadata", cli_scan_main },
 	{ "patrol", "patrol", "the service: a pass over every configured target within its window",
-	  cli_patrol_main },
+	  patrol_main },
 	{ "status", "status", "per target: pass progress, rate, ETA, last pass, open errors",
 	  cli_status_main },
 	{ "report", "report", "open damage from the history: new since the last pass, files",
@@ -81,7 +81,7 @@ static void unknown_cmd(const char *name)
 
 	for (size_t i = 0; i < CLI_NR_CMDS && n < sizeof(list); i++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s, ", cli_cmds[i].name);
-	cli_err("unknown command '%s' (commands: %shelp, version)", name, list);
+	report_err("unknown command '%s' (commands: %shelp, version)", name, list);
 }
 
 int main(int argc, char **argv)
@@ -90,10 +90,10 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return CLI_EXIT_USAGE;
+		return REPORT_EXIT_USAGE;
 	}
 	/* --json FILE|-, the bare flag meaning stdout (probe, report, status knew only that) */
-	cli_json_argv(argc, argv, strcmp(argv[1], "probe") == 0 || strcmp(argv[1], "report") == 0 ||
+	report_json_argv(argc, argv, strcmp(argv[1], "probe") == 0 || strcmp(argv[1], "report") == 0 ||
 				  strcmp(argv[1], "status") == 0);
 	cmd = cli_cmd_find(argv[1]);
 	if (cmd)
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		if (argc > 2 && strcmp(argv[2], "exit") == 0) {
-			cli_print_exits(stdout, NULL);
+			report_print_exits(stdout, NULL);
 			return 0;
 		}
 		if (argc > 2) {
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 			cmd = cli_cmd_find(argv[2]);
 			if (!cmd) {
 				unknown_cmd(argv[2]);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			return cmd->main(2, help_argv);
 		}
@@ -122,5 +122,5 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	unknown_cmd(argv[1]);
-	return CLI_EXIT_USAGE;
+	return REPORT_EXIT_USAGE;
 }

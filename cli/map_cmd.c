@@ -57,7 +57,7 @@ static void map_usage(FILE *f)
 		"  --block-size N         unit of \"Buffer I/O error ... logical block N\" lines\n"
 		"                         (default: the filesystem's block size, else the device's)\n"
 		"  -q, --quiet            no human output\n");
-	cli_print_exits(f, "map");
+	report_print_exits(f, "map");
 }
 
 /* One range to map, with how it was named. */
@@ -429,9 +429,9 @@ static int read_log(struct map_run *m, const char *path)
 		int fd = map_kmsg_open();
 
 		if (fd < 0) {
-			cli_err("cannot read /dev/kmsg: %s%s", strerror(-fd),
+			report_err("cannot read /dev/kmsg: %s%s", strerror(-fd),
 				fd == -EPERM || fd == -EACCES ? " (needs root, or name a FILE)" : "");
-			return CLI_EXIT_OPERATIONAL;
+			return REPORT_EXIT_OPERATIONAL;
 		}
 		m->from_kmsg = 1;
 		while ((n = map_kmsg_read(fd, rec, sizeof(rec))) > 0) {
@@ -443,19 +443,19 @@ static int read_log(struct map_run *m, const char *path)
 				break;
 		}
 		map_kmsg_close(fd);
-		return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
+		return ret < 0 ? REPORT_EXIT_OPERATIONAL : 0;
 	}
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
 
 	if (!f) {
-		cli_err("cannot read %s: %s", path, strerror(errno));
-		return CLI_EXIT_USAGE;
+		report_err("cannot read %s: %s", path, strerror(errno));
+		return REPORT_EXIT_USAGE;
 	}
 	line = malloc(MAP_KLOG_MAX_LINE + 2);
 	if (!line) {
 		if (f != stdin)
 			fclose(f);
-		return CLI_EXIT_OPERATIONAL;
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	while (fgets(line, MAP_KLOG_MAX_LINE + 2, f)) {
 		size_t n = strlen(line);
@@ -478,7 +478,7 @@ static int read_log(struct map_run *m, const char *path)
 	free(line);
 	if (f != stdin)
 		fclose(f);
-	return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
+	return ret < 0 ? REPORT_EXIT_OPERATIONAL : 0;
 }
 
 /* Kernel name of a device path (/dev/mapper/vg-lv -> dm-3), or -errno. */
@@ -568,7 +568,7 @@ static int stack_queries(struct map_run *m)
 				p.offset = u->hop[u->nr_hops - 1].offset;
 			}
 			if (u->unmappable)
-				m->exit_bits |= CLI_EXIT_OPERATIONAL;
+				m->exit_bits |= REPORT_EXIT_OPERATIONAL;
 			ret = push_query(&v, &n, &cap, &p);
 			if (ret < 0)
 				free(u);
@@ -670,7 +670,7 @@ static int map_all(struct map_run *m)
 		if (ret < 0) {
 			snprintf(tg->err, sizeof(tg->err), "looking up owners on %s: %s",
 				 m->q[a].devpath, strerror(-ret));
-			m->exit_bits |= CLI_EXIT_OPERATIONAL;
+			m->exit_bits |= REPORT_EXIT_OPERATIONAL;
 			ret = 0;
 		}
 		tg->mapped = 1;
@@ -685,15 +685,15 @@ static int map_all(struct map_run *m)
 		if (ret < 0) {
 			snprintf(tg->err, sizeof(tg->err), "naming the owners on %s failed: %s",
 				 tg->devpath, strerror(-ret));
-			m->exit_bits |= CLI_EXIT_OPERATIONAL;
+			m->exit_bits |= REPORT_EXIT_OPERATIONAL;
 			ret = 0;
 		}
 		/* a filesystem mediascan cannot map (btrfs) holds the range: not answered */
 		if (tg->t.foreign_fs[0])
-			m->exit_bits |= CLI_EXIT_OPERATIONAL;
+			m->exit_bits |= REPORT_EXIT_OPERATIONAL;
 		/* a failed range the kernel logged is damage; a range looked up is only owned */
 		if ((tg->d.nr_files || tg->d.nr_meta) && m->from_log)
-			m->exit_bits |= CLI_EXIT_MEDIA;
+			m->exit_bits |= REPORT_EXIT_MEDIA;
 	}
 out_free:
 	free(dev);
@@ -747,14 +747,14 @@ static json_object *answer_json(const struct map_run *m)
 			json_object_array_add(devs, d);
 		}
 		json_object_object_add(jt, "devices", devs);
-		cli_target_json(jt, &tg->t);
-		cli_mapping_json(jt, &tg->d);
+		report_target_json(jt, &tg->t);
+		report_mapping_json(jt, &tg->d);
 		if (tg->err[0])
 			json_object_object_add(jt, "error", json_object_new_string(tg->err));
 		/* damaged files and metadata of this target, into the common arrays */
 		json_object *tmp = json_object_new_object(), *a;
 
-		cli_damage_json(tmp, &tg->d, &tg->t);
+		report_damage_json(tmp, &tg->d, &tg->t);
 		json_object_object_get_ex(tmp, "damaged_files", &a);
 		for (size_t i = 0; i < json_object_array_length(a); i++) {
 			json_object *e = json_object_get(json_object_array_get_idx(a, i));
@@ -785,7 +785,7 @@ static json_object *answer_json(const struct map_run *m)
 			q->stk ? q->asked_off : q->offset));
 		json_object_object_add(j, "length", json_object_new_uint64(q->length));
 		if (q->stk) {
-			json_object *um = cli_stack_unmappable_json(q->stk);
+			json_object *um = report_stack_unmappable_json(q->stk);
 
 			if (!q->no_owner) {
 				json_object_object_add(j, "fs_device",
@@ -793,8 +793,8 @@ static json_object *answer_json(const struct map_run *m)
 				json_object_object_add(j, "fs_offset",
 						       json_object_new_uint64(q->offset));
 			}
-			json_object_object_add(j, "stack", cli_stack_hops_json(q->stk));
-			json_object_object_add(j, "copies", cli_stack_copies_json(q->stk));
+			json_object_object_add(j, "stack", report_stack_hops_json(q->stk));
+			json_object_object_add(j, "copies", report_stack_copies_json(q->stk));
 			if (q->stk->parity)
 				json_object_object_add(j, "parity", json_object_new_boolean(1));
 			if (q->stk->unused)
@@ -805,10 +805,10 @@ static json_object *answer_json(const struct map_run *m)
 				json_object_object_add(j, "unmappable", um);
 			}
 			if (!stack_done) {
-				json_object_object_add(root, "stack", cli_stack_hops_json(q->stk));
+				json_object_object_add(root, "stack", report_stack_hops_json(q->stk));
 				stack_done = 1;
 			}
-			json_object *cj = cli_stack_copies_json(q->stk);
+			json_object *cj = report_stack_copies_json(q->stk);
 
 			for (size_t c = 0; c < json_object_array_length(cj); c++)
 				json_object_array_add(copies, json_object_get(
@@ -833,7 +833,7 @@ static json_object *answer_json(const struct map_run *m)
 				map_role_name(tg->t.devices[q->dev_idx].role)));
 			map_damage_group(&tg->d, q->group, &first, &count);
 			for (size_t k = 0; k < count; k++)
-				json_object_array_add(owners, cli_owner_json(&tg->d, &tg->t,
+				json_object_array_add(owners, report_owner_json(&tg->d, &tg->t,
 						      &tg->d.owners[first + k]));
 		}
 		json_object_object_add(j, "owners", owners);
@@ -880,13 +880,13 @@ static int write_json(const struct map_run *m, const char *path)
 	json_object *root = answer_json(m);
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	struct cli_out o;
-	int ret = cli_out_open(path, 0600, &o);
+	struct report_out o;
+	int ret = report_out_open(path, 0600, &o);
 
 	if (ret == 0) {
 		if (fputs(s, o.f) < 0 || fputc('\n', o.f) < 0)
 			ret = -EIO;
-		ret = cli_out_close(&o, ret);
+		ret = report_out_close(&o, ret);
 	}
 	json_object_put(root);
 	return ret;
@@ -908,7 +908,7 @@ static void print_answer(const struct map_run *m, FILE *f)
 				q->value, q->lines, q->lines == 1 ? "" : "s");
 		fputc('\n', f);
 		if (q->stk)
-			cli_stack_print(f, q->stk);
+			report_stack_print(f, q->stk);
 		if (q->no_owner)
 			continue;
 		if (q->tgt < 0) {
@@ -924,7 +924,7 @@ static void print_answer(const struct map_run *m, FILE *f)
 			if (o->kind == MAP_OWN_FREE)
 				fprintf(f, "      free space (nothing stored there)\n");
 			else
-				cli_print_owner(f, &tg->d, &tg->t, o);
+				report_print_owner(f, &tg->d, &tg->t, o);
 		}
 	}
 	for (size_t k = 0; k < m->nr_tg; k++) {
@@ -936,8 +936,8 @@ static void print_answer(const struct map_run *m, FILE *f)
 		}
 		if (tg->d.nr_files || tg->d.nr_meta)
 			fprintf(f, "\n== %s (%s)\n", target_name(tg), tg->t.fs_type);
-		cli_print_owners(f, &tg->d, &tg->t, !m->from_log);
-		cli_print_notes(f, &tg->d);
+		report_print_owners(f, &tg->d, &tg->t, !m->from_log);
+		report_print_notes(f, &tg->d);
 		if (tg->err[0])
 			fprintf(f, "\nerror: %s\n", tg->err);
 	}
@@ -959,11 +959,11 @@ static void print_answer(const struct map_run *m, FILE *f)
 		if (m->nr_unknown) {
 			fprintf(f, ", on unknown devices:");
 			for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
-				fprintf(f, " %s", cli_escape(m->unknown[i], esc, sizeof(esc)));
+				fprintf(f, " %s", report_escape(m->unknown[i], esc, sizeof(esc)));
 		}
 		fputc('\n', f);
 		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
-			fprintf(f, "  unusable: %s\n", cli_escape(m->unusable[i], esc, sizeof(esc)));
+			fprintf(f, "  unusable: %s\n", report_escape(m->unusable[i], esc, sizeof(esc)));
 	}
 	if (!m->nr_q && !m->from_log)
 		fprintf(f, "nothing to map\n");
@@ -1004,9 +1004,9 @@ int cli_map_main(int argc, char **argv)
 			v = strtoull(optarg, &end, 0);
 			if (errno || *end || end == optarg || optarg[0] == '-' ||
 			    (c == O_COUNT && v == 0)) {
-				cli_err("bad --%s '%s': give a number", c == O_SECTOR ? "sector" :
+				report_err("bad --%s '%s': give a number", c == O_SECTOR ? "sector" :
 					"count", optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			if (c == O_SECTOR) {
 				sector = v;
@@ -1020,11 +1020,11 @@ int cli_map_main(int argc, char **argv)
 			m.from_log = 1;
 			break;
 		case O_BS:
-			if (cli_parse_size(optarg, &m.block_size) || m.block_size < 512 ||
+			if (report_parse_size(optarg, &m.block_size) || m.block_size < 512 ||
 			    (m.block_size & (m.block_size - 1)) || m.block_size > 65536) {
-				cli_err("bad --block-size '%s': a power of two from 512 to 64k",
+				report_err("bad --block-size '%s': a power of two from 512 to 64k",
 					optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			break;
 		case 'q':
@@ -1034,18 +1034,18 @@ int cli_map_main(int argc, char **argv)
 			map_usage(stdout);
 			return 0;
 		default:
-			cli_err("map: unknown or incomplete option '%s' (see mediascan map --help)",
+			report_err("map: unknown or incomplete option '%s' (see mediascan map --help)",
 				argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			return REPORT_EXIT_USAGE;
 		}
 	}
 	if (m.from_log) {
 		if (have_sector || argc - optind > 1) {
-			cli_err("map --kernel-log takes at most one FILE, and no DEVICE or --sector");
-			return CLI_EXIT_USAGE;
+			report_err("map --kernel-log takes at most one FILE, and no DEVICE or --sector");
+			return REPORT_EXIT_USAGE;
 		}
-		if (cli_out_refuse("map", "--json", json))
-			return CLI_EXIT_USAGE;
+		if (report_out_refuse("map", "--json", json))
+			return REPORT_EXIT_USAGE;
 		ret = read_log(&m, optind < argc ? argv[optind] : NULL);
 		if (ret)
 			goto out_free;
@@ -1055,92 +1055,92 @@ int cli_map_main(int argc, char **argv)
 		struct tgt *tg;
 
 		if (optind >= argc) {
-			cli_err("map: name a DEVICE and an OFFSET (or --sector N), or --kernel-log");
-			return CLI_EXIT_USAGE;
+			report_err("map: name a DEVICE and an OFFSET (or --sector N), or --kernel-log");
+			return REPORT_EXIT_USAGE;
 		}
 		if (have_sector ? argc - optind != 1 : argc - optind < 2 || argc - optind > 3) {
-			cli_err("map: give DEVICE OFFSET [LENGTH] or DEVICE --sector N [--count N]");
-			return CLI_EXIT_USAGE;
+			report_err("map: give DEVICE OFFSET [LENGTH] or DEVICE --sector N [--count N]");
+			return REPORT_EXIT_USAGE;
 		}
 		if (have_sector) {
 			if (__builtin_mul_overflow(sector, 512, &off) ||
 			    __builtin_mul_overflow(count, 512, &len) || off + len < off) {
-				cli_err("map: --sector %" PRIu64 " --count %" PRIu64
+				report_err("map: --sector %" PRIu64 " --count %" PRIu64
 					" out of range: the bytes do not fit 64 bits", sector,
 					count);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
-		} else if (cli_parse_size(argv[optind + 1], &off) ||
-			   (argc - optind == 3 && (cli_parse_size(argv[optind + 2], &len) ||
+		} else if (report_parse_size(argv[optind + 1], &off) ||
+			   (argc - optind == 3 && (report_parse_size(argv[optind + 2], &len) ||
 						   len == 0))) {
-			cli_err("map: bad OFFSET or LENGTH '%s %s': give bytes, e.g. 1048576 4k",
+			report_err("map: bad OFFSET or LENGTH '%s %s': give bytes, e.g. 1048576 4k",
 				argv[optind + 1], argc - optind == 3 ? argv[optind + 2] : "");
-			return CLI_EXIT_USAGE;
+			return REPORT_EXIT_USAGE;
 		}
 		if (len > UINT64_MAX - off) {
-			cli_err("map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
-			return CLI_EXIT_USAGE;
+			report_err("map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
+			return REPORT_EXIT_USAGE;
 		}
-		if (cli_out_refuse("map", "--json", json))
-			return CLI_EXIT_USAGE;
+		if (report_out_refuse("map", "--json", json))
+			return REPORT_EXIT_USAGE;
 		tg = target_for(&m, argv[optind], &dev_idx);
 		if (!tg) {
-			ret = CLI_EXIT_OPERATIONAL;
+			ret = REPORT_EXIT_OPERATIONAL;
 			goto out_free;
 		}
 		if (!tg->open) {
-			cli_err("%s", tg->err);
-			ret = tg->err_class == MAP_TERR_USAGE ? CLI_EXIT_USAGE :
-							      CLI_EXIT_OPERATIONAL;
+			report_err("%s", tg->err);
+			ret = tg->err_class == MAP_TERR_USAGE ? REPORT_EXIT_USAGE :
+							      REPORT_EXIT_OPERATIONAL;
 			goto out_free;
 		}
 		if (!len)
 			len = tg->t.devices[dev_idx].info.logical_block_size ?
 			      tg->t.devices[dev_idx].info.logical_block_size : 512;
 		if (off >= tg->t.devices[dev_idx].info.size_bytes) {
-			cli_err("map: offset %" PRIu64 " is past the end of %s (%" PRIu64 " bytes)",
+			report_err("map: offset %" PRIu64 " is past the end of %s (%" PRIu64 " bytes)",
 				off, argv[optind], tg->t.devices[dev_idx].info.size_bytes);
-			ret = CLI_EXIT_USAGE;
+			ret = REPORT_EXIT_USAGE;
 			goto out_free;
 		}
 		if (len > tg->t.devices[dev_idx].info.size_bytes - off)
 			len = tg->t.devices[dev_idx].info.size_bytes - off;
 		ret = add_query(&m, tg->devpath, off, len, "query", 0);
 		if (ret < 0) {
-			ret = CLI_EXIT_OPERATIONAL;
+			ret = REPORT_EXIT_OPERATIONAL;
 			goto out_free;
 		}
 	}
 	if (geteuid() != 0)
-		cli_err("warning: not root: GETFSMAP, bulkstat and open-by-handle need "
+		report_err("warning: not root: GETFSMAP, bulkstat and open-by-handle need "
 			"CAP_SYS_ADMIN; owners may be missing");
 	ret = map_all(&m);
 	if (ret < 0) {
-		cli_err("mapping failed: %s", strerror(-ret));
-		ret = CLI_EXIT_OPERATIONAL;
+		report_err("mapping failed: %s", strerror(-ret));
+		ret = REPORT_EXIT_OPERATIONAL;
 		goto out_free;
 	}
 	for (size_t k = 0; k < m.nr_tg; k++)
 		if (!m.tg[k].open && !m.from_log)
-			m.exit_bits |= CLI_EXIT_OPERATIONAL;
+			m.exit_bits |= REPORT_EXIT_OPERATIONAL;
 	/* README's exit table: a line naming an unknown device, past a device's end or
 	 * otherwise unusable, or dropped, is a range not checked: bit 4 */
 	if (m.from_log && (m.nr_unknown || m.nr_unusable || m.too_long || m.dropped))
-		m.exit_bits |= CLI_EXIT_OPERATIONAL;
+		m.exit_bits |= REPORT_EXIT_OPERATIONAL;
 	if (m.from_log && !m.kernel_lines) {
 		if (!m.lines)
-			cli_err("map: the kernel log is empty: nothing was checked");
+			report_err("map: the kernel log is empty: nothing was checked");
 		else
-			cli_err("map: none of the %u lines is a kernel log line (dmesg, journalctl "
+			report_err("map: none of the %u lines is a kernel log line (dmesg, journalctl "
 				"-k, syslog, /dev/kmsg): nothing was checked", m.lines);
-		m.exit_bits |= CLI_EXIT_OPERATIONAL;
+		m.exit_bits |= REPORT_EXIT_OPERATIONAL;
 	}
 	if (json) {
 		ret = write_json(&m, json);
 		if (ret < 0) {
-			cli_err("cannot write the JSON answer to %s: %s", json,
-				cli_create_error(ret));
-			m.exit_bits |= CLI_EXIT_OPERATIONAL;
+			report_err("cannot write the JSON answer to %s: %s", json,
+				report_create_error(ret));
+			m.exit_bits |= REPORT_EXIT_OPERATIONAL;
 		}
 	}
 	if (!quiet && !(json && strcmp(json, "-") == 0))

@@ -123,34 +123,34 @@ int cli_probe_main(int argc, char **argv)
 			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json FILE|-]\n"
 			       "  what each device of the target can verify itself (NVMe Verify, SCSI "
 			       "VERIFY, PI)\n");
-			cli_print_exits(stdout, "probe");
+			report_print_exits(stdout, "probe");
 			return 0;
 		} else if (argv[i][0] == '-' || target) {
-			cli_err("probe: unexpected argument '%s' (usage: mediascan probe "
+			report_err("probe: unexpected argument '%s' (usage: mediascan probe "
 				"DEVICE|MOUNTPOINT [--json FILE|-])", argv[i]);
-			return CLI_EXIT_USAGE;
+			return REPORT_EXIT_USAGE;
 		} else {
 			target = argv[i];
 		}
 	}
 	if (!target) {
-		cli_err("probe: name a block device or a mount point");
-		return CLI_EXIT_USAGE;
+		report_err("probe: name a block device or a mount point");
+		return REPORT_EXIT_USAGE;
 	}
-	ret = cli_out_refuse("probe", "--json", json);
+	ret = report_out_refuse("probe", "--json", json);
 	if (ret)
 		return ret;
 	ret = map_target_open(target, &t, err, sizeof(err), &err_class);
 	if (ret < 0) {
-		cli_err("%s", err);
-		return err_class == MAP_TERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+		report_err("%s", err);
+		return err_class == MAP_TERR_USAGE ? REPORT_EXIT_USAGE : REPORT_EXIT_OPERATIONAL;
 	}
 	memset(&so, 0, sizeof(so));
 	ret = pass_method_setup(NULL, &t, &so, &cm, err, sizeof(err));
 	if (ret) {
-		cli_err("%s", err);
+		report_err("%s", err);
 		map_target_close(&t);
-		return CLI_EXIT_OPERATIONAL;
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	root = json_object_new_object();
 	devs = json_object_new_array();
@@ -162,7 +162,7 @@ int cli_probe_main(int argc, char **argv)
 	json_object_object_add(root, "auto_method", json_object_new_string(cm.ops->name));
 	json_object_object_add(root, "auto_reason", json_object_new_string(cm.why));
 	if (t.nr_devices && map_stack_tree(NULL, t.devices[0].info.name, &tree) == 0) {
-		json_object *st = cli_stack_tree_json(tree);
+		json_object *st = report_stack_tree_json(tree);
 
 		if (t.mount_point[0]) {
 			json_object_object_add(st, "filesystem", json_object_new_string(t.fs_type));
@@ -173,21 +173,21 @@ int cli_probe_main(int argc, char **argv)
 	}
 	ret = 0;
 	if (json) {
-		ret = cli_json_write(root, json);
+		ret = report_json_write(root, json);
 		if (ret < 0)
-			cli_err("probe: cannot write %s: %s", json, cli_create_error(ret));
+			report_err("probe: cannot write %s: %s", json, report_create_error(ret));
 	} else {
 		print_human(root);
 		if (tree && (tree->nr_below > 1 || (tree->nr_below == 1 &&
 						    strcmp(tree->kind, "partition")))) {
 			printf("stack%s%s%s:\n", t.mount_point[0] ? " (" : "",
 			       t.mount_point[0] ? t.fs_type : "", t.mount_point[0] ? ")" : "");
-			cli_stack_tree_print(stdout, tree, 0);
+			report_stack_tree_print(stdout, tree, 0);
 		}
 	}
 	map_stack_tree_free(tree);
 	json_object_put(root);
 	pass_method_close(&cm);
 	map_target_close(&t);
-	return ret < 0 ? CLI_EXIT_OPERATIONAL : 0;
+	return ret < 0 ? REPORT_EXIT_OPERATIONAL : 0;
 }

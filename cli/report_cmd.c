@@ -30,7 +30,7 @@
 struct report_ctx {
 	int json, all;
 	const char *json_path;		/* --json FILE|- */
-	struct cli_html *html;		/* --html: the page being built */
+	struct report_html *html;		/* --html: the page being built */
 	json_object *target_json;	/* the target's object while its errors are listed */
 	int64_t since;
 	struct scan_state *st;
@@ -50,7 +50,7 @@ static int collect_inodes(const struct scan_state_error_row *e, void *arg)
 {
 	struct report_ctx *r = arg;
 	uint64_t ino[256];
-	unsigned n = cli_owners_json_files(e->owners_json, ino, 256);
+	unsigned n = report_owners_json_files(e->owners_json, ino, 256);
 
 	for (unsigned i = 0; i < n; i++) {
 		size_t k;
@@ -80,7 +80,7 @@ static const struct map_inode_paths *current_paths(const struct report_ctx *r, u
  */
 static json_object *owners_now(const struct report_ctx *r, const char *owners_json)
 {
-	json_object *a = cli_owners_parse(owners_json);
+	json_object *a = report_owners_parse(owners_json);
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *o = json_object_array_get_idx(a, i), *v, *g, *old = NULL;
@@ -107,7 +107,7 @@ static json_object *owners_now(const struct report_ctx *r, const char *owners_js
 			json_object_object_add(o, "paths_at_scan_hex", json_object_get(old));
 			json_object_object_del(o, "paths_hex");
 		}
-		cli_json_add_paths(o, "paths", now, nr_now);
+		report_json_add_paths(o, "paths", now, nr_now);
 		json_object_object_add(o, "paths_resolved", json_object_new_boolean(nr_now > 0));
 		if (nr_now)
 			continue;
@@ -158,7 +158,7 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 		action = "the disk or its path is failing: check cabling and SMART, copy what you "
 			 "can (ddrescue); nothing known lost yet";
 	else
-		action = cli_owners_action(owners);
+		action = report_owners_action(owners);
 	if (!e->cleared && v == SCAN_V_DAMAGE)
 		r->nr_open++;
 	if (r->json || r->html) {
@@ -193,13 +193,13 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	/* the store's text is untrusted like any file: escaped as everywhere else */
 	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
 	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
-	       cli_escape(e->device ? e->device : "", dev_esc, sizeof(dev_esc)),
+	       report_escape(e->device ? e->device : "", dev_esc, sizeof(dev_esc)),
 	       (unsigned long long)e->offset, (unsigned long long)e->length,
-	       cli_escape(e->error ? e->error : "", err_esc, sizeof(err_esc)),
+	       report_escape(e->error ? e->error : "", err_esc, sizeof(err_esc)),
 	       v == SCAN_V_DAMAGE ? "" : " ", v == SCAN_V_DAMAGE ? "" : scan_verdict_name(v),
-	       cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
+	       report_fmt_time(e->first_seen, a, sizeof(a)), report_fmt_time(e->last_seen, b, sizeof(b)),
 	       e->times_seen, e->times_seen == 1 ? "" : "es");
-	cli_owners_print(stdout, owners);
+	report_owners_print(stdout, owners);
 	if (!e->cleared || e->unallocated)
 		printf("          what to do: %s\n", action);
 	json_object_put(owners);
@@ -247,16 +247,16 @@ static int report_target(const struct scan_state_target *t, void *arg)
 		char pe[PATH_MAX * 4], fe[256];
 
 		printf("%s (%s): %u open damaged range%s, %u cleared; last complete pass %s\n",
-		       cli_escape(t->path ? t->path : "", pe, sizeof(pe)),
-		       cli_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)), t->open_errors,
+		       report_escape(t->path ? t->path : "", pe, sizeof(pe)),
+		       report_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)), t->open_errors,
 		       t->open_errors == 1 ? "" : "s",
 		       t->cleared_errors, t->has_complete ?
-		       cli_fmt_time(t->last_complete.ended, a, sizeof(a)) : "none yet");
+		       report_fmt_time(t->last_complete.ended, a, sizeof(a)) : "none yet");
 	}
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, report_error, r);
 	map_paths_free(r->want, r->nr_want);
 	if (ret >= 0 && r->html)
-		ret = cli_html_add_history(r->html, r->st, t, r->target_json);
+		ret = report_html_add_history(r->html, r->st, t, r->target_json);
 	if (r->target_json && r->json && (json_object_array_length(r->errors) || r->all))
 		json_object_array_add(r->targets, r->target_json);
 	else
@@ -278,7 +278,7 @@ int cli_report_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_ctx r = { 0 };
-	struct cli_html html = { .title = "mediascan: damage report from the history" };
+	struct report_html html = { .title = "mediascan: damage report from the history" };
 	const char *state_dir = NULL, *config = NULL, *html_path = NULL;
 	int c, ret;
 
@@ -298,10 +298,10 @@ int cli_report_main(int argc, char **argv)
 			r.html = &html;
 			break;
 		case 'S':
-			if (cli_parse_since(optarg, &r.since)) {
-				cli_err("bad --since '%s': give YYYY-MM-DD, 'YYYY-MM-DD HH:MM', "
+			if (report_parse_since(optarg, &r.since)) {
+				report_err("bad --since '%s': give YYYY-MM-DD, 'YYYY-MM-DD HH:MM', "
 					"@UNIXTIME or a duration ago such as 7d", optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			break;
 		case 's':
@@ -320,26 +320,26 @@ int cli_report_main(int argc, char **argv)
 			       "  --all          cleared errors too\n"
 			       "  --html FILE    also write it as one HTML page: a surface map per "
 			       "device,\n                 damaged files and metadata, the passes\n");
-			cli_print_exits(stdout, "report");
+			report_print_exits(stdout, "report");
 			return 0;
 		default:
-			cli_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			report_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
+			return REPORT_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		cli_err("report: unexpected argument '%s'", argv[optind]);
-		return CLI_EXIT_USAGE;
+		report_err("report: unexpected argument '%s'", argv[optind]);
+		return REPORT_EXIT_USAGE;
 	}
 	if (html_path && r.json && strcmp(html_path, "-") == 0 && strcmp(r.json_path, "-") == 0) {
-		cli_err("report: --json - and --html - both name stdout: give one of them a FILE");
-		return CLI_EXIT_USAGE;
+		report_err("report: --json - and --html - both name stdout: give one of them a FILE");
+		return REPORT_EXIT_USAGE;
 	}
 	if (html_path && strcmp(html_path, "-") == 0)
 		r.json = 1;			/* no text on stdout: it holds the page */
-	ret = cli_out_refuse("report", "--html", html_path);
+	ret = report_out_refuse("report", "--html", html_path);
 	if (!ret)
-		ret = cli_out_refuse("report", "--json", r.json ? r.json_path : NULL);
+		ret = report_out_refuse("report", "--json", r.json ? r.json_path : NULL);
 	if (ret)
 		return ret;
 	ret = cli_history_open(state_dir, config, &r.st);
@@ -351,12 +351,12 @@ int cli_report_main(int argc, char **argv)
 			json_object_object_add(doc, "schema",
 					       json_object_new_string("mediascan-history/1"));
 			json_object_object_add(doc, "targets", json_object_new_array());
-			ret = cli_json_write(doc, r.json_path);
+			ret = report_json_write(doc, r.json_path);
 			json_object_put(doc);
 			if (ret < 0) {
-				cli_err("report: cannot write %s: %s", r.json_path,
-					cli_create_error(ret));
-				return CLI_EXIT_OPERATIONAL;
+				report_err("report: cannot write %s: %s", r.json_path,
+					report_create_error(ret));
+				return REPORT_EXIT_OPERATIONAL;
 			}
 		} else {
 			printf("no history yet: no target scanned\n");
@@ -364,34 +364,34 @@ int cli_report_main(int argc, char **argv)
 		return 0;
 	}
 	if (ret == -ENOENT) {
-		cli_err("report: no state store: nothing scanned yet (or give --state-dir)");
-		return CLI_EXIT_OPERATIONAL;
+		report_err("report: no state store: nothing scanned yet (or give --state-dir)");
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	if (ret < 0)
-		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+		return ret == -EINVAL ? REPORT_EXIT_USAGE : REPORT_EXIT_OPERATIONAL;
 	r.want = calloc(REPORT_MAX_INODES, sizeof(*r.want));
 	r.targets = json_object_new_array();
 	if (!r.want) {
 		scan_state_close(r.st);
-		return CLI_EXIT_OPERATIONAL;
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	ret = scan_state_list_targets(r.st, report_target, &r);
 	scan_state_close(r.st);
 	free(r.want);
 	if (ret < 0) {
 		json_object_put(r.targets);
-		cli_html_free(&html);
-		cli_err("report: reading the state store failed: %s", strerror(-ret));
-		return CLI_EXIT_OPERATIONAL;
+		report_html_free(&html);
+		report_err("report: reading the state store failed: %s", strerror(-ret));
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	if (html_path) {
 		html.generated = (int64_t)time(NULL);
-		ret = cli_html_save(&html, html_path);
-		cli_html_free(&html);
+		ret = report_html_save(&html, html_path);
+		report_html_free(&html);
 		if (ret < 0) {
 			json_object_put(r.targets);
-			cli_err("report: cannot write %s: %s", html_path, cli_create_error(ret));
-			return CLI_EXIT_OPERATIONAL;
+			report_err("report: cannot write %s: %s", html_path, report_create_error(ret));
+			return REPORT_EXIT_OPERATIONAL;
 		}
 	}
 	if (r.json && r.json_path) {
@@ -400,16 +400,16 @@ int cli_report_main(int argc, char **argv)
 		json_object_object_add(doc, "schema", json_object_new_string("mediascan-history/1"));
 		json_object_object_add(doc, "generated", json_object_new_int64((int64_t)time(NULL)));
 		json_object_object_add(doc, "targets", r.targets);
-		ret = cli_json_write(doc, r.json_path);
+		ret = report_json_write(doc, r.json_path);
 		json_object_put(doc);
 		if (ret < 0) {
-			cli_err("report: cannot write %s: %s", r.json_path, cli_create_error(ret));
-			return CLI_EXIT_OPERATIONAL;
+			report_err("report: cannot write %s: %s", r.json_path, report_create_error(ret));
+			return REPORT_EXIT_OPERATIONAL;
 		}
 	} else {
 		json_object_put(r.targets);
 		if (!r.nr_open && !r.json)
 			printf("no open damage\n");
 	}
-	return r.nr_open ? CLI_EXIT_MEDIA : 0;
+	return r.nr_open ? REPORT_EXIT_MEDIA : 0;
 }

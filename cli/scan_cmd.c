@@ -1,6 +1,6 @@
 /*
- * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct cli_scan_cfg and run
- * it with cli_scan_run() (report/scan_hooks.c).
+ * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct report_scan_cfg and run
+ * it with report_scan_run() (report/scan_hooks.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,10 +17,10 @@
 #include "engine.h"
 #include "state.h"
 
-#define DEFAULT_DEPTH CLI_SCAN_DEFAULT_DEPTH
+#define DEFAULT_DEPTH REPORT_SCAN_DEFAULT_DEPTH
 #define MAX_DEPTH 4096
 #define DEFAULT_IO_TIMEOUT_S 30.0
-#define DEFAULT_STATE_DIR CLI_DEFAULT_STATE_DIR
+#define DEFAULT_STATE_DIR REPORT_DEFAULT_STATE_DIR
 
 static void scan_usage(FILE *f)
 {
@@ -77,12 +77,12 @@ static void scan_usage(FILE *f)
 		"  --no-state             keep no checkpoints\n"
 		"  --top-only             on md RAID/LVM/dm-crypt: read the filesystem's device as\n"
 		"                         md serves it, not every copy on the member disks\n",
-		DEFAULT_DEPTH, scan_engine_names(), CLI_DEFAULT_MAX_FAILED_READS);
-	cli_print_exits(f, "scan");
+		DEFAULT_DEPTH, scan_engine_names(), REPORT_DEFAULT_MAX_FAILED_READS);
+	report_print_exits(f, "scan");
 }
 
-/* Return 0, or CLI_EXIT_USAGE after printing why. */
-static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
+/* Return 0, or REPORT_EXIT_USAGE after printing why. */
+static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 {
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
@@ -139,11 +139,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			a->html = optarg;
 			break;
 		case O_IOSIZE:
-			if (cli_parse_size(optarg, &a->pass.io_size) || a->pass.io_size < 512 ||
+			if (report_parse_size(optarg, &a->pass.io_size) || a->pass.io_size < 512 ||
 			    a->pass.io_size > 64ull << 20 || a->pass.io_size % 512) {
-				cli_err("bad --io-size '%s': give a multiple of 512 from 512 to 64M, "
+				report_err("bad --io-size '%s': give a multiple of 512 from 512 to 64M, "
 					"e.g. 1M", optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			break;
 		case O_MAX_FAILED: {
@@ -153,9 +153,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg || optarg[0] == '-' || v > 1000000) {
-				cli_err("bad --max-failed-reads '%s': give a number from 0 to 1000000",
+				report_err("bad --max-failed-reads '%s': give a number from 0 to 1000000",
 					optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			a->pass.max_failed_reads = (unsigned)v;
 			a->pass.max_failed_reads_set = 1;
@@ -168,9 +168,9 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			a->pass.depth = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg || a->pass.depth < 1 ||
 			    a->pass.depth > MAX_DEPTH) {
-				cli_err("bad --queue-depth '%s': give a number from 1 to %d", optarg,
+				report_err("bad --queue-depth '%s': give a number from 1 to %d", optarg,
 					MAX_DEPTH);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			break;
 		}
@@ -181,16 +181,16 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			a->pass.method = optarg;
 			break;
 		case O_GAP:
-			if (cli_parse_size(optarg, &a->pass.merge_gap) || a->pass.merge_gap > 1ull << 30) {
-				cli_err("bad --merge-gap '%s': give a size up to 1G, e.g. 64k", optarg);
-				return CLI_EXIT_USAGE;
+			if (report_parse_size(optarg, &a->pass.merge_gap) || a->pass.merge_gap > 1ull << 30) {
+				report_err("bad --merge-gap '%s': give a size up to 1G, e.g. 64k", optarg);
+				return REPORT_EXIT_USAGE;
 			}
 			break;
 		case O_PROGRESS:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "bar") &&
 			    strcmp(optarg, "log") && strcmp(optarg, "none")) {
-				cli_err("bad --progress '%s': choose auto, bar, log or none", optarg);
-				return CLI_EXIT_USAGE;
+				report_err("bad --progress '%s': choose auto, bar, log or none", optarg);
+				return REPORT_EXIT_USAGE;
 			}
 			a->progress = optarg;
 			break;
@@ -200,11 +200,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			uint64_t *dst = c == O_RATE ? &a->pass.rate : c == O_RATE_MIN ? &a->pass.rate_min :
 				       &a->pass.rate_max;
 
-			if (cli_parse_rate(optarg, dst)) {
-				cli_err("bad --%s '%s': give bytes per second, e.g. 50M or 50M/s",
+			if (report_parse_rate(optarg, dst)) {
+				report_err("bad --%s '%s': give bytes per second, e.g. 50M or 50M/s",
 					c == O_RATE ? "rate" : c == O_RATE_MIN ? "rate-min" :
 					"rate-max", optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			break;
 		}
@@ -216,11 +216,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			const char *name = c == O_WINDOW ? "window" : c == O_MAXDUR ?
 					   "max-duration" : "io-timeout";
 
-			if (cli_parse_duration(optarg, dst) ||
+			if (report_parse_duration(optarg, dst) ||
 			    (*dst <= 0 && c != O_IOTIMEOUT) || *dst > 10 * 365 * 86400.0) {
-				cli_err("bad --%s '%s': give a duration such as 30s, 90m, 12h, 7d",
+				report_err("bad --%s '%s': give a duration such as 30s, 90m, 12h, 7d",
 					name, optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			break;
 		}
@@ -230,8 +230,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 		case O_PACING:
 			if (strcmp(optarg, "latency") && strcmp(optarg, "backoff") &&
 			    strcmp(optarg, "off")) {
-				cli_err("bad --pacing '%s': choose latency, backoff or off", optarg);
-				return CLI_EXIT_USAGE;
+				report_err("bad --pacing '%s': choose latency, backoff or off", optarg);
+				return REPORT_EXIT_USAGE;
 			}
 			a->pass.pacing = optarg;
 			break;
@@ -240,17 +240,17 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			double x = strtod(optarg, &end);
 
 			if (end == optarg || *end || !(x >= 1.01 && x <= 10)) {
-				cli_err("bad --latency-target '%s': a factor from 1.01 to 10 (1.25: "
+				report_err("bad --latency-target '%s': a factor from 1.01 to 10 (1.25: "
 					"25%% slower than alone)", optarg);
-				return CLI_EXIT_USAGE;
+				return REPORT_EXIT_USAGE;
 			}
 			a->pass.lat_target_pct = (unsigned)(x * 100 + 0.5);
 			break;
 		}
 		case O_IOPRIO:
 			if (strcmp(optarg, "idle") && strcmp(optarg, "be")) {
-				cli_err("bad --ioprio '%s': choose idle or be", optarg);
-				return CLI_EXIT_USAGE;
+				report_err("bad --ioprio '%s': choose idle or be", optarg);
+				return REPORT_EXIT_USAGE;
 			}
 			a->pass.ioprio = optarg;
 			break;
@@ -274,8 +274,8 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			break;
 		case O_FORMAT:
 			if (strcmp(optarg, "human") && strcmp(optarg, "xfs_scrub")) {
-				cli_err("bad --format '%s': choose human or xfs_scrub", optarg);
-				return CLI_EXIT_USAGE;
+				report_err("bad --format '%s': choose human or xfs_scrub", optarg);
+				return REPORT_EXIT_USAGE;
 			}
 			a->format = optarg;
 			break;
@@ -283,37 +283,37 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 			scan_usage(stdout);
 			exit(0);
 		default:
-			cli_err("scan: unknown or incomplete option '%s' (see mediascan scan --help)",
+			report_err("scan: unknown or incomplete option '%s' (see mediascan scan --help)",
 				argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			return REPORT_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		cli_err(optind >= argc ? "scan: name a mount point or block device to scan" :
+		report_err(optind >= argc ? "scan: name a mount point or block device to scan" :
 			"scan: one target only, got '%s' too (see mediascan scan --help)",
 			optind >= argc ? "" : argv[optind + 1]);
-		return CLI_EXIT_USAGE;
+		return REPORT_EXIT_USAGE;
 	}
 	if (a->pass.rate && a->pass.window_s) {
-		cli_err("--rate and --window exclude each other (bound a window with --rate-max)");
-		return CLI_EXIT_USAGE;
+		report_err("--rate and --window exclude each other (bound a window with --rate-max)");
+		return REPORT_EXIT_USAGE;
 	}
 	if (a->pass.rate_min && a->pass.rate_max && a->pass.rate_min > a->pass.rate_max) {
-		cli_err("--rate-min is above --rate-max");
-		return CLI_EXIT_USAGE;
+		report_err("--rate-min is above --rate-max");
+		return REPORT_EXIT_USAGE;
 	}
 	if (a->pass.resume && a->pass.no_state) {
-		cli_err("--resume needs the state store; drop --no-state");
-		return CLI_EXIT_USAGE;
+		report_err("--resume needs the state store; drop --no-state");
+		return REPORT_EXIT_USAGE;
 	}
 	if (a->pass.recheck && (a->pass.no_state || a->pass.resume)) {
-		cli_err("--recheck re-reads the open errors of the history: not with --%s",
+		report_err("--recheck re-reads the open errors of the history: not with --%s",
 			a->pass.no_state ? "no-state" : "resume");
-		return CLI_EXIT_USAGE;
+		return REPORT_EXIT_USAGE;
 	}
 	if (a->html && a->json && strcmp(a->html, "-") == 0 && strcmp(a->json, "-") == 0) {
-		cli_err("--json - and --html - both name stdout: give one of them a FILE");
-		return CLI_EXIT_USAGE;
+		report_err("--json - and --html - both name stdout: give one of them a FILE");
+		return REPORT_EXIT_USAGE;
 	}
 	if (a->html && strcmp(a->html, "-") == 0)
 		a->quiet = 1;			/* stdout holds the page */
@@ -323,11 +323,11 @@ static int parse_args(int argc, char **argv, struct cli_scan_cfg *a)
 
 int cli_scan_main(int argc, char **argv)
 {
-	struct cli_scan_cfg a;
+	struct report_scan_cfg a;
 	int ret;
 
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret;
-	return cli_scan_run(&a);
+	return report_scan_run(&a);
 }

@@ -22,16 +22,16 @@
 
 int cli_history_open(const char *state_dir, const char *config, struct scan_state **st)
 {
-	struct cli_patrol_config *cfg = NULL;
+	struct patrol_config *cfg = NULL;
 	char err[2048], warn[512] = "", dir[PATH_MAX];
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s", state_dir ? state_dir : CLI_DEFAULT_STATE_DIR);
-	if (!state_dir && (config || access(CLI_DEFAULT_CONFIG, R_OK) == 0)) {
+	snprintf(dir, sizeof(dir), "%s", state_dir ? state_dir : REPORT_DEFAULT_STATE_DIR);
+	if (!state_dir && (config || access(PATROL_DEFAULT_CONFIG, R_OK) == 0)) {
 		cfg = malloc(sizeof(*cfg));
 		if (!cfg)
 			return -ENOMEM;
-		ret = cli_config_load(config ? config : CLI_DEFAULT_CONFIG, cfg, err, sizeof(err));
+		ret = patrol_config_load(config ? config : PATROL_DEFAULT_CONFIG, cfg, err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "mediascan: %s\n", err);
 			free(cfg);
@@ -44,14 +44,14 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 		return -ENOENT;		/* no history yet: the callers say so, exit 0 */
 	ret = pass_check_state_dir(dir, err, sizeof(err));
 	if (ret < 0) {
-		cli_err("%s", err);
+		report_err("%s", err);
 		return ret;
 	}
 	ret = scan_state_open(dir, st, warn, sizeof(warn));
 	if (warn[0])
-		cli_err("warning: %s", warn);
+		report_err("warning: %s", warn);
 	if (ret < 0)
-		cli_err("cannot open the state store in %s: %s", dir, strerror(-ret));
+		report_err("cannot open the state store in %s: %s", dir, strerror(-ret));
 	return ret;
 }
 
@@ -67,7 +67,7 @@ static json_object *json_pass(const struct scan_state_pass *p, time_t now)
 	json_object *j = json_object_new_object();
 	double rate, eta;
 
-	cli_pass_rate(p, now, &rate, &eta);
+	report_pass_rate(p, now, &rate, &eta);
 	json_object_object_add(j, "id", json_object_new_int64(p->id));
 	json_object_object_add(j, "number", json_object_new_int64(p->number));
 	json_object_object_add(j, "result", json_object_new_string(
@@ -104,14 +104,14 @@ static void status_pace(const struct scan_state_pass *p)
 		return;
 	printf("  ");
 	if (p->window_end)
-		printf("window ends %s, ", cli_fmt_time(p->window_end, a, sizeof(a)));
+		printf("window ends %s, ", report_fmt_time(p->window_end, a, sizeof(a)));
 	if (p->projected_end)
-		printf("projected end %s", cli_fmt_time(p->projected_end, b, sizeof(b)));
+		printf("projected end %s", report_fmt_time(p->projected_end, b, sizeof(b)));
 	else
 		printf("projected end not known yet");
 	if (p->window_late_since)
 		printf(": WILL MISS THE WINDOW (the disk's spare capacity is too little; said "
-		       "since %s)", cli_fmt_time(p->window_late_since, c, sizeof(c)));
+		       "since %s)", report_fmt_time(p->window_late_since, c, sizeof(c)));
 	else if (p->window_end)
 		printf(": in time");
 	printf("\n");
@@ -142,25 +142,25 @@ static int status_row(const struct scan_state_target *t, void *arg)
 	/* the store's text is untrusted like any file: escaped as everywhere else */
 	char pe[PATH_MAX * 4], fe[256];
 
-	printf("%s (%s)\n", cli_escape(t->path ? t->path : "", pe, sizeof(pe)),
-	       cli_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)));
+	printf("%s (%s)\n", report_escape(t->path ? t->path : "", pe, sizeof(pe)),
+	       report_escape(t->fs_type ? t->fs_type : "", fe, sizeof(fe)));
 	if (t->has_latest) {
 		const struct scan_state_pass *p = &t->latest;
 
-		cli_pass_rate(p, s->now, &rate, &eta);
+		report_pass_rate(p, s->now, &rate, &eta);
 		printf("  pass %lld %s: %s of %s (%.1f%%), %s/s", (long long)p->number,
-		       scan_pass_result_name(p->result), cli_fmt_bytes(p->scanned_bytes, a, sizeof(a)),
-		       cli_fmt_bytes(p->planned_bytes, b, sizeof(b)), p->planned_bytes ?
+		       scan_pass_result_name(p->result), report_fmt_bytes(p->scanned_bytes, a, sizeof(a)),
+		       report_fmt_bytes(p->planned_bytes, b, sizeof(b)), p->planned_bytes ?
 		       100.0 * (double)p->scanned_bytes / (double)p->planned_bytes : 0.0,
-		       cli_fmt_bytes((uint64_t)rate, c, sizeof(c)));
+		       report_fmt_bytes((uint64_t)rate, c, sizeof(c)));
 		if (eta >= 0)
-			printf(", ETA %s", cli_fmt_duration(eta, d, sizeof(d)));
-		printf(", started %s\n", cli_fmt_time(p->started, d, sizeof(d)));
+			printf(", ETA %s", report_fmt_duration(eta, d, sizeof(d)));
+		printf(", started %s\n", report_fmt_time(p->started, d, sizeof(d)));
 		if (p->result == SCAN_PASS_RUNNING)
 			status_pace(p);
 	}
 	printf("  last complete pass: %s\n", t->has_complete ?
-	       cli_fmt_time(t->last_complete.ended, d, sizeof(d)) : "none yet");
+	       report_fmt_time(t->last_complete.ended, d, sizeof(d)) : "none yet");
 	printf("  open errors: %u, cleared: %u\n", t->open_errors, t->cleared_errors);
 	return 0;
 }
@@ -173,15 +173,15 @@ static int status_row(const struct scan_state_target *t, void *arg)
  */
 static json_object *unopenable_targets(const char *config, const struct status_ctx *s)
 {
-	struct cli_patrol_config *cfg;
+	struct patrol_config *cfg;
 	json_object *a = json_object_new_array();
 	char err[2048];
 
 	/* Opening devices needs root: a user's status cannot tell, so it does not guess. */
-	if (geteuid() != 0 || (!config && access(CLI_DEFAULT_CONFIG, R_OK) != 0))
+	if (geteuid() != 0 || (!config && access(PATROL_DEFAULT_CONFIG, R_OK) != 0))
 		return a;
 	cfg = malloc(sizeof(*cfg));
-	if (!cfg || cli_config_load(config ? config : CLI_DEFAULT_CONFIG, cfg, err,
+	if (!cfg || patrol_config_load(config ? config : PATROL_DEFAULT_CONFIG, cfg, err,
 				    sizeof(err)) < 0) {
 		free(cfg);
 		return a;
@@ -245,23 +245,23 @@ int cli_status_main(int argc, char **argv)
 			printf("usage: mediascan status [--json FILE|-] [--state-dir DIR] [--config FILE]\n"
 			       "  per target: pass progress, rate, ETA, last complete pass, open "
 			       "errors\n");
-			cli_print_exits(stdout, "status");
+			report_print_exits(stdout, "status");
 			return 0;
 		default:
-			cli_err("status: unknown or incomplete option '%s'", argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			report_err("status: unknown or incomplete option '%s'", argv[optind - 1]);
+			return REPORT_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		cli_err("status: unexpected argument '%s'", argv[optind]);
-		return CLI_EXIT_USAGE;
+		report_err("status: unexpected argument '%s'", argv[optind]);
+		return REPORT_EXIT_USAGE;
 	}
-	ret = cli_out_refuse("status", "--json", s.json_path);
+	ret = report_out_refuse("status", "--json", s.json_path);
 	if (ret)
 		return ret;
 	ret = cli_history_open(state_dir, config, &st);
 	if (ret < 0 && ret != -ENOENT)
-		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_OPERATIONAL;
+		return ret == -EINVAL ? REPORT_EXIT_USAGE : REPORT_EXIT_OPERATIONAL;
 	s.arr = json_object_new_array();
 	if (ret == -ENOENT) {
 		ret = 0;	/* no state store: no history yet, an answer, not an error */
@@ -273,8 +273,8 @@ int cli_status_main(int argc, char **argv)
 		unavailable = unopenable_targets(config, &s);
 	if (ret < 0) {
 		json_object_put(s.arr);
-		cli_err("status: reading the state store failed: %s", strerror(-ret));
-		return CLI_EXIT_OPERATIONAL;
+		report_err("status: reading the state store failed: %s", strerror(-ret));
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	if (s.json) {
 		json_object *doc = json_object_new_object();
@@ -283,11 +283,11 @@ int cli_status_main(int argc, char **argv)
 		json_object_object_add(doc, "targets", s.arr);
 		json_object_object_add(doc, "unavailable", unavailable);
 		unavailable = NULL;
-		ret = cli_json_write(doc, s.json_path);
+		ret = report_json_write(doc, s.json_path);
 		json_object_put(doc);
 		if (ret < 0) {
-			cli_err("status: cannot write %s: %s", s.json_path, cli_create_error(ret));
-			return CLI_EXIT_OPERATIONAL;
+			report_err("status: cannot write %s: %s", s.json_path, report_create_error(ret));
+			return REPORT_EXIT_OPERATIONAL;
 		}
 	} else {
 		json_object_put(s.arr);

@@ -21,7 +21,7 @@
 #include "target.h"
 #include "verify.h"
 
-/* Exit status of a pass, a bitmask as in xfs_scrub (cli.h names them CLI_EXIT_*). */
+/* Exit status of a pass, a bitmask as in xfs_scrub (cli.h names them REPORT_EXIT_*). */
 enum pass_exit {
 	PASS_EXIT_CLEAN = 0,
 	PASS_EXIT_MEDIA = 1,		/* media errors: data or metadata damaged */

@@ -27,13 +27,13 @@ enum {
 };
 
 struct cfg_parse {
-	struct cli_patrol_config *c;
+	struct patrol_config *c;
 	const char *file;
 	FILE *f;
 	unsigned line;			/* line the reader handed out last */
 	unsigned err_line;
 	char err[512];
-	struct cli_patrol_target *cur;	/* NULL in [global] */
+	struct patrol_cfg_target *cur;	/* NULL in [global] */
 	int in_global;
 	int section_ok;			/* 0 after a bad section header: its keys are ignored */
 	char *buf;			/* the line read (getline) */
@@ -205,7 +205,7 @@ static int parse_clock(const char *s, int *min)
 	return 0;
 }
 
-int cli_parse_active_hours(const char *s, int *start_min, int *end_min)
+int patrol_parse_active_hours(const char *s, int *start_min, int *end_min)
 {
 	char a[16], b[16];
 	const char *dash = strchr(s, '-');
@@ -220,7 +220,7 @@ int cli_parse_active_hours(const char *s, int *start_min, int *end_min)
 	return 0;
 }
 
-int cli_active_now(int start_min, int end_min, int now_min)
+int patrol_active_now(int start_min, int end_min, int now_min)
 {
 	if (start_min < 0)
 		return 1;
@@ -230,11 +230,11 @@ int cli_active_now(int start_min, int end_min, int now_min)
 }
 
 /* A key that [global] and [target] share; 1 handled, 0 unknown key, -1 bad value (reported). */
-static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char *name,
+static int cfg_common(struct cfg_parse *p, struct patrol_opts *o, const char *name,
 		      const char *value)
 {
 	if (strcmp(name, "window") == 0) {
-		if (cli_parse_duration(value, &o->window_s) || o->window_s < 1 ||
+		if (report_parse_duration(value, &o->window_s) || o->window_s < 1 ||
 		    o->window_s > 10 * 365 * 86400.0) {
 			cfg_fail(p, "bad window '%s': give a duration such as 90s, 12h, 7d", value);
 			return -1;
@@ -243,13 +243,13 @@ static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char
 	} else if (strcmp(name, "rate_max") == 0 || strcmp(name, "rate_min") == 0) {
 		uint64_t *dst = name[6] == 'a' ? &o->rate_max_bps : &o->rate_min_bps;
 
-		if (cli_parse_rate(value, dst)) {
+		if (report_parse_rate(value, dst)) {
 			cfg_fail(p, "bad %s '%s': give bytes per second, e.g. 50M", name, value);
 			return -1;
 		}
 		o->rate_line = p->line;
 	} else if (strcmp(name, "active_hours") == 0) {
-		if (cli_parse_active_hours(value, &o->active_start_min, &o->active_end_min)) {
+		if (patrol_parse_active_hours(value, &o->active_start_min, &o->active_end_min)) {
 			cfg_fail(p, "bad active_hours '%s': give HH:MM-HH:MM, e.g. 01:00-06:00",
 				 value);
 			return -1;
@@ -276,7 +276,7 @@ static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char
 		if (cfg_copy(p, name, o->on_damage, sizeof(o->on_damage), value))
 			return -1;
 	} else if (strcmp(name, "hook_timeout") == 0) {
-		if (cli_parse_duration(value, &o->hook_timeout_s) || o->hook_timeout_s < 1 ||
+		if (report_parse_duration(value, &o->hook_timeout_s) || o->hook_timeout_s < 1 ||
 		    o->hook_timeout_s > 86400) {
 			cfg_fail(p, "bad hook_timeout '%s': give a duration from 1s to 1d, e.g. 5m",
 				 value);
@@ -298,7 +298,7 @@ static int cfg_common(struct cfg_parse *p, struct cli_patrol_opts *o, const char
 /* A section header: [global] or [target NAME]; 1, or 0 after recording the problem. */
 static int cfg_section(struct cfg_parse *p, const char *section)
 {
-	struct cli_patrol_config *c = p->c;
+	struct patrol_config *c = p->c;
 
 	p->section_ok = 0;
 	p->cur = NULL;
@@ -312,8 +312,8 @@ static int cfg_section(struct cfg_parse *p, const char *section)
 			if (strcmp(c->targets[i].name, tn) == 0)
 				return cfg_fail(p, "target '%s' defined twice (first on line "
 						"%u)", tn, c->targets[i].line);
-		if (c->nr_targets == CLI_PATROL_MAX_TARGETS)
-			return cfg_fail(p, "more than %d targets", CLI_PATROL_MAX_TARGETS);
+		if (c->nr_targets == PATROL_MAX_TARGETS)
+			return cfg_fail(p, "more than %d targets", PATROL_MAX_TARGETS);
 		if (strlen(tn) >= sizeof(c->targets[0].name) ||
 		    strspn(tn, "abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			   "0123456789-_.") != strlen(tn))
@@ -335,7 +335,7 @@ static int cfg_section(struct cfg_parse *p, const char *section)
 static int cfg_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct cfg_parse *p = user;
-	struct cli_patrol_config *c = p->c;
+	struct patrol_config *c = p->c;
 	int ret;
 
 	if (p->long_value && strcmp(value, CFG_LONG_VALUE) == 0)
@@ -374,9 +374,9 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 }
 
 /* Fill what target t does not set from [global]. */
-static void cfg_inherit(struct cli_patrol_target *t, const struct cli_patrol_opts *g)
+static void cfg_inherit(struct patrol_cfg_target *t, const struct patrol_opts *g)
 {
-	struct cli_patrol_opts *o = &t->o;
+	struct patrol_opts *o = &t->o;
 
 	if (!(o->set & CFG_SET_WINDOW)) {
 		o->window_s = g->window_s;
@@ -422,7 +422,7 @@ static int secure_node(const char *file, const char *what, const struct stat *sb
 	return 0;
 }
 
-int cli_config_secure(const char *file, char *err, size_t errlen)
+int patrol_config_secure(const char *file, char *err, size_t errlen)
 {
 	char *real = realpath(file, NULL), *slash;
 	struct stat sb;
@@ -460,15 +460,15 @@ int cli_config_secure(const char *file, char *err, size_t errlen)
 	return ret;
 }
 
-int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, size_t errlen)
+int patrol_config_load(const char *file, struct patrol_config *c, char *err, size_t errlen)
 {
 	struct cfg_parse p = { .c = c, .file = file, .section_ok = 1 };
 	int line;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CLI_DEFAULT_STATE_DIR);
-	c->global.window_s = CLI_PATROL_DEFAULT_WINDOW_S;
-	c->global.hook_timeout_s = CLI_HOOK_TIMEOUT_DEFAULT_S;
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", REPORT_DEFAULT_STATE_DIR);
+	c->global.window_s = PATROL_DEFAULT_WINDOW_S;
+	c->global.hook_timeout_s = REPORT_HOOK_TIMEOUT_DEFAULT_S;
 	c->global.active_start_min = -1;
 	p.f = fopen(file, "re");
 	if (!p.f) {
@@ -502,7 +502,7 @@ int cli_config_load(const char *file, struct cli_patrol_config *c, char *err, si
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < c->nr_targets; i++) {
-		struct cli_patrol_target *t = &c->targets[i];
+		struct patrol_cfg_target *t = &c->targets[i];
 
 		if (!t->path[0]) {
 			snprintf(err, errlen, "%s:%u: target '%s' has no path", file, t->line,

@@ -30,7 +30,7 @@ static int count_files(const struct scan_state_error_row *e, void *arg)
 {
 	struct files_ctx *f = arg;
 	uint64_t ino[256];
-	unsigned n = cli_owners_json_files(e->owners_json, ino, 256);
+	unsigned n = report_owners_json_files(e->owners_json, ino, 256);
 
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k;
@@ -46,7 +46,7 @@ static int count_files(const struct scan_state_error_row *e, void *arg)
 
 struct metrics_ctx {
 	struct scan_state *st;
-	const struct cli_metrics_target *targets;
+	const struct patrol_metrics_target *targets;
 	unsigned nr;
 	FILE *f;
 	int pass;			/* which metric this walk prints */
@@ -103,7 +103,7 @@ static const struct {
 static int metric_row(const struct scan_state_target *t, void *arg)
 {
 	struct metrics_ctx *m = arg;
-	const struct cli_metrics_target *mt = NULL;
+	const struct patrol_metrics_target *mt = NULL;
 	const char *devs;
 	double v = 0;
 
@@ -134,7 +134,7 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 
 		/* What status says: the pass's rate so far (0 when no scan runs). */
 		if (mt->running && t->has_latest)
-			cli_pass_rate(&t->latest, m->now, &v, &eta);
+			report_pass_rate(&t->latest, m->now, &v, &eta);
 		break;
 	}
 	case 5:
@@ -188,16 +188,16 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 	return 0;
 }
 
-int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *targets,
+int patrol_metrics_write(struct scan_state *st, const struct patrol_metrics_target *targets,
 		      unsigned nr, const char *path)
 {
 	struct metrics_ctx m = { .st = st, .targets = targets, .nr = nr, .now = time(NULL) };
-	struct cli_out o;
+	struct report_out o;
 	int ret;
 
 	/* A new temp file beside path (O_EXCL|O_NOFOLLOW), readable by the exporter, renamed
 	 * over path: a symlink, another user's file or a FIFO at path is refused. */
-	ret = cli_out_open(path, 0644, &o);
+	ret = report_out_open(path, 0644, &o);
 	if (ret < 0)
 		return ret;
 	m.f = o.f;
@@ -218,5 +218,5 @@ int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *ta
 			fprintf(m.f, "\"} %d\n", targets[i].available ? 1 : 0);
 		}
 	}
-	return cli_out_close(&o, ret < 0 ? ret : 0);
+	return report_out_close(&o, ret < 0 ? ret : 0);
 }

@@ -9,7 +9,7 @@
 #include "state.h"
 
 /* A target as the metrics see it: config name and state store key. */
-struct cli_metrics_target {
+struct patrol_metrics_target {
 	const char *name;
 	const char *key;
 	const char *devices;		/* its devices' kernel paths, for the label */
@@ -21,7 +21,7 @@ struct cli_metrics_target {
  * Return 0 after writing the node_exporter textfile for targets[0..nr) from the state store
  * to path atomically (temp file + rename), or -errno.
  */
-int cli_metrics_write(struct scan_state *st, const struct cli_metrics_target *targets,
+int patrol_metrics_write(struct scan_state *st, const struct patrol_metrics_target *targets,
 		      unsigned nr, const char *path);
 
 #endif

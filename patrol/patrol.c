@@ -74,7 +74,7 @@ static int patrol_metrics_s(void)
  */
 static void patrol_child(struct patrol *p, struct patrol_target *pt, int active, pid_t parent)
 {
-	struct cli_scan_cfg a;
+	struct report_scan_cfg a;
 	struct sigaction sa;
 	int ret;
 
@@ -87,9 +87,9 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	sigaction(SIGHUP, &sa, NULL);
 	ret = pass_proc_die_with_parent(SIGTERM, parent);
 	if (ret == -ESRCH)
-		_exit(CLI_EXIT_OPERATIONAL);	/* the patrol is gone already */
+		_exit(REPORT_EXIT_OPERATIONAL);	/* the patrol is gone already */
 	if (ret < 0)
-		cli_err("warning: patrol: scan of %s will not stop if the patrol dies: %s",
+		report_err("warning: patrol: scan of %s will not stop if the patrol dies: %s",
 			pt->c.name, strerror(-ret));
 	scan_state_close(p->st);		/* one connection per process */
 
@@ -115,7 +115,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	a.journal = 1;
 	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
 	a.hook_timeout_s = pt->c.o.hook_timeout_s;
-	_exit(cli_scan_run(&a));
+	_exit(report_scan_run(&a));
 }
 
 /*
@@ -125,7 +125,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
  */
 static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 {
-	int active = cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
+	int active = patrol_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
 				    minutes_now());
 	struct pass_lock lk;
 	pid_t pid, self = getpid();
@@ -136,7 +136,7 @@ static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 	ret = pass_lock_ids(pt->key, pt->c.path, pt->disks, pt->nr_disks, "mediascan patrol",
 			    &lk, err, sizeof(err));
 	if (ret < 0) {
-		cli_err("patrol: not scanning %s for %d s: %s", pt->c.name, PATROL_RETRY_S, err);
+		report_err("patrol: not scanning %s for %d s: %s", pt->c.name, PATROL_RETRY_S, err);
 		pt->next_try = now + PATROL_RETRY_S;
 		return ret;
 	}
@@ -145,7 +145,7 @@ static int patrol_start(struct patrol *p, struct patrol_target *pt, time_t now)
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
-		cli_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(-ret));
+		report_err("patrol: cannot start a scan of %s: %s", pt->c.name, strerror(-ret));
 		pt->next_try = now + PATROL_RETRY_S;
 		return ret;
 	}
@@ -174,7 +174,7 @@ static int patrol_reap(struct patrol *p, time_t now)
 			nr++;
 			pt->next_try = now;
 			if (WIFSIGNALED(status) || (WIFEXITED(status) &&
-			    (WEXITSTATUS(status) & (CLI_EXIT_OPERATIONAL | CLI_EXIT_USAGE)))) {
+			    (WEXITSTATUS(status) & (REPORT_EXIT_OPERATIONAL | REPORT_EXIT_USAGE)))) {
 				struct scan_state_pass pass;
 
 				/* A planned stop (max duration, active hours) is not a failure. */
@@ -189,7 +189,7 @@ static int patrol_reap(struct patrol *p, time_t now)
 
 static void patrol_metrics(struct patrol *p)
 {
-	struct cli_metrics_target mt[CLI_PATROL_MAX_TARGETS];
+	struct patrol_metrics_target mt[PATROL_MAX_TARGETS];
 	int ret;
 
 	if (!p->cfg.metrics_file[0])
@@ -201,28 +201,28 @@ static void patrol_metrics(struct patrol *p)
 		mt[i].available = !p->t[i].broken;
 		mt[i].running = p->t[i].pid != 0;
 	}
-	ret = cli_metrics_write(p->st, mt, p->nr, p->cfg.metrics_file);
+	ret = patrol_metrics_write(p->st, mt, p->nr, p->cfg.metrics_file);
 	if (ret < 0)
-		cli_err("warning: cannot write the metrics file %s: %s", p->cfg.metrics_file,
+		report_err("warning: cannot write the metrics file %s: %s", p->cfg.metrics_file,
 			strerror(-ret));
 }
 
 /* SIGHUP: take a new config when it is good, keeping running scans of kept targets. */
 static void patrol_reload(struct patrol *p)
 {
-	struct cli_patrol_config *cfg = malloc(sizeof(*cfg));
+	struct patrol_config *cfg = malloc(sizeof(*cfg));
 	struct patrol_target *t = NULL;
 	char err[2048];
 
 	if (!cfg)
 		return;
 	if (patrol_load(p, cfg, &t, err, sizeof(err)) < 0) {
-		cli_err("patrol: reload refused, keeping the running config: %s", err);
+		report_err("patrol: reload refused, keeping the running config: %s", err);
 		free(cfg);
 		return;
 	}
 	if (strcmp(cfg->state_dir, p->cfg.state_dir) != 0)
-		cli_err("patrol: state_dir changes take effect on restart; keeping %s",
+		report_err("patrol: state_dir changes take effect on restart; keeping %s",
 			p->cfg.state_dir);
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", p->cfg.state_dir);
 	for (unsigned i = 0; i < p->nr; i++) {
@@ -254,14 +254,14 @@ static void patrol_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mediascan patrol [--config FILE] [--check]\n"
-		"  --config FILE   config file (default " CLI_DEFAULT_CONFIG ")\n"
+		"  --config FILE   config file (default " PATROL_DEFAULT_CONFIG ")\n"
 		"  --check         check the config (and that its targets open) and exit\n"
 		"Runs until SIGTERM: a pass of every target within its window, one scan per\n"
 		"physical disk at a time; SIGHUP reloads the config.\n");
-	cli_print_exits(f, "patrol");
+	report_print_exits(f, "patrol");
 }
 
-int cli_patrol_main(int argc, char **argv)
+int patrol_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -269,7 +269,7 @@ int cli_patrol_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct patrol p = { .config_file = CLI_DEFAULT_CONFIG };
+	struct patrol p = { .config_file = PATROL_DEFAULT_CONFIG };
 	char err[2048] = "", warn[512] = "";
 	time_t last_metrics = 0;
 	struct sigaction sa;
@@ -289,26 +289,26 @@ int cli_patrol_main(int argc, char **argv)
 			patrol_usage(stdout);
 			return 0;
 		default:
-			cli_err("patrol: unknown or incomplete option '%s' (see mediascan patrol "
+			report_err("patrol: unknown or incomplete option '%s' (see mediascan patrol "
 				"--help)", argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			return REPORT_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		cli_err("patrol: unexpected argument '%s'", argv[optind]);
-		return CLI_EXIT_USAGE;
+		report_err("patrol: unexpected argument '%s'", argv[optind]);
+		return REPORT_EXIT_USAGE;
 	}
 	ret = patrol_load(&p, &p.cfg, &p.t, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "mediascan: %s\n", err);
-		return CLI_EXIT_USAGE;
+		return REPORT_EXIT_USAGE;
 	}
 	p.nr = p.cfg.nr_targets;
 	/* the metrics file is written every minute: say now when it cannot be (a symlink, another
 	 * user's file, a FIFO, no directory), not only at each write */
-	if (p.cfg.metrics_file[0] && (ret = cli_out_check(p.cfg.metrics_file)) < 0)
-		cli_err("warning: %s: metrics_file %s cannot be written: %s", p.config_file,
-			p.cfg.metrics_file, cli_create_error(ret));
+	if (p.cfg.metrics_file[0] && (ret = report_out_check(p.cfg.metrics_file)) < 0)
+		report_err("warning: %s: metrics_file %s cannot be written: %s", p.config_file,
+			p.cfg.metrics_file, report_create_error(ret));
 	if (check) {
 		for (unsigned i = 0; i < p.nr; i++) {
 			char sz[32], w[32];
@@ -321,8 +321,8 @@ int cli_patrol_main(int argc, char **argv)
 			} else {
 				printf("%s: %s, %s planned, window %s, disks", p.t[i].c.name,
 				       p.t[i].c.path,
-				       cli_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
-				       cli_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
+				       report_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
+				       report_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
 				for (unsigned k = 0; k < p.t[i].nr_disks; k++)
 					printf(" %s", p.t[i].disks[k]);
 				printf("\n");
@@ -330,7 +330,7 @@ int cli_patrol_main(int argc, char **argv)
 			/* the hook exactly as it will run, so a cut or a surprise shows here */
 			if (p.t[i].c.o.on_damage[0]) {
 				char esc[sizeof(p.t[i].c.o.on_damage) * 4];
-				const char *c = cli_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
+				const char *c = report_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
 
 				/* shell-quoted, control bytes escaped: what sh -c is handed */
 				fputs("  on_damage: /bin/sh -c '", stdout);
@@ -340,7 +340,7 @@ int cli_patrol_main(int argc, char **argv)
 					else
 						putchar(*c);
 				printf("'  (killed after %s)\n",
-				       cli_fmt_duration(p.t[i].c.o.hook_timeout_s, w, sizeof(w)));
+				       report_fmt_duration(p.t[i].c.o.hook_timeout_s, w, sizeof(w)));
 			} else {
 				printf("  on_damage: none\n");
 			}
@@ -350,18 +350,18 @@ int cli_patrol_main(int argc, char **argv)
 	}
 	ret = pass_check_state_dir(p.cfg.state_dir, warn, sizeof(warn));
 	if (ret < 0) {
-		cli_err("patrol: %s", warn);
+		report_err("patrol: %s", warn);
 		free(p.t);
-		return CLI_EXIT_OPERATIONAL;
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	ret = scan_state_open(p.cfg.state_dir, &p.st, warn, sizeof(warn));
 	if (warn[0])
-		cli_err("warning: %s", warn);
+		report_err("warning: %s", warn);
 	if (ret < 0) {
-		cli_err("patrol: cannot open the state store in %s: %s", p.cfg.state_dir,
+		report_err("patrol: cannot open the state store in %s: %s", p.cfg.state_dir,
 			strerror(-ret));
 		free(p.t);
-		return CLI_EXIT_OPERATIONAL;
+		return REPORT_EXIT_OPERATIONAL;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_patrol_signal;
@@ -393,7 +393,7 @@ int cli_patrol_main(int argc, char **argv)
 
 			if (pt->pid) {
 				/* Active hours began or ended: restart the run at the new pace. */
-				if (cli_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
+				if (patrol_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
 						   now_min) != pt->active)
 					kill(pt->pid, SIGTERM);
 				continue;

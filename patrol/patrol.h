@@ -6,6 +6,6 @@
 #define MEDIASCAN_PATROL_H
 
 /* Return the exit status of `mediascan patrol ARGS`. */
-int cli_patrol_main(int argc, char **argv);
+int patrol_main(int argc, char **argv);
 
 #endif

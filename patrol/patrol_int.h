@@ -16,7 +16,7 @@
 
 /* A configured target at run time. */
 struct patrol_target {
-	struct cli_patrol_target c;
+	struct patrol_cfg_target c;
 	char key[8192];
 	char devices[1024];		/* its devices' kernel paths, for the metrics' label */
 	int broken;			/* cannot be opened or planned now: retried, the others run */
@@ -31,7 +31,7 @@ struct patrol_target {
 
 struct patrol {
 	const char *config_file;
-	struct cli_patrol_config cfg;
+	struct patrol_config cfg;
 	struct patrol_target *t;
 	unsigned nr;
 	struct scan_state *st;
@@ -48,7 +48,7 @@ int patrol_retry_s(void);
 /* Tell (stderr and journal) that pt became unavailable, or available again. */
 void patrol_tell_broken(struct patrol_target *pt, int was_broken);
 /* Return 0 after loading and checking the config into p (targets resolved), or -errno. */
-int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct patrol_target **tp,
+int patrol_load(struct patrol *p, struct patrol_config *cfg, struct patrol_target **tp,
 		char *err, size_t len);
 /* Return 1 when targets a and b share a physical disk, else 0. */
 int disks_overlap(const struct patrol_target *a, const struct patrol_target *b);

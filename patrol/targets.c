@@ -84,11 +84,11 @@ int patrol_resolve(const char *file, struct patrol_target *pt, char *err, size_t
 		set_err(err, len, "%s:%u: impossible window for target '%s': %s in %s needs "
 			 "%s/s, above rate_max %s/s", file,
 			 pt->c.o.window_line ? pt->c.o.window_line : pt->c.line, pt->c.name,
-			 cli_fmt_bytes(pt->planned_bytes, w, sizeof(w)),
-			 cli_fmt_duration(pt->c.o.window_s, need, sizeof(need)),
-			 cli_fmt_bytes((uint64_t)((double)pt->planned_bytes / pt->c.o.window_s),
+			 report_fmt_bytes(pt->planned_bytes, w, sizeof(w)),
+			 report_fmt_duration(pt->c.o.window_s, need, sizeof(need)),
+			 report_fmt_bytes((uint64_t)((double)pt->planned_bytes / pt->c.o.window_s),
 				       max, sizeof(max)),
-			 cli_fmt_bytes(pt->c.o.rate_max_bps, terr, sizeof(terr)));
+			 report_fmt_bytes(pt->c.o.rate_max_bps, terr, sizeof(terr)));
 		return -EINVAL;
 	}
 	return 0;
@@ -107,8 +107,8 @@ int patrol_retry_s(void)
 void patrol_tell_broken(struct patrol_target *pt, int was_broken)
 {
 	char msg[11264];
-	struct cli_event ev = {
-		.type = CLI_EV_SCAN_FAILED, .message = msg, .target = pt->c.name,
+	struct report_event ev = {
+		.type = REPORT_EV_SCAN_FAILED, .message = msg, .target = pt->c.name,
 	};
 
 	if (pt->broken && !was_broken)
@@ -120,22 +120,22 @@ void patrol_tell_broken(struct patrol_target *pt, int was_broken)
 	else
 		return;
 	/* Without journald the event itself goes to stderr: say it once. */
-	if (!pt->broken || cli_journal_available())
-		cli_err("patrol: %s", msg);
+	if (!pt->broken || report_journal_available())
+		report_err("patrol: %s", msg);
 	if (pt->broken)
-		cli_journal_send(&ev);
+		report_journal_send(&ev);
 }
 
 /* Return 0 after loading and checking the config into p (targets resolved), or -errno. */
-int patrol_load(struct patrol *p, struct cli_patrol_config *cfg, struct patrol_target **tp,
+int patrol_load(struct patrol *p, struct patrol_config *cfg, struct patrol_target **tp,
 		       char *err, size_t len)
 {
 	struct patrol_target *t;
-	int ret = cli_config_secure(p->config_file, err, len);
+	int ret = patrol_config_secure(p->config_file, err, len);
 
 	if (ret < 0)
 		return ret;
-	ret = cli_config_load(p->config_file, cfg, err, len);
+	ret = patrol_config_load(p->config_file, cfg, err, len);
 	if (ret < 0)
 		return ret;
 	t = calloc(cfg->nr_targets, sizeof(*t));

@@ -42,7 +42,7 @@ static size_t utf8_seq(const unsigned char *s, int c1)
 	return n;
 }
 
-int cli_utf8_valid(const char *s)
+int report_utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -94,12 +94,12 @@ static char *escape_to(const char *s, char *out, size_t len, int json)
 	return out;
 }
 
-char *cli_escape(const char *s, char *out, size_t len)
+char *report_escape(const char *s, char *out, size_t len)
 {
 	return escape_to(s, out, len, 0);
 }
 
-char *cli_utf8_repair(const char *s, char *out, size_t len)
+char *report_utf8_repair(const char *s, char *out, size_t len)
 {
 	return escape_to(s, out, len, 1);
 }

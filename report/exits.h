@@ -8,6 +8,6 @@
 #include <stdio.h>
 
 /* Print the exit table of cmd ("scan", "map", ...), or of every command when cmd is NULL. */
-void cli_print_exits(FILE *f, const char *cmd);
+void report_print_exits(FILE *f, const char *cmd);
 
 #endif

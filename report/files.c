@@ -113,7 +113,7 @@ static int create_temp(const char *path, mode_t mode, char *tmp, size_t len)
 	return -EEXIST;
 }
 
-int cli_out_check(const char *path)
+int report_out_check(const char *path)
 {
 	char tmp[PATH_MAX + 64];
 	int ret, fd;
@@ -132,21 +132,21 @@ int cli_out_check(const char *path)
 	return 0;
 }
 
-int cli_out_refuse(const char *cmd, const char *opt, const char *path)
+int report_out_refuse(const char *cmd, const char *opt, const char *path)
 {
 	int ret;
 
 	if (!path)
 		return 0;
-	ret = cli_out_check(path);
+	ret = report_out_check(path);
 	if (ret == 0)
 		return 0;
-	cli_err("%s: cannot write %s %s: %s; nothing was read", cmd, opt, path,
-		cli_create_error(ret));
-	return CLI_EXIT_USAGE;
+	report_err("%s: cannot write %s %s: %s; nothing was read", cmd, opt, path,
+		report_create_error(ret));
+	return REPORT_EXIT_USAGE;
 }
 
-int cli_out_open(const char *path, mode_t mode, struct cli_out *o)
+int report_out_open(const char *path, mode_t mode, struct report_out *o)
 {
 	int fd = caller_fd(path), ret;
 
@@ -182,7 +182,7 @@ int cli_out_open(const char *path, mode_t mode, struct cli_out *o)
 	return 0;
 }
 
-int cli_out_close(struct cli_out *o, int ret)
+int report_out_close(struct report_out *o, int ret)
 {
 	if (!o->f)
 		return ret;
@@ -212,7 +212,7 @@ int cli_out_close(struct cli_out *o, int ret)
 	return ret;
 }
 
-const char *cli_create_error(int err)
+const char *report_create_error(int err)
 {
 	switch (err) {
 	case -ELOOP:
@@ -235,7 +235,7 @@ const char *cli_create_error(int err)
 	return strerror(-err);
 }
 
-void cli_json_argv(int argc, char **argv, int before_device)
+void report_json_argv(int argc, char **argv, int before_device)
 {
 	static char to_stdout[] = "--json=-";
 	struct stat sb;
@@ -263,16 +263,16 @@ void cli_json_argv(int argc, char **argv, int before_device)
 	}
 }
 
-int cli_json_write(struct json_object *doc, const char *path)
+int report_json_write(struct json_object *doc, const char *path)
 {
 	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
-	struct cli_out o;
-	int ret = cli_out_open(path, 0600, &o);
+	struct report_out o;
+	int ret = report_out_open(path, 0600, &o);
 
 	if (ret < 0)
 		return ret;
 	if (fputs(s, o.f) < 0 || fputc('\n', o.f) < 0)
 		ret = -EIO;
-	return cli_out_close(&o, ret);
+	return report_out_close(&o, ret);
 }

@@ -12,8 +12,8 @@
 
 struct json_object;
 
-/* A report being written: to a temporary file renamed over path by cli_out_close, or stdout. */
-struct cli_out {
+/* A report being written: to a temporary file renamed over path by report_out_close, or stdout. */
+struct report_out {
 	FILE *f;
 	int is_stdout;
 	char path[PATH_MAX];		/* "" : a descriptor the caller opened */
@@ -27,27 +27,27 @@ struct cli_out {
  * -ENOTSUP block device, -ENXIO FIFO or socket, -EISDIR, -ENOENT no such directory).
  * Call it for every report before the first read of a scan.
  */
-int cli_out_check(const char *path);
-/* Return 0 when path (NULL: none) passes cli_out_check, else CLI_EXIT_USAGE after saying
+int report_out_check(const char *path);
+/* Return 0 when path (NULL: none) passes report_out_check, else REPORT_EXIT_USAGE after saying
  * "CMD: cannot write OPT PATH: why" (before the first read: the report would be lost). */
-int cli_out_refuse(const char *cmd, const char *opt, const char *path);
+int report_out_refuse(const char *cmd, const char *opt, const char *path);
 /*
  * Return 0 with o->f open to write path: a new temporary file of mode (whatever the umask)
- * created O_EXCL|O_NOFOLLOW beside path, or the caller's descriptor; -errno as cli_out_check.
+ * created O_EXCL|O_NOFOLLOW beside path, or the caller's descriptor; -errno as report_out_check.
  */
-int cli_out_open(const char *path, mode_t mode, struct cli_out *o);
+int report_out_open(const char *path, mode_t mode, struct report_out *o);
 /* Return ret (0 or -errno of the writing) or the first error closing o: when all went well
  * the temporary file is renamed over the path (checked again), else removed. */
-int cli_out_close(struct cli_out *o, int ret);
-/* Return a reason for a cli_out_* error, for "cannot write FILE: reason". */
-const char *cli_create_error(int err);
+int report_out_close(struct report_out *o, int ret);
+/* Return a reason for a report_out_* error, for "cannot write FILE: reason". */
+const char *report_create_error(int err);
 /* Return 0 when dir is missing or is a directory owned by us or root that only its owner can
  * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store). */
-int cli_check_state_dir(const char *dir, char *why, size_t len);
+int report_check_state_dir(const char *dir, char *why, size_t len);
 /* Rewrite a bare --json in argv (end of line, before an option; with before_device also
  * before a device or a directory) to --json=- (stdout): every subcommand takes --json FILE|-. */
-void cli_json_argv(int argc, char **argv, int before_device);
-/* Return 0 after writing doc (pretty) to path ("-": stdout; else cli_out_open), -errno. */
-int cli_json_write(struct json_object *doc, const char *path);
+void report_json_argv(int argc, char **argv, int before_device);
+/* Return 0 after writing doc (pretty) to path ("-": stdout; else report_out_open), -errno. */
+int report_json_write(struct json_object *doc, const char *path);
 
 #endif

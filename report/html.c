@@ -2,7 +2,7 @@
  * report/html.c - the HTML report: one self-contained page (inline CSS and SVG; no script, and a
  * Content-Security-Policy that allows none; nothing fetched), written from the model of
  * report/html.h. Every string from outside (file names, device paths, owners) goes through
- * cli_html_puts (html_text.c). Also the one-pass entry point of `mediascan scan --html`.
+ * report_html_puts (html_text.c). Also the one-pass entry point of `mediascan scan --html`.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,9 +51,9 @@ static const char page_head[] =
 	".bar{fill:#66a8d9}.barbg{fill:#e8e8e8}\n"
 	"</style>\n";
 
-struct cli_html_target *cli_html_add_target(struct cli_html *h)
+struct report_html_target *report_html_add_target(struct report_html *h)
 {
-	struct cli_html_target *t = realloc(h->targets, (h->nr_targets + 1) * sizeof(*t));
+	struct report_html_target *t = realloc(h->targets, (h->nr_targets + 1) * sizeof(*t));
 
 	if (!t)
 		return NULL;
@@ -63,11 +63,11 @@ struct cli_html_target *cli_html_add_target(struct cli_html *h)
 	return t;
 }
 
-int cli_html_add_err(struct cli_html_target *t, const struct cli_html_err *e)
+int report_html_add_err(struct report_html_target *t, const struct report_html_err *e)
 {
 	if (t->nr_errs == t->cap_errs) {
 		size_t cap = t->cap_errs ? t->cap_errs * 2 : 16;
-		struct cli_html_err *n = realloc(t->errs, cap * sizeof(*n));
+		struct report_html_err *n = realloc(t->errs, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -78,7 +78,7 @@ int cli_html_add_err(struct cli_html_target *t, const struct cli_html_err *e)
 	return 0;
 }
 
-void cli_html_free(struct cli_html *h)
+void report_html_free(struct report_html *h)
 {
 	for (size_t i = 0; i < h->nr_targets; i++) {
 		for (size_t k = 0; k < h->targets[i].nr_errs; k++)
@@ -92,7 +92,7 @@ void cli_html_free(struct cli_html *h)
 }
 
 struct mark_ctx {
-	struct cli_html_target *ht;
+	struct report_html_target *ht;
 	uint64_t bpc[MAP_MAX_DEVICES];
 };
 
@@ -100,7 +100,7 @@ struct mark_ctx {
 static int mark_range(const struct map_range *rg, void *arg)
 {
 	struct mark_ctx *m = arg;
-	struct cli_html_dev *dv;
+	struct report_html_dev *dv;
 	uint64_t c, last;
 
 	if (rg->dev_idx >= m->ht->nr_devs || !rg->length)
@@ -108,20 +108,20 @@ static int mark_range(const struct map_range *rg, void *arg)
 	dv = &m->ht->devs[rg->dev_idx];
 	c = rg->offset / m->bpc[rg->dev_idx];
 	last = (rg->offset + rg->length - 1) / m->bpc[rg->dev_idx];
-	for (; c <= last && c < CLI_HTML_CELLS; c++)
+	for (; c <= last && c < REPORT_HTML_CELLS; c++)
 		dv->planned[c] = 1;
 	return 0;
 }
 
 /* Mark the cells of device d that hold planned bytes, from a fresh plan of mt (the pass's). */
-static int mark_planned(struct cli_html_target *ht, struct map_target *mt)
+static int mark_planned(struct report_html_target *ht, struct map_target *mt)
 {
 	struct map_plan_opts po = { .merge_gap = 0 };
 	struct mark_ctx m = { .ht = ht };
 	int ret;
 
 	for (unsigned d = 0; d < ht->nr_devs; d++)
-		cli_html_cells(ht->devs[d].size, &m.bpc[d]);
+		report_html_cells(ht->devs[d].size, &m.bpc[d]);
 	ret = pass_plan_each(mt, &po, mark_range, &m);
 	if (ret < 0)
 		return ret;
@@ -130,11 +130,11 @@ static int mark_planned(struct cli_html_target *ht, struct map_target *mt)
 	return 0;
 }
 
-int cli_html_dev_from_target(struct cli_html_target *ht, struct map_target *mt, int plan)
+int report_html_dev_from_target(struct report_html_target *ht, struct map_target *mt, int plan)
 {
 	ht->nr_devs = mt->nr_devices < MAP_MAX_DEVICES ? mt->nr_devices : MAP_MAX_DEVICES;
 	for (unsigned d = 0; d < ht->nr_devs; d++) {
-		struct cli_html_dev *dv = &ht->devs[d];
+		struct report_html_dev *dv = &ht->devs[d];
 		const struct map_device *md = &mt->devices[d];
 
 		snprintf(dv->path, sizeof(dv->path), "%s", md->path);
@@ -142,11 +142,11 @@ int cli_html_dev_from_target(struct cli_html_target *ht, struct map_target *mt, 
 		dv->size = md->info.size_bytes;
 		dv->size_known = 1;
 		for (unsigned k = 0; md->role == MAP_ROLE_DISK && k < mt->nr_parts; k++) {
-			if (dv->nr_marks == CLI_HTML_MAX_MARKS) {
+			if (dv->nr_marks == REPORT_HTML_MAX_MARKS) {
 				dv->marks_dropped++;
 				continue;
 			}
-			dv->marks[dv->nr_marks++] = (struct cli_html_mark){
+			dv->marks[dv->nr_marks++] = (struct report_html_mark){
 				.offset = mt->parts[k].start, .length = mt->parts[k].size,
 				.partition = 1, .number = mt->parts[k].number,
 			};
@@ -159,11 +159,11 @@ int cli_html_dev_from_target(struct cli_html_target *ht, struct map_target *mt, 
 			 mt->ops && mt->ops->group_name ? mt->ops->group_name : "group");
 		for (uint64_t g = 0, off = mt->fs_group_first; off < dv->size;
 		     g++, off += mt->fs_group_bytes) {
-			if (dv->nr_marks == CLI_HTML_MAX_MARKS) {
+			if (dv->nr_marks == REPORT_HTML_MAX_MARKS) {
 				dv->marks_dropped++;
 				continue;
 			}
-			dv->marks[dv->nr_marks++] = (struct cli_html_mark){
+			dv->marks[dv->nr_marks++] = (struct report_html_mark){
 				.offset = off, .number = (unsigned)g,
 			};
 		}
@@ -172,21 +172,21 @@ int cli_html_dev_from_target(struct cli_html_target *ht, struct map_target *mt, 
 }
 
 /* One error row: class, where, what, when, owners. */
-static void print_err_row(FILE *f, const struct cli_html_target *t, const struct cli_html_err *e)
+static void print_err_row(FILE *f, const struct report_html_target *t, const struct report_html_err *e)
 {
 	char a[64], b[64];
 
 	fprintf(f, "<tr class=\"v-%s\"><td>%s</td><td class=\"dev\">",
-		cli_html_class(e->verdict), scan_verdict_name(e->verdict));
-	cli_html_puts(f, t->devs[e->dev].path);
+		report_html_class(e->verdict), scan_verdict_name(e->verdict));
+	report_html_puts(f, t->devs[e->dev].path);
 	fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td class=\"num length\">%"
 		PRIu64 "</td><td>", e->offset, e->length);
-	cli_html_puts(f, e->error);
+	report_html_puts(f, e->error);
 	fprintf(f, "</td><td>%s%s</td><td>%s</td><td>%s</td><td class=\"path\">",
 		e->state ? e->state : "found", e->is_new ? " <span class=\"new\">NEW</span>" : "",
-		cli_fmt_time(e->first_seen, a, sizeof(a)),
-		cli_fmt_time(e->last_seen, b, sizeof(b)));
-	cli_html_owners_text(f, e->owners, 16);
+		report_fmt_time(e->first_seen, a, sizeof(a)),
+		report_fmt_time(e->last_seen, b, sizeof(b)));
+	report_html_owners_text(f, e->owners, 16);
 	fputs("</td></tr>\n", f);
 }
 
@@ -204,11 +204,11 @@ static void print_paths(FILE *f, json_object *o)
 	}
 	for (size_t k = 0; k < json_object_array_length(paths); k++) {
 		fputs(k ? "<br>" : "", f);
-		cli_html_put_path(f, o, now ? "paths" : "paths_at_scan", k);
+		report_html_put_path(f, o, now ? "paths" : "paths_at_scan", k);
 	}
 	if (!now && json_object_object_get_ex(o, "path_unknown", &v)) {
 		fputs(" <span class=\"note\">(path at the scan; now: ", f);
-		cli_html_puts(f, json_object_get_string(v));
+		report_html_puts(f, json_object_get_string(v));
 		fputs(")</span>", f);
 	}
 }
@@ -228,16 +228,16 @@ static int owner_bool(json_object *o, const char *key)
 }
 
 /* The end of a damage row: first and last seen, state and NEW. */
-static void print_seen(FILE *f, const struct cli_html_err *e)
+static void print_seen(FILE *f, const struct report_html_err *e)
 {
 	char a[64], b[64];
 
 	fprintf(f, "<td>%s</td><td>%s</td><td>%s%s</td></tr>\n",
-		cli_fmt_time(e->first_seen, a, sizeof(a)), cli_fmt_time(e->last_seen, b, sizeof(b)),
+		report_fmt_time(e->first_seen, a, sizeof(a)), report_fmt_time(e->last_seen, b, sizeof(b)),
 		e->state ? e->state : "found", e->is_new ? " <span class=\"new\">NEW</span>" : "");
 }
 
-static void print_file_row(FILE *f, const struct cli_html_err *e, json_object *o)
+static void print_file_row(FILE *f, const struct report_html_err *e, json_object *o)
 {
 	fputs("<tr><td class=\"path\">", f);
 	print_paths(f, o);
@@ -249,32 +249,32 @@ static void print_file_row(FILE *f, const struct cli_html_err *e, json_object *o
 	print_seen(f, e);
 }
 
-static void print_meta_row(FILE *f, const struct cli_html_target *t,
-			   const struct cli_html_err *e, json_object *o, const char *type)
+static void print_meta_row(FILE *f, const struct report_html_target *t,
+			   const struct report_html_err *e, json_object *o, const char *type)
 {
 	json_object *v;
 
 	fputs("<tr><td>", f);
-	cli_html_puts(f, type);
+	report_html_puts(f, type);
 	fputs("</td><td>", f);
 	if (json_object_object_get_ex(o, "metadata", &v))
-		cli_html_puts(f, json_object_get_string(v));
+		report_html_puts(f, json_object_get_string(v));
 	if (json_object_object_get_ex(o, "ag", &v))
 		fprintf(f, " (AG %" PRId64 ")", json_object_get_int64(v));
 	fputs("</td><td class=\"dev\">", f);
-	cli_html_puts(f, t->devs[e->dev].path);
+	report_html_puts(f, t->devs[e->dev].path);
 	fprintf(f, "</td><td class=\"num offset\">%" PRIu64 "</td><td class=\"num length\">%"
 		PRIu64 "</td>", owner_u64(o, "device_offset"), owner_u64(o, "length"));
 	print_seen(f, e);
 }
 
 /* Rows for the owners of damage that are files (files 1) or not; return how many. */
-static unsigned print_owner_rows(FILE *f, const struct cli_html_target *t, int files)
+static unsigned print_owner_rows(FILE *f, const struct report_html_target *t, int files)
 {
 	unsigned n = 0;
 
 	for (size_t i = 0; i < t->nr_errs; i++) {
-		const struct cli_html_err *e = &t->errs[i];
+		const struct report_html_err *e = &t->errs[i];
 		size_t nr = e->owners ? json_object_array_length(e->owners) : 0;
 
 		if (e->verdict != SCAN_V_DAMAGE)
@@ -297,7 +297,7 @@ static unsigned print_owner_rows(FILE *f, const struct cli_html_target *t, int f
 }
 
 /* The damaged files (file owners of damage) and the damaged metadata (the other owners). */
-static void print_damage_tables(FILE *f, const struct cli_html_target *t)
+static void print_damage_tables(FILE *f, const struct report_html_target *t)
 {
 	fputs("<h3>Damaged files</h3>\n<table id=\"damaged-files\"><thead><tr><th>path</th>"
 	      "<th>inode</th><th>file offset</th><th>length</th><th>lost</th><th>shared</th>"
@@ -313,7 +313,7 @@ static void print_damage_tables(FILE *f, const struct cli_html_target *t)
 }
 
 /* The passes: when, how long, how fast, what each found and cleared, with a progress bar. */
-static void print_passes(FILE *f, const struct cli_html_target *t)
+static void print_passes(FILE *f, const struct report_html_target *t)
 {
 	char a[64], b[32], c[32], d[32], r[32];
 
@@ -332,19 +332,19 @@ static void print_passes(FILE *f, const struct cli_html_target *t)
 		else
 			fputs("<tr><td>this pass</td>", f);
 		fprintf(f, "<td>%s</td><td>%s</td><td>%s</td><td>",
-			cli_fmt_time(p->pass.started, a, sizeof(a)),
-			p->pass.ended ? cli_fmt_duration((double)(p->pass.ended - p->pass.started),
+			report_fmt_time(p->pass.started, a, sizeof(a)),
+			p->pass.ended ? report_fmt_duration((double)(p->pass.ended - p->pass.started),
 							  b, sizeof(b)) : "running",
 			scan_pass_result_name(p->pass.result));
-		cli_html_puts(f, p->pass.method);
+		report_html_puts(f, p->pass.method);
 		fprintf(f, "</td><td><svg width=\"100\" height=\"10\"><rect class=\"barbg\" "
 			"width=\"100\" height=\"10\"/><rect class=\"bar\" width=\"%.0f\" "
 			"height=\"10\"/></svg> %s of %s</td><td class=\"num\">%s/s</td>"
 			"<td class=\"num\">%u</td><td class=\"num\">%s</td></tr>\n", frac * 100,
-			cli_fmt_bytes(p->pass.scanned_bytes, c, sizeof(c)),
-			cli_fmt_bytes(p->pass.planned_bytes, d, sizeof(d)),
+			report_fmt_bytes(p->pass.scanned_bytes, c, sizeof(c)),
+			report_fmt_bytes(p->pass.planned_bytes, d, sizeof(d)),
 			/* the store's rate may be anything (an edited row): 0 unless in range */
-			cli_fmt_bytes(p->pass.bytes_per_s > 0 && p->pass.bytes_per_s < 1e19 ?
+			report_fmt_bytes(p->pass.bytes_per_s > 0 && p->pass.bytes_per_s < 1e19 ?
 				      (uint64_t)p->pass.bytes_per_s : 0, r, sizeof(r)), p->found,
 			t->history ? (snprintf(b, sizeof(b), "%u", p->cleared), b) : "-");
 	}
@@ -353,7 +353,7 @@ static void print_passes(FILE *f, const struct cli_html_target *t)
 	fputs("</tbody></table>\n", f);
 }
 
-static void print_target(FILE *f, const struct cli_html_target *t)
+static void print_target(FILE *f, const struct report_html_target *t)
 {
 	unsigned counts[4] = { 0 };
 	static const enum scan_verdict order[4] = {
@@ -366,17 +366,17 @@ static void print_target(FILE *f, const struct cli_html_target *t)
 			    (!t->errs[i].state || strcmp(t->errs[i].state, "open") == 0))
 				counts[k]++;
 	fputs("<section class=\"target\">\n<h2>", f);
-	cli_html_puts(f, t->name);
+	report_html_puts(f, t->name);
 	fputs(" (", f);
-	cli_html_puts(f, t->fs_type);
+	report_html_puts(f, t->fs_type);
 	fputs(")</h2>\n<p>", f);
-	cli_html_puts(f, t->summary);
+	report_html_puts(f, t->summary);
 	fprintf(f, "</p>\n<p><b>%u damaged range%s</b> (restore their owners), %u device "
 		"fault%s, %u slow, %u transient%s.</p>\n", counts[0], counts[0] == 1 ? "" : "s",
 		counts[1], counts[1] == 1 ? "" : "s", counts[2], counts[3],
 		t->history ? " (open)" : "");
 	for (unsigned d = 0; d < t->nr_devs; d++)
-		cli_html_map(f, t, d);
+		report_html_map(f, t, d);
 	print_damage_tables(f, t);
 	fputs("<h3>All ranges</h3>\n<table id=\"ranges\"><thead><tr><th>class</th><th>device</th>"
 	      "<th>offset</th><th>length</th><th>error</th><th>state</th><th>first seen</th>"
@@ -393,17 +393,17 @@ static void print_target(FILE *f, const struct cli_html_target *t)
 	fputs("</section>\n", f);
 }
 
-int cli_html_print(const struct cli_html *h, FILE *f)
+int report_html_print(const struct report_html *h, FILE *f)
 {
 	char a[64];
 
 	fputs(page_head, f);
 	fputs("<title>", f);
-	cli_html_puts(f, h->title);
+	report_html_puts(f, h->title);
 	fputs("</title>\n</head>\n<body>\n<h1>", f);
-	cli_html_puts(f, h->title);
+	report_html_puts(f, h->title);
 	fprintf(f, "</h1>\n<p class=\"note\">Written by mediascan on %s. This page needs no "
-		"script and loads nothing.</p>\n", cli_fmt_time(h->generated, a, sizeof(a)));
+		"script and loads nothing.</p>\n", report_fmt_time(h->generated, a, sizeof(a)));
 	for (size_t i = 0; i < h->nr_targets; i++)
 		print_target(f, &h->targets[i]);
 	if (!h->nr_targets)
@@ -412,21 +412,21 @@ int cli_html_print(const struct cli_html *h, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-int cli_html_save(const struct cli_html *h, const char *path)
+int report_html_save(const struct report_html *h, const char *path)
 {
-	struct cli_out o;
-	int ret = cli_out_open(path, 0600, &o);	/* 0600, a new file renamed over path */
+	struct report_out o;
+	int ret = report_out_open(path, 0600, &o);	/* 0600, a new file renamed over path */
 
 	if (ret < 0)
 		return ret;
-	return cli_out_close(&o, cli_html_print(h, o.f));
+	return report_out_close(&o, report_html_print(h, o.f));
 }
 
-int cli_html_write(const struct pass_report *rep, const char *path)
+int report_html_write(const struct pass_report *rep, const char *path)
 {
 	const struct scan_result *r = rep->r;
-	struct cli_html h = { .title = "mediascan: scan report", .generated = time(NULL) };
-	struct cli_html_target *t = cli_html_add_target(&h);
+	struct report_html h = { .title = "mediascan: scan report", .generated = time(NULL) };
+	struct report_html_target *t = report_html_add_target(&h);
 	struct scan_state_pass_row *p;
 	char a[32], b[32], c[32];
 	int ret = t ? 0 : -ENOMEM;
@@ -438,12 +438,12 @@ int cli_html_write(const struct pass_report *rep, const char *path)
 	snprintf(t->fs_type, sizeof(t->fs_type), "%s", rep->t->fs_type);
 	snprintf(t->summary, sizeof(t->summary), "%s %s of %s planned in %.1f s (%s/s), method "
 		 "%s, engine %s; exit status %u.", r->complete ? "Scanned" : "INCOMPLETE: scanned",
-		 cli_fmt_bytes(r->scanned_bytes, a, sizeof(a)),
-		 cli_fmt_bytes(r->planned_bytes, b, sizeof(b)), r->elapsed_s,
-		 cli_fmt_bytes((uint64_t)cli_report_rate(rep), c, sizeof(c)), rep->method,
+		 report_fmt_bytes(r->scanned_bytes, a, sizeof(a)),
+		 report_fmt_bytes(r->planned_bytes, b, sizeof(b)), r->elapsed_s,
+		 report_fmt_bytes((uint64_t)report_rate(rep), c, sizeof(c)), rep->method,
 		 r->engine, rep->exit_bits);
 	/* The plan of the map is made again now: a failure leaves the map without it. */
-	cli_html_dev_from_target(t, rep->t, 1);
+	report_html_dev_from_target(t, rep->t, 1);
 	t->passes = p = calloc(1, sizeof(*p));
 	if (p) {
 		t->nr_passes = 1;
@@ -451,7 +451,7 @@ int cli_html_write(const struct pass_report *rep, const char *path)
 		p->pass.started = h.generated - (int64_t)r->elapsed_s;
 		p->pass.planned_bytes = r->planned_bytes;
 		p->pass.scanned_bytes = r->scanned_bytes;
-		p->pass.bytes_per_s = cli_report_rate(rep);
+		p->pass.bytes_per_s = report_rate(rep);
 		p->pass.result = r->complete ? SCAN_PASS_COMPLETE : r->fatal ? SCAN_PASS_FAILED :
 				 SCAN_PASS_INTERRUPTED;
 		snprintf(p->pass.method, sizeof(p->pass.method), "%s", rep->method);
@@ -459,7 +459,7 @@ int cli_html_write(const struct pass_report *rep, const char *path)
 	for (size_t i = 0; i < r->nr_errors && ret == 0; i++) {
 		const struct scan_error *e = &r->errors[i];
 		enum scan_verdict v = scan_error_verdict(e);
-		struct cli_html_err he = {
+		struct report_html_err he = {
 			.dev = e->dev_idx, .offset = e->offset, .length = e->length, .verdict = v,
 			.first_seen = h.generated, .last_seen = h.generated,
 		};
@@ -468,20 +468,20 @@ int cli_html_write(const struct pass_report *rep, const char *path)
 		if (v == SCAN_V_GAP || v == SCAN_V_OPERATIONAL || e->dev_idx >= t->nr_devs)
 			continue;
 		snprintf(he.error, sizeof(he.error), "%s", scan_error_name(e));
-		j = cli_report_error_json(rep, i);	/* the owners the JSON report lists */
+		j = report_error_json(rep, i);	/* the owners the JSON report lists */
 		if (j && json_object_object_get_ex(j, "owners", &owners))
 			he.owners = json_object_get(owners);
 		json_object_put(j);
 		if (p)
 			p->found++;
-		ret = cli_html_add_err(t, &he);
+		ret = report_html_add_err(t, &he);
 		if (ret < 0)
 			json_object_put(he.owners);
 	}
 	if (ret == 0)
-		ret = cli_html_save(&h, path);
+		ret = report_html_save(&h, path);
 	if (ret < 0)
-		cli_err("cannot write the HTML report to %s: %s", path, cli_create_error(ret));
-	cli_html_free(&h);
+		report_err("cannot write the HTML report to %s: %s", path, report_create_error(ret));
+	report_html_free(&h);
 	return ret;
 }

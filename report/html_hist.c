@@ -16,7 +16,7 @@
 
 static int add_pass(const struct scan_state_pass_row *p, void *arg)
 {
-	struct cli_html_target *t = arg;
+	struct report_html_target *t = arg;
 	struct scan_state_pass_row *n = realloc(t->passes, (t->nr_passes + 1) * sizeof(*n));
 
 	if (!n)
@@ -44,7 +44,7 @@ static int open_here(const struct scan_state_target *st_t, struct map_target *mt
 }
 
 /* The index of the device a history row names (its kernel path), added when unknown. */
-static int dev_index(struct cli_html_target *t, const char *path)
+static int dev_index(struct report_html_target *t, const char *path)
 {
 	for (unsigned d = 0; d < t->nr_devs; d++)
 		if (strcmp(t->devs[d].path, path) == 0)
@@ -73,9 +73,9 @@ static int64_t int_of(json_object *j, const char *key)
 }
 
 /* One error of the report's JSON as a range of the page (verdict as the history stored it). */
-static int add_row(struct cli_html_target *t, json_object *j)
+static int add_row(struct report_html_target *t, json_object *j)
 {
-	struct cli_html_err e = { 0 };
+	struct report_html_err e = { 0 };
 	const char *state = str_of(j, "state");
 	json_object *v;
 	int d = dev_index(t, str_of(j, "device"));
@@ -97,7 +97,7 @@ static int add_row(struct cli_html_target *t, json_object *j)
 		e.owners = json_object_get(v);
 	if (!t->devs[d].size_known && e.offset + e.length > t->devs[d].size)
 		t->devs[d].size = e.offset + e.length;
-	if (cli_html_add_err(t, &e) < 0) {
+	if (report_html_add_err(t, &e) < 0) {
 		json_object_put(e.owners);
 		return -ENOMEM;
 	}
@@ -106,17 +106,17 @@ static int add_row(struct cli_html_target *t, json_object *j)
 
 static int cmp_err(const void *a, const void *b)
 {
-	const struct cli_html_err *x = a, *y = b;
+	const struct report_html_err *x = a, *y = b;
 
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-int cli_html_add_history(struct cli_html *h, struct scan_state *st,
+int report_html_add_history(struct report_html *h, struct scan_state *st,
 			 const struct scan_state_target *st_t, json_object *target_json)
 {
-	struct cli_html_target *t = cli_html_add_target(h);
+	struct report_html_target *t = report_html_add_target(h);
 	struct map_target mt;
 	json_object *errs = NULL;
 	char a[64];
@@ -131,10 +131,10 @@ int cli_html_add_history(struct cli_html *h, struct scan_state *st,
 		 "%u slow and %u device-fault ranges open; last complete pass %s.",
 		 st_t->open_errors, st_t->open_errors == 1 ? "" : "s", st_t->cleared_errors,
 		 st_t->open_slow, st_t->open_device_faults, st_t->has_complete ?
-		 cli_fmt_time(st_t->last_complete.ended, a, sizeof(a)) : "none yet");
+		 report_fmt_time(st_t->last_complete.ended, a, sizeof(a)) : "none yet");
 	if (open_here(st_t, &mt)) {
 		/* Sizes, partitions and groups as they are now; the plan as it would be now. */
-		cli_html_dev_from_target(t, &mt, 1);
+		report_html_dev_from_target(t, &mt, 1);
 		map_target_close(&mt);
 	}
 	json_object_object_get_ex(target_json, "errors", &errs);

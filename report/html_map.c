@@ -18,7 +18,7 @@
 #define MARGIN_PX 3			/* left of the first column: room for a boundary line */
 #define TITLE_ERRS 6			/* errors named in one cell's title */
 
-const char *cli_html_class(enum scan_verdict v)
+const char *report_html_class(enum scan_verdict v)
 {
 	switch (v) {
 	case SCAN_V_DAMAGE:
@@ -55,16 +55,16 @@ static int rank(enum scan_verdict v)
 	return 0;
 }
 
-unsigned cli_html_cells(uint64_t size, uint64_t *bpc)
+unsigned report_html_cells(uint64_t size, uint64_t *bpc)
 {
-	uint64_t b = (size + CLI_HTML_CELLS - 1) / CLI_HTML_CELLS;
+	uint64_t b = (size + REPORT_HTML_CELLS - 1) / REPORT_HTML_CELLS;
 
 	b = b < 512 ? 512 : (b + 511) / 512 * 512;
 	*bpc = b;
 	return (unsigned)((size + b - 1) / b);
 }
 
-void cli_html_owners_text(FILE *f, json_object *owners, unsigned max)
+void report_html_owners_text(FILE *f, json_object *owners, unsigned max)
 {
 	size_t n = owners ? json_object_array_length(owners) : 0;
 
@@ -80,10 +80,10 @@ void cli_html_owners_text(FILE *f, json_object *owners, unsigned max)
 			fputs("file ", f);
 			if (json_object_object_get_ex(o, "paths", &paths) &&
 			    json_object_array_length(paths))
-				cli_html_put_path(f, o, "paths", 0);
+				report_html_put_path(f, o, "paths", 0);
 			else if (json_object_object_get_ex(o, "paths_at_scan", &paths) &&
 				 json_object_array_length(paths))
-				cli_html_put_path(f, o, "paths_at_scan", 0);
+				report_html_put_path(f, o, "paths_at_scan", 0);
 			else if (json_object_object_get_ex(o, "inode", &v))
 				fprintf(f, "inode %" PRIu64 " (no path)",
 					json_object_get_uint64(v));
@@ -93,10 +93,10 @@ void cli_html_owners_text(FILE *f, json_object *owners, unsigned max)
 				fo ? json_object_get_uint64(fo) : 0,
 				len ? json_object_get_uint64(len) : 0);
 		} else {
-			cli_html_puts(f, type);
+			report_html_puts(f, type);
 			if (json_object_object_get_ex(o, "metadata", &v)) {
 				fputs(" ", f);
-				cli_html_puts(f, json_object_get_string(v));
+				report_html_puts(f, json_object_get_string(v));
 			}
 			if (json_object_object_get_ex(o, "ag", &v))
 				fprintf(f, " AG %" PRId64, json_object_get_int64(v));
@@ -107,28 +107,28 @@ void cli_html_owners_text(FILE *f, json_object *owners, unsigned max)
 }
 
 /* The title of cell [start, end): its range, where it lies, and its errors with owners. */
-static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, size_t lo,
+static void cell_title(FILE *f, const struct report_html_target *t, unsigned d, size_t lo,
 		       uint64_t start, uint64_t end, const char *cls)
 {
-	const struct cli_html_dev *dv = &t->devs[d];
+	const struct report_html_dev *dv = &t->devs[d];
 	unsigned named = 0, more = 0;
 
 	fprintf(f, "<title>bytes %" PRIu64 "-%" PRIu64 " (%" PRIu64 " bytes): %s", start, end - 1,
 		end - start, cls);
 	for (unsigned m = 0; m < dv->nr_marks; m++) {
-		const struct cli_html_mark *k = &dv->marks[m];
+		const struct report_html_mark *k = &dv->marks[m];
 
 		if (k->partition && k->offset < end && k->offset + k->length > start)
 			fprintf(f, "; partition %u", k->number);
 	}
 	if (dv->group_bytes && start >= dv->group_first) {
 		fputs("; ", f);
-		cli_html_puts(f, dv->group_name);
+		report_html_puts(f, dv->group_name);
 		fprintf(f, " %" PRIu64, (start - dv->group_first) / dv->group_bytes);
 	}
 	for (size_t i = lo; i < t->nr_errs && t->errs[i].dev == d && t->errs[i].offset < end;
 	     i++) {
-		const struct cli_html_err *e = &t->errs[i];
+		const struct report_html_err *e = &t->errs[i];
 
 		if (e->offset + e->length <= start || !rank(e->verdict))
 			continue;
@@ -136,14 +136,14 @@ static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, siz
 			more++;
 			continue;
 		}
-		fprintf(f, "\n%s ", cli_html_class(e->verdict));
-		cli_html_puts(f, e->error);
+		fprintf(f, "\n%s ", report_html_class(e->verdict));
+		report_html_puts(f, e->error);
 		fprintf(f, " at %" PRIu64 " length %" PRIu64, e->offset, e->length);
 		if (e->state && strcmp(e->state, "open") != 0)
 			fprintf(f, " (%s)", e->state);
 		if (e->owners && json_object_array_length(e->owners)) {
 			fputs(": ", f);
-			cli_html_owners_text(f, e->owners, 3);
+			report_html_owners_text(f, e->owners, 3);
 		}
 		named++;
 	}
@@ -153,14 +153,14 @@ static void cell_title(FILE *f, const struct cli_html_target *t, unsigned d, siz
 }
 
 /* The worst class of the errors of device d in [start, end); 0 when none. */
-static int worst(const struct cli_html_target *t, unsigned d, size_t lo, uint64_t start,
+static int worst(const struct report_html_target *t, unsigned d, size_t lo, uint64_t start,
 		 uint64_t end, enum scan_verdict *v)
 {
 	int best = 0;
 
 	for (size_t i = lo; i < t->nr_errs && t->errs[i].dev == d && t->errs[i].offset < end;
 	     i++) {
-		const struct cli_html_err *e = &t->errs[i];
+		const struct report_html_err *e = &t->errs[i];
 
 		/* Cleared rows are history: they no longer colour the disk. */
 		if (e->offset + e->length <= start || (e->state && strcmp(e->state, "open") != 0))
@@ -173,7 +173,7 @@ static int worst(const struct cli_html_target *t, unsigned d, size_t lo, uint64_
 	return best;
 }
 
-static void legend(FILE *f, const struct cli_html_dev *dv, uint64_t bpc)
+static void legend(FILE *f, const struct report_html_dev *dv, uint64_t bpc)
 {
 	static const struct {
 		const char *cls, *what;
@@ -202,14 +202,14 @@ static void legend(FILE *f, const struct cli_html_dev *dv, uint64_t bpc)
 	if (dv->group_bytes) {
 		fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-group\" x1=\"1\" "
 		      "y1=\"0\" x2=\"1\" y2=\"12\"/></svg> ", f);
-		cli_html_puts(f, dv->group_name);
+		report_html_puts(f, dv->group_name);
 		fputs(" start</li>", f);
 	}
 	fputs("</ul>\n", f);
 	fprintf(f, "<p class=\"note\">Each cell is %s (%" PRIu64 " bytes), read left to right, "
 		"top to bottom. A cell shows the worst class in it (damage, then device fault, "
 		"slow, transient); hover a cell for its byte range and the owners of its "
-		"errors.%s</p>\n", cli_fmt_bytes(bpc, b, sizeof(b)), bpc,
+		"errors.%s</p>\n", report_fmt_bytes(bpc, b, sizeof(b)), bpc,
 		dv->size_known ? "" : " The device's size is not known now: the map ends at "
 		"its last error.");
 	if (dv->marks_dropped)
@@ -217,23 +217,23 @@ static void legend(FILE *f, const struct cli_html_dev *dv, uint64_t bpc)
 			dv->marks_dropped);
 }
 
-void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
+void report_html_map(FILE *f, const struct report_html_target *t, unsigned d)
 {
-	const struct cli_html_dev *dv = &t->devs[d];
+	const struct report_html_dev *dv = &t->devs[d];
 	uint64_t bpc;
 	size_t lo = 0;
-	unsigned n = cli_html_cells(dv->size ? dv->size : 512, &bpc);
-	unsigned rows = (n + CLI_HTML_COLS - 1) / CLI_HTML_COLS;
+	unsigned n = report_html_cells(dv->size ? dv->size : 512, &bpc);
+	unsigned rows = (n + REPORT_HTML_COLS - 1) / REPORT_HTML_COLS;
 	char b[32];
 
 	fputs("<h3>Surface map of ", f);
-	cli_html_puts(f, dv->path);
+	report_html_puts(f, dv->path);
 	fputs(" (", f);
-	cli_html_puts(f, dv->role);
-	fprintf(f, ", %s)</h3>\n", cli_fmt_bytes(dv->size, b, sizeof(b)));
+	report_html_puts(f, dv->role);
+	fprintf(f, ", %s)</h3>\n", report_fmt_bytes(dv->size, b, sizeof(b)));
 	fprintf(f, "<svg class=\"map\" role=\"img\" width=\"%u\" height=\"%u\" "
 		"data-device=\"%u\" data-bytes-per-cell=\"%" PRIu64 "\">\n",
-		MARGIN_PX + CLI_HTML_COLS * STEP_PX, rows * STEP_PX, d, bpc);
+		MARGIN_PX + REPORT_HTML_COLS * STEP_PX, rows * STEP_PX, d, bpc);
 	for (unsigned c = 0; c < n; c++) {
 		uint64_t start = (uint64_t)c * bpc;
 		uint64_t end = start + bpc > dv->size ? dv->size : start + bpc;
@@ -250,30 +250,30 @@ void cli_html_map(FILE *f, const struct cli_html_target *t, unsigned d)
 		       t->errs[lo].offset + t->errs[lo].length <= start)))
 			lo++;
 		if (worst(t, d, lo, start, end, &v))
-			cls = cli_html_class(v);
+			cls = report_html_class(v);
 		else if (!dv->plan_known)
 			cls = "unknown";
 		else
 			cls = dv->planned[c] ? "planned" : "free";
 		fprintf(f, "<rect class=\"c-%s\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
 			"data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64 "\">", cls,
-			MARGIN_PX + (c % CLI_HTML_COLS) * STEP_PX, (c / CLI_HTML_COLS) * STEP_PX,
+			MARGIN_PX + (c % REPORT_HTML_COLS) * STEP_PX, (c / REPORT_HTML_COLS) * STEP_PX,
 			CELL_PX, CELL_PX, start, end);
 		cell_title(f, t, d, lo, start, end, cls);
 		fputs("</rect>\n", f);
 	}
 	for (unsigned m = 0; m < dv->nr_marks; m++) {
-		const struct cli_html_mark *k = &dv->marks[m];
+		const struct report_html_mark *k = &dv->marks[m];
 		unsigned c = (unsigned)(k->offset / bpc);
 		/* on the gap left of the cell where it starts */
-		unsigned x = MARGIN_PX - 1 + (c % CLI_HTML_COLS) * STEP_PX;
-		unsigned y = (c / CLI_HTML_COLS) * STEP_PX;
+		unsigned x = MARGIN_PX - 1 + (c % REPORT_HTML_COLS) * STEP_PX;
+		unsigned y = (c / REPORT_HTML_COLS) * STEP_PX;
 
 		if (c >= n)
 			continue;
 		fprintf(f, "<line class=\"m-%s\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"><title>",
 			k->partition ? "part" : "group", x, y, x, y + CELL_PX);
-		cli_html_puts(f, k->partition ? "partition" : dv->group_name);
+		report_html_puts(f, k->partition ? "partition" : dv->group_name);
 		fprintf(f, " %u starts at byte %" PRIu64 "</title></line>\n", k->number,
 			k->offset);
 	}

@@ -1,6 +1,6 @@
 /*
- * report/html_text.c - untrusted text in the HTML report: cli_html_puts escapes a string for
- * HTML text and attributes, cli_html_put_path writes a path of an owner from its exact bytes.
+ * report/html_text.c - untrusted text in the HTML report: report_html_puts escapes a string for
+ * HTML text and attributes, report_html_put_path writes a path of an owner from its exact bytes.
  * The page (html.c) and its surface map (html_map.c) both write through it.
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "escape.h"
 #include "html.h"
 
-void cli_html_puts(FILE *f, const char *s)
+void report_html_puts(FILE *f, const char *s)
 {
 	size_t n = s ? strlen(s) : 0, len = n * 4 + 8;
 	char small[256], *buf = len <= sizeof(small) ? small : malloc(len);
@@ -24,7 +24,7 @@ void cli_html_puts(FILE *f, const char *s)
 		return;
 	}
 	/* Control bytes and invalid UTF-8 as \xNN first (a terminal's rule), then HTML's five. */
-	cli_escape(s, buf, len);
+	report_escape(s, buf, len);
 	for (const char *p = buf; *p; p++) {
 		switch (*p) {
 		case '&':
@@ -62,7 +62,7 @@ static int hexval(char c)
 	return -1;
 }
 
-void cli_html_put_path(FILE *f, json_object *o, const char *key, size_t k)
+void report_html_put_path(FILE *f, json_object *o, const char *key, size_t k)
 {
 	json_object *a, *hex = NULL;
 	char hkey[64];
@@ -90,9 +90,9 @@ void cli_html_put_path(FILE *f, json_object *o, const char *key, size_t k)
 			raw[w++] = (char)(hi << 4 | lo);
 		}
 		raw[w] = '\0';
-		cli_html_puts(f, raw);
+		report_html_puts(f, raw);
 		free(raw);
 		return;
 	}
-	cli_html_puts(f, json_object_get_string(json_object_array_get_idx(a, k)));
+	report_html_puts(f, json_object_get_string(json_object_array_get_idx(a, k)));
 }

@@ -28,22 +28,22 @@ static const struct {
 	int priority;
 	const char *name;
 } event_types[] = {
-	[CLI_EV_MEDIA_ERROR] = { CLI_MSGID_MEDIA_ERROR, LOG_ERR, "media error" },
-	[CLI_EV_DAMAGED_FILE] = { CLI_MSGID_DAMAGED_FILE, LOG_CRIT, "damaged file" },
-	[CLI_EV_PASS_COMPLETE] = { CLI_MSGID_PASS_COMPLETE, LOG_INFO, "pass complete" },
-	[CLI_EV_SCAN_FAILED] = { CLI_MSGID_SCAN_FAILED, LOG_ERR, "scan failed" },
+	[REPORT_EV_MEDIA_ERROR] = { REPORT_MSGID_MEDIA_ERROR, LOG_ERR, "media error" },
+	[REPORT_EV_DAMAGED_FILE] = { REPORT_MSGID_DAMAGED_FILE, LOG_CRIT, "damaged file" },
+	[REPORT_EV_PASS_COMPLETE] = { REPORT_MSGID_PASS_COMPLETE, LOG_INFO, "pass complete" },
+	[REPORT_EV_SCAN_FAILED] = { REPORT_MSGID_SCAN_FAILED, LOG_ERR, "scan failed" },
 };
 
-static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
+static int add_field(struct report_journal_fields *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
+static int add_field(struct report_journal_fields *f, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 	int n;
 
-	if (f->nr == CLI_JOURNAL_MAX_FIELDS)
+	if (f->nr == REPORT_JOURNAL_MAX_FIELDS)
 		return -E2BIG;
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
@@ -61,16 +61,16 @@ static int add_field(struct cli_journal_fields *f, const char *fmt, ...)
  */
 static const char *one_line(const char *s, char *buf, size_t len)
 {
-	return cli_escape(s, buf, len);
+	return report_escape(s, buf, len);
 }
 
-int cli_journal_build(const struct cli_event *ev, struct cli_journal_fields *f)
+int report_journal_build(const struct report_event *ev, struct report_journal_fields *f)
 {
 	char buf[4096];
 	int ret = 0;
 
 	memset(f, 0, sizeof(*f));
-	if (ev->type >= CLI_EV_NR || !ev->message)
+	if (ev->type >= REPORT_EV_NR || !ev->message)
 		return -EINVAL;
 	ret |= add_field(f, "MESSAGE=%s", one_line(ev->message, buf, sizeof(buf)));
 	ret |= add_field(f, "MESSAGE_ID=%s", event_types[ev->type].id);
@@ -96,13 +96,13 @@ int cli_journal_build(const struct cli_event *ev, struct cli_journal_fields *f)
 	if (ev->pass_id)
 		ret |= add_field(f, "MEDIASCAN_PASS=%" PRId64, ev->pass_id);
 	if (ret) {
-		cli_journal_fields_free(f);
+		report_journal_fields_free(f);
 		return -ENOMEM;
 	}
 	return (int)f->nr;
 }
 
-int cli_journal_fields_free(struct cli_journal_fields *f)
+int report_journal_fields_free(struct report_journal_fields *f)
 {
 	for (unsigned i = 0; i < f->nr; i++)
 		free(f->v[i]);
@@ -110,7 +110,7 @@ int cli_journal_fields_free(struct cli_journal_fields *f)
 	return 0;
 }
 
-int cli_journal_available(void)
+int report_journal_available(void)
 {
 #if HAVE_LIBSYSTEMD
 	const char *force = getenv("MEDIASCAN_JOURNAL");
@@ -123,16 +123,16 @@ int cli_journal_available(void)
 #endif
 }
 
-int cli_journal_send(const struct cli_event *ev)
+int report_journal_send(const struct report_event *ev)
 {
-	struct cli_journal_fields f;
-	int ret = cli_journal_build(ev, &f);
+	struct report_journal_fields f;
+	int ret = report_journal_build(ev, &f);
 
 	if (ret < 0)
 		return ret;
 #if HAVE_LIBSYSTEMD
-	if (cli_journal_available()) {
-		struct iovec iov[CLI_JOURNAL_MAX_FIELDS];
+	if (report_journal_available()) {
+		struct iovec iov[REPORT_JOURNAL_MAX_FIELDS];
 
 		for (unsigned i = 0; i < f.nr; i++) {
 			iov[i].iov_base = f.v[i];
@@ -140,13 +140,13 @@ int cli_journal_send(const struct cli_event *ev)
 		}
 		ret = sd_journal_sendv(iov, (int)f.nr);
 		if (ret >= 0) {
-			cli_journal_fields_free(&f);
+			report_journal_fields_free(&f);
 			return 0;
 		}
 	}
 #endif
 	/* No journal: the message, plain, on stderr (f.v[0] is "MESSAGE=..."). */
 	fprintf(stderr, "mediascan: %s\n", f.v[0] + strlen("MESSAGE="));
-	cli_journal_fields_free(&f);
+	report_journal_fields_free(&f);
 	return 0;
 }

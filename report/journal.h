@@ -8,23 +8,23 @@
 #include <stdint.h>
 
 /* MESSAGE_IDs: stable, for `journalctl MESSAGE_ID=...` and the man page. */
-#define CLI_MSGID_MEDIA_ERROR	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a81"
-#define CLI_MSGID_DAMAGED_FILE	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a82"
-#define CLI_MSGID_PASS_COMPLETE	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a83"
-#define CLI_MSGID_SCAN_FAILED	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a84"
+#define REPORT_MSGID_MEDIA_ERROR	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a81"
+#define REPORT_MSGID_DAMAGED_FILE	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a82"
+#define REPORT_MSGID_PASS_COMPLETE	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a83"
+#define REPORT_MSGID_SCAN_FAILED	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a84"
 
-#define CLI_JOURNAL_MAX_FIELDS 16
+#define REPORT_JOURNAL_MAX_FIELDS 16
 
-enum cli_event_type {
-	CLI_EV_MEDIA_ERROR,		/* a bad device range (PRIORITY err) */
-	CLI_EV_DAMAGED_FILE,		/* a file lost data (crit) */
-	CLI_EV_PASS_COMPLETE,		/* a full pass ended (info) */
-	CLI_EV_SCAN_FAILED,		/* a scan stopped on an operational error (err) */
-	CLI_EV_NR,
+enum report_event_type {
+	REPORT_EV_MEDIA_ERROR,		/* a bad device range (PRIORITY err) */
+	REPORT_EV_DAMAGED_FILE,		/* a file lost data (crit) */
+	REPORT_EV_PASS_COMPLETE,		/* a full pass ended (info) */
+	REPORT_EV_SCAN_FAILED,		/* a scan stopped on an operational error (err) */
+	REPORT_EV_NR,
 };
 
-struct cli_event {
-	enum cli_event_type type;
+struct report_event {
+	enum report_event_type type;
 	const char *message;		/* human text, one line */
 	const char *target;		/* patrol target name or scanned path; may be NULL */
 	const char *device;		/* may be NULL */
@@ -38,18 +38,18 @@ struct cli_event {
 };
 
 /* "KEY=value" strings of one journal entry. */
-struct cli_journal_fields {
-	char *v[CLI_JOURNAL_MAX_FIELDS];
+struct report_journal_fields {
+	char *v[REPORT_JOURNAL_MAX_FIELDS];
 	unsigned nr;
 };
 
 /* Return the number of fields built into f (MESSAGE first), or -errno. */
-int cli_journal_build(const struct cli_event *ev, struct cli_journal_fields *f);
+int report_journal_build(const struct report_event *ev, struct report_journal_fields *f);
 /* Return 0; free the strings of f. */
-int cli_journal_fields_free(struct cli_journal_fields *f);
+int report_journal_fields_free(struct report_journal_fields *f);
 /* Return 1 when journald's socket is there (and MEDIASCAN_JOURNAL is not "stderr"), else 0. */
-int cli_journal_available(void);
+int report_journal_available(void);
 /* Return 0 after sending ev to the journal, or printing its message to stderr; or -errno. */
-int cli_journal_send(const struct cli_event *ev);
+int report_journal_send(const struct report_event *ev);
 
 #endif

@@ -33,7 +33,7 @@ static const char *owner_kind_name(const struct map_owner *o)
 	return "unknown";
 }
 
-void cli_json_add_paths(json_object *j, const char *key, const char *const *paths, unsigned n)
+void report_json_add_paths(json_object *j, const char *key, const char *const *paths, unsigned n)
 {
 	json_object *a = json_object_new_array(), *hex = NULL;
 	char key_hex[64];
@@ -45,7 +45,7 @@ void cli_json_add_paths(json_object *j, const char *key, const char *const *path
 	 * bytes of every name of the list go in KEY_hex[] (lowercase hex).
 	 */
 	for (unsigned i = 0; i < n; i++) {
-		if (cli_utf8_valid(paths[i])) {
+		if (report_utf8_valid(paths[i])) {
 			json_object_array_add(a, json_object_new_string(paths[i]));
 			continue;
 		}
@@ -53,7 +53,7 @@ void cli_json_add_paths(json_object *j, const char *key, const char *const *path
 		char *buf = malloc(len);
 
 		json_object_array_add(a, json_object_new_string(
-			buf ? cli_utf8_repair(paths[i], buf, len) : ""));
+			buf ? report_utf8_repair(paths[i], buf, len) : ""));
 		free(buf);
 		hex = json_object_new_array();
 	}
@@ -79,7 +79,7 @@ void cli_json_add_paths(json_object *j, const char *key, const char *const *path
 
 static void add_paths(json_object *j, const struct map_inode_paths *p)
 {
-	cli_json_add_paths(j, "paths", p ? (const char *const *)p->paths : NULL,
+	report_json_add_paths(j, "paths", p ? (const char *const *)p->paths : NULL,
 			   p ? p->nr_paths : 0);
 }
 
@@ -137,7 +137,7 @@ static void add_health_json(json_object *j, const struct map_owner *o)
 		json_object_object_add(j, "scrub", scrub_json(o->scrub, o->nr_scrub));
 }
 
-json_object *cli_owner_json(const struct map_damage *d, const struct map_target *t,
+json_object *report_owner_json(const struct map_damage *d, const struct map_target *t,
 			    const struct map_owner *o)
 {
 	json_object *j = json_object_new_object();
@@ -190,7 +190,7 @@ json_object *cli_owner_json(const struct map_damage *d, const struct map_target 
 	return j;
 }
 
-int cli_damage_json(json_object *root, const struct map_damage *d, const struct map_target *t)
+int report_damage_json(json_object *root, const struct map_damage *d, const struct map_target *t)
 {
 	json_object *files = json_object_new_array(), *meta = json_object_new_array();
 
@@ -274,7 +274,7 @@ int cli_damage_json(json_object *root, const struct map_damage *d, const struct 
 	return 0;
 }
 
-int cli_target_json(json_object *root, const struct map_target *t)
+int report_target_json(json_object *root, const struct map_target *t)
 {
 	if (t->self_part)
 		json_object_object_add(root, "partition", json_object_new_int((int)t->self_part));
@@ -311,7 +311,7 @@ int cli_target_json(json_object *root, const struct map_target *t)
 	return 0;
 }
 
-int cli_mapping_json(json_object *root, const struct map_damage *d)
+int report_mapping_json(json_object *root, const struct map_damage *d)
 {
 	const char *notes[8];
 	int n = map_damage_notes(d, notes, 8);
@@ -407,7 +407,7 @@ static void print_health(FILE *f, const struct map_owner *o, const char *indent)
 	}
 }
 
-void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
+void report_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
 		     const struct map_owner *o)
 {
 	char part[48] = "", esc[4096];
@@ -420,10 +420,10 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 
 		/* every hard link, the first one leading */
 		fprintf(f, "      %s",
-			ip && ip->nr_paths ? cli_escape(ip->paths[0], esc, sizeof(esc)) : "file");
+			ip && ip->nr_paths ? report_escape(ip->paths[0], esc, sizeof(esc)) : "file");
 		for (unsigned i = 1; ip && i < ip->nr_paths; i++)
 			fprintf(f, "%s%s", i == 1 ? " (also " : ", ",
-				cli_escape(ip->paths[i], esc, sizeof(esc)));
+				report_escape(ip->paths[i], esc, sizeof(esc)));
 		fprintf(f, "%s (inode %" PRIu64 "%s), %s offset %" PRIu64 " length %" PRIu64
 			"%s%s\n", ip && ip->nr_paths > 1 ? ")" : "",
 			o->inode, part, o->flags & MAP_OWNF_ATTR_FORK ? "xattr" : "file",
@@ -450,7 +450,7 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 		else if (t && t->foreign_fs[0])
 			fprintf(f, "      device holding %s mounted at %s (mediascan cannot map "
 				"%s: contents unknown to it)\n", t->foreign_fs,
-				cli_escape(t->foreign_mount, esc, sizeof(esc)), t->foreign_fs);
+				report_escape(t->foreign_mount, esc, sizeof(esc)), t->foreign_fs);
 		else
 			fprintf(f, "      device (no filesystem mounted: contents unknown)\n");
 		break;
@@ -465,7 +465,7 @@ void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_targe
 									      o->inode);
 
 			fprintf(f, " %" PRIu64 " (%s)", o->inode, ip && ip->nr_paths ?
-				cli_escape(ip->paths[0], esc, sizeof(esc)) : "no path");
+				report_escape(ip->paths[0], esc, sizeof(esc)) : "no path");
 		}
 		else if (o->kind == MAP_OWN_LOG && o->inode)
 			fprintf(f, " (inode %" PRIu64 ", offset %" PRIu64 ")", o->inode,
@@ -494,7 +494,7 @@ static void print_paths(FILE *f, const struct map_damage_file *df, unsigned unre
 		return;
 	}
 	for (unsigned i = 0; i < p->nr_paths; i++)
-		fprintf(f, "  %s%s\n", cli_escape(p->paths[i], esc, sizeof(esc)),
+		fprintf(f, "  %s%s\n", report_escape(p->paths[i], esc, sizeof(esc)),
 			p->is_dir ? "/  (directory)" : "");
 }
 
@@ -547,12 +547,12 @@ static void meta_advice(const struct map_damage *d, const struct map_target *t, 
 		snprintf(buf + n, len - n, "%ssgdisk -v (partition table)", n ? ", " : "");
 }
 
-void cli_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t)
+void report_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t)
 {
-	cli_print_owners(f, d, t, 0);
+	report_print_owners(f, d, t, 0);
 }
 
-void cli_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
+void report_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
 		      int lookup)
 {
 	char advice[128];
@@ -607,7 +607,7 @@ void cli_print_owners(FILE *f, const struct map_damage *d, const struct map_targ
 	}
 }
 
-void cli_print_notes(FILE *f, const struct map_damage *d)
+void report_print_notes(FILE *f, const struct map_damage *d)
 {
 	const char *notes[8];
 	int n = map_damage_notes(d, notes, 8);

@@ -16,30 +16,30 @@ struct json_object;
  * Add the array key (paths[0..n)) to json-c object j, valid UTF-8 always: a name that is not
  * is written with \xNN, and then key_hex[] holds the exact bytes of every name.
  */
-void cli_json_add_paths(struct json_object *j, const char *key, const char *const *paths,
+void report_json_add_paths(struct json_object *j, const char *key, const char *const *paths,
 			unsigned n);
 /* Return a new json-c object for one owner, as in media_errors[].owners[]. */
-struct json_object *cli_owner_json(const struct map_damage *d, const struct map_target *t,
+struct json_object *report_owner_json(const struct map_damage *d, const struct map_target *t,
 				   const struct map_owner *o);
 /* Return 0 after adding damaged_files[] and damaged_metadata[] of d to root. */
-int cli_damage_json(struct json_object *root, const struct map_damage *d,
+int report_damage_json(struct json_object *root, const struct map_damage *d,
 		    const struct map_target *t);
 /* Return 0 after adding partition_table and partitions[] (partitioned disk) to root. */
-int cli_target_json(struct json_object *root, const struct map_target *t);
+int report_target_json(struct json_object *root, const struct map_target *t);
 /* Return 0 after adding scrub, fs_health, paths_from and notes[] of d to root. */
-int cli_mapping_json(struct json_object *root, const struct map_damage *d);
+int report_mapping_json(struct json_object *root, const struct map_damage *d);
 /* Print one owner line (and its health and scrub verdicts) for people. */
-void cli_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
+void report_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
 		     const struct map_owner *o);
 /* Print the damaged files and damaged metadata sections. */
-void cli_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t);
+void report_print_damage(FILE *f, const struct map_damage *d, const struct map_target *t);
 /*
  * Print the files and metadata of d: as damage ("restore these", the filesystem's repair
  * tool) when lookup is 0, as the owners of a range looked up (`mediascan map`) otherwise.
  */
-void cli_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
+void report_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
 		      int lookup);
 /* Print mapping's notes ("note: ..."), each once. */
-void cli_print_notes(FILE *f, const struct map_damage *d);
+void report_print_notes(FILE *f, const struct map_damage *d);
 
 #endif

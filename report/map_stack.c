@@ -18,7 +18,7 @@ static json_object *dev_string(const char *name)
 	return json_object_new_string(p);
 }
 
-json_object *cli_stack_hops_json(const struct map_stack_up *u)
+json_object *report_stack_hops_json(const struct map_stack_up *u)
 {
 	json_object *a = json_object_new_array();
 
@@ -37,7 +37,7 @@ json_object *cli_stack_hops_json(const struct map_stack_up *u)
 	return a;
 }
 
-json_object *cli_stack_copies_json(const struct map_stack_up *u)
+json_object *report_stack_copies_json(const struct map_stack_up *u)
 {
 	json_object *a = json_object_new_array();
 
@@ -57,7 +57,7 @@ json_object *cli_stack_copies_json(const struct map_stack_up *u)
 	return a;
 }
 
-json_object *cli_stack_unmappable_json(const struct map_stack_up *u)
+json_object *report_stack_unmappable_json(const struct map_stack_up *u)
 {
 	json_object *j;
 
@@ -70,7 +70,7 @@ json_object *cli_stack_unmappable_json(const struct map_stack_up *u)
 	return j;
 }
 
-void cli_stack_print(FILE *f, const struct map_stack_up *u)
+void report_stack_print(FILE *f, const struct map_stack_up *u)
 {
 	fprintf(f, "      stack:");
 	for (unsigned i = 0; i < u->nr_hops; i++)
@@ -95,7 +95,7 @@ void cli_stack_print(FILE *f, const struct map_stack_up *u)
 		fprintf(f, "      holds nothing above: %s\n", u->bad_reason);
 }
 
-json_object *cli_stack_tree_json(const struct map_stack_node *n)
+json_object *report_stack_tree_json(const struct map_stack_node *n)
 {
 	json_object *j = json_object_new_object(), *below = json_object_new_array();
 
@@ -118,12 +118,12 @@ json_object *cli_stack_tree_json(const struct map_stack_node *n)
 		json_object_object_add(j, "md", md);
 	}
 	for (unsigned i = 0; i < n->nr_below; i++)
-		json_object_array_add(below, cli_stack_tree_json(&n->below[i]));
+		json_object_array_add(below, report_stack_tree_json(&n->below[i]));
 	json_object_object_add(j, "below", below);
 	return j;
 }
 
-void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth)
+void report_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth)
 {
 	fprintf(f, "  %*s/dev/%s  %s  %" PRIu64 " bytes", (int)depth * 2, "", n->name, n->kind,
 		n->size);
@@ -139,10 +139,10 @@ void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned dept
 	}
 	fputc('\n', f);
 	for (unsigned i = 0; i < n->nr_below; i++)
-		cli_stack_tree_print(f, &n->below[i], depth + 1);
+		report_stack_tree_print(f, &n->below[i], depth + 1);
 }
 
-void cli_stack_report_json(json_object *root, const struct pass_report *rep)
+void report_stack_report_json(json_object *root, const struct pass_report *rep)
 {
 	const struct pass_stack *ps = rep->stack;
 	json_object *a = json_object_new_array(), *mem, *devs;
@@ -192,20 +192,20 @@ void cli_stack_report_json(json_object *root, const struct pass_report *rep)
 			e->lost ? "damage" : "redundancy-lost"));
 		json_object_object_add(j, "errno", json_object_new_int(e->err));
 		if (e->u) {
-			json_object_object_add(j, "stack", cli_stack_hops_json(e->u));
-			json_object_object_add(j, "copies", cli_stack_copies_json(e->u));
+			json_object_object_add(j, "stack", report_stack_hops_json(e->u));
+			json_object_object_add(j, "copies", report_stack_copies_json(e->u));
 			if (e->u->parity)
 				json_object_object_add(j, "parity", json_object_new_boolean(1));
 			if (e->u->unmappable)
 				json_object_object_add(j, "unmappable",
-						       cli_stack_unmappable_json(e->u));
+						       report_stack_unmappable_json(e->u));
 		}
 		if (e->has_fs)
 			json_object_object_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
 		if (e->repair[0])
 			json_object_object_add(j, "repair", json_object_new_string(e->repair));
 		for (size_t k = 0; k < e->own_count; k++)
-			json_object_array_add(own, cli_owner_json(&ps->dmg, rep->t,
+			json_object_array_add(own, report_owner_json(&ps->dmg, rep->t,
 						&ps->dmg.owners[e->own_first + k]));
 		json_object_object_add(j, "owners", own);
 		json_object_array_add(a, j);
@@ -213,7 +213,7 @@ void cli_stack_report_json(json_object *root, const struct pass_report *rep)
 	json_object_object_add(root, "redundancy_lost", a);
 }
 
-void cli_stack_report_print(FILE *f, const struct pass_report *rep)
+void report_stack_report_print(FILE *f, const struct pass_report *rep)
 {
 	const struct pass_stack *ps = rep->stack;
 
@@ -234,9 +234,9 @@ void cli_stack_report_print(FILE *f, const struct pass_report *rep)
 		fprintf(f, "  %s offset %" PRIu64 " length %" PRIu64 "%s\n", e->member, e->offset,
 			e->length, e->lost ? "  NO COPY READS" : "");
 		if (e->u)
-			cli_stack_print(f, e->u);
+			report_stack_print(f, e->u);
 		for (size_t k = 0; k < e->own_count; k++)
-			cli_print_owner(f, &ps->dmg, rep->t, &ps->dmg.owners[e->own_first + k]);
+			report_print_owner(f, &ps->dmg, rep->t, &ps->dmg.owners[e->own_first + k]);
 		if (e->repair[0])
 			fprintf(f, "      repair: %s\n", e->repair);
 	}

@@ -12,20 +12,20 @@
 #include "stack.h"
 
 /* Return a new JSON array of u's hops ({device, kind, offset[, parity]}). */
-json_object *cli_stack_hops_json(const struct map_stack_up *u);
+json_object *report_stack_hops_json(const struct map_stack_up *u);
 /* Return a new JSON array of u's other copies ({device, offset, length, role, disk, ...}). */
-json_object *cli_stack_copies_json(const struct map_stack_up *u);
+json_object *report_stack_copies_json(const struct map_stack_up *u);
 /* Return a new JSON object naming u's unmappable layer ({device, kind, reason}), or NULL. */
-json_object *cli_stack_unmappable_json(const struct map_stack_up *u);
+json_object *report_stack_unmappable_json(const struct map_stack_up *u);
 /* Print u's way up, copies and what stopped it, indented, to f. */
-void cli_stack_print(FILE *f, const struct map_stack_up *u);
+void report_stack_print(FILE *f, const struct map_stack_up *u);
 /* Return a new JSON object of the stack tree n ({device, kind, size, md, below: [...]}). */
-json_object *cli_stack_tree_json(const struct map_stack_node *n);
+json_object *report_stack_tree_json(const struct map_stack_node *n);
 /* Print the stack tree n indented (depth levels) to f. */
-void cli_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth);
+void report_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth);
 /* Add "redundancy_lost" (and the members read) of a member-level scan to a report. */
-void cli_stack_report_json(json_object *root, const struct pass_report *rep);
+void report_stack_report_json(json_object *root, const struct pass_report *rep);
 /* Print the members read and the redundancy-lost ranges of a member-level scan. */
-void cli_stack_report_print(FILE *f, const struct pass_report *rep);
+void report_stack_report_print(FILE *f, const struct pass_report *rep);
 
 #endif

@@ -42,7 +42,7 @@ static int owner_clean(json_object *o)
 	return 1;
 }
 
-json_object *cli_owners_parse(const char *owners_json)
+json_object *report_owners_parse(const char *owners_json)
 {
 	json_object *a = owners_json ? json_tokener_parse(owners_json) : NULL, *out;
 
@@ -63,7 +63,7 @@ json_object *cli_owners_parse(const char *owners_json)
 	return out;
 }
 
-const char *cli_owners_action(json_object *owners)
+const char *report_owners_action(json_object *owners)
 {
 	int files = 0, meta = 0;
 
@@ -121,10 +121,10 @@ static void print_path(FILE *f, json_object *o, const char *key, const char *hex
 		   json_object_is_type(a, json_type_array) && k < json_object_array_length(a)) {
 		name = json_object_get_string(json_object_array_get_idx(a, k));
 	}
-	fprintf(f, "%s%s", sep, cli_escape(name ? name : "", esc, sizeof(esc)));
+	fprintf(f, "%s%s", sep, report_escape(name ? name : "", esc, sizeof(esc)));
 }
 
-void cli_owners_print(FILE *f, json_object *owners)
+void report_owners_print(FILE *f, json_object *owners)
 {
 	char esc[PATH_MAX * 4];
 
@@ -151,7 +151,7 @@ void cli_owners_print(FILE *f, json_object *owners)
 				json_object *why = NULL, *was = NULL;
 
 				json_object_object_get_ex(o, "path_unknown", &why);
-				fprintf(f, " path unknown now (%s)", cli_escape(
+				fprintf(f, " path unknown now (%s)", report_escape(
 					why && json_object_is_type(why, json_type_string) ?
 					json_object_get_string(why) : "no path found", esc,
 					sizeof(esc)));
@@ -169,16 +169,16 @@ void cli_owners_print(FILE *f, json_object *owners)
 			json_object_object_get_ex(o, "metadata", &m);
 			char esc2[512];
 
-			fprintf(f, "          %s: %s\n", cli_escape(json_object_get_string(v), esc2,
+			fprintf(f, "          %s: %s\n", report_escape(json_object_get_string(v), esc2,
 								   sizeof(esc2)),
-			       cli_escape(m ? json_object_get_string(m) : "", esc, sizeof(esc)));
+			       report_escape(m ? json_object_get_string(m) : "", esc, sizeof(esc)));
 		}
 	}
 }
 
-unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max)
+unsigned report_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max)
 {
-	json_object *a = cli_owners_parse(owners_json);	/* checked: types as we wrote them */
+	json_object *a = report_owners_parse(owners_json);	/* checked: types as we wrote them */
 	unsigned nr = 0;
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {

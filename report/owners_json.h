@@ -11,12 +11,12 @@
 struct json_object;
 
 /* Return the owners array stored as owners_json (a new empty array when it is not one). */
-struct json_object *cli_owners_parse(const char *owners_json);
+struct json_object *report_owners_parse(const char *owners_json);
 /* Return what an admin should do about an error with these owners (static text). */
-const char *cli_owners_action(struct json_object *owners);
+const char *report_owners_action(struct json_object *owners);
 /* Print owners as report's human output does, one line each, names escaped. */
-void cli_owners_print(FILE *f, struct json_object *owners);
+void report_owners_print(FILE *f, struct json_object *owners);
 /* Return the number of distinct files (inodes) named in an owners_json array. */
-unsigned cli_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max);
+unsigned report_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max);
 
 #endif

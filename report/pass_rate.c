@@ -7,7 +7,7 @@
 #include "report.h"
 #include "state.h"
 
-void cli_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta)
+void report_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta)
 {
 	/* in double: times from the store may be anything (an edited row), no int overflow */
 	double el = p->result == SCAN_PASS_RUNNING ? (double)now - (double)p->started :

@@ -9,9 +9,9 @@
 
 #define BAR_WIDTH 28
 
-void cli_progress_cb(const struct scan_progress *p, void *arg)
+void report_progress_cb(const struct scan_progress *p, void *arg)
 {
-	struct cli_progress *pr = arg;
+	struct report_progress *pr = arg;
 	char done[32], total[32], rate[32], eta[32], bar[BAR_WIDTH + 1], errs[64] = "";
 	double frac = p->planned_bytes ? (double)p->scanned_bytes / (double)p->planned_bytes : 0;
 	int fill;
@@ -38,10 +38,10 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 	for (int i = 0; i < BAR_WIDTH; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[BAR_WIDTH] = '\0';
-	cli_fmt_bytes(p->scanned_bytes, done, sizeof(done));
-	cli_fmt_bytes(p->planned_bytes, total, sizeof(total));
-	cli_fmt_bytes((uint64_t)p->rate_bps, rate, sizeof(rate));
-	cli_fmt_duration(p->rate_bps > 0 ?
+	report_fmt_bytes(p->scanned_bytes, done, sizeof(done));
+	report_fmt_bytes(p->planned_bytes, total, sizeof(total));
+	report_fmt_bytes((uint64_t)p->rate_bps, rate, sizeof(rate));
+	report_fmt_duration(p->rate_bps > 0 ?
 			 (double)(p->planned_bytes - (p->scanned_bytes < p->planned_bytes ?
 						      p->scanned_bytes : p->planned_bytes)) /
 			 p->rate_bps : -1, eta, sizeof(eta));
@@ -60,7 +60,7 @@ void cli_progress_cb(const struct scan_progress *p, void *arg)
 	pr->drawn = 1;
 }
 
-void cli_progress_done(struct cli_progress *pr)
+void report_progress_done(struct report_progress *pr)
 {
 	if (pr->drawn && pr->enabled == 1) {
 		fprintf(stderr, "\r\033[K");

@@ -72,7 +72,7 @@ static json_object *json_error(const struct pass_report *rep, size_t i)
 		}
 	}
 	for (size_t k = 0; k < rep->own_count[i]; k++)
-		json_object_array_add(owners, cli_owner_json(d, rep->t,
+		json_object_array_add(owners, report_owner_json(d, rep->t,
 							     &d->owners[rep->own_first[i] + k]));
 	json_object_object_add(j, "owners", owners);
 	return j;
@@ -131,7 +131,7 @@ static json_object *json_report(const struct pass_report *rep)
 		json_object_array_add(devs, d);
 	}
 	json_object_object_add(root, "devices", devs);
-	cli_target_json(root, t);			/* partition_table, partitions */
+	report_target_json(root, t);			/* partition_table, partitions */
 	json_object_object_add(root, "planned_bytes", json_object_new_uint64(r->planned_bytes));
 	json_object_object_add(root, "scanned_bytes", json_object_new_uint64(r->scanned_bytes));
 	json_object_object_add(root, "read_bytes", json_object_new_uint64(r->read_bytes));
@@ -188,8 +188,8 @@ static json_object *json_report(const struct pass_report *rep)
 		}
 	}
 	json_object_object_add(root, "media_errors", errs);
-	cli_stack_report_json(root, rep);		/* report/map_stack.c */
-	cli_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
+	report_stack_report_json(root, rep);		/* report/map_stack.c */
+	report_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
 	json_object_object_add(root, "bridged_gap_errors", gaps);
 	json_object_object_add(root, "transient_errors", transient);
 	json_object_object_add(root, "slow_errors", slow);
@@ -199,18 +199,18 @@ static json_object *json_report(const struct pass_report *rep)
 	json_object_object_add(root, "operational_errors", ops);
 	json_object_object_add(root, "unreadable_directories",
 			       json_object_new_int((int)rep->dmg.unreadable_dirs));
-	cli_mapping_json(root, &rep->dmg);		/* scrub, fs_health, notes */
+	report_mapping_json(root, &rep->dmg);		/* scrub, fs_health, notes */
 	if (r->fatal_msg[0])
 		json_object_object_add(root, "failure", json_object_new_string(r->fatal_msg));
 	json_object_object_add(root, "exit_status", json_object_new_int((int)rep->exit_bits));
 	return root;
 }
 
-int cli_report_write_json(const struct pass_report *rep, const char *path)
+int report_write_json(const struct pass_report *rep, const char *path)
 {
 	json_object *root = json_report(rep);
 	/* 0600, never through a symlink or onto a device (report/files.c) */
-	int ret = cli_json_write(root, path);
+	int ret = report_json_write(root, path);
 
 	json_object_put(root);
 	return ret;
@@ -234,7 +234,7 @@ static void print_at_risk(const struct pass_report *rep, FILE *f)
 			rep->t->devices[e->dev_idx].path, e->offset, e->length,
 			scan_error_name(e));
 		for (size_t k = 0; k < rep->own_count[i]; k++)
-			cli_print_owner(f, &rep->risk, rep->t,
+			report_print_owner(f, &rep->risk, rep->t,
 					&rep->risk.owners[rep->own_first[i] + k]);
 	}
 	if (rep->nr_slow_errors)
@@ -250,12 +250,12 @@ static void print_at_risk(const struct pass_report *rep, FILE *f)
 			(double)e->latency_ns / 1e9,
 			e->reproducible ? "" : " once (fast when read again alone)");
 		for (size_t k = 0; k < rep->own_count[i]; k++)
-			cli_print_owner(f, &rep->risk, rep->t,
+			report_print_owner(f, &rep->risk, rep->t,
 					&rep->risk.owners[rep->own_first[i] + k]);
 	}
 }
 
-double cli_report_rate(const struct pass_report *rep)
+double report_rate(const struct pass_report *rep)
 {
 	const struct scan_result *r = rep->r;
 	uint64_t done = r->scanned_bytes > rep->base_bytes ? r->scanned_bytes - rep->base_bytes : 0;
@@ -267,12 +267,12 @@ double cli_report_rate(const struct pass_report *rep)
 	return r->elapsed_s > 0 ? (double)done / r->elapsed_s : 0;
 }
 
-void cli_report_print(const struct pass_report *rep, FILE *f)
+void report_print(const struct pass_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
 	const struct map_target *t = rep->t;
 	char a[32], b[32], c[32];
-	double rate = cli_report_rate(rep);
+	double rate = report_rate(rep);
 
 	if (rep->nr_damage_errors) {
 		fprintf(f, "\nMedia errors (%u):\n", rep->nr_damage_errors);
@@ -291,12 +291,12 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 				fprintf(f, ", expected 0x%" PRIx64 ", found 0x%" PRIx64 "\n",
 					e->pi_expected, e->pi_found);
 			for (size_t k = 0; k < rep->own_count[i]; k++)
-				cli_print_owner(f, &rep->dmg, t,
+				report_print_owner(f, &rep->dmg, t,
 						&rep->dmg.owners[rep->own_first[i] + k]);
 		}
 	}
-	cli_print_damage(f, &rep->dmg, t);		/* report/map_report.c */
-	cli_stack_report_print(f, rep);			/* report/map_stack.c */
+	report_print_damage(f, &rep->dmg, t);		/* report/map_report.c */
+	report_stack_report_print(f, rep);			/* report/map_stack.c */
 	if (rep->nr_slow_errors || rep->nr_device_faults)
 		print_at_risk(rep, f);
 	if (rep->nr_gap_errors)
@@ -316,7 +316,7 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 	if (rep->dmg.paths_err)
 		fprintf(f, "\nwarning: the directory walk stopped early: %s\n",
 			strerror(-rep->dmg.paths_err));
-	cli_print_notes(f, &rep->dmg);
+	report_print_notes(f, &rep->dmg);
 	if (r->failing)
 		fprintf(f, "\nTHIS DISK IS FAILING: %s. The scan stopped to spare it: copy what "
 			"you can (ddrescue) before scanning further.\n", r->failing_msg);
@@ -338,10 +338,10 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 			r->window_late_first_s);
 	fprintf(f, "\n%s %s of %s planned on %s in %.1f s (%s/s, engine %s)%s\n",
 		r->complete ? "Scanned" : "Scan INCOMPLETE:",
-		cli_fmt_bytes(r->scanned_bytes, a, sizeof(a)),
-		cli_fmt_bytes(r->planned_bytes, b, sizeof(b)),
+		report_fmt_bytes(r->scanned_bytes, a, sizeof(a)),
+		report_fmt_bytes(r->planned_bytes, b, sizeof(b)),
 		t->mount_point[0] ? t->mount_point : t->arg, r->elapsed_s,
-		cli_fmt_bytes((uint64_t)rate, c, sizeof(c)), r->engine,
+		report_fmt_bytes((uint64_t)rate, c, sizeof(c)), r->engine,
 		rep->nr_damage_errors ? "" : rep->stack && rep->stack->nr_rl ?
 		": no data lost, but REDUNDANCY LOST (see above)" : ": no media errors");
 	if (r->fatal_msg[0])
@@ -349,7 +349,7 @@ void cli_report_print(const struct pass_report *rep, FILE *f)
 }
 
 /* One error as in media_errors[], for the history and notifications. */
-json_object *cli_report_error_json(const struct pass_report *rep, size_t i)
+json_object *report_error_json(const struct pass_report *rep, size_t i)
 {
 	return json_error(rep, i);
 }

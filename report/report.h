@@ -17,79 +17,79 @@
 #include <time.h>
 
 /* Exit status, a bitmask as in xfs_scrub (the pass's bits, pass/pass.h). */
-enum cli_exit {
-	CLI_EXIT_CLEAN = PASS_EXIT_CLEAN,
-	CLI_EXIT_MEDIA = PASS_EXIT_MEDIA,		/* media errors: data or metadata damaged */
-	CLI_EXIT_INTEGRITY = PASS_EXIT_INTEGRITY,	/* protection information mismatches */
-	CLI_EXIT_OPERATIONAL = PASS_EXIT_OPERATIONAL,	/* the scan could not do all it should */
-	CLI_EXIT_USAGE = PASS_EXIT_USAGE,		/* bad command line */
-	CLI_EXIT_DEVICE = PASS_EXIT_DEVICE,		/* the disk is failing or slow */
+enum report_exit {
+	REPORT_EXIT_CLEAN = PASS_EXIT_CLEAN,
+	REPORT_EXIT_MEDIA = PASS_EXIT_MEDIA,		/* media errors: data or metadata damaged */
+	REPORT_EXIT_INTEGRITY = PASS_EXIT_INTEGRITY,	/* protection information mismatches */
+	REPORT_EXIT_OPERATIONAL = PASS_EXIT_OPERATIONAL,	/* the scan could not do all it should */
+	REPORT_EXIT_USAGE = PASS_EXIT_USAGE,		/* bad command line */
+	REPORT_EXIT_DEVICE = PASS_EXIT_DEVICE,		/* the disk is failing or slow */
 };
 
-#define CLI_DEFAULT_STATE_DIR "/var/lib/mediascan"
-#define CLI_SCAN_DEFAULT_DEPTH PASS_DEFAULT_DEPTH
+#define REPORT_DEFAULT_STATE_DIR "/var/lib/mediascan"
+#define REPORT_SCAN_DEFAULT_DEPTH PASS_DEFAULT_DEPTH
 /* Failed or late reads in a row on one device before the disk is called failing. */
-#define CLI_DEFAULT_MAX_FAILED_READS PASS_DEFAULT_MAX_FAILED_READS
+#define REPORT_DEFAULT_MAX_FAILED_READS PASS_DEFAULT_MAX_FAILED_READS
 
 struct json_object;
 
 /**
- * cli_report_write_json() - write the JSON report (schema mediascan-report/1).
+ * report_write_json() - write the JSON report (schema mediascan-report/1).
  * @rep: the report of the pass
  * @path: the file ("-": stdout)
  *
  * Return: 0, or -errno.
  */
-int cli_report_write_json(const struct pass_report *rep, const char *path);
+int report_write_json(const struct pass_report *rep, const char *path);
 /**
- * cli_report_rate() - the rate of the summary.
+ * report_rate() - the rate of the summary.
  * @rep: the report of the pass
  *
  * Return: the planned bytes checked per second in this run.
  */
-double cli_report_rate(const struct pass_report *rep);
+double report_rate(const struct pass_report *rep);
 /**
- * cli_report_print() - print the human summary of the report.
+ * report_print() - print the human summary of the report.
  * @rep: the report of the pass
  * @f: where to print it
  */
-void cli_report_print(const struct pass_report *rep, FILE *f);
+void report_print(const struct pass_report *rep, FILE *f);
 /**
- * cli_report_error_json() - one error of the report as JSON, as in media_errors[].
+ * report_error_json() - one error of the report as JSON, as in media_errors[].
  * @rep: the report of the pass
  * @i: the error's index
  *
  * Return: a new json-c object (json-c type); the caller puts it.
  */
-struct json_object *cli_report_error_json(const struct pass_report *rep, size_t i);
+struct json_object *report_error_json(const struct pass_report *rep, size_t i);
 /**
- * cli_html_write() - write the HTML report of one pass (report/html.c).
+ * report_html_write() - write the HTML report of one pass (report/html.c).
  * @rep: the report of the pass
  * @path: the file ("-": stdout)
  *
  * Return: 0, or -errno after printing why (one line).
  */
-int cli_html_write(const struct pass_report *rep, const char *path);
+int report_html_write(const struct pass_report *rep, const char *path);
 
 /* Progress display on stderr: a one-line bar on a terminal. */
-struct cli_progress {
+struct report_progress {
 	int enabled;			/* 1 bar on a terminal, 2 one log line a second */
 	int drawn;
 	double last_log_s;		/* elapsed_s of the last log line */
 };
 /**
- * cli_progress_cb() - the scan_opts.progress callback: draw the bar or log a line.
+ * report_progress_cb() - the scan_opts.progress callback: draw the bar or log a line.
  * @p: the scan's progress
- * @arg: a struct cli_progress
+ * @arg: a struct report_progress
  */
-void cli_progress_cb(const struct scan_progress *p, void *arg);
+void report_progress_cb(const struct scan_progress *p, void *arg);
 /**
- * cli_progress_done() - clear the bar line when one was drawn.
+ * report_progress_done() - clear the bar line when one was drawn.
  * @pr: the progress display
  */
-void cli_progress_done(struct cli_progress *pr);
+void report_progress_done(struct report_progress *pr);
 /**
- * cli_pass_rate() - a pass's rate and time left: what status shows and the metrics say
+ * report_pass_rate() - a pass's rate and time left: what status shows and the metrics say
  * (pass_rate.c).
  * @p: the pass
  * @now: the time now (unix seconds)
@@ -97,5 +97,5 @@ void cli_progress_done(struct cli_progress *pr);
  *        since it started)
  * @eta: set to its seconds left (-1 unknown)
  */
-void cli_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta);
+void report_pass_rate(const struct scan_state_pass *p, time_t now, double *rate, double *eta);
 #endif

@@ -2,7 +2,7 @@
  * report/scan_hooks.c - the output hooks of a pass (pass/pass.h) as `mediascan scan` and patrol's
  * runs fill them in: messages, the banner and progress, the JSON report and the owners kept
  * in the history, journal events and the on_damage command for damage not told before, and
- * the human summary or the xfs_scrub-shaped error lines of --format xfs_scrub. cli_scan_run
+ * the human summary or the xfs_scrub-shaped error lines of --format xfs_scrub. report_scan_run
  * turns the command line's options into the pass's and runs it.
  */
 #include <errno.h>
@@ -35,22 +35,22 @@ static const char *first_path(const struct pass_report *rep, uint64_t inode)
 }
 
 /* Journal events for error i: the bad range, then each file that lost data in it. */
-static void journal_error(const struct cli_scan_cfg *cfg, const struct pass_report *rep,
+static void journal_error(const struct report_scan_cfg *cfg, const struct pass_report *rep,
 			  size_t i, int64_t pass_id)
 {
 	const struct scan_error *e = &rep->r->errors[i];
 	const char *dev = rep->t->devices[e->dev_idx].path;
 	const char *label = cfg->pass.label ? cfg->pass.label : cfg->pass.target;
 	char msg[PATH_MAX + 256];
-	struct cli_event ev = {
-		.type = CLI_EV_MEDIA_ERROR, .message = msg, .target = label, .device = dev,
+	struct report_event ev = {
+		.type = REPORT_EV_MEDIA_ERROR, .message = msg, .target = label, .device = dev,
 		.has_range = 1, .offset = e->offset, .length = e->length,
 		.error = scan_error_name(e), .pass_id = pass_id,
 	};
 
 	snprintf(msg, sizeof(msg), "%s: media error (%s) on %s at offset %" PRIu64 " length %"
 		 PRIu64, label, ev.error, dev, e->offset, e->length);
-	cli_journal_send(&ev);
+	report_journal_send(&ev);
 	for (size_t k = 0; k < rep->own_count[i]; k++) {
 		const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
 		const char *path;
@@ -63,7 +63,7 @@ static void journal_error(const struct cli_scan_cfg *cfg, const struct pass_repo
 			snprintf(ino, sizeof(ino), "inode %" PRIu64, o->inode);
 			path = ino;
 		}
-		ev.type = CLI_EV_DAMAGED_FILE;
+		ev.type = REPORT_EV_DAMAGED_FILE;
 		ev.offset = o->dev_offset;
 		ev.length = o->length;
 		ev.path = path;
@@ -73,7 +73,7 @@ static void journal_error(const struct cli_scan_cfg *cfg, const struct pass_repo
 		snprintf(msg, sizeof(msg), "%s: damaged file %s at file offset %" PRIu64
 			 " length %" PRIu64 ": restore it from backup", label, path,
 			 o->file_offset, o->length);
-		cli_journal_send(&ev);
+		report_journal_send(&ev);
 	}
 }
 
@@ -126,7 +126,7 @@ static int hook_kill(pid_t pid)
 	return status;
 }
 
-int cli_run_hook(const char *cmd, const char *input, double timeout_s)
+int report_run_hook(const char *cmd, const char *input, double timeout_s)
 {
 	size_t len = strlen(input), off = 0;
 	int pfd[2], status, ret, wfd;
@@ -135,7 +135,7 @@ int cli_run_hook(const char *cmd, const char *input, double timeout_s)
 	pid_t pid, self = getpid();
 
 	if (timeout_s <= 0)
-		timeout_s = CLI_HOOK_TIMEOUT_DEFAULT_S;
+		timeout_s = REPORT_HOOK_TIMEOUT_DEFAULT_S;
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
@@ -206,8 +206,8 @@ int cli_run_hook(const char *cmd, const char *input, double timeout_s)
 	return ret;
 }
 
-/* Say why on_damage (result ret of cli_run_hook) did not succeed, and what happens next. */
-static void hook_warn(const struct cli_scan_cfg *cfg, int ret, unsigned nr)
+/* Say why on_damage (result ret of report_run_hook) did not succeed, and what happens next. */
+static void hook_warn(const struct report_scan_cfg *cfg, int ret, unsigned nr)
 {
 	char why[64];
 
@@ -215,7 +215,7 @@ static void hook_warn(const struct cli_scan_cfg *cfg, int ret, unsigned nr)
 		return;
 	if (ret == -ETIMEDOUT)
 		snprintf(why, sizeof(why), "timed out after %.0fs and was killed",
-			 cfg->hook_timeout_s > 0 ? cfg->hook_timeout_s : CLI_HOOK_TIMEOUT_DEFAULT_S);
+			 cfg->hook_timeout_s > 0 ? cfg->hook_timeout_s : REPORT_HOOK_TIMEOUT_DEFAULT_S);
 	else if (ret == -EINTR)
 		snprintf(why, sizeof(why), "was stopped: mediascan is stopping");
 	else if (ret < 0)
@@ -224,13 +224,13 @@ static void hook_warn(const struct cli_scan_cfg *cfg, int ret, unsigned nr)
 		snprintf(why, sizeof(why), "was killed by signal %d", ret - 128);
 	else
 		snprintf(why, sizeof(why), "failed with exit status %d", ret);
-	cli_err("warning: on_damage %s: %s; its %u damaged range%s stay%s untold and %s offered "
+	report_err("warning: on_damage %s: %s; its %u damaged range%s stay%s untold and %s offered "
 		"again on the next run", why, cfg->on_damage, nr, nr == 1 ? "" : "s",
 		nr == 1 ? "s" : "", nr == 1 ? "is" : "are");
 }
 
 /* The JSON handed to on_damage: schema mediascan-damage/1. */
-static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct pass_report *rep,
+static json_object *damage_doc(const struct report_scan_cfg *cfg, const struct pass_report *rep,
 			       int64_t pass_id, json_object *errors)
 {
 	json_object *j = json_object_new_object();
@@ -251,7 +251,7 @@ static json_object *damage_doc(const struct cli_scan_cfg *cfg, const struct pass
 	return j;
 }
 
-void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
+void report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
 {
 	const struct scan_result *r = rep->r;
 	const char *where = rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg;
@@ -259,11 +259,11 @@ void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
 	char esc[PATH_MAX * 4], wesc[PATH_MAX * 4], desc[PATH_MAX * 4];
 	unsigned nr = 0;
 
-	where = cli_escape(where, wesc, sizeof(wesc));
+	where = report_escape(where, wesc, sizeof(wesc));
 
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
-		const char *dev = cli_escape(rep->t->devices[e->dev_idx].path, desc, sizeof(desc));
+		const char *dev = report_escape(rep->t->devices[e->dev_idx].path, desc, sizeof(desc));
 
 		if (!scan_is_damage(e))
 			continue;
@@ -282,7 +282,7 @@ void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
 				for (unsigned n = 0; p && n < p->nr_paths; n++)
 					fprintf(f, "Unfixable Error: %s: media error %sat data "
 						"offset %" PRIu64 " length %" PRIu64 ".\n",
-						cli_escape(p->paths[n], esc, sizeof(esc)),
+						report_escape(p->paths[n], esc, sizeof(esc)),
 						o->flags & MAP_OWNF_ATTR_FORK ?
 						"in extended attribute data " : "",
 						o->file_offset, o->length);
@@ -314,23 +314,23 @@ void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
 }
 
 /* What the hooks of one `mediascan scan` (or patrol run) know: its options and the bar. */
-struct cli_hooks {
-	const struct cli_scan_cfg *cfg;
+struct report_hooks {
+	const struct report_scan_cfg *cfg;
 	int human;			/* the human report goes to stdout */
-	struct cli_progress pr;
+	struct report_progress pr;
 };
 
 static void hook_say(void *arg, enum pass_say kind, const char *msg)
 {
-	const struct cli_hooks *c = arg;
+	const struct report_hooks *c = arg;
 
 	switch (kind) {
 	case PASS_SAY_ERROR:
-		cli_err("%s", msg);
+		report_err("%s", msg);
 		break;
 	case PASS_SAY_NOTE:
 		if (!c->cfg->quiet)
-			cli_err("%s", msg);
+			report_err("%s", msg);
 		break;
 	case PASS_SAY_INFO:
 		if (!c->cfg->quiet)
@@ -346,7 +346,7 @@ static void hook_say(void *arg, enum pass_say kind, const char *msg)
 /* Human: what is about to be read, on one line. */
 static void hook_begin(void *arg, const struct pass_begin *b)
 {
-	const struct cli_hooks *c = arg;
+	const struct report_hooks *c = arg;
 	const struct map_target *t = b->t;
 	char sz[32], rb[32];
 
@@ -358,16 +358,16 @@ static void hook_begin(void *arg, const struct pass_begin *b)
 	for (unsigned i = 0; i < t->nr_devices; i++)
 		printf("%s %s %s", i ? "," : " on", map_role_name(t->devices[i].role),
 		       t->devices[i].path);
-	printf("): %s planned", cli_fmt_bytes(b->planned_bytes, sz, sizeof(sz)));
+	printf("): %s planned", report_fmt_bytes(b->planned_bytes, sz, sizeof(sz)));
 	if (b->resumed)
-		printf(", %s already read", cli_fmt_bytes(b->scanned_base, sz, sizeof(sz)));
+		printf(", %s already read", report_fmt_bytes(b->scanned_base, sz, sizeof(sz)));
 	printf(", method %s", b->method);
 	if (b->rate)
-		printf(", rate %s/s", cli_fmt_bytes(b->rate, rb, sizeof(rb)));
+		printf(", rate %s/s", report_fmt_bytes(b->rate, rb, sizeof(rb)));
 	if (b->window_s) {
 		char w[32];
 
-		printf(", window %s", cli_fmt_duration(b->window_s, w, sizeof(w)));
+		printf(", window %s", report_fmt_duration(b->window_s, w, sizeof(w)));
 	}
 	printf("\n");
 	fflush(stdout);
@@ -375,40 +375,40 @@ static void hook_begin(void *arg, const struct pass_begin *b)
 
 static void hook_progress(const struct scan_progress *p, void *arg)
 {
-	struct cli_hooks *c = arg;
+	struct report_hooks *c = arg;
 
-	cli_progress_cb(p, &c->pr);
+	report_progress_cb(p, &c->pr);
 }
 
 static void hook_progress_done(void *arg)
 {
-	struct cli_hooks *c = arg;
+	struct report_hooks *c = arg;
 
-	cli_progress_done(&c->pr);
+	report_progress_done(&c->pr);
 }
 
 static int hook_json(void *arg, const struct pass_report *rep)
 {
-	const struct cli_hooks *c = arg;
-	int ret = cli_report_write_json(rep, c->cfg->json);
+	const struct report_hooks *c = arg;
+	int ret = report_write_json(rep, c->cfg->json);
 
 	if (ret < 0)
-		cli_err("cannot write the JSON report to %s: %s", c->cfg->json,
-			cli_create_error(ret));
+		report_err("cannot write the JSON report to %s: %s", c->cfg->json,
+			report_create_error(ret));
 	return ret;
 }
 
 static int hook_html(void *arg, const struct pass_report *rep)
 {
-	const struct cli_hooks *c = arg;
+	const struct report_hooks *c = arg;
 
-	return cli_html_write(rep, c->cfg->html);	/* said why (report/html.c) */
+	return report_html_write(rep, c->cfg->html);	/* said why (report/html.c) */
 }
 
 /* The owners of error i as media_errors[].owners says them, for the history. */
 static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i)
 {
-	json_object *ej = cli_report_error_json(rep, i), *owners = NULL;
+	json_object *ej = report_error_json(rep, i), *owners = NULL;
 	char *s;
 
 	(void)arg;
@@ -422,7 +422,7 @@ static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i
 static void hook_journal_error(void *arg, const struct pass_report *rep, size_t i,
 			       int64_t pass_id)
 {
-	const struct cli_hooks *c = arg;
+	const struct report_hooks *c = arg;
 
 	journal_error(c->cfg, rep, i, pass_id);
 }
@@ -430,38 +430,38 @@ static void hook_journal_error(void *arg, const struct pass_report *rep, size_t 
 static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t pass_id,
 			     int cleared)
 {
-	const struct cli_hooks *c = arg;
+	const struct report_hooks *c = arg;
 	const struct scan_result *r = rep->r;
 	const char *label = c->cfg->pass.label ? c->cfg->pass.label : c->cfg->pass.target;
 	char msg[PATH_MAX + 256], sz[32];
-	struct cli_event ev = {
-		.type = r->complete ? CLI_EV_PASS_COMPLETE : CLI_EV_SCAN_FAILED,
+	struct report_event ev = {
+		.type = r->complete ? REPORT_EV_PASS_COMPLETE : REPORT_EV_SCAN_FAILED,
 		.message = msg, .target = label, .pass_id = pass_id,
 	};
 
 	if (r->complete)
 		snprintf(msg, sizeof(msg), "%s: pass complete, %s read, %u damaged ranges, "
 			 "%d cleared since the previous pass", label,
-			 cli_fmt_bytes(r->scanned_bytes, sz, sizeof(sz)),
+			 report_fmt_bytes(r->scanned_bytes, sz, sizeof(sz)),
 			 rep->nr_damage_errors, cleared);
 	else
 		snprintf(msg, sizeof(msg), "%s: scan failed: %s", label,
 			 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
-	cli_journal_send(&ev);
+	report_journal_send(&ev);
 }
 
 /* on_damage: the JSON of the damage not told before on stdin; told when it exits 0. */
 static int hook_on_damage(void *arg, const struct pass_report *rep, const size_t *idx,
 			  unsigned n, int64_t pass_id)
 {
-	const struct cli_hooks *c = arg;
+	const struct report_hooks *c = arg;
 	json_object *fresh = json_object_new_array(), *doc;
 	int ret;
 
 	for (unsigned k = 0; k < n; k++)
-		json_object_array_add(fresh, cli_report_error_json(rep, idx[k]));
+		json_object_array_add(fresh, report_error_json(rep, idx[k]));
 	doc = damage_doc(c->cfg, rep, pass_id, fresh);
-	ret = cli_run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
+	ret = report_run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
 			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
 			   c->cfg->hook_timeout_s);
 	hook_warn(c->cfg, ret, n);
@@ -471,17 +471,17 @@ static int hook_on_damage(void *arg, const struct pass_report *rep, const size_t
 
 static void hook_human(void *arg, const struct pass_report *rep)
 {
-	const struct cli_hooks *c = arg;
+	const struct report_hooks *c = arg;
 
 	if (c->cfg->format && strcmp(c->cfg->format, "xfs_scrub") == 0)
-		cli_report_print_xfs_scrub(rep, stderr);
+		report_print_xfs_scrub(rep, stderr);
 	else if (c->human)
-		cli_report_print(rep, stdout);
+		report_print(rep, stdout);
 }
 
-int cli_scan_run(const struct cli_scan_cfg *a)
+int report_scan_run(const struct report_scan_cfg *a)
 {
-	struct cli_hooks c = { .cfg = a };
+	struct report_hooks c = { .cfg = a };
 	struct pass_hooks h = {
 		.arg = &c, .say = hook_say, .begin = hook_begin, .progress = hook_progress,
 		.progress_done = hook_progress_done, .owners_json = hook_owners_json,
@@ -489,8 +489,8 @@ int cli_scan_run(const struct cli_scan_cfg *a)
 	};
 
 	/* a report that cannot be written is refused before the first read, not lost after */
-	if (cli_out_refuse("scan", "--json", a->json) || cli_out_refuse("scan", "--html", a->html))
-		return CLI_EXIT_USAGE;
+	if (report_out_refuse("scan", "--json", a->json) || report_out_refuse("scan", "--html", a->html))
+		return REPORT_EXIT_USAGE;
 	c.human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
 	c.pr.enabled = strcmp(a->progress, "log") == 0 ? 2 :
 		       (strcmp(a->progress, "bar") == 0 ||

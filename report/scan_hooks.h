@@ -1,6 +1,6 @@
 /*
  * report/scan_hooks.h - one scan of one target as `mediascan scan` and each run of patrol give
- * it (struct cli_scan_cfg), run with the pass's output hooks filled in (scan_hooks.c): human
+ * it (struct report_scan_cfg), run with the pass's output hooks filled in (scan_hooks.c): human
  * output, JSON, HTML, journal events, on_damage, xfs_scrub-style lines.
  */
 #ifndef MEDIASCAN_SCAN_HOOKS_H
@@ -12,14 +12,14 @@
 #include "pass.h"
 #include "report.h"
 
-#define CLI_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */
+#define REPORT_HOOK_TIMEOUT_DEFAULT_S 300.0	/* on_damage is killed after 5 minutes */
 
 /*
  * One scan of one target: the options of `mediascan scan`, also built by `mediascan patrol`:
  * the pass's own options (filled in directly, handed to pass_run as they are) and how it is
  * reported.
  */
-struct cli_scan_cfg {
+struct report_scan_cfg {
 	struct pass_opts pass;		/* target, method, pacing, state... (pass/pass.h) */
 	const char *json;
 	const char *html;		/* --html FILE|-: the HTML report (report/html.c) */
@@ -32,16 +32,16 @@ struct cli_scan_cfg {
 	int journal;			/* journal events for new damage and the pass end */
 };
 
-/* Return the exit status (enum cli_exit bits) of one pass as cfg describes it (scan_hooks.c). */
-int cli_scan_run(const struct cli_scan_cfg *cfg);
+/* Return the exit status (enum report_exit bits) of one pass as cfg describes it (scan_hooks.c). */
+int report_scan_run(const struct report_scan_cfg *cfg);
 
 /* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
-void cli_report_print_xfs_scrub(const struct pass_report *rep, FILE *f);
+void report_print_xfs_scrub(const struct pass_report *rep, FILE *f);
 /*
  * Return the exit status of `sh -c cmd` fed input on stdin (128+N if killed by signal N);
  * -ETIMEDOUT after killing its process group when it ran longer than timeout_s (0: the
  * default), -EINTR after killing it on SIGTERM/SIGINT (passed on to their handlers), or -errno.
  */
-int cli_run_hook(const char *cmd, const char *input, double timeout_s);
+int report_run_hook(const char *cmd, const char *input, double timeout_s);
 
 #endif

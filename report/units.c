@@ -1,6 +1,6 @@
 /*
  * report/units.c - sizes (binary multiples), rates, durations and times as users type and read
- * them, and cli_err.
+ * them, and report_err.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 
 #include "units.h"
 
-int cli_parse_size(const char *s, uint64_t *bytes)
+int report_parse_size(const char *s, uint64_t *bytes)
 {
 	static const char units[] = "kmgtpe";
 	char *end;
@@ -50,7 +50,7 @@ int cli_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-int cli_parse_duration(const char *s, double *seconds)
+int report_parse_duration(const char *s, double *seconds)
 {
 	double total = 0;
 	const char *p = s;
@@ -101,7 +101,7 @@ int cli_parse_duration(const char *s, double *seconds)
 	return 0;
 }
 
-char *cli_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+char *report_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = (double)bytes;
@@ -118,7 +118,7 @@ char *cli_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-char *cli_fmt_duration(double seconds, char *buf, size_t len)
+char *report_fmt_duration(double seconds, char *buf, size_t len)
 {
 	unsigned long long s;
 
@@ -139,7 +139,7 @@ char *cli_fmt_duration(double seconds, char *buf, size_t len)
 
 /* Return 0 and unix seconds for "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]", "@SECONDS", or
  * a duration ago ("7d"); -EINVAL otherwise. */
-int cli_parse_since(const char *s, int64_t *out)
+int report_parse_since(const char *s, int64_t *out)
 {
 	struct tm tm;
 	double ago;
@@ -170,7 +170,7 @@ int cli_parse_since(const char *s, int64_t *out)
 		*out = (int64_t)mktime(&tm);
 		return 0;
 	}
-	if (cli_parse_duration(s, &ago) == 0) {
+	if (report_parse_duration(s, &ago) == 0) {
 		time_t now = time(NULL);
 
 		/* a duration longer than the time since 1970 names no date we store */
@@ -182,7 +182,7 @@ int cli_parse_since(const char *s, int64_t *out)
 	return -EINVAL;
 }
 
-int cli_parse_rate(const char *s, uint64_t *bps)
+int report_parse_rate(const char *s, uint64_t *bps)
 {
 	char buf[64];
 	size_t n = strlen(s);
@@ -192,12 +192,12 @@ int cli_parse_rate(const char *s, uint64_t *bps)
 	memcpy(buf, s, n + 1);
 	if (n > 2 && strcmp(buf + n - 2, "/s") == 0)
 		buf[n - 2] = '\0';
-	if (cli_parse_size(buf, bps) < 0 || *bps == 0)
+	if (report_parse_size(buf, bps) < 0 || *bps == 0)
 		return -EINVAL;
 	return 0;
 }
 
-char *cli_fmt_time(int64_t t, char *buf, size_t len)
+char *report_fmt_time(int64_t t, char *buf, size_t len)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
@@ -211,7 +211,7 @@ char *cli_fmt_time(int64_t t, char *buf, size_t len)
 	return buf;
 }
 
-void cli_err(const char *fmt, ...)
+void report_err(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -14,7 +14,7 @@ e2e_require_root_loop_fuse
 ms_require
 here=$(cd "$(dirname "$0")" && pwd)
 rules=$here/../../docs/alerts.yml
-for t in prometheus prometheus-node-exporter prometheus-alertmanager python3 curl; do
+for t in prometheus prometheus-node-exporter prometheus-alertmanager python3 curl ss; do
 	command -v "$t" >/dev/null || e2e_skip "$t is not installed (scripts/deps)"
 done
 
@@ -40,7 +40,14 @@ e2e_mount -o ro,norecovery || e2e_hard_error "ro mount failed"
 
 d=$E2E_DIR
 mkdir -p "$d/textfile" "$d/prom" "$d/am"
-base=$((20000 + RANDOM % 20000))
+# Four consecutive ports below the kernel's ephemeral range (outgoing connections, the other
+# services' own, take ports from that range and once took the webhook's), free when chosen.
+eph_lo=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range)
+for _ in $(seq 50); do
+	base=$((10000 + RANDOM % (eph_lo - 10004)))
+	busy=$(ss -Htan "( sport >= :$base and sport <= :$((base + 3)) )" | wc -l)
+	[ "$busy" = 0 ] && break
+done
 np=$base pp=$((base + 1)) ap=$((base + 2)) wp=$((base + 3))
 pids=()
 e2e_on_cleanup 'for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done; for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done'

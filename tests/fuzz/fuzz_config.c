@@ -11,7 +11,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct cli_patrol_config c;
+	static struct patrol_config c;
 	static int fd = -1;
 	char path[64], err[2048];
 
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (cli_config_load(path, &c, err, sizeof(err)) == 0) {
+	if (patrol_config_load(path, &c, err, sizeof(err)) == 0) {
 		for (unsigned i = 0; i < c.nr_targets; i++)
 			if (!c.targets[i].path[0] || c.targets[i].path[0] != '/' ||
 			    strlen(c.targets[i].name) >= sizeof(c.targets[i].name))

@@ -77,16 +77,16 @@ static json_object *owners_of(const char *text, uint64_t ino)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const states[] = { NULL, "open", "cleared", "unallocated" };
-	struct cli_html h = { .generated = 1764800000 };
-	struct cli_html_target *t;
-	struct cli_html_dev *d;
+	struct report_html h = { .generated = 1764800000 };
+	struct report_html_target *t;
+	struct report_html_dev *d;
 	char buf[1024], *page = NULL;
 	size_t len = 0;
 	uint64_t dev_size = fuzz_u64(&data, &size), seed = fuzz_u64(&data, &size);
 	FILE *f;
 
 	h.title = strdup(field(&data, &size, buf, sizeof(buf)));
-	t = cli_html_add_target(&h);
+	t = report_html_add_target(&h);
 	if (!t || !h.title)
 		abort();
 	snprintf(t->name, sizeof(t->name), "%s", field(&data, &size, buf, sizeof(buf)));
@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d->size_known = (seed >> 1) & 1;
 	d->group_bytes = (seed >> 8) & 0xffffff;
 	for (unsigned k = 0; size && k < 32; k++) {
-		struct cli_html_err e = { .dev = 0 };
+		struct report_html_err e = { .dev = 0 };
 		uint64_t v = fuzz_u64(&data, &size);
 
 		e.offset = d->size ? v % d->size : v % (1ull << 40);
@@ -114,13 +114,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		e.first_seen = (int64_t)(v % 2000000000);
 		e.last_seen = e.first_seen + 60;
 		e.owners = owners_of(field(&data, &size, buf, sizeof(buf)), v & 0xffffff);
-		if (cli_html_add_err(t, &e) < 0)
+		if (report_html_add_err(t, &e) < 0)
 			json_object_put(e.owners);
 	}
 	f = open_memstream(&page, &len);
 	if (!f)
 		abort();
-	if (cli_html_print(&h, f) < 0)
+	if (report_html_print(&h, f) < 0)
 		abort();
 	fclose(f);
 	if (strncmp(page, "<!DOCTYPE html>", 15) || len < 8 || strcmp(page + len - 8, "</html>\n"))
@@ -134,6 +134,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	free(page);
 	free((char *)h.title);
-	cli_html_free(&h);
+	report_html_free(&h);
 	return 0;
 }

@@ -19,10 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!null_out)
 		null_out = fopen("/dev/null", "w");
-	cli_owners_json_files(s, ino, 16);
-	o = cli_owners_parse(s);
-	cli_owners_action(o);
-	cli_owners_print(null_out, o);
+	report_owners_json_files(s, ino, 16);
+	o = report_owners_parse(s);
+	report_owners_action(o);
+	report_owners_print(null_out, o);
 	json_object_put(o);
 	free(s);
 	return 0;

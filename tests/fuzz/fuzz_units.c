@@ -15,13 +15,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t t;
 	int a, b;
 
-	if (cli_parse_size(s, &v) == 0)
-		cli_fmt_bytes(v, buf, sizeof(buf));
-	cli_parse_rate(s, &v);
-	if (cli_parse_duration(s, &d) == 0)
-		cli_fmt_duration(d, buf, sizeof(buf));
-	cli_parse_since(s, &t);
-	if (cli_parse_active_hours(s, &a, &b) == 0 && (a < 0 || a > 1440 || b < 0 || b > 1440))
+	if (report_parse_size(s, &v) == 0)
+		report_fmt_bytes(v, buf, sizeof(buf));
+	report_parse_rate(s, &v);
+	if (report_parse_duration(s, &d) == 0)
+		report_fmt_duration(d, buf, sizeof(buf));
+	report_parse_since(s, &t);
+	if (patrol_parse_active_hours(s, &a, &b) == 0 && (a < 0 || a > 1440 || b < 0 || b > 1440))
 		abort();
 	free(s);
 	return 0;

@@ -18,7 +18,7 @@ static void esc_is(const char *s, const char *want)
 	char out[256];
 
 	memset(out, 'Z', sizeof(out));
-	assert_string_equal(cli_escape(s, out, sizeof(out)), want);
+	assert_string_equal(report_escape(s, out, sizeof(out)), want);
 }
 
 static void test_plain_ascii(void **state)
@@ -113,13 +113,13 @@ static void check_truncation(const char *s)
 	char full[512], out[600];
 	size_t flen, prev = 0;
 
-	cli_escape(s, full, sizeof(full));
+	report_escape(s, full, sizeof(full));
 	flen = strlen(full);
 	for (size_t len = 0; len <= flen + 8; len++) {
 		size_t olen;
 
 		memset(out, 'Z', sizeof(out));
-		cli_escape(s, out, len);
+		report_escape(s, out, len);
 		for (size_t i = len; i < sizeof(out); i++)
 			assert_int_equal(out[i], 'Z');
 		if (len == 0)
@@ -165,11 +165,11 @@ static void test_truncation(void **state)
 
 	/* len 1: only the terminator fits. */
 	memset(out, 'Z', sizeof(out));
-	assert_string_equal(cli_escape("abc", out, 1), "");
+	assert_string_equal(report_escape("abc", out, 1), "");
 	assert_int_equal(out[1], 'Z');
 	/* len 0: nothing is written at all. */
 	memset(out, 'Z', sizeof(out));
-	assert_ptr_equal(cli_escape("abc", out, 0), out);
+	assert_ptr_equal(report_escape("abc", out, 0), out);
 	assert_int_equal(out[0], 'Z');
 }
 

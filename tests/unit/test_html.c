@@ -23,7 +23,7 @@ static char *capture_puts(const char *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	cli_html_puts(f, s);
+	report_html_puts(f, s);
 	fclose(f);
 	return buf;
 }
@@ -54,11 +54,11 @@ static void test_put_path_hex(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	cli_json_add_paths(o, "paths", names, 2);
-	cli_html_put_path(f, o, "paths", 0);
+	report_json_add_paths(o, "paths", names, 2);
+	report_html_put_path(f, o, "paths", 0);
 	fputc('|', f);
 	/* from paths_hex: one backslash for the name's one, \xff for its byte */
-	cli_html_put_path(f, o, "paths", 1);
+	report_html_put_path(f, o, "paths", 1);
 	fclose(f);
 	assert_string_equal(buf, "/m/ok&lt;b&gt;|/m/bad\\xff\\\\");
 	free(buf);
@@ -73,26 +73,26 @@ static json_object *file_owner(const char *path, uint64_t off, uint64_t len)
 	json_object_object_add(o, "inode", json_object_new_uint64(131));
 	json_object_object_add(o, "file_offset", json_object_new_uint64(off));
 	json_object_object_add(o, "length", json_object_new_uint64(len));
-	cli_json_add_paths(o, "paths", &path, 1);
+	report_json_add_paths(o, "paths", &path, 1);
 	return o;
 }
 
-static void add(struct cli_html_target *t, enum scan_verdict v, uint64_t off, uint64_t len,
+static void add(struct report_html_target *t, enum scan_verdict v, uint64_t off, uint64_t len,
 		const char *path)
 {
-	struct cli_html_err e = { .offset = off, .length = len, .verdict = v };
+	struct report_html_err e = { .offset = off, .length = len, .verdict = v };
 
 	snprintf(e.error, sizeof(e.error), "EIO");
 	e.owners = json_object_new_array();
 	if (path)
 		json_object_array_add(e.owners, file_owner(path, 4096, len));
-	assert_int_equal(cli_html_add_err(t, &e), 0);
+	assert_int_equal(report_html_add_err(t, &e), 0);
 }
 
 static void test_map_cells(void **state)
 {
-	struct cli_html h = { .title = "t<" };
-	struct cli_html_target *t = cli_html_add_target(&h);
+	struct report_html h = { .title = "t<" };
+	struct report_html_target *t = report_html_add_target(&h);
 	uint64_t mib = 1024 * 1024;
 	char *buf = NULL;
 	size_t len = 0;
@@ -110,7 +110,7 @@ static void test_map_cells(void **state)
 	add(t, SCAN_V_DAMAGE, 5 * mib + 8192, 4096, "/m/<img src=x>");
 	add(t, SCAN_V_TRANSIENT, 7 * mib, 512, NULL);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(cli_html_print(&h, f), 0);
+	assert_int_equal(report_html_print(&h, f), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "<rect class=\"c-planned\" x=\"3\" y=\"0\""));
 	assert_non_null(strstr(buf, "<rect class=\"c-free\" x=\"16\" y=\"0\""));
@@ -130,7 +130,7 @@ static void test_map_cells(void **state)
 	assert_null(strstr(buf, "<script"));
 	assert_non_null(strstr(buf, "<title>t&lt;</title>"));
 	free(buf);
-	cli_html_free(&h);
+	report_html_free(&h);
 }
 
 /*
@@ -140,9 +140,9 @@ static void test_map_cells(void **state)
  */
 static void test_map_text_escaped(void **state)
 {
-	struct cli_html h = { .title = "t" };
-	struct cli_html_target *t = cli_html_add_target(&h);
-	struct cli_html_err e = { .offset = 4096, .length = 512, .verdict = SCAN_V_DAMAGE };
+	struct report_html h = { .title = "t" };
+	struct report_html_target *t = report_html_add_target(&h);
+	struct report_html_err e = { .offset = 4096, .length = 512, .verdict = SCAN_V_DAMAGE };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -157,9 +157,9 @@ static void test_map_text_escaped(void **state)
 	t->devs[0].group_bytes = 1 << 28;
 	snprintf(e.error, sizeof(e.error), "</title><em>x");
 	e.owners = json_object_new_array();
-	assert_int_equal(cli_html_add_err(t, &e), 0);
+	assert_int_equal(report_html_add_err(t, &e), 0);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(cli_html_print(&h, f), 0);
+	assert_int_equal(report_html_print(&h, f), 0);
 	fclose(f);
 	assert_null(strstr(buf, "<em>"));
 	assert_null(strstr(buf, "<i>role"));
@@ -167,7 +167,7 @@ static void test_map_text_escaped(void **state)
 	assert_non_null(strstr(buf, "damage &lt;/title&gt;&lt;em&gt;x at 4096 length 512"));
 	assert_non_null(strstr(buf, "&lt;b&gt;AG start"));
 	free(buf);
-	cli_html_free(&h);
+	report_html_free(&h);
 }
 
 int main(void)

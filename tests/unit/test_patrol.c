@@ -39,7 +39,7 @@ static void write_conf(const char *text)
 	fclose(f);
 }
 
-static struct cli_patrol_config cfg;
+static struct patrol_config cfg;
 
 static void test_config_good(void **state)
 {
@@ -50,7 +50,7 @@ static void test_config_good(void **state)
 		   "rate_min = 5M/s\nactive_hours = 22:00-06:00\nmetrics_file = /tmp/m.prom\n"
 		   "on_damage = mail root\n\n[target data]\npath = /srv/data\nwindow = 1d\n"
 		   "[target raw]\npath = /dev/sdb\nrate_max = 50M\nmethod = read\n");
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.state_dir, "/var/lib/x");
 	assert_string_equal(cfg.metrics_file, "/tmp/m.prom");
 	assert_int_equal(cfg.nr_targets, 2);
@@ -65,7 +65,7 @@ static void test_config_good(void **state)
 	assert_int_equal(cfg.targets[1].o.rate_max_bps, 50ull << 20);	/* overridden */
 	assert_int_equal(cfg.targets[1].o.rate_min_bps, 5ull << 20);	/* still inherited */
 	assert_string_equal(cfg.targets[1].o.method, "read");
-	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, (int)CLI_HOOK_TIMEOUT_DEFAULT_S);
+	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, (int)REPORT_HOOK_TIMEOUT_DEFAULT_S);
 }
 
 /* text must fail with an error starting "FILE:LINE: " and containing why. */
@@ -74,7 +74,7 @@ static void bad(const char *text, unsigned line, const char *why)
 	char err[2048] = "", want[256];
 
 	write_conf(text);
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
 	print_message("%s\n", err);
 	snprintf(want, sizeof(want), "%s:%u: ", conf_path, line);
 	assert_memory_equal(err, want, strlen(want));
@@ -110,7 +110,7 @@ static void test_config_hooks(void **state)
 	(void)state;
 	write_conf("[global]\non_damage = /usr/local/sbin/notify --to=root;logger x\n"
 		   "[target a]\npath = /x\n");
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.targets[0].o.on_damage,
 			    "/usr/local/sbin/notify --to=root;logger x");
 	bad("[global]\non_damage = /usr/local/sbin/notify ; logger x\n[target a]\npath = /x\n",
@@ -121,13 +121,13 @@ static void test_config_hooks(void **state)
 	    "indented line continues no value");
 	/* an indented key = value is a key as any other, never a continuation */
 	write_conf("[target a]\n  path = /x\n  on_damage = mail root\n  window = 2d\n");
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.targets[0].path, "/x");
 	assert_string_equal(cfg.targets[0].o.on_damage, "mail root");
 	assert_int_equal((int)cfg.targets[0].o.window_s, 2 * 86400);
 	/* other keys still take an inline comment */
 	write_conf("[target a]\npath = /x\nwindow = 3d ; three days\n");
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), 0);
 	assert_int_equal((int)cfg.targets[0].o.window_s, 3 * 86400);
 }
 
@@ -148,25 +148,25 @@ static void test_config_secure(void **state)
 	fputs("[target a]\npath = /x\n", f);
 	fclose(f);
 	assert_int_equal(chmod(file, 0644), 0);
-	assert_int_equal(cli_config_secure(file, err, sizeof(err)), 0);
+	assert_int_equal(patrol_config_secure(file, err, sizeof(err)), 0);
 	assert_int_equal(chmod(file, 0664), 0);
-	assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+	assert_int_equal(patrol_config_secure(file, err, sizeof(err)), -EPERM);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, "writable by its group"));
 	assert_int_equal(chmod(file, 0646), 0);
-	assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+	assert_int_equal(patrol_config_secure(file, err, sizeof(err)), -EPERM);
 	assert_non_null(strstr(err, "writable by everyone"));
 	assert_int_equal(chmod(file, 0600), 0);
 	assert_int_equal(chmod(sub, 0777), 0);		/* its directory: anyone may swap it */
-	assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+	assert_int_equal(patrol_config_secure(file, err, sizeof(err)), -EPERM);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, sub));
 	assert_int_equal(chmod(sub, 01777), 0);		/* sticky and root's: as /tmp */
-	assert_int_equal(cli_config_secure(file, err, sizeof(err)), geteuid() == 0 ? 0 : -EPERM);
+	assert_int_equal(patrol_config_secure(file, err, sizeof(err)), geteuid() == 0 ? 0 : -EPERM);
 	assert_int_equal(chmod(sub, 0755), 0);
 	if (geteuid() == 0) {
 		assert_int_equal(chown(file, 65534, 0), 0);	/* nobody's */
-		assert_int_equal(cli_config_secure(file, err, sizeof(err)), -EPERM);
+		assert_int_equal(patrol_config_secure(file, err, sizeof(err)), -EPERM);
 		print_message("%s\n", err);
 		assert_non_null(strstr(err, "owned by uid 65534"));
 	}
@@ -183,7 +183,7 @@ static void test_config_hook_timeout(void **state)
 	(void)state;
 	write_conf("[global]\non_damage = true\nhook_timeout = 90s\n[target a]\npath = /x\n"
 		   "[target b]\npath = /y\nhook_timeout = 2m\n");
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), 0);
 	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, 90);
 	assert_int_equal((int)cfg.targets[1].o.hook_timeout_s, 120);
 	assert_string_equal(cfg.targets[1].o.on_damage, "true");
@@ -191,18 +191,18 @@ static void test_config_hook_timeout(void **state)
 	bad("[target a]\npath = /x\nhook_timeout = soon\n", 3, "bad hook_timeout");
 }
 
-/* cli_run_hook: exit status, stdin, a timeout that kills the hook's whole group. */
+/* report_run_hook: exit status, stdin, a timeout that kills the hook's whole group. */
 static void test_run_hook(void **state)
 {
 	static char big[200000];
 
 	(void)state;
-	assert_int_equal(cli_run_hook("exit 3", "x", 5), 3);
-	assert_int_equal(cli_run_hook("test \"$(cat)\" = hello", "hello", 5), 0);
+	assert_int_equal(report_run_hook("exit 3", "x", 5), 3);
+	assert_int_equal(report_run_hook("test \"$(cat)\" = hello", "hello", 5), 0);
 	/* A hook that reads nothing while stdin is larger than a pipe still times out. */
 	memset(big, 'x', sizeof(big) - 1);
-	assert_int_equal(cli_run_hook("sleep 30 & sleep 30; wait", big, 1), -ETIMEDOUT);
-	assert_int_equal(cli_run_hook("kill -9 $$", "", 5), 128 + 9);
+	assert_int_equal(report_run_hook("sleep 30 & sleep 30; wait", big, 1), -ETIMEDOUT);
+	assert_int_equal(report_run_hook("kill -9 $$", "", 5), 128 + 9);
 }
 
 /* kio_lockfile_take: exclusive, names its holder, released on close; kio_pdeathsig_set. */
@@ -264,19 +264,19 @@ static void test_config_long_lines(void **state)
 	snprintf(text, sizeof(text), "[global]\non_damage = %s\n[target a]\npath = %s\n"
 		 "window = 1d\nfoo = 1\n", cmd, path);
 	write_conf(text);
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, ":6: unknown key 'foo'"));
 	/* " ;" in a hook: a comment or a second command? refused, not cut (test_config_hooks) */
 	snprintf(text, sizeof(text), "[global]\non_damage = %s  ; a comment\n[target a]\n"
 		 "path = %s\nwindow = 1d\n", cmd, path);
 	write_conf(text);
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, ":2: on_damage has ' ;'"));
 	snprintf(text, sizeof(text), "[global]\n; a comment\non_damage = %s\n[target a]\n"
 		 "path = %s\nwindow = 1d\n", cmd, path);
 	write_conf(text);
-	assert_int_equal(cli_config_load(conf_path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(patrol_config_load(conf_path, &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.global.on_damage, cmd);
 	assert_string_equal(cfg.targets[0].o.on_damage, cmd);
 	assert_string_equal(cfg.targets[0].path, path);
@@ -294,21 +294,21 @@ static void test_active_hours(void **state)
 	int s, e;
 
 	(void)state;
-	assert_int_equal(cli_parse_active_hours("01:00-06:00", &s, &e), 0);
+	assert_int_equal(patrol_parse_active_hours("01:00-06:00", &s, &e), 0);
 	assert_int_equal(s, 60);
 	assert_int_equal(e, 360);
-	assert_true(cli_active_now(s, e, 60));
-	assert_false(cli_active_now(s, e, 360));
-	assert_int_equal(cli_parse_active_hours("22:30-02:00", &s, &e), 0);
-	assert_true(cli_active_now(s, e, 23 * 60));
-	assert_true(cli_active_now(s, e, 60));
-	assert_false(cli_active_now(s, e, 12 * 60));
-	assert_true(cli_active_now(-1, 0, 12 * 60));
-	assert_int_equal(cli_parse_active_hours("01:00", &s, &e), -EINVAL);
-	assert_int_equal(cli_parse_active_hours("01:00-01:00", &s, &e), -EINVAL);
+	assert_true(patrol_active_now(s, e, 60));
+	assert_false(patrol_active_now(s, e, 360));
+	assert_int_equal(patrol_parse_active_hours("22:30-02:00", &s, &e), 0);
+	assert_true(patrol_active_now(s, e, 23 * 60));
+	assert_true(patrol_active_now(s, e, 60));
+	assert_false(patrol_active_now(s, e, 12 * 60));
+	assert_true(patrol_active_now(-1, 0, 12 * 60));
+	assert_int_equal(patrol_parse_active_hours("01:00", &s, &e), -EINVAL);
+	assert_int_equal(patrol_parse_active_hours("01:00-01:00", &s, &e), -EINVAL);
 }
 
-static const char *field(const struct cli_journal_fields *f, const char *key)
+static const char *field(const struct report_journal_fields *f, const char *key)
 {
 	size_t n = strlen(key);
 
@@ -320,19 +320,19 @@ static const char *field(const struct cli_journal_fields *f, const char *key)
 
 static void test_journal_fields(void **state)
 {
-	struct cli_journal_fields f;
-	struct cli_event ev = {
-		.type = CLI_EV_DAMAGED_FILE, .message = "data: damaged file /srv/a\nb",
+	struct report_journal_fields f;
+	struct report_event ev = {
+		.type = REPORT_EV_DAMAGED_FILE, .message = "data: damaged file /srv/a\nb",
 		.target = "data", .device = "/dev/sdb1", .has_range = 1, .offset = 8392704,
 		.length = 4096, .path = "/srv/a\nb", .has_file_range = 1, .file_offset = 4096,
 		.file_length = 4096, .error = "EIO", .pass_id = 7,
 	};
 
 	(void)state;
-	assert_true(cli_journal_build(&ev, &f) > 0);
+	assert_true(report_journal_build(&ev, &f) > 0);
 	/* a newline in a name is escaped: PATH never names another file ("/srv/a b") */
 	assert_string_equal(f.v[0], "MESSAGE=data: damaged file /srv/a\\nb");
-	assert_string_equal(field(&f, "MESSAGE_ID"), CLI_MSGID_DAMAGED_FILE);
+	assert_string_equal(field(&f, "MESSAGE_ID"), REPORT_MSGID_DAMAGED_FILE);
 	assert_string_equal(field(&f, "PRIORITY"), "2");
 	assert_string_equal(field(&f, "DEVICE"), "/dev/sdb1");
 	assert_string_equal(field(&f, "OFFSET"), "8392704");
@@ -342,36 +342,36 @@ static void test_journal_fields(void **state)
 	assert_string_equal(field(&f, "MEDIASCAN_ERROR"), "EIO");
 	assert_string_equal(field(&f, "MEDIASCAN_TARGET"), "data");
 	assert_string_equal(field(&f, "SYSLOG_IDENTIFIER"), "mediascan");
-	cli_journal_fields_free(&f);
+	report_journal_fields_free(&f);
 
 	/* ESC and invalid UTF-8 are escaped: no "[blob data]" in journalctl, nothing raw. */
 	ev.message = "lost \033[31mred\xff";
 	ev.path = "/srv/\033[31mred\xff";
-	assert_true(cli_journal_build(&ev, &f) > 0);
+	assert_true(report_journal_build(&ev, &f) > 0);
 	assert_string_equal(f.v[0], "MESSAGE=lost \\x1b[31mred\\xff");
 	assert_string_equal(field(&f, "PATH"), "/srv/\\x1b[31mred\\xff");
-	cli_journal_fields_free(&f);
+	report_journal_fields_free(&f);
 
 	/* Every event type has its own MESSAGE_ID and a priority. */
-	const char *ids[CLI_EV_NR];
-	for (int t = 0; t < CLI_EV_NR; t++) {
-		struct cli_event e = { .type = (enum cli_event_type)t, .message = "m" };
+	const char *ids[REPORT_EV_NR];
+	for (int t = 0; t < REPORT_EV_NR; t++) {
+		struct report_event e = { .type = (enum report_event_type)t, .message = "m" };
 
-		assert_true(cli_journal_build(&e, &f) > 0);
+		assert_true(report_journal_build(&e, &f) > 0);
 		ids[t] = strdup(field(&f, "MESSAGE_ID"));
 		assert_int_equal(strlen(ids[t]), 32);
 		assert_non_null(field(&f, "PRIORITY"));
 		assert_null(field(&f, "DEVICE"));		/* only when given */
 		for (int k = 0; k < t; k++)
 			assert_string_not_equal(ids[k], ids[t]);
-		cli_journal_fields_free(&f);
+		report_journal_fields_free(&f);
 	}
-	for (int t = 0; t < CLI_EV_NR; t++)
+	for (int t = 0; t < REPORT_EV_NR; t++)
 		free((void *)ids[t]);
-	struct cli_event pc = { .type = CLI_EV_PASS_COMPLETE, .message = "m" };
-	assert_true(cli_journal_build(&pc, &f) > 0);
+	struct report_event pc = { .type = REPORT_EV_PASS_COMPLETE, .message = "m" };
+	assert_true(report_journal_build(&pc, &f) > 0);
 	assert_string_equal(field(&f, "PRIORITY"), "6");
-	cli_journal_fields_free(&f);
+	report_journal_fields_free(&f);
 }
 
 static void test_owners_files(void **state)
@@ -379,13 +379,13 @@ static void test_owners_files(void **state)
 	uint64_t ino[8];
 
 	(void)state;
-	assert_int_equal(cli_owners_json_files("[{\"type\":\"file\",\"inode\":131},"
+	assert_int_equal(report_owners_json_files("[{\"type\":\"file\",\"inode\":131},"
 		"{\"type\":\"metadata\",\"metadata\":\"inodes\"},{\"type\":\"file\",\"inode\":131},"
 		"{\"type\":\"file\",\"inode\":140}]", ino, 8), 2);
 	assert_int_equal(ino[0], 131);
 	assert_int_equal(ino[1], 140);
-	assert_int_equal(cli_owners_json_files("not json", ino, 8), 0);
-	assert_int_equal(cli_owners_json_files(NULL, ino, 8), 0);
+	assert_int_equal(report_owners_json_files("not json", ino, 8), 0);
+	assert_int_equal(report_owners_json_files(NULL, ino, 8), 0);
 }
 
 /*
@@ -399,11 +399,11 @@ static void test_summary_rate(void **state)
 	struct pass_report rep = { .r = &r };
 
 	(void)state;
-	assert_true(cli_report_rate(&rep) > 1.4e9 && cli_report_rate(&rep) < 1.42e9);
+	assert_true(report_rate(&rep) > 1.4e9 && report_rate(&rep) < 1.42e9);
 	rep.base_bytes = 200ull << 20;		/* resumed: 200 MiB were read before */
-	assert_true(cli_report_rate(&rep) > 3.6e8 && cli_report_rate(&rep) < 3.7e8);
+	assert_true(report_rate(&rep) > 3.6e8 && report_rate(&rep) < 3.7e8);
 	r.elapsed_s = 0;
-	assert_true(cli_report_rate(&rep) == 0);
+	assert_true(report_rate(&rep) == 0);
 }
 
 /* Owners JSON from a tampered or old state DB (found by tests/fuzz fuzz_owners_json): report
@@ -416,12 +416,12 @@ static void owners_survive(const char *text, unsigned want_files, size_t want_ow
 
 	print_message("owners %s\n", text);
 	assert_non_null(f);
-	assert_int_equal(cli_owners_json_files(text, ino, 8), want_files);
-	o = cli_owners_parse(text);
+	assert_int_equal(report_owners_json_files(text, ino, 8), want_files);
+	o = report_owners_parse(text);
 	assert_non_null(o);
 	assert_int_equal(json_object_array_length(o), want_owners);
-	assert_non_null(cli_owners_action(o));
-	cli_owners_print(f, o);
+	assert_non_null(report_owners_action(o));
+	report_owners_print(f, o);
 	json_object_put(o);
 	fclose(f);
 }
@@ -476,7 +476,7 @@ static void test_metrics_no_follow(void **state)
 	fclose(f);
 	assert_int_equal(symlink(victim, link), 0);
 	assert_int_equal(scan_state_open(sdir, &st, warn, sizeof(warn)), 0);
-	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), 0);
+	assert_int_equal(patrol_metrics_write(st, NULL, 0, prom), 0);
 	read_file(victim, buf, sizeof(buf));
 	assert_string_equal(buf, "precious\n");
 	assert_int_equal(lstat(prom, &sb), 0);
@@ -488,7 +488,7 @@ static void test_metrics_no_follow(void **state)
 	 * untouched, the symlink left as it was */
 	unlink(prom);
 	assert_int_equal(symlink(victim, prom), 0);
-	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), -ELOOP);
+	assert_int_equal(patrol_metrics_write(st, NULL, 0, prom), -ELOOP);
 	read_file(victim, buf, sizeof(buf));
 	assert_string_equal(buf, "precious\n");
 	assert_int_equal(lstat(prom, &sb), 0);
@@ -496,7 +496,7 @@ static void test_metrics_no_follow(void **state)
 	/* a FIFO there: refused at once, never opened (it would block) */
 	unlink(prom);
 	assert_int_equal(mkfifo(prom, 0600), 0);
-	assert_int_equal(cli_metrics_write(st, NULL, 0, prom), -ENXIO);
+	assert_int_equal(patrol_metrics_write(st, NULL, 0, prom), -ENXIO);
 	unlink(prom);
 	scan_state_close(st);
 }

@@ -21,7 +21,7 @@ static void size_ok(const char *s, uint64_t want)
 	uint64_t got = 0xdeadbeef;
 
 	print_message("size '%s'\n", s);
-	assert_int_equal(cli_parse_size(s, &got), 0);
+	assert_int_equal(report_parse_size(s, &got), 0);
 	assert_int_equal(got, want);
 }
 
@@ -31,7 +31,7 @@ static void size_bad(const char *s)
 	uint64_t got = 0xdeadbeef;
 
 	print_message("bad size '%s'\n", s);
-	assert_int_equal(cli_parse_size(s, &got), -EINVAL);
+	assert_int_equal(report_parse_size(s, &got), -EINVAL);
 	assert_int_equal(got, 0xdeadbeef);
 }
 
@@ -40,7 +40,7 @@ static void dur_ok(const char *s, double want)
 	double got = -42;
 
 	print_message("duration '%s'\n", s);
-	assert_int_equal(cli_parse_duration(s, &got), 0);
+	assert_int_equal(report_parse_duration(s, &got), 0);
 	assert_true(got == want);
 }
 
@@ -49,7 +49,7 @@ static void dur_bad(const char *s)
 	double got = -42;
 
 	print_message("bad duration '%s'\n", s);
-	assert_int_equal(cli_parse_duration(s, &got), -EINVAL);
+	assert_int_equal(report_parse_duration(s, &got), -EINVAL);
 	assert_true(got == -42);
 }
 
@@ -106,10 +106,10 @@ static void test_size_bad(void **state)
 	size_bad("nan");
 	size_bad("inf");
 	size_bad("infG");
-	assert_int_equal(cli_parse_size(NULL, &got), -EINVAL);
+	assert_int_equal(report_parse_size(NULL, &got), -EINVAL);
 	/* 16 EiB does not fit in 64 bits: refused (the code says -ERANGE). */
-	assert_true(cli_parse_size("16E", &got) < 0);
-	assert_true(cli_parse_size("100000P", &got) < 0);
+	assert_true(report_parse_size("16E", &got) < 0);
+	assert_true(report_parse_size("100000P", &got) < 0);
 	assert_int_equal(got, 7);
 }
 
@@ -151,14 +151,14 @@ static void test_duration_bad(void **state)
 	dur_bad("nan");
 	dur_bad("inf");
 	dur_bad("infh");
-	assert_int_equal(cli_parse_duration(NULL, &got), -EINVAL);
+	assert_int_equal(report_parse_duration(NULL, &got), -EINVAL);
 }
 
 static void bytes_is(uint64_t v, const char *want)
 {
 	char buf[32];
 
-	assert_string_equal(cli_fmt_bytes(v, buf, sizeof(buf)), want);
+	assert_string_equal(report_fmt_bytes(v, buf, sizeof(buf)), want);
 }
 
 static void test_fmt_bytes(void **state)
@@ -181,14 +181,14 @@ static void test_fmt_bytes(void **state)
 	bytes_is(UINT64_MAX, "16.0 EiB");
 	/* Truncated, never overflowing: snprintf semantics. */
 	memset(small, 'x', sizeof(small));
-	assert_string_equal(cli_fmt_bytes(1572864, small, sizeof(small)), "1.5 M");
+	assert_string_equal(report_fmt_bytes(1572864, small, sizeof(small)), "1.5 M");
 }
 
 static void dur_is(double s, const char *want)
 {
 	char buf[32];
 
-	assert_string_equal(cli_fmt_duration(s, buf, sizeof(buf)), want);
+	assert_string_equal(report_fmt_duration(s, buf, sizeof(buf)), want);
 }
 
 static void test_fmt_duration(void **state)
@@ -231,7 +231,7 @@ static void since_check(const char *s, int want_ret)
 	char *p = at_page_end(s, &map);
 
 	print_message("since '%s'\n", s);
-	assert_int_equal(cli_parse_since(p, &t), want_ret);
+	assert_int_equal(report_parse_since(p, &t), want_ret);
 	munmap(map, (size_t)sysconf(_SC_PAGESIZE) * 2);
 }
 
@@ -255,10 +255,10 @@ static void test_since(void **state)
 	/* found by tests/fuzz fuzz_units: a duration ago beyond int64 seconds (UB) */
 	since_check("33333333333333333333333333333333", -EINVAL);
 	since_check("99999999999999999999w", -EINVAL);
-	assert_int_equal(cli_parse_since("@1700000000", &t), 0);
+	assert_int_equal(report_parse_since("@1700000000", &t), 0);
 	assert_int_equal(t, 1700000000);
-	assert_int_equal(cli_parse_since("2026-01-02 03:04", &t), 0);
-	assert_int_equal(cli_parse_since("2026-01-02 03:04:00", &t) == 0 && t > 0, 1);
+	assert_int_equal(report_parse_since("2026-01-02 03:04", &t), 0);
+	assert_int_equal(report_parse_since("2026-01-02 03:04:00", &t) == 0 && t > 0, 1);
 }
 
 int main(void)
