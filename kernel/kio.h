@@ -169,7 +169,7 @@ int kio_diskstat_read(const char *disk_name, struct kio_diskstat *st);
 int kio_schedstat_open(void);
 /* Return 0 and set *run_delay_ns from one schedstat line ("cpu run_delay slices"), or -EINVAL. */
 int kio_schedstat_parse(const char *line, uint64_t *run_delay_ns);
-/* Return 0 and set *run_delay_ns (ns ready to run but waiting, since the thread began), or -errno. */
+/* Return 0 and set *run_delay_ns (ns the thread was ready but waiting, so far), or -errno. */
 int kio_schedstat_run_delay(int fd, uint64_t *run_delay_ns);
 
 /* ---- I/O class: ioprio_set() (kio_ioprio.c) ---- */

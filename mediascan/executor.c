@@ -1083,8 +1083,8 @@ int exec_loop(struct exec *x)
 			if (n < 0)
 				return n;
 			/* Woken by a completion but waiting for a CPU: that is not the disk's. */
-			x->reap_late_ns = have_rd && kio_schedstat_run_delay(x->sched_fd, &rd1) == 0 &&
-					  rd1 > rd0 ? rd1 - rd0 : 0;
+			have_rd = have_rd && kio_schedstat_run_delay(x->sched_fd, &rd1) == 0;
+			x->reap_late_ns = have_rd && rd1 > rd0 ? rd1 - rd0 : 0;
 		}
 		for (int i = 0; i < n; i++) {
 			ret = exec_complete(x, (struct exec_slot *)x->done[i]);

@@ -715,7 +715,7 @@ static void test_schedstat(void **state)
 	assert_int_equal(kio_schedstat_parse("", &d), -EINVAL);
 	fd = kio_schedstat_open();
 	if (fd < 0) {
-		print_message("no /proc/thread-self/schedstat here (%d): the live read not tried\n", fd);
+		print_message("no /proc/thread-self/schedstat (%d): no live read\n", fd);
 		return;
 	}
 	assert_int_equal(kio_schedstat_run_delay(fd, &d), 0);

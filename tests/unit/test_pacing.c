@@ -512,7 +512,8 @@ static void test_fg_noise_not_ours(void **state)
 	paced = (double)s->fg_sum_ns / (double)s->fg_ios;
 	bps = (double)s->scan_bytes_meas / 30;
 	print_message("fg with CPU noise (0-0.8 ms a request, alone %.3f ms): paced fg %.3f ms "
-		      "(%.2fx), scan %.1f MB/s\n", alone / 1e6, paced / 1e6, paced / alone, bps / 1e6);
+		      "(%.2fx), scan %.1f MB/s\n", alone / 1e6, paced / 1e6, paced / alone,
+		      bps / 1e6);
 	assert_true(bps >= 20e6);			/* not held near the floor */
 	assert_true(paced <= alone * 1.25);
 	free(s);
@@ -540,7 +541,8 @@ static void test_fg_arrival(void **state)
 		s->fg_on_from = 10 * NS_S;
 		sim_run(s, 30 * NS_S);
 		for (int t = 10; t < 30; t++) {
-			double mean = s->fg_sec_ios[t] ? (double)s->fg_sec_ns[t] / s->fg_sec_ios[t] : 0;
+			double mean = s->fg_sec_ios[t] ?
+				      (double)s->fg_sec_ns[t] / s->fg_sec_ios[t] : 0;
 
 			if (t < 15) {
 				ios5 += s->fg_sec_ios[t];
@@ -552,13 +554,13 @@ static void test_fg_arrival(void **state)
 		first5 = ios5 ? (double)ns5 / (double)ios5 : 0;
 		if (getenv("PACING_TRACE"))
 			for (int t = 9; t < 16; t++)
-				print_message("  %d s: fg %llu reads, mean %.2f ms; scan %.1f MB\n", t,
-					      (unsigned long long)s->fg_sec_ios[t], s->fg_sec_ios[t] ?
-					      (double)s->fg_sec_ns[t] / s->fg_sec_ios[t] / 1e6 : 0,
-					      s->sec_bytes[t] / 1e6);
-		print_message("%s: a foreground arriving at 10 s against a full-speed scan: within "
-			      "target from second %d after; its mean over the first 5 s %.2fx alone\n",
-			      m->name, within, first5 / alone);
+				print_message("  %d s: fg %llu reads, mean %.2f ms; scan %.1f MB\n",
+					      t, (unsigned long long)s->fg_sec_ios[t],
+					      s->fg_sec_ios[t] ? (double)s->fg_sec_ns[t] /
+					      s->fg_sec_ios[t] / 1e6 : 0, s->sec_bytes[t] / 1e6);
+		print_message("%s: a foreground arriving at 10 s against a full-speed scan: "
+			      "within target from second %d after; its mean over the first 5 s "
+			      "%.2fx alone\n", m->name, within, first5 / alone);
 		assert_true(within >= 0 && within <= 3);
 		free(s);
 	}
