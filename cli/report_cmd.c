@@ -22,6 +22,7 @@
 #include "owners.h"
 #include "owners_json.h"
 #include "report_cmd.h"
+#include "rl_hist.h"
 #include "status_cmd.h"
 #include "units.h"
 
@@ -221,11 +222,20 @@ static int report_target(const struct scan_state_target *t, void *arg)
 	r->new_after = t->has_prev_complete ? t->prev_complete.id : 0;
 	r->nr_want = 0;
 	memset(r->want, 0, sizeof(*r->want) * REPORT_MAX_INODES);
+	json_object *rl = NULL;
+	int nr_rl;
+
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, collect_inodes, r);
 	if (ret < 0)
 		return ret;
-	if (!ret && !r->all && !r->html)
+	nr_rl = report_rl_hist_json(r->st, t->id, r->since, r->all, &rl);
+	if (nr_rl < 0)
+		return nr_rl;
+	if (!ret && !nr_rl && !r->all && !r->html) {
+		json_object_put(rl);
 		return 0;			/* nothing open: not listed (the page shows it) */
+	}
+	ret += nr_rl;
 	r->fs_here = target_here(t);
 	if (r->nr_want && r->fs_here && stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		map_paths_resolve(t->path, r->want, r->nr_want, NULL);
@@ -240,7 +250,10 @@ static int report_target(const struct scan_state_target *t, void *arg)
 				       json_object_new_int((int)t->cleared_errors));
 		json_object_object_add(j, "last_complete_pass", t->has_complete ?
 				       json_object_new_int64(t->last_complete.ended) : NULL);
+		json_object_object_add(j, "open_redundancy_lost",
+				       json_object_new_int((int)t->open_redundancy_lost));
 		json_object_object_add(j, "errors", r->errors);
+		json_object_object_add(j, "redundancy_lost", json_object_get(rl));
 		r->target_json = j;
 	}
 	if (!r->json && (ret || r->all)) {
@@ -252,12 +265,18 @@ static int report_target(const struct scan_state_target *t, void *arg)
 		       t->open_errors == 1 ? "" : "s",
 		       t->cleared_errors, t->has_complete ?
 		       report_fmt_time(t->last_complete.ended, a, sizeof(a)) : "none yet");
+		if (t->open_redundancy_lost)
+			printf("  %u member range%s lost redundancy (at risk, not lost)\n",
+			       t->open_redundancy_lost, t->open_redundancy_lost == 1 ? "" : "s");
 	}
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, report_error, r);
+	if (ret >= 0 && !r->json)
+		report_rl_hist_print(stdout, rl);
+	json_object_put(rl);
 	map_paths_free(r->want, r->nr_want);
 	if (ret >= 0 && r->html)
 		ret = report_html_add_history(r->html, r->st, t, r->target_json);
-	if (r->target_json && r->json && (json_object_array_length(r->errors) || r->all))
+	if (r->target_json && r->json && (json_object_array_length(r->errors) || nr_rl || r->all))
 		json_object_array_add(r->targets, r->target_json);
 	else
 		json_object_put(r->target_json);

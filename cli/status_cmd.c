@@ -136,6 +136,8 @@ static int status_row(const struct scan_state_target *t, void *arg)
 		json_object_object_add(j, "open_errors", json_object_new_int((int)t->open_errors));
 		json_object_object_add(j, "cleared_errors",
 				       json_object_new_int((int)t->cleared_errors));
+		json_object_object_add(j, "open_redundancy_lost",
+				       json_object_new_int((int)t->open_redundancy_lost));
 		json_object_array_add(s->arr, j);
 		return 0;
 	}
@@ -162,6 +164,10 @@ static int status_row(const struct scan_state_target *t, void *arg)
 	printf("  last complete pass: %s\n", t->has_complete ?
 	       report_fmt_time(t->last_complete.ended, d, sizeof(d)) : "none yet");
 	printf("  open errors: %u, cleared: %u\n", t->open_errors, t->cleared_errors);
+	if (t->open_redundancy_lost)
+		printf("  redundancy lost: %u member range%s (a copy failed, another reads: "
+		       "`mediascan report` names the member disk, array and repair)\n",
+		       t->open_redundancy_lost, t->open_redundancy_lost == 1 ? "" : "s");
 	return 0;
 }
 

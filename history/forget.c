@@ -44,6 +44,7 @@ int scan_state_forget(struct scan_state *st, const char *name, int dry_run,
 		"DELETE FROM error_passes WHERE error_id IN (SELECT id FROM errors WHERE "
 		"target_id IN " FORGET_TARGETS ") OR pass_id IN " FORGET_PASSES,
 		"DELETE FROM cursors WHERE pass_id IN " FORGET_PASSES,
+		"DELETE FROM redundancy_lost WHERE target_id IN " FORGET_TARGETS,
 		"DELETE FROM errors WHERE target_id IN " FORGET_TARGETS,
 		"DELETE FROM passes WHERE target_id IN " FORGET_TARGETS,
 		"DELETE FROM targets WHERE path = ?1 OR key = ?1",

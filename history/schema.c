@@ -111,7 +111,42 @@ static const char *const state_migrations[] = {
 	"ALTER TABLE passes ADD COLUMN kind TEXT NOT NULL DEFAULT 'full';\n"
 	"CREATE INDEX errors_target_device ON errors(target_id, device, offset);\n",
 	/*
-	 * 4 -> 5: a running pass's pace against its window, in unix seconds (0: none or not
+	 * 4 -> 5: redundancy lost (issue 19): a member range of an array failed while another
+	 * copy read fine. Kept under the member disk's identity (WWN/serial, ":partN" for a
+	 * partition; its path only when it has none) and the UUID of the array that holds the
+	 * other copies (md's uuid, or the DM uuid of an LVM RAID LV), never under the
+	 * filesystem's device: kernel names move at boot and the member is what gets replaced.
+	 */
+	"CREATE TABLE redundancy_lost (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"	pass_id INTEGER NOT NULL REFERENCES passes(id),	-- first seen\n"
+	"	last_pass_id INTEGER NOT NULL REFERENCES passes(id),\n"
+	"	member TEXT NOT NULL,			-- member disk identity (WWN/serial)\n"
+	"	member_path TEXT,			-- its kernel path when last seen\n"
+	"	array_uuid TEXT NOT NULL DEFAULT '',	-- md uuid or DM uuid\n"
+	"	array_path TEXT,			-- /dev/md0, when last seen\n"
+	"	offset INTEGER NOT NULL,		-- bytes on the member\n"
+	"	length INTEGER NOT NULL,\n"
+	"	err INTEGER NOT NULL,			-- -errno as read\n"
+	"	no_copy INTEGER NOT NULL DEFAULT 0,	-- no other copy read either\n"
+	"	parity INTEGER NOT NULL DEFAULT 0,	-- a parity chunk: no owner\n"
+	"	fs_offset INTEGER,			-- bytes on the filesystem's device\n"
+	"	copies_json TEXT,			-- the copies that read fine\n"
+	"	owners_json TEXT,\n"
+	"	repair TEXT,				-- the command that repairs it\n"
+	"	first_seen INTEGER NOT NULL,\n"
+	"	last_seen INTEGER NOT NULL,\n"
+	"	times_seen INTEGER NOT NULL DEFAULT 1,\n"
+	"	notified INTEGER NOT NULL DEFAULT 0,\n"
+	"	state TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'cleared')),\n"
+	"	cleared INTEGER,\n"
+	"	cleared_pass_id INTEGER REFERENCES passes(id),\n"
+	"	UNIQUE (target_id, member, array_uuid, offset, length)\n"
+	");\n"
+	"CREATE INDEX redundancy_lost_target ON redundancy_lost(target_id, state);\n",
+	/*
+	 * 5 -> 6: a running pass's pace against its window, in unix seconds (0: none or not
 	 * known): when the window ends, when the pass is projected to end, since when it is
 	 * said to miss the window. Status and the metrics read them while the pass runs.
 	 */

@@ -22,7 +22,7 @@
 #include "scan.h"
 
 #define SCAN_STATE_DB_NAME "mediascan.db"
-#define SCAN_STATE_SCHEMA_VERSION 5
+#define SCAN_STATE_SCHEMA_VERSION 6
 #define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
 
 struct scan_state;
@@ -274,6 +274,7 @@ struct scan_state_target {
 	unsigned open_slow;		/* slow ranges still open */
 	unsigned open_device_faults;	/* device-fault ranges still open */
 	unsigned transient_latest;	/* transient errors of the last complete pass and later */
+	unsigned open_redundancy_lost;	/* member ranges that lost a copy, still open */
 };
 
 /* One error row of the history (strings valid during the callback). */
@@ -390,6 +391,73 @@ typedef int (*scan_state_pass_fn)(const struct scan_state_pass_row *p, void *arg
  */
 int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_pass_fn fn,
 			   void *arg);
+
+/*
+ * Redundancy lost (redundancy.c): a member range of an array that failed while another copy
+ * (a mirror, or the rest of its stripe) read fine. Strings are borrowed.
+ */
+struct scan_state_rl {
+	const char *member;		/* the member disk's identity (WWN/serial[:partN]) */
+	const char *member_path;	/* its kernel path, for people */
+	const char *array_uuid;		/* md's uuid or the DM uuid ("" when unknown) */
+	const char *array_path;		/* /dev/md0 */
+	uint64_t offset, length;	/* bytes on the member */
+	int err;			/* -errno of the read */
+	int no_copy;			/* no other copy read either */
+	int parity;			/* a parity chunk: no owner above */
+	int has_fs;			/* fs_offset is set */
+	uint64_t fs_offset;		/* bytes on the filesystem's device */
+	const char *copies_json;	/* the copies that read fine, JSON (may be NULL) */
+	const char *owners_json;	/* the files and metadata at risk, JSON (may be NULL) */
+	const char *repair;		/* the command that repairs it (may be NULL) */
+};
+/* One redundancy-lost row of the history (strings valid during the callback). */
+struct scan_state_rl_row {
+	int64_t id;
+	int64_t first_pass_id, last_pass_id, cleared_pass_id;
+	struct scan_state_rl rl;
+	int64_t first_seen, last_seen, cleared_at;	/* unix seconds */
+	unsigned times_seen;
+	int cleared;			/* a later complete member-level pass read it cleanly */
+};
+typedef int (*scan_state_rl_fn)(const struct scan_state_rl_row *e, void *arg);
+/**
+ * scan_state_record_rl() - store the redundancy-lost ranges a pass found, in one transaction.
+ * @st: the store
+ * @pass_id: the pass
+ * @v: the ranges
+ * @n: how many
+ * @fresh: when not NULL, set per range to 1 when it was never told before (then marked told)
+ *
+ * A range seen again (same member, array and bytes) is the same row: times_seen counts the
+ * passes, a cleared row opens again.
+ *
+ * Return: the number of ranges never told before, or -errno (nothing stored).
+ */
+int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
+			 size_t n, int *fresh);
+/**
+ * scan_state_settle_rl() - clear the open redundancy-lost rows a complete member-level pass
+ * did not see fail (it read every copy again).
+ * @st: the store
+ * @pass_id: the complete pass
+ *
+ * Return: the number of rows cleared, or -errno.
+ */
+int scan_state_settle_rl(struct scan_state *st, int64_t pass_id);
+/**
+ * scan_state_list_rl() - hand the redundancy-lost rows of a target, newest first, to a callback.
+ * @st: the store
+ * @target_id: the target
+ * @since: only rows last seen at or after this (unix seconds)
+ * @all: cleared rows too (else open ones only)
+ * @fn: called for each row
+ * @arg: passed to @fn
+ *
+ * Return: the number of rows handed to @fn, a negative value of @fn, or -errno.
+ */
+int scan_state_list_rl(struct scan_state *st, int64_t target_id, int64_t since, int all,
+		       scan_state_rl_fn fn, void *arg);
 
 /* What scan_state_forget found (and dropped) of the targets named. */
 struct scan_state_forget {

@@ -6,6 +6,7 @@
 #ifndef MEDIASCAN_STACK_H
 #define MEDIASCAN_STACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stack_md.h"
@@ -59,6 +60,41 @@ struct map_stack_up {
  */
 int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		 struct map_stack_up *u);
+/*
+ * stack_ident.c: return 0 and the identity the history keeps a member under (its whole disk's
+ * WWN/serial, ":partN" for a partition) of block device name in out, or -ENOENT when the disk
+ * has none (or -errno).
+ */
+int map_stack_ident(const char *sysfs, const char *name, char *out, size_t len);
+/*
+ * Return 1 and the kernel name and UUID (md/uuid, or dm/uuid of an LVM RAID LV; "" when sysfs
+ * has none) of the first array on u's way up (the layer holding the other copies), 0 if none.
+ */
+int map_stack_array_of(const char *sysfs, const struct map_stack_up *u, char *name,
+		       size_t name_len, char *uuid, size_t uuid_len);
+/*
+ * stack_geom.c: return 0 and the geometry of the stack below block device name as text in out
+ * (one line per layer: kind, size; md level, raid_disks, chunk, layout, reshape, members'
+ * slots, offsets and sizes; dm table rows, crypt rows without their key), -E2BIG when len is
+ * too small, -errno. Two texts differ when the geometry changed.
+ */
+int map_stack_geometry(const char *sysfs, const char *name, char *out, size_t len);
+/* Write what differs between two map_stack_geometry texts (the first layer that changed). */
+void map_stack_geometry_diff(const char *was, const char *now, char *out, size_t len);
+/* A layer above a member, where its data starts on the member (stack_ident.c). */
+struct map_stack_region {
+	char name[MAP_STACK_NAME];	/* md0, dm-3 */
+	char kind[24];			/* md-raid1, dm-linear, dm-crypt, ... */
+	uint64_t data_start;		/* bytes on the member; before it: meta */
+	const char *meta;		/* "md superblock and bitmap", "LVM metadata", "LUKS header" */
+};
+/*
+ * Return the number of layers above bottom device leaf written to out[0..max), from the
+ * nearest up, each with where its data starts on leaf (followed up while each layer keeps the
+ * bytes below in order: md RAID1, dm linear, crypt), or -errno.
+ */
+int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_region *out,
+		      unsigned max);
 /* Return 1 when block device name (or a partition of it) is held by md or dm, else 0. */
 int map_stack_is_stacked(const char *sysfs, const char *name);
 

@@ -349,6 +349,8 @@ static int stage_scan(struct pass *p)
 		pass_record_unsaved(&p->ck, r);
 	if (p->h->progress_done)
 		p->h->progress_done(p->h->arg);
+	if (p->stk.geom_msg[0])		/* the whole of it: fatal_msg holds its start */
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->stk.geom_msg);
 	pass_plan_close(&p->plan);
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "%s", p->stk.active && p->err[0] ? p->err :
@@ -416,6 +418,8 @@ static int stage_report(struct pass *p)
 			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 	ret = pass_record_damage(&p->ck, p->a, rep, &p->so, p->resumed);
+	if (pass_record_rl(&p->ck, rep) < 0)
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* said */
 	if (p->ck.unsaved)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (p->a->recheck)

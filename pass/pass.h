@@ -124,6 +124,19 @@ struct pass_hooks {
 	char *(*owners_json)(void *arg, const struct pass_report *rep, size_t i);
 	/* Journal: error i is damage not told before. */
 	void (*journal_error)(void *arg, const struct pass_report *rep, size_t i, int64_t pass_id);
+	/*
+	 * Redundancy lost: return the owners (copies 0) or the good copies (copies 1) of
+	 * rep->stack->rl[i] as a JSON array (malloc'd), kept in the history.
+	 */
+	char *(*rl_json)(void *arg, const struct pass_report *rep, size_t i, int copies);
+	/* Journal: rep->stack->rl[i] lost redundancy, not told before. */
+	void (*journal_rl)(void *arg, const struct pass_report *rep, size_t i, int64_t pass_id);
+	/*
+	 * on_damage for redundancy lost: return 1 when rep->stack->rl[idx[0..n)] (never told
+	 * before) were told.
+	 */
+	int (*on_redundancy_lost)(void *arg, const struct pass_report *rep, const size_t *idx,
+				  unsigned n, int64_t pass_id);
 	/* Journal: the pass ended complete or failed (cleared: errors a clean read cleared). */
 	void (*journal_end)(void *arg, const struct pass_report *rep, int64_t pass_id,
 			    int cleared);
@@ -265,6 +278,9 @@ int pass_stack_check(const struct map_target *t, const struct pass_hooks *h);
 /* One member range that failed while another copy (or the rest of its stripe) read fine. */
 struct pass_stack_rl {
 	char member[PATH_MAX];		/* /dev/nvme0n2 */
+	char member_id[320];		/* what the history keeps it under (WWN/serial) */
+	char array[MAP_STACK_NAME];	/* the array holding the other copies (md0) */
+	char array_uuid[64];		/* its md or DM uuid ("" unknown) */
 	uint64_t offset, length;	/* bytes on the member */
 	int err;			/* -errno of the read */
 	struct map_stack_up *u;		/* the way up and the other copies */
@@ -296,6 +312,9 @@ struct pass_stack {
 	struct map_damage dmg;		/* owners of the redundancy-lost ranges */
 	struct pass_stack_at *at;	/* member ranges of the errors mapped up */
 	size_t nr_at;
+	char geom[8192];		/* the stack's geometry when opened (map_stack_geometry) */
+	int geom_known;
+	char geom_msg[1024];		/* what changed, once it did: the scan stopped */
 	int member_plan;		/* scan MEMBER_DISK: mr is the plan */
 	struct scan_range *mr;		/* the disk's written ranges and layer metadata, sorted */
 	size_t nr_mr, mr_pos;
@@ -325,6 +344,11 @@ const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64
  * md or dm, 0 when it does not (nothing opened), or -errno with why in err.
  */
 int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err, size_t len);
+/*
+ * Return 0 when the geometry of the stack under ps->top is what it was at pass_stack_open
+ * (or could not be read then), -ESTALE with what changed in ps->geom_msg when it changed.
+ */
+int pass_stack_geometry_check(struct pass_stack *ps);
 /* Close the members and free the verdicts. */
 void pass_stack_close(struct pass_stack *ps);
 /* Return scan_run's answer after reading src's ranges (the top's plan) on every copy. */
@@ -419,6 +443,13 @@ void pass_record_finish(struct pass_record *k, const struct scan_result *r);
  */
 int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 		       const struct pass_report *rep, const struct scan_opts *so, int resumed);
+/*
+ * Return the number of redundancy-lost ranges of rep->stack never told before, after storing
+ * them all (member identity, array UUID, copies, owners) and telling the new ones (journal,
+ * on_damage); a complete pass clears the rows it did not see fail. -errno when the store
+ * refused them (said).
+ */
+int pass_record_rl(struct pass_record *k, const struct pass_report *rep);
 /* Close the store and free k's watches. */
 void pass_record_close(struct pass_record *k);
 

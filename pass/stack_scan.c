@@ -10,16 +10,20 @@
  * which the map stage names as usual.
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kio.h"
 #include "pass.h"
 #include "stack.h"
 
 #define PEND_MAX 1024
+/* How often the stack's geometry is read again while its members are read. */
+#define GEOM_CHECK_NS 1000000000ull
 #define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)
 
 struct stack_src {
@@ -35,7 +39,90 @@ struct stack_src {
 	uint64_t last_start[SCAN_MAX_DEVICES], last_end[SCAN_MAX_DEVICES];
 	int err;
 	const char *bad;
+	uint64_t geom_at;		/* CLOCK_MONOTONIC ns of the last geometry check, 0 never */
+	int geom_changed;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int pass_stack_geometry_check(struct pass_stack *ps)
+{
+	char *now;
+	int ret;
+
+	if (!ps->geom_known)
+		return 0;
+	now = malloc(sizeof(ps->geom));
+	if (!now)
+		return 0;			/* not known to have changed */
+	ret = map_stack_geometry(NULL, ps->top, now, sizeof(ps->geom));
+	if (ret == 0 && strcmp(now, ps->geom) == 0) {
+		free(now);
+		return 0;
+	}
+	if (ret < 0)
+		snprintf(now, sizeof(ps->geom), "unreadable (%s)", strerror(-ret));
+	{
+		char what[700];
+
+		map_stack_geometry_diff(ps->geom, now, what, sizeof(what));
+		snprintf(ps->geom_msg, sizeof(ps->geom_msg), "geometry of the stack under /dev/%.60s "
+			 "changed during the scan, scan stopped (scan again once the array or "
+			 "volume is stable): %.600s", ps->top, what);
+	}
+	free(now);
+	return -ESTALE;
+}
+
+/*
+ * The geometry checked from the progress callback too (the executor calls it while reads run,
+ * whether or not a source refill is due): a change stops the scan the way --max-duration does.
+ */
+struct geom_watch {
+	struct pass_stack *ps;
+	void (*inner)(const struct scan_progress *p, void *arg);
+	void *inner_arg;
+	volatile sig_atomic_t *stop;
+	uint64_t at;
+	int changed;
+};
+
+static void geom_progress(const struct scan_progress *p, void *arg)
+{
+	struct geom_watch *w = arg;
+	uint64_t t = mono_ns();
+
+	if (!w->changed && (!w->at || t - w->at >= GEOM_CHECK_NS)) {
+		w->at = t;
+		if (pass_stack_geometry_check(w->ps) < 0) {
+			w->changed = 1;
+			if (w->stop)
+				*w->stop = 1;
+		}
+	}
+	if (w->inner)
+		w->inner(p, w->inner_arg);
+}
+
+/* Read the geometry again when the last check is older than GEOM_CHECK_NS (first call: now). */
+static int geom_due(struct stack_src *s)
+{
+	uint64_t t = mono_ns();
+
+	if (s->geom_at && t - s->geom_at < GEOM_CHECK_NS)
+		return 0;
+	s->geom_at = t;
+	if (pass_stack_geometry_check(s->ps) == 0)
+		return 0;
+	s->geom_changed = 1;
+	return -ESTALE;
+}
 
 static int leaf_index(const struct pass_stack *ps, const char *name)
 {
@@ -93,6 +180,11 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 			continue;
 		}
 		s->npend = s->ppos = 0;
+		/* before member I/O is planned from the stack: is it still the stack we opened? */
+		if (geom_due(s) < 0) {
+			s->err = -ESTALE;
+			return -ESTALE;
+		}
 		/* refill: map input ranges down until enough is pending */
 		while (s->npend < PEND_MAX - LEAF_LOCS && s->npend < 256) {
 			const struct scan_range *r;
@@ -231,7 +323,12 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		struct kio_bdev_info bi;
 		int fd;
 
-		snprintf(ps->path[i], sizeof(ps->path[i]), "/dev/%s", ps->leaf[i]);
+		char leaf[sizeof(ps->leaf[0])];
+
+		/* A copy: GCC (-O2 with ASan) cannot prove ps->leaf[i] and ps->path[i] apart. */
+		memcpy(leaf, ps->leaf[i], sizeof(leaf));
+		leaf[sizeof(leaf) - 1] = '\0';
+		snprintf(ps->path[i], sizeof(ps->path[i]), "/dev/%s", leaf);
 		fd = kio_open_direct(ps->path[i]);
 		if (fd < 0 || kio_bdev_info(fd, &bi) < 0) {
 			snprintf(err, len, "cannot open member %s (O_DIRECT): %s", ps->path[i],
@@ -248,6 +345,8 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		ps->devs[i].path = ps->path[i];
 	}
 	ps->active = 1;
+	/* the geometry the plan is made for: a change before or during the reads stops them */
+	ps->geom_known = map_stack_geometry(NULL, ps->top, ps->geom, sizeof(ps->geom)) == 0;
 	return 1;
 }
 
@@ -269,6 +368,7 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 		    struct scan_result *r, char *err, size_t len)
 {
 	struct stack_src *s = calloc(1, sizeof(*s));
+	struct geom_watch gw = { 0 };
 	struct scan_source wrap;
 	int ret;
 
@@ -287,10 +387,63 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	so->checkpoint_interval_ns = 0;
 	so->watch = NULL;
 	so->nr_watch = 0;
+	/* the members (and their disks) are what the latency pacing watches: the top device's
+	 * views name other devices, and with none the pacing's first probe never ends */
 	so->nr_views = 0;
+	for (unsigned i = 0; i < ps->nr_leaf; i++) {
+		char disk[KIO_DISK_NAME_LEN];
+		const char *names[2] = {
+			ps->leaf[i],
+			kio_blk_parent(NULL, ps->leaf[i], disk, sizeof(disk)) == 0 ? disk : NULL,
+		};
+
+		for (unsigned k = 0; k < 2 && names[k]; k++) {
+			unsigned v;
+
+			for (v = 0; v < so->nr_views; v++)
+				if (strcmp(so->views[v].name, names[k]) == 0)
+					break;
+			if (v == so->nr_views) {
+				if (v == SCAN_GOV_MAX_VIEWS)
+					continue;
+				memset(&so->views[v], 0, sizeof(so->views[v]));
+				snprintf(so->views[v].name, sizeof(so->views[v].name), "%s", names[k]);
+				so->nr_views++;
+			}
+			so->views[v].dev_mask |= 1u << i;
+		}
+	}
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
+	gw.ps = ps;
+	gw.inner = so->progress;
+	gw.inner_arg = so->progress_arg;
+	gw.stop = so->stop;
+	so->progress = geom_progress;
+	so->progress_arg = &gw;
 	ret = scan_run(ps->devs, ps->nr_leaf, &wrap, so, r);
+	so->progress = gw.inner;
+	so->progress_arg = gw.inner_arg;
+	if (gw.changed) {
+		/* our stop, not a signal's: the pass failed, it was not interrupted */
+		s->geom_changed = 1;
+		if (r->stopped == 1)
+			r->stopped = 0;
+		if (so->stop)
+			*so->stop = 0;
+	}
+	/* a change during the last reads: what was read may not be what the plan meant */
+	if (ret == 0 && !s->geom_changed && !s->err && pass_stack_geometry_check(ps) < 0)
+		s->geom_changed = 1;
+	if (s->geom_changed) {
+		/* not an error of ours to end the pass on: said, recorded failed, exit bit 4 */
+		r->fatal = -ESTALE;
+		r->complete = 0;
+		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%.*s", (int)sizeof(r->fatal_msg) - 1,
+			 ps->geom_msg);
+		free(s);
+		return ret < 0 ? ret : 0;
+	}
 	if (s->err) {
 		snprintf(err, len, "mapping the plan down the stack failed: %s%s%s",
 			 strerror(-s->err), s->bad ? " at a layer of kind " : "",

@@ -110,6 +110,11 @@ static int rl_add(struct pass_stack *ps, const char *leaf, uint64_t off, uint64_
 		e->fs_offset = u->hop[u->nr_hops - 1].offset;
 	}
 	repair_cmd(u, e->repair, sizeof(e->repair));
+	/* the history's names: the member disk's WWN/serial, the array's UUID */
+	if (map_stack_ident(NULL, leaf, e->member_id, sizeof(e->member_id)) < 0)
+		snprintf(e->member_id, sizeof(e->member_id), "/dev/%.200s", leaf);
+	map_stack_array_of(NULL, u, e->array, sizeof(e->array), e->array_uuid,
+			   sizeof(e->array_uuid));
 	return 0;
 }
 

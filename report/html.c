@@ -16,6 +16,7 @@
 #include "report.h"
 #include "escape.h"
 #include "html.h"
+#include "map_stack.h"
 #include "files.h"
 #include "fs.h"
 #include "units.h"
@@ -43,7 +44,8 @@ static const char page_head[] =
 	".c-damage{fill:#d7191c}.c-device{fill:#7b3294}.c-slow{fill:#fd8d3c}"
 	".c-transient{fill:#ffd92f}.c-planned{fill:#66a8d9}.c-free{fill:#e8e8e8}"
 	".c-unknown{fill:#c8c8c8}.c-other{fill:#999}\n"
-	".m-part{stroke:#000;stroke-width:3}.m-group{stroke:#333;stroke-width:2}\n"
+	".m-part{stroke:#000;stroke-width:3}.m-group{stroke:#333;stroke-width:2}"
+	".c-redundancy{fill:#e66101}.m-layer{stroke:#0571b0;stroke-width:3}\n"
 	"tr.v-damage td:first-child{border-left:6px solid #d7191c}"
 	"tr.v-device td:first-child{border-left:6px solid #7b3294}"
 	"tr.v-slow td:first-child{border-left:6px solid #fd8d3c}"
@@ -85,6 +87,7 @@ void report_html_free(struct report_html *h)
 			json_object_put(h->targets[i].errs[k].owners);
 		free(h->targets[i].errs);
 		free(h->targets[i].passes);
+		json_object_put(h->targets[i].rl);
 	}
 	free(h->targets);
 	h->targets = NULL;
@@ -353,6 +356,67 @@ static void print_passes(FILE *f, const struct report_html_target *t)
 	fputs("</tbody></table>\n", f);
 }
 
+static const char *rl_str(json_object *j, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(j, key, &v) && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : "";
+}
+
+/* Redundancy lost: each member range with its member disk, array, good copies and repair. */
+static void print_rl(FILE *f, const struct report_html_target *t)
+{
+	size_t n = t->rl ? json_object_array_length(t->rl) : 0;
+
+	if (!n)
+		return;
+	fputs("<h3>Redundancy lost</h3>\n<p>A copy failed while another still reads: nothing is "
+	      "lost yet, the next failure loses it. Repair each range from the good copy, then "
+	      "watch or replace the member disk.</p>\n<table id=\"redundancy\"><thead><tr>"
+	      "<th>member</th><th>member id</th><th>array</th><th>array uuid</th><th>offset</th>"
+	      "<th>length</th><th>state</th><th>good copies</th><th>at risk</th><th>repair</th>"
+	      "</tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < n && i < MAX_RANGE_ROWS; i++) {
+		json_object *j = json_object_array_get_idx(t->rl, i), *v = NULL;
+		const char *state = rl_str(j, "state");
+
+		fputs("<tr class=\"redundancy\"><td>", f);
+		report_html_puts(f, rl_str(j, "device"));
+		fputs("</td><td>", f);
+		report_html_puts(f, rl_str(j, "member_id"));
+		fputs("</td><td>", f);
+		report_html_puts(f, rl_str(j, "array"));
+		fputs("</td><td>", f);
+		report_html_puts(f, rl_str(j, "array_uuid"));
+		fprintf(f, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64
+			"</td><td>", json_object_object_get_ex(j, "offset", &v) ?
+			(uint64_t)json_object_get_int64(v) : 0,
+			json_object_object_get_ex(j, "length", &v) ?
+			(uint64_t)json_object_get_int64(v) : 0);
+		report_html_puts(f, state[0] ? state : strcmp(rl_str(j, "verdict"), "damage") ?
+			      "open" : "no copy reads");
+		fputs("</td><td>", f);
+		if (json_object_object_get_ex(j, "copies", &v))
+			for (size_t k = 0; k < json_object_array_length(v); k++) {
+				json_object *c = json_object_array_get_idx(v, k), *o;
+
+				report_html_puts(f, rl_str(c, "device"));
+				fprintf(f, "@%" PRIu64 " ", json_object_object_get_ex(c, "offset", &o) ?
+					(uint64_t)json_object_get_int64(o) : 0);
+				report_html_puts(f, rl_str(c, "role"));
+				fputs(k + 1 < json_object_array_length(v) ? ", " : "", f);
+			}
+		fputs("</td><td>", f);
+		if (json_object_object_get_ex(j, "owners", &v))
+			report_html_owners_text(f, v, 8);
+		fputs("</td><td><code>", f);
+		report_html_puts(f, rl_str(j, "repair"));
+		fputs("</code></td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
 static void print_target(FILE *f, const struct report_html_target *t)
 {
 	unsigned counts[4] = { 0 };
@@ -378,11 +442,13 @@ static void print_target(FILE *f, const struct report_html_target *t)
 	for (unsigned d = 0; d < t->nr_devs; d++)
 		report_html_map(f, t, d);
 	print_damage_tables(f, t);
+	print_rl(f, t);
 	fputs("<h3>All ranges</h3>\n<table id=\"ranges\"><thead><tr><th>class</th><th>device</th>"
 	      "<th>offset</th><th>length</th><th>error</th><th>state</th><th>first seen</th>"
 	      "<th>last seen</th><th>owners</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < t->nr_errs && i < MAX_RANGE_ROWS; i++)
-		print_err_row(f, t, &t->errs[i]);
+		if (!t->errs[i].rl)		/* in their own table above */
+			print_err_row(f, t, &t->errs[i]);
 	if (t->nr_errs > MAX_RANGE_ROWS)
 		fprintf(f, "<tr><td colspan=\"9\">and %zu more (the map and the damaged files "
 			"show them all; --json lists each)</td></tr>\n", t->nr_errs - MAX_RANGE_ROWS);
@@ -420,6 +486,75 @@ int report_html_save(const struct report_html *h, const char *path)
 	if (ret < 0)
 		return ret;
 	return report_out_close(&o, report_html_print(h, o.f));
+}
+
+static int cmp_dev_off(const void *a, const void *b)
+{
+	const struct report_html_err *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * A member-level scan: each member disk gets a map with where each layer's data starts on it
+ * (before it: the md superblock and bitmap, the LVM metadata, the LUKS header) and its
+ * redundancy-lost ranges.
+ */
+static int add_members(struct report_html_target *t, const struct pass_report *rep)
+{
+	const struct pass_stack *ps = rep->stack;
+	unsigned first = t->nr_devs;
+
+	for (unsigned i = 0; i < ps->nr_leaf && t->nr_devs < MAP_MAX_DEVICES; i++) {
+		struct report_html_dev *dv = &t->devs[t->nr_devs++];
+		struct map_stack_region rg[8];
+		int n = map_stack_regions(NULL, ps->leaf[i], rg, 8);
+
+		memset(dv, 0, sizeof(*dv));
+		snprintf(dv->path, sizeof(dv->path), "%s", ps->path[i]);
+		snprintf(dv->role, sizeof(dv->role), "member");
+		dv->size = ps->devs[i].size_bytes;
+		dv->size_known = 1;
+		dv->member = 1;
+		for (int k = 0; k < n && dv->nr_marks < REPORT_HTML_MAX_MARKS; k++) {
+			struct report_html_mark *m = &dv->marks[dv->nr_marks++];
+
+			m->offset = rg[k].data_start;
+			m->layer = 1;
+			snprintf(m->label, sizeof(m->label), "%.20s (%.20s) data; before it: %.40s",
+				 rg[k].name, rg[k].kind, rg[k].meta);
+		}
+	}
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		const struct pass_stack_rl *e = &ps->rl[i];
+		struct report_html_err he = {
+			.offset = e->offset, .length = e->length, .verdict = SCAN_V_GAP, .rl = 1,
+			.first_seen = time(NULL), .last_seen = time(NULL),
+		};
+		unsigned d;
+		json_object *j;
+
+		for (d = first; d < t->nr_devs && strcmp(t->devs[d].path, e->member); d++)
+			;
+		if (d == t->nr_devs)
+			continue;
+		he.dev = d;
+		snprintf(he.error, sizeof(he.error), "%s", e->lost ? "no copy reads" :
+			 "redundancy lost");
+		j = report_stack_rl_json(rep, i);
+		if (j && json_object_object_get_ex(j, "owners", &he.owners))
+			json_object_get(he.owners);
+		json_object_put(j);
+		if (report_html_add_err(t, &he) < 0) {
+			json_object_put(he.owners);
+			return -ENOMEM;
+		}
+	}
+	if (t->nr_errs)
+		qsort(t->errs, t->nr_errs, sizeof(*t->errs), cmp_dev_off);
+	return 0;
 }
 
 int report_html_write(const struct pass_report *rep, const char *path)
@@ -478,6 +613,13 @@ int report_html_write(const struct pass_report *rep, const char *path)
 		if (ret < 0)
 			json_object_put(he.owners);
 	}
+	if (ret == 0 && rep->stack && rep->stack->active && rep->stack->nr_rl) {
+		t->rl = json_object_new_array();
+		for (size_t i = 0; t->rl && i < rep->stack->nr_rl; i++)
+			json_object_array_add(t->rl, report_stack_rl_json(rep, i));
+	}
+	if (ret == 0 && rep->stack && rep->stack->active)
+		ret = add_members(t, rep);
 	if (ret == 0)
 		ret = report_html_save(&h, path);
 	if (ret < 0)

@@ -26,6 +26,8 @@ struct report_html_mark {
 	uint64_t length;		/* bytes (partitions), 0 for a group start */
 	int partition;			/* 1 partition, 0 group */
 	unsigned number;		/* partition number or group index */
+	int layer;			/* a stack layer's data start (label), not a group */
+	char label[112];		/* "md0 (md-raid1) data; before it: md superblock ..." */
 };
 
 struct report_html_dev {
@@ -33,6 +35,7 @@ struct report_html_dev {
 	char role[16];
 	uint64_t size;			/* bytes; when !size_known, the end of its last error */
 	int size_known;
+	int member;			/* a member disk of a member-level scan: its plan not drawn */
 	int plan_known;			/* planned[] says what was planned */
 	uint8_t planned[REPORT_HTML_CELLS];	/* 1: the cell holds planned (written) bytes */
 	uint64_t group_bytes;		/* AG or block group size, 0 unknown */
@@ -53,6 +56,7 @@ struct report_html_err {
 	int is_new;			/* history: first seen since the previous complete pass */
 	int64_t first_seen, last_seen;	/* unix seconds */
 	struct json_object *owners;	/* as media_errors[].owners[] (a reference held) */
+	int rl;				/* redundancy lost on a member (verdict unused) */
 };
 
 struct report_html_target {
@@ -66,6 +70,7 @@ struct report_html_target {
 	size_t nr_errs, cap_errs;
 	struct scan_state_pass_row *passes;
 	size_t nr_passes;
+	struct json_object *rl;		/* redundancy_lost[] as the JSON says it (a reference) */
 };
 
 struct report_html {

@@ -128,15 +128,19 @@ int report_html_add_history(struct report_html *h, struct scan_state *st,
 	snprintf(t->name, sizeof(t->name), "%s", st_t->path ? st_t->path : "?");
 	snprintf(t->fs_type, sizeof(t->fs_type), "%s", st_t->fs_type ? st_t->fs_type : "?");
 	snprintf(t->summary, sizeof(t->summary), "History: %u open damaged range%s, %u cleared, "
-		 "%u slow and %u device-fault ranges open; last complete pass %s.",
+		 "%u slow and %u device-fault ranges open, %u member ranges lost redundancy; last "
+		 "complete pass %s.",
 		 st_t->open_errors, st_t->open_errors == 1 ? "" : "s", st_t->cleared_errors,
-		 st_t->open_slow, st_t->open_device_faults, st_t->has_complete ?
+		 st_t->open_slow, st_t->open_device_faults, st_t->open_redundancy_lost,
+		 st_t->has_complete ?
 		 report_fmt_time(st_t->last_complete.ended, a, sizeof(a)) : "none yet");
 	if (open_here(st_t, &mt)) {
 		/* Sizes, partitions and groups as they are now; the plan as it would be now. */
 		report_html_dev_from_target(t, &mt, 1);
 		map_target_close(&mt);
 	}
+	if (json_object_object_get_ex(target_json, "redundancy_lost", &t->rl))
+		json_object_get(t->rl);
 	json_object_object_get_ex(target_json, "errors", &errs);
 	for (size_t i = 0; errs && i < json_object_array_length(errs) && ret == 0; i++)
 		ret = add_row(t, json_object_array_get_idx(errs, i));

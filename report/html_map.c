@@ -120,6 +120,11 @@ static void cell_title(FILE *f, const struct report_html_target *t, unsigned d, 
 
 		if (k->partition && k->offset < end && k->offset + k->length > start)
 			fprintf(f, "; partition %u", k->number);
+		if (k->layer && start < k->offset && (m == 0 || !dv->marks[m - 1].layer ||
+						     start >= dv->marks[m - 1].offset)) {
+			fputs("; before ", f);
+			report_html_puts(f, k->label);
+		}
 	}
 	if (dv->group_bytes && start >= dv->group_first) {
 		fputs("; ", f);
@@ -130,13 +135,13 @@ static void cell_title(FILE *f, const struct report_html_target *t, unsigned d, 
 	     i++) {
 		const struct report_html_err *e = &t->errs[i];
 
-		if (e->offset + e->length <= start || !rank(e->verdict))
+		if (e->offset + e->length <= start || (!rank(e->verdict) && !e->rl))
 			continue;
 		if (named == TITLE_ERRS) {
 			more++;
 			continue;
 		}
-		fprintf(f, "\n%s ", report_html_class(e->verdict));
+		fprintf(f, "\n%s ", e->rl ? "redundancy lost:" : report_html_class(e->verdict));
 		report_html_puts(f, e->error);
 		fprintf(f, " at %" PRIu64 " length %" PRIu64, e->offset, e->length);
 		if (e->state && strcmp(e->state, "open") != 0)
@@ -152,11 +157,16 @@ static void cell_title(FILE *f, const struct report_html_target *t, unsigned d, 
 	fputs("</title>", f);
 }
 
-/* The worst class of the errors of device d in [start, end); 0 when none. */
+/*
+ * The worst class of the errors of device d in [start, end); 0 when none. Redundancy lost
+ * (*rl set) ranks below damage, above device faults.
+ */
 static int worst(const struct report_html_target *t, unsigned d, size_t lo, uint64_t start,
-		 uint64_t end, enum scan_verdict *v)
+		 uint64_t end, enum scan_verdict *v, int *rl)
 {
 	int best = 0;
+
+	*rl = 0;
 
 	for (size_t i = lo; i < t->nr_errs && t->errs[i].dev == d && t->errs[i].offset < end;
 	     i++) {
@@ -165,9 +175,10 @@ static int worst(const struct report_html_target *t, unsigned d, size_t lo, uint
 		/* Cleared rows are history: they no longer colour the disk. */
 		if (e->offset + e->length <= start || (e->state && strcmp(e->state, "open") != 0))
 			continue;
-		if (rank(e->verdict) > best) {
-			best = rank(e->verdict);
+		if (e->rl ? 7 > best : rank(e->verdict) * 2 > best) {
+			best = e->rl ? 7 : rank(e->verdict) * 2;
 			*v = e->verdict;
+			*rl = e->rl;
 		}
 	}
 	return best;
@@ -182,6 +193,7 @@ static void legend(FILE *f, const struct report_html_dev *dv, uint64_t bpc)
 		{ "device", "device fault: timeouts, transport or target errors" },
 		{ "slow", "slow: answered later than --io-timeout (nothing lost)" },
 		{ "transient", "transient: failed once, then read fine" },
+		{ "redundancy", "redundancy lost: this copy fails, another reads (repair it)" },
 		{ "planned", "planned: written data and metadata, read by the pass" },
 		{ "free", "not planned: free space, not read" },
 		{ "unknown", "plan not known (the target is not here now)" },
@@ -193,9 +205,22 @@ static void legend(FILE *f, const struct report_html_dev *dv, uint64_t bpc)
 		if (dv->plan_known ? strcmp(items[i].cls, "unknown") == 0 :
 		    (strcmp(items[i].cls, "planned") == 0 || strcmp(items[i].cls, "free") == 0))
 			continue;
+		if (!dv->member && strcmp(items[i].cls, "redundancy") == 0)
+			continue;
+		if (dv->member && strcmp(items[i].cls, "unknown") == 0) {
+			fputs("<li><svg width=\"12\" height=\"12\"><rect class=\"c-unknown\" "
+			      "width=\"12\" height=\"12\"/></svg> read where the filesystem's "
+			      "plan maps down (every copy, the parity of its rows): the member's plan "
+			      "is not drawn</li>", f);
+			continue;
+		}
 		fprintf(f, "<li><svg width=\"12\" height=\"12\"><rect class=\"c-%s\" width=\"12\" "
 			"height=\"12\"/></svg> %s</li>", items[i].cls, items[i].what);
 	}
+	if (dv->nr_marks && dv->marks[0].layer)
+		fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-layer\" x1=\"1\" "
+		      "y1=\"0\" x2=\"1\" y2=\"12\"/></svg> a layer's data starts (before it: the md "
+		      "superblock and bitmap, the LVM metadata, the LUKS header)</li>", f);
 	if (dv->nr_marks && dv->marks[0].partition)
 		fputs("<li><svg width=\"12\" height=\"12\"><line class=\"m-part\" x1=\"1\" "
 		      "y1=\"0\" x2=\"1\" y2=\"12\"/></svg> partition start</li>", f);
@@ -239,6 +264,7 @@ void report_html_map(FILE *f, const struct report_html_target *t, unsigned d)
 		uint64_t end = start + bpc > dv->size ? dv->size : start + bpc;
 		enum scan_verdict v = SCAN_V_DAMAGE;
 		const char *cls;
+		int rl;
 
 		if (!dv->size)
 			end = start + bpc;
@@ -249,8 +275,8 @@ void report_html_map(FILE *f, const struct report_html_target *t, unsigned d)
 		while (lo < t->nr_errs && (t->errs[lo].dev < d || (t->errs[lo].dev == d &&
 		       t->errs[lo].offset + t->errs[lo].length <= start)))
 			lo++;
-		if (worst(t, d, lo, start, end, &v))
-			cls = report_html_class(v);
+		if (worst(t, d, lo, start, end, &v, &rl))
+			cls = rl ? "redundancy" : report_html_class(v);
 		else if (!dv->plan_known)
 			cls = "unknown";
 		else
@@ -272,7 +298,12 @@ void report_html_map(FILE *f, const struct report_html_target *t, unsigned d)
 		if (c >= n)
 			continue;
 		fprintf(f, "<line class=\"m-%s\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"><title>",
-			k->partition ? "part" : "group", x, y, x, y + CELL_PX);
+			k->layer ? "layer" : k->partition ? "part" : "group", x, y, x, y + CELL_PX);
+		if (k->layer) {
+			report_html_puts(f, k->label);
+			fprintf(f, ": data starts at byte %" PRIu64 "</title></line>\n", k->offset);
+			continue;
+		}
 		report_html_puts(f, k->partition ? "partition" : dv->group_name);
 		fprintf(f, " %u starts at byte %" PRIu64 "</title></line>\n", k->number,
 			k->offset);

@@ -32,6 +32,7 @@ static const struct {
 	[REPORT_EV_DAMAGED_FILE] = { REPORT_MSGID_DAMAGED_FILE, LOG_CRIT, "damaged file" },
 	[REPORT_EV_PASS_COMPLETE] = { REPORT_MSGID_PASS_COMPLETE, LOG_INFO, "pass complete" },
 	[REPORT_EV_SCAN_FAILED] = { REPORT_MSGID_SCAN_FAILED, LOG_ERR, "scan failed" },
+	[REPORT_EV_REDUNDANCY_LOST] = { REPORT_MSGID_REDUNDANCY_LOST, LOG_WARNING, "redundancy lost" },
 };
 
 static int add_field(struct report_journal_fields *f, const char *fmt, ...)
@@ -95,6 +96,14 @@ int report_journal_build(const struct report_event *ev, struct report_journal_fi
 		ret |= add_field(f, "MEDIASCAN_ERROR=%s", ev->error);
 	if (ev->pass_id)
 		ret |= add_field(f, "MEDIASCAN_PASS=%" PRId64, ev->pass_id);
+	if (ev->member_id)
+		ret |= add_field(f, "MEDIASCAN_MEMBER_ID=%s", one_line(ev->member_id, buf,
+									sizeof(buf)));
+	if (ev->array)
+		ret |= add_field(f, "MEDIASCAN_ARRAY=%s", one_line(ev->array, buf, sizeof(buf)));
+	if (ev->array_uuid && ev->array_uuid[0])
+		ret |= add_field(f, "MEDIASCAN_ARRAY_UUID=%s", one_line(ev->array_uuid, buf,
+									 sizeof(buf)));
 	if (ret) {
 		report_journal_fields_free(f);
 		return -ENOMEM;

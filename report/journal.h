@@ -12,14 +12,16 @@
 #define REPORT_MSGID_DAMAGED_FILE	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a82"
 #define REPORT_MSGID_PASS_COMPLETE	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a83"
 #define REPORT_MSGID_SCAN_FAILED	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a84"
+#define REPORT_MSGID_REDUNDANCY_LOST	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a85"
 
-#define REPORT_JOURNAL_MAX_FIELDS 16
+#define REPORT_JOURNAL_MAX_FIELDS 20
 
 enum report_event_type {
 	REPORT_EV_MEDIA_ERROR,		/* a bad device range (PRIORITY err) */
 	REPORT_EV_DAMAGED_FILE,		/* a file lost data (crit) */
 	REPORT_EV_PASS_COMPLETE,		/* a full pass ended (info) */
 	REPORT_EV_SCAN_FAILED,		/* a scan stopped on an operational error (err) */
+	REPORT_EV_REDUNDANCY_LOST,		/* a copy of an array failed, another reads (warning) */
 	REPORT_EV_NR,
 };
 
@@ -35,6 +37,9 @@ struct report_event {
 	uint64_t file_offset, file_length;	/* bytes within the file */
 	const char *error;		/* EIO, ENODATA, ... ; may be NULL */
 	int64_t pass_id;		/* 0: none */
+	const char *member_id;		/* redundancy lost: the member disk's WWN/serial */
+	const char *array;		/* ... the array (/dev/md0) and its UUID; may be NULL */
+	const char *array_uuid;
 };
 
 /* "KEY=value" strings of one journal entry. */

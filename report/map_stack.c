@@ -142,6 +142,44 @@ void report_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned d
 		report_stack_tree_print(f, &n->below[i], depth + 1);
 }
 
+json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
+{
+	const struct pass_stack *ps = rep->stack;
+	const struct pass_stack_rl *e = &ps->rl[i];
+	json_object *j = json_object_new_object(), *own = json_object_new_array();
+	char dev[MAP_STACK_NAME + 8];
+
+	json_object_object_add(j, "device", json_object_new_string(e->member));
+	json_object_object_add(j, "member_id", json_object_new_string(e->member_id));
+	if (e->array[0]) {
+		snprintf(dev, sizeof(dev), "/dev/%s", e->array);
+		json_object_object_add(j, "array", json_object_new_string(dev));
+		json_object_object_add(j, "array_uuid", json_object_new_string(e->array_uuid));
+	}
+	json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
+	json_object_object_add(j, "length", json_object_new_uint64(e->length));
+	json_object_object_add(j, "verdict", json_object_new_string(
+		e->lost ? "damage" : "redundancy-lost"));
+	json_object_object_add(j, "errno", json_object_new_int(e->err));
+	if (e->u) {
+		json_object_object_add(j, "stack", report_stack_hops_json(e->u));
+		json_object_object_add(j, "copies", report_stack_copies_json(e->u));
+		if (e->u->parity)
+			json_object_object_add(j, "parity", json_object_new_boolean(1));
+		if (e->u->unmappable)
+			json_object_object_add(j, "unmappable", report_stack_unmappable_json(e->u));
+	}
+	if (e->has_fs)
+		json_object_object_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
+	if (e->repair[0])
+		json_object_object_add(j, "repair", json_object_new_string(e->repair));
+	for (size_t k = 0; k < e->own_count; k++)
+		json_object_array_add(own, report_owner_json(&ps->dmg, rep->t,
+							  &ps->dmg.owners[e->own_first + k]));
+	json_object_object_add(j, "owners", own);
+	return j;
+}
+
 void report_stack_report_json(json_object *root, const struct pass_report *rep)
 {
 	const struct pass_stack *ps = rep->stack;
@@ -181,35 +219,8 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 			json_object_array_add(devs, json_object_get(json_object_array_get_idx(mem,
 											       i)));
 	json_object_object_add(root, "member_level", json_object_new_boolean(1));
-	for (size_t i = 0; i < ps->nr_rl; i++) {
-		const struct pass_stack_rl *e = &ps->rl[i];
-		json_object *j = json_object_new_object(), *own = json_object_new_array();
-
-		json_object_object_add(j, "device", json_object_new_string(e->member));
-		json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
-		json_object_object_add(j, "length", json_object_new_uint64(e->length));
-		json_object_object_add(j, "verdict", json_object_new_string(
-			e->lost ? "damage" : "redundancy-lost"));
-		json_object_object_add(j, "errno", json_object_new_int(e->err));
-		if (e->u) {
-			json_object_object_add(j, "stack", report_stack_hops_json(e->u));
-			json_object_object_add(j, "copies", report_stack_copies_json(e->u));
-			if (e->u->parity)
-				json_object_object_add(j, "parity", json_object_new_boolean(1));
-			if (e->u->unmappable)
-				json_object_object_add(j, "unmappable",
-						       report_stack_unmappable_json(e->u));
-		}
-		if (e->has_fs)
-			json_object_object_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
-		if (e->repair[0])
-			json_object_object_add(j, "repair", json_object_new_string(e->repair));
-		for (size_t k = 0; k < e->own_count; k++)
-			json_object_array_add(own, report_owner_json(&ps->dmg, rep->t,
-						&ps->dmg.owners[e->own_first + k]));
-		json_object_object_add(j, "owners", own);
-		json_object_array_add(a, j);
-	}
+	for (size_t i = 0; i < ps->nr_rl; i++)
+		json_object_array_add(a, report_stack_rl_json(rep, i));
 	json_object_object_add(root, "redundancy_lost", a);
 }
 

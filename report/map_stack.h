@@ -23,6 +23,8 @@ void report_stack_print(FILE *f, const struct map_stack_up *u);
 json_object *report_stack_tree_json(const struct map_stack_node *n);
 /* Print the stack tree n indented (depth levels) to f. */
 void report_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned depth);
+/* Return a new JSON object of redundancy-lost range i of rep->stack (as redundancy_lost[]). */
+json_object *report_stack_rl_json(const struct pass_report *rep, size_t i);
 /* Add "redundancy_lost" (and the members read) of a member-level scan to a report. */
 void report_stack_report_json(json_object *root, const struct pass_report *rep);
 /* Print the members read and the redundancy-lost ranges of a member-level scan. */

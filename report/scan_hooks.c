@@ -21,6 +21,7 @@
 #include "report.h"
 #include "files.h"
 #include "journal.h"
+#include "map_stack.h"
 #include "proc.h"
 #include "escape.h"
 #include "scan_hooks.h"
@@ -427,6 +428,70 @@ static void hook_journal_error(void *arg, const struct pass_report *rep, size_t 
 	journal_error(c->cfg, rep, i, pass_id);
 }
 
+/* The owners (copies 0) or the copies (1) of redundancy-lost range i, for the history. */
+static char *hook_rl_json(void *arg, const struct pass_report *rep, size_t i, int copies)
+{
+	json_object *ej = report_stack_rl_json(rep, i), *v = NULL;
+	char *s = NULL;
+
+	(void)arg;
+	if (json_object_object_get_ex(ej, copies ? "copies" : "owners", &v))
+		s = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(ej);
+	return s;
+}
+
+/* Journal: a member range lost its redundancy (one event, member and array named). */
+static void hook_journal_rl(void *arg, const struct pass_report *rep, size_t i, int64_t pass_id)
+{
+	const struct report_hooks *c = arg;
+	const struct pass_stack_rl *e = &rep->stack->rl[i];
+	const char *label = c->cfg->pass.label ? c->cfg->pass.label : c->cfg->pass.target;
+	char msg[PATH_MAX + 1024], array[MAP_STACK_NAME + 8] = "";
+	struct scan_error se = { .err = e->err, .cls = SCAN_ERR_MEDIA };
+	struct report_event ev = {
+		.type = REPORT_EV_REDUNDANCY_LOST, .message = msg, .target = label,
+		.device = e->member, .has_range = 1, .offset = e->offset, .length = e->length,
+		.error = scan_error_name(&se), .pass_id = pass_id, .member_id = e->member_id,
+		.array_uuid = e->array_uuid,
+	};
+
+	if (e->array[0]) {
+		snprintf(array, sizeof(array), "/dev/%s", e->array);
+		ev.array = array;
+	}
+	snprintf(msg, sizeof(msg), "%s: redundancy lost on %s (%s) at offset %" PRIu64 " length %"
+		 PRIu64 "%s%s%s%s: %s", label, e->member, e->member_id, e->offset, e->length,
+		 array[0] ? " of " : "", array, e->array_uuid[0] ? " uuid " : "", e->array_uuid,
+		 e->lost ? "no copy reads either" : "another copy reads; repair it from the good "
+		 "copy");
+	report_journal_send(&ev);
+}
+
+/* on_damage for redundancy lost: the same document, its ranges in redundancy_lost[]. */
+static int hook_on_rl(void *arg, const struct pass_report *rep, const size_t *idx, unsigned n,
+		      int64_t pass_id)
+{
+	const struct report_hooks *c = arg;
+	json_object *rl = json_object_new_array(), *doc;
+	int ret;
+
+	for (unsigned k = 0; k < n; k++)
+		json_object_array_add(rl, report_stack_rl_json(rep, idx[k]));
+	doc = damage_doc(c->cfg, rep, pass_id, json_object_new_array());
+	json_object_object_add(doc, "action", json_object_new_string(
+		"a copy failed while another reads: repair each range from the good copy (its "
+		"repair command), then watch or replace the member disk"));
+	json_object_object_add(doc, "redundancy_lost", rl);
+	ret = report_run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
+			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
+			   c->cfg->hook_timeout_s);
+	hook_warn(c->cfg, ret, n);
+	json_object_put(doc);
+	return ret == 0;
+}
+
 static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t pass_id,
 			     int cleared)
 {
@@ -485,7 +550,7 @@ int report_scan_run(const struct report_scan_cfg *a)
 	struct pass_hooks h = {
 		.arg = &c, .say = hook_say, .begin = hook_begin, .progress = hook_progress,
 		.progress_done = hook_progress_done, .owners_json = hook_owners_json,
-		.human = hook_human,
+		.rl_json = hook_rl_json, .human = hook_human,
 	};
 
 	/* a report that cannot be written is refused before the first read, not lost after */
@@ -502,8 +567,11 @@ int report_scan_run(const struct report_scan_cfg *a)
 	if (a->journal) {
 		h.journal_error = hook_journal_error;
 		h.journal_end = hook_journal_end;
+		h.journal_rl = hook_journal_rl;
 	}
-	if (a->on_damage)
+	if (a->on_damage) {
 		h.on_damage = hook_on_damage;
+		h.on_redundancy_lost = hook_on_rl;
+	}
 	return pass_run(&a->pass, &h);
 }

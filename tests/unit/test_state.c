@@ -578,7 +578,8 @@ static void test_device_details_kept(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 
 	/* A store of schema 2 (before these columns) is migrated and keeps its errors. */
-	exec_sql(f->db, "DROP INDEX errors_target_verdict;"
+	exec_sql(f->db, "DROP TABLE redundancy_lost;"	/* schema 5 */
+			"DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
 			"ALTER TABLE errors DROP COLUMN device_path;"
@@ -672,7 +673,8 @@ static void test_verdict_migration(void **state)
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 16384 AND "
 				      "verdict = 'transient'"), 1);
 	/* A schema-3 store has no verdict: the migration computes the same ones. */
-	exec_sql(f->db, "DROP INDEX errors_target_verdict;"
+	exec_sql(f->db, "DROP TABLE redundancy_lost;"	/* schema 5 */
+			"DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
 			"ALTER TABLE errors DROP COLUMN device_path;"
@@ -694,6 +696,128 @@ static void test_verdict_migration(void **state)
 				      "verdict = 'transient'"), 1);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 32768 AND "
 				      "verdict = 'gap'"), 1);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
+/* Redundancy lost under the member's identity and the array's UUID: kept, told once, seen
+ * again, cleared by a later complete pass; a schema-4 store gains the table and keeps all. */
+static int keep_rl(const struct scan_state_rl_row *e, void *arg)
+{
+	struct scan_state_rl_row *rows = arg;
+	unsigned i = 0;
+
+	while (rows[i].id)
+		i++;
+	if (i >= 3)
+		return -ENOSPC;
+	rows[i] = *e;
+	rows[i].rl.member = NULL;	/* strings live during the callback only */
+	rows[i].rl.array_uuid = NULL;
+	assert_string_equal(e->rl.member, "wwid:eui.0001");
+	assert_string_equal(e->rl.array_uuid, "0f1e2d3c:4b5a6978:8796a5b4:c3d2e1f0");
+	assert_string_equal(e->rl.member_path, "/dev/nvme0n2");
+	assert_string_equal(e->rl.owners_json, "[{\"inode\":131}]");
+	return 0;
+}
+
+static int keep_target(const struct scan_state_target *t, void *arg)
+{
+	*(struct scan_state_target *)arg = *t;
+	return 0;
+}
+
+static void test_redundancy_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	uint64_t cur[2] = {0, 0};
+	struct scan_error e[1] = { mk_err(0, 8192, 512, -EIO) };
+	struct scan_state_rl rl[2] = {
+		{ .member = "wwid:eui.0001", .member_path = "/dev/nvme0n2",
+		  .array_uuid = "0f1e2d3c:4b5a6978:8796a5b4:c3d2e1f0", .array_path = "/dev/md0",
+		  .offset = 1 << 20, .length = 512, .err = -ENODATA, .has_fs = 1,
+		  .fs_offset = 4096, .copies_json = "[{\"device\":\"/dev/nvme0n3\"}]",
+		  .owners_json = "[{\"inode\":131}]", .repair = "echo repair" },
+		{ .member = "wwid:eui.0001", .member_path = "/dev/nvme0n2",
+		  .array_uuid = "0f1e2d3c:4b5a6978:8796a5b4:c3d2e1f0", .array_path = "/dev/md0",
+		  .offset = 2 << 20, .length = 4096, .err = -EIO, .parity = 1,
+		  .owners_json = "[{\"inode\":131}]" },
+	};
+	struct scan_state_rl_row rows[4];
+	struct scan_state_target t;
+	int fresh[2] = { -1, -1 };
+	int64_t p1, p2, p3;
+
+	/* A schema-4 store (before redundancy_lost) with a pass and an error in it. */
+	p1 = begin(st, KEY);
+	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, e, 1, devs), 0);
+	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 1 << 30, 1e6), 0);
+	assert_int_equal(scan_state_close(st), 0);
+	exec_sql(f->db, "DROP TABLE redundancy_lost;"
+			"ALTER TABLE passes DROP COLUMN window_end;"	/* schema 6 */
+			"ALTER TABLE passes DROP COLUMN projected_end;"
+			"ALTER TABLE passes DROP COLUMN window_late_since;"
+			"UPDATE meta SET value = '4' WHERE key = 'schema_version';");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM sqlite_master WHERE "
+				      "name = 'redundancy_lost'"), 0);
+	st = open_ok(f);
+	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			 SCAN_STATE_SCHEMA_VERSION);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 8192 AND "
+				      "verdict = 'damage' AND state = 'open'"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost"), 0);
+
+	/* Found by pass 2: both new, told; the member and array named, not the fs device. */
+	p2 = begin(st, KEY);
+	assert_int_equal(scan_state_record_rl(st, p2, rl, 2, fresh), 2);
+	assert_int_equal(fresh[0], 1);
+	assert_int_equal(fresh[1], 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost WHERE member = "
+				      "'wwid:eui.0001' AND array_uuid = "
+				      "'0f1e2d3c:4b5a6978:8796a5b4:c3d2e1f0' AND notified = 1 AND "
+				      "state = 'open'"), 2);
+	assert_int_equal(query_int(f, "SELECT fs_offset FROM redundancy_lost WHERE offset = "
+				      "1048576"), 4096);
+	assert_int_equal(query_int(f, "SELECT fs_offset IS NULL AND parity FROM redundancy_lost "
+				      "WHERE offset = 2097152"), 1);
+	/* Seen again in the same pass: not told again, not counted twice. */
+	assert_int_equal(scan_state_record_rl(st, p2, rl, 1, fresh), 0);
+	assert_int_equal(fresh[0], 0);
+	assert_int_equal(scan_state_finish(st, p2, SCAN_PASS_COMPLETE, 1 << 30, 1e6), 0);
+	assert_int_equal(scan_state_settle_rl(st, p2), 0);	/* p2 saw both */
+
+	/* Pass 3 sees only the first again: the second is cleared once p3 is complete. */
+	p3 = begin(st, KEY);
+	assert_int_equal(scan_state_record_rl(st, p3, rl, 1, fresh), 0);
+	assert_int_equal(scan_state_settle_rl(st, p3), 0);	/* still running: nothing */
+	assert_int_equal(scan_state_finish(st, p3, SCAN_PASS_COMPLETE, 1 << 30, 1e6), 0);
+	assert_int_equal(scan_state_settle_rl(st, p3), 1);
+	assert_int_equal(query_int(f, "SELECT times_seen FROM redundancy_lost WHERE offset = "
+				      "1048576"), 2);
+	assert_int_equal(query_int(f, "SELECT state = 'cleared' AND cleared_pass_id = 3 FROM "
+				      "redundancy_lost WHERE offset = 2097152"), 1);
+
+	memset(rows, 0, sizeof(rows));
+	assert_int_equal(scan_state_list_rl(st, 1, 0, 0, keep_rl, rows), 1);
+	assert_int_equal(rows[0].rl.offset, 1 << 20);
+	assert_int_equal(rows[0].first_pass_id, p2);
+	assert_int_equal(rows[0].times_seen, 2);
+	assert_false(rows[0].cleared);
+	memset(rows, 0, sizeof(rows));
+	assert_int_equal(scan_state_list_rl(st, 1, 0, 1, keep_rl, rows), 2);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(scan_state_list_targets(st, keep_target, &t), 1);
+	assert_int_equal(t.open_redundancy_lost, 1);
+
+	/* Failing again after being cleared: open again, told again. */
+	assert_int_equal(scan_state_record_rl(st, begin(st, KEY), rl + 1, 1, fresh), 1);
+	assert_int_equal(fresh[0], 1);
+
+	/* Forgetting the target drops its rows too. */
+	struct scan_state_forget fg;
+
+	assert_int_equal(scan_state_forget(st, KEY, 0, &fg), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost"), 0);
 	assert_int_equal(scan_state_close(st), 0);
 }
 
@@ -916,6 +1040,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_moved_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_cost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_passes_listed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_redundancy_lost, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
