@@ -163,6 +163,15 @@ int kio_diskstat_parse(const char *line, struct kio_diskstat *st);
 /* Return 0 and fill st from /sys/class/block/NAME/stat (NAME as sda1, nvme0n1), or -errno. */
 int kio_diskstat_read(const char *disk_name, struct kio_diskstat *st);
 
+/* ---- the calling thread's run-queue wait: /proc/thread-self/schedstat (kio_schedstat.c) ---- */
+
+/* Return an fd of the calling thread's schedstat (read it from that thread only), or -errno. */
+int kio_schedstat_open(void);
+/* Return 0 and set *run_delay_ns from one schedstat line ("cpu run_delay slices"), or -EINVAL. */
+int kio_schedstat_parse(const char *line, uint64_t *run_delay_ns);
+/* Return 0 and set *run_delay_ns (ns the thread was ready but waiting, so far), or -errno. */
+int kio_schedstat_run_delay(int fd, uint64_t *run_delay_ns);
+
 /* ---- I/O class: ioprio_set() (kio_ioprio.c) ---- */
 
 /* Return 0 after putting the calling thread in the idle I/O class, or -errno. */

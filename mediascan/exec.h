@@ -84,6 +84,13 @@ struct exec {
 	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
 	uint64_t dev_read_ios[SCAN_MAX_DEVICES];	/* their count and summed latency, which */
 	uint64_t dev_read_ns[SCAN_MAX_DEVICES];		/* pacing by latency subtracts */
+	/*
+	 * The loop's run-queue wait while reaping (pacing by latency): on a busy CPU a read's
+	 * completion is reaped late, and its latency measured from here would be longer than
+	 * the kernel's count of it, which the governor subtracts it from.
+	 */
+	int sched_fd;			/* /proc/thread-self/schedstat; -1: not known */
+	uint64_t reap_late_ns;		/* run-queue wait of the last wait for completions */
 	uint64_t next_checkpoint_ns;
 	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];

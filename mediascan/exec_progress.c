@@ -113,6 +113,19 @@ int exec_checkpoint(struct exec *x, int final)
 	c.new_errors = x->r->errors + x->errors_checkpointed;
 	c.nr_new_errors = x->r->nr_errors - x->errors_checkpointed;
 	c.final = final;
+	if (x->have_gov) {
+		uint64_t now = exec_now_ns(), wend = scan_gov_window_end_ns(&x->gov), end;
+		bool late;
+
+		end = scan_gov_projected_end_ns(&x->gov, now, &late);
+		c.has_window = wend != 0;
+		c.window_end_in_s = ((double)wend - (double)now) / 1e9;
+		c.projected_end_in_s = end > now ? (double)(end - now) / 1e9 : 0;
+		c.window_late = late;
+		if (x->r->window_late_first_s > 0)
+			c.window_late_for_s = (double)(now - x->start_ns) / 1e9 -
+					      x->r->window_late_first_s;
+	}
 	ret = x->o->checkpoint(&c, x->o->checkpoint_arg);
 	if (ret == 0) {
 		x->errors_checkpointed = x->r->nr_errors;
@@ -149,7 +162,11 @@ void exec_sample(struct exec *x, uint64_t now)
 		bool late;
 
 		scan_gov_projected_end_ns(&x->gov, now, &late);
-		if (late)
+		if (late) {
 			x->r->window_late_first_s = (double)(now - x->start_ns) / 1e9;
+			/* Said early: the state store (status, metrics) hears it at once. */
+			if (x->o->checkpoint_interval_ns)
+				x->next_checkpoint_ns = now;
+		}
 	}
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pass.h"
@@ -187,6 +188,34 @@ static void checkpoint_owners_store(struct pass_record *k, struct ck_owners *o, 
 	scan_result_free(&o->r);
 }
 
+/* Seconds from now, as unix seconds (0 when unknown). */
+static int64_t record_at(time_t now, double in_s)
+{
+	return (int64_t)now + (int64_t)(in_s + (in_s < 0 ? -0.5 : 0.5));
+}
+
+/*
+ * The pass's pace against its window, for status and the metrics: said at every checkpoint
+ * while it runs (a pace the store refuses is said again at the next; the scan goes on).
+ */
+static void record_pace(struct pass_record *k, const struct scan_checkpoint *c)
+{
+	time_t now = time(NULL);
+	int64_t wend = 0, pend = 0, since = 0;
+
+	if (c->final)
+		return;				/* the pass's end says the rest */
+	if (c->has_window)
+		wend = record_at(now, c->window_end_in_s);
+	if (c->projected_end_in_s > 0)
+		pend = record_at(now, c->projected_end_in_s);
+	if (c->window_late)
+		since = record_at(now, c->window_late_for_s > 0 ? -c->window_late_for_s : 0);
+	if (wend < 0 || pend < 0 || since < 0)
+		return;
+	(void)scan_state_pass_pace(k->st, k->pass_id, wend, pend, since);
+}
+
 static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 {
 	struct pass_record *k = arg;
@@ -194,6 +223,7 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 	int ret;
 
 	checkpoint_owners_map(k, c, &own);
+	record_pace(k, c);
 	ret = scan_state_checkpoint(k->st, k->pass_id, c->cursor, c->nr_devs, c->scanned_bytes,
 				    c->new_errors, c->nr_new_errors, k->dev_keys);
 	checkpoint_owners_store(k, &own, ret == 0);
