@@ -68,6 +68,12 @@ int kio_sysfs_u64(const char *path, uint64_t *val);
 
 /* ---- block devices by name, and a disk's partitions, in sysfs (kio_sysfs_block.c) ---- */
 
+/*
+ * Return 1 when the disk's queue uses the bfq I/O scheduler ("[bfq]" in
+ * /sys/block/DISK/queue/scheduler), 0 when another or none, -errno when unreadable.
+ */
+int kio_disk_sched_bfq(const char *disk_name);
+
 /* One partition the kernel knows of a disk. */
 struct kio_part {
 	unsigned number;
