@@ -1,0 +1,1 @@
+#define NS_PER_S 1000000000ull

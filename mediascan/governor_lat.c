@@ -1,0 +1,357 @@
+ * Pacing by latency. The signal is the foreground's mean time per request, from the
+ * view's stat deltas: (read + write ticks) / (read + write requests), minus the scan's own
+ * completed reads and their summed latency (the scan knows both; a merge of two of its
+ * reads is one request to the kernel, so read merges are taken off its count). The mean,
+ * not a p99: the stat file gives sums only (a percentile needs every request's time, i.e.
+ * BPF or blktrace), and for a foreground that waits on each request (a database at queue
+ * depth one) the mean is its throughput: 1.25x the mean is at worst 80% of its throughput
+ * alone. PSI (/proc/pressure/io) is not used to steer: it is system-wide (or per cgroup),
+ * counts the scan's own waits as pressure, and cannot tell one disk from another; the
+ * per-device stat file answers the question asked (is this disk's other work slower
+ * because of us?).
+ *   The baseline, the foreground's latency without the scan, is learnt in probes: the scan
+ * pauses (BBR's ProbeRTT) until none of its reads has completed for a sample and enough
+ * foreground requests were seen alone (at most SCAN_GOV_PROBE_MAX_NS), at the start, every
+ * probe_every_s while there is a foreground, when one appears where the last probe saw none
+ * (>= LAT_FEW_IOS requests in LAT_DECIDE_NS), and after LAT_RECHECK_CUTS decisions in a row
+ * above target (is it us, or did the foreground slow down by itself?). Between
+ * probes, at each decision (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the
+ * mean is not one unlucky request; a light foreground is judged after LAT_QUIET_NS) the
+ * rate is moved by the excess latency (gov_lat_decide): up while under the target, down,
+ * multiplicatively and the more the further, while above. With no foreground at all (fewer
+ * than LAT_FEW_IOS requests in LAT_QUIET_NS) the rate doubles each time up to the ceiling:
+ * the window's pace, --rate, --rate-max, or unlimited. A foreground new to the scan (seen where the last probe saw none) restarts the
+ * rate from the floor, doubling while the excess stays under half the target's. A foreground
+ * starved behind the scan completes nothing and so shows no latency: requests in flight in
+ * the stat file beyond the scan's own, none completing for LAT_STARVED_NS, count as a
+ * decision far above the target. Why not plain AIMD: see gov_lat_decide and
+ * docs/performance.md.
+#define LAT_MIN_IOS 64ull		/* foreground requests a decision needs */
+#define LAT_DECIDE_NS 500000000ull	/* and at least this long */
+#define LAT_QUIET_NS 2000000000ull	/* fewer than LAT_FEW_IOS in this long: no foreground */
+#define LAT_APPEAR_NS 100000000ull	/* LAT_FEW_IOS in this long where there was none: probe */
+#define LAT_FIRST_SIGN 2ull		/* or this many done or waiting in one sample */
+#define LAT_FEW_IOS 4ull
+#define LAT_STARVED_NS 750000000ull	/* other requests waiting this long, none done */
+#define LAT_AIM_PCT 95			/* aim at this share of the excess the target allows */
+#define LAT_GAIN_PM 250			/* rate factor 1 + 0.25 (1 - e), per mille */
+#define LAT_MIN_FACTOR_PM 600
+#define LAT_MAX_FACTOR_PM 1500
+#define LAT_PROBE_CLEAN_NS 300000000ull	/* probe: this long with none of our reads... */
+#define LAT_PROBE_IOS 32ull		/* ...and this many foreground requests, */
+#define LAT_PROBE_CLEAN_MAX_NS 1500000000ull	/* or this long clean, */
+#define LAT_PROBE_NONE_NS 500000000ull	/* or this long clean without any foreground */
+#define SCAN_GOV_PROBE_MAX_NS 3000000000ull	/* or this long in all */
+#define LAT_RECHECK_CUTS 3		/* above target this often in a row: probe again, in
+					   case the foreground got slower by itself */
+#define LAT_RECHECK_NS 3000000000ull	/* but not sooner than this after the last probe */
+
+/* The integer square root of x (rounded down). */
+static uint64_t gov_isqrt(uint64_t x)
+{
+	uint64_t r = 0, b = 1ull << 62;
+
+	while (b > x)
+		b >>= 2;
+	while (b) {
+		if (x >= r + b) {
+			x -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	return r;
+}
+
+static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
+{
+	g->lat.acc_start_ns = now_ns;
+	g->lat.acc_ios = 0;
+	g->lat.acc_sum_ns = 0;
+	g->lat.acc_own_ns = 0;
+	g->lat.acc_bytes0 = g->issued_bytes;
+}
+
+/* Pause the scan to learn the foreground's latency alone. */
+static void gov_lat_probe_start(struct scan_gov *g, uint64_t now_ns)
+{
+	g->lat.probing = true;
+	g->lat.probe_start_ns = now_ns;
+	g->lat.probe_clean_ns = 0;
+	g->lat.probe_ios = 0;
+	g->lat.probe_sum_ns = 0;
+	g->nr_probes++;
+}
+
+/*
+ * One decision with a foreground: its mean request time lat_ns against the baseline. The
+ * excess over the baseline, as a fraction e of the excess aimed at (LAT_AIM_PCT of what the
+ * target allows), smoothed over decisions, moves the rate by a factor 1 + LAT_GAIN (1 - e)
+ * within [LAT_MIN_FACTOR, LAT_MAX_FACTOR]: up while under, down (multiplicatively, the more
+ * the further) while above. One slow spell costs at most LAT_MIN_FACTOR: a foreground's
+ * latency has its own spikes (other CPU work, its own bursts) that are not the scan's.
+ */
+static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieved_bps)
+{
+	struct scan_gov_lat *l = &g->lat;
+	uint64_t base = l->baseline_ns, ceil = g->pace_bps, floor = gov_floor_bps(g), r;
+	uint64_t target = gov_muldiv(base, g->o.lat_target_pct, 100, false);
+	int64_t allowed = (int64_t)gov_muldiv(target - base, LAT_AIM_PCT, 100, false), e, f;
+
+	if (allowed < 1000)
+		allowed = 1000;				/* 1 us: below the counters' noise */
+	e = ((int64_t)lat_ns - (int64_t)base) * 1000 / allowed;
+	/*
+	 * Under half its time alone is not believable: our own time, measured from user space,
+	 * was subtracted with delays the kernel did not count (a busy CPU reaping late). Hold
+	 * the rate rather than raise it on a wrong reading, and keep ramping after it: a wrong
+	 * reading says nothing about the scan's effect (it ended the start-up ramp, and on a
+	 * busy host a never-idle disk's pass then crawled up from --rate-min by 1.25x steps).
+	 */
+	if (lat_ns < base / 2)
+		e = 1000;
+	if (e < -1000)
+		e = -1000;
+	if (e > 10000)
+		e = 10000;
+	l->err_pm = e;
+	l->have_err = true;
+	l->fg_now = true;
+	f = 1000 + LAT_GAIN_PM * (1000 - l->err_pm) / 1000;
+	/*
+	 * Start-up: double while far under; hold on a wrong reading, and on one reading near the
+	 * aim (one noisy reading ended the ramp, and the pass then crawled up by 1.25x steps);
+	 * the ramp ends at a second one in a row, or at once above the aim.
+	 */
+	if (l->ramp && lat_ns < base / 2) {
+		f = 1000;
+	} else if (l->ramp && e < 500) {
+		f = 2000;
+		l->ramp_near = 0;
+	} else if (l->ramp && e <= 1000 && !l->ramp_near) {
+		f = 1000;
+		l->ramp_near = 1;
+	} else {
+		l->ramp = false;
+	}
+	if (f < LAT_MIN_FACTOR_PM)
+		f = LAT_MIN_FACTOR_PM;
+	/*
+	 * Far above (e > 2): the excess grows about as the scan's share of the disk, so the
+	 * rate that meets the aim is near rate / e; go halfway there in log terms (1 / sqrt(e)).
+	 */
+	if (e > 2000 && (int64_t)(1000000 / gov_isqrt((uint64_t)e * 1000)) < f)
+		f = (int64_t)(1000000 / gov_isqrt((uint64_t)e * 1000));
+	if (f > LAT_MAX_FACTOR_PM)
+		f = LAT_MAX_FACTOR_PM;
+	r = l->rate_bps;
+	if (f < 1000) {
+		/* Down from what the scan really did, if it did less than its rate. */
+		if (!r || (achieved_bps && achieved_bps < r))
+			r = achieved_bps ? achieved_bps : floor;
+		if (ceil && r > ceil)
+			r = ceil;
+	} else if (!r || (achieved_bps && r > gov_sat_mul(achieved_bps, 2))) {
+		f = 1000;				/* not using what it has: no higher */
+	}
+	if (r)
+		r = gov_muldiv(r, (uint64_t)f, 1000, false);
+	if (r && r < floor)
+		r = floor;
+	if (ceil && (!r || r > ceil))
+		r = ceil;
+	if (lat_ns > target) {
+		g->nr_backoffs++;
+		l->cuts_in_row++;
+	} else {
+		l->cuts_in_row = 0;
+	}
+	l->rate_bps = r;
+	l->slowed = !ceil || r < ceil;
+}
+
+/* No foreground to speak of: double the rate up to the ceiling (unlimited when none). */
+static void gov_lat_idle(struct scan_gov *g, uint64_t achieved_bps)
+{
+	struct scan_gov_lat *l = &g->lat;
+	uint64_t r = l->rate_bps, ceil = g->pace_bps;
+
+	l->cuts_in_row = 0;
+	l->have_err = false;
+	l->ramp = true;
+	l->fg_now = false;
+	if (!r)
+		return;
+	if (achieved_bps && r > gov_sat_mul(achieved_bps, 2) && !ceil)
+		r = 0;				/* not using it and nothing to yield to */
+	else
+		r = gov_sat_mul(r, 2);
+	if (ceil && (!r || r >= ceil))
+		r = ceil;
+	l->rate_bps = r;
+	l->slowed = false;
+}
+
+/* End a probe: the baseline is the foreground's mean request time seen alone. */
+static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
+{
+	struct scan_gov_lat *l = &g->lat;
+
+	l->probing = false;
+	l->probe_end_ns = now_ns;
+	g->probe_ns += now_ns - l->probe_start_ns;
+	if (l->probe_ios < LAT_FEW_IOS) {
+		l->baseline_ns = 0;
+	} else {
+		uint64_t b = l->probe_sum_ns / l->probe_ios;
+
+		/*
+		 * Slower alone than thought: the foreground itself got slower (its own load,
+		 * the CPU), not because of us: taken at once. Faster: averaged with the last
+		 * probe's, as one probe is a short look at a noisy thing.
+		 */
+		l->baseline_ns = l->baseline_ns && b < l->baseline_ns ?
+				 (l->baseline_ns + b) / 2 : b;
+	}
+	l->next_probe_ns = now_ns + (uint64_t)g->o.probe_every_s * NS_PER_S;
+	l->cuts_in_row = 0;
+	if (!l->baseline_ns) {
+		l->rate_bps = g->pace_bps;	/* nothing to yield to: the ceiling */
+		l->slowed = false;
+	} else if (!l->fg_now) {
+		/*
+		 * A foreground new to us: start again from the floor and double (the rate that
+		 * suited an idle disk says nothing; a starved foreground completes too little to
+		 * judge by).
+		 */
+		l->rate_bps = gov_floor_bps(g);
+		l->ramp = true;
+		l->have_err = false;
+		l->slowed = true;
+	}
+	gov_lat_acc_reset(g, now_ns);
+	/* Resume from now at the rate in force: the pause is not caught up in a burst. */
+	g->anchor_ns = now_ns;
+	g->anchor_bytes = 0;
+}
+
+/*
+ * The foreground's mean request time over the decision interval of span_ns, as far as the
+ * scan can have caused it. A read of the scan delays each other request that waits while it
+ * is served by at most its time: all the scan can have added to the foreground's summed time
+ * is its own summed time (service plus queueing, an upper bound of its service) times the
+ * foreground's requests waiting (at least one; more when the foreground's mean in flight,
+ * Little: its summed time over the span, says so). Excess beyond twice that is not the
+ * scan's: on a busy host a foreground's latency moved by 2x from one sample to the next
+ * with the scan at 1% of the disk (its driver waiting for a CPU), and every such spike cut
+ * the pass of a never-idle disk. The reading is capped there; last_lat_ns keeps what was
+ * seen, for the report.
+ */
+static uint64_t gov_lat_ours(struct scan_gov *g, uint64_t span_ns)
+{
+	struct scan_gov_lat *l = &g->lat;
+	uint64_t lat = l->acc_sum_ns / l->acc_ios, cap, waiting_pm;
+
+	l->last_lat_ns = lat;
+	if (!l->baseline_ns || !span_ns || lat <= l->baseline_ns)
+		return lat;
+	waiting_pm = gov_muldiv(l->acc_sum_ns, 1000, span_ns, true);
+	if (waiting_pm < 1000)
+		waiting_pm = 1000;
+	cap = gov_muldiv(gov_muldiv(l->acc_own_ns, waiting_pm, 1000, true), 2, l->acc_ios, true);
+	cap = gov_sat_add(l->baseline_ns, cap);
+	return lat < cap ? lat : cap;
+}
+
+/* One sample of pacing by latency: fg_ios requests of fg_ns in total since the last one. */
+static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
+			   uint64_t fg_ios, uint64_t fg_ns, uint64_t own_ns, uint64_t fg_wait,
+			   bool own_done)
+{
+	struct scan_gov_lat *l = &g->lat;
+	uint64_t span, achieved = 0, lat;
+
+	if (l->slowed && !l->probing)
+		l->slowed_ns += interval_ns;
+	if (l->probing) {
+		if (!own_done) {		/* none of our reads ended: a clean look */
+			l->probe_clean_ns += interval_ns;
+			l->probe_ios += fg_ios;
+			l->probe_sum_ns += fg_ns;
+		}
+		if ((l->probe_clean_ns >= LAT_PROBE_CLEAN_NS && l->probe_ios >= LAT_PROBE_IOS) ||
+		    (l->probe_clean_ns >= LAT_PROBE_NONE_NS && !l->probe_ios) ||
+		    l->probe_clean_ns >= LAT_PROBE_CLEAN_MAX_NS ||
+		    now_ns - l->probe_start_ns >= SCAN_GOV_PROBE_MAX_NS)
+			gov_lat_probe_end(g, now_ns);
+		gov_update_rate(g, now_ns);
+		return;
+	}
+	l->acc_ios += fg_ios;
+	l->acc_sum_ns += fg_ns;
+	l->acc_own_ns += own_ns;
+	span = now_ns - l->acc_start_ns;
+	/*
+	 * Other requests in flight (the stat file's in_flight minus ours) that do not complete:
+	 * a foreground starved behind the scan shows no completions, so no latency at all.
+	 * Waiting LAT_STARVED_NS counts as a decision at that latency.
+	 */
+	l->starved_ns = fg_wait && !fg_ios ? l->starved_ns + interval_ns : 0;
+	if (l->starved_ns >= LAT_STARVED_NS) {
+		l->starved_ns = 0;
+		if (!l->baseline_ns) {
+			gov_lat_probe_start(g, now_ns);
+			return;
+		}
+		l->last_lat_ns = LAT_STARVED_NS;
+		if (span && g->issued_bytes > l->acc_bytes0)
+			achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
+		gov_lat_decide(g, LAT_STARVED_NS > l->baseline_ns ? LAT_STARVED_NS :
+			       l->baseline_ns * 4, achieved);
+		gov_lat_acc_reset(g, now_ns);
+		gov_update_rate(g, now_ns);
+		return;
+	}
+	if (span && g->issued_bytes > l->acc_bytes0)
+		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
+	if ((now_ns >= l->next_probe_ns && l->baseline_ns) ||
+	    (l->cuts_in_row >= LAT_RECHECK_CUTS && now_ns >= l->probe_end_ns + LAT_RECHECK_NS)) {
+		gov_lat_probe_start(g, now_ns);
+		return;
+	}
+	/*
+	 * A foreground appeared where the last probe saw none: learn it alone at its first sign
+	 * (two of its requests done or waiting in one sample), before its requests queue behind
+	 * a full-speed scan's (waiting for four completions took most of a second then).
+	 */
+	if (!l->baseline_ns && ((l->acc_ios >= LAT_FEW_IOS && span >= LAT_APPEAR_NS) ||
+				fg_ios + fg_wait >= LAT_FIRST_SIGN)) {
+		gov_lat_probe_start(g, now_ns);
+		return;
+	}
+	if (l->acc_ios >= LAT_MIN_IOS && span >= LAT_DECIDE_NS) {
+		lat = gov_lat_ours(g, span);
+		gov_lat_decide(g, lat, achieved);
+	} else if (span >= LAT_QUIET_NS) {
+		if (l->acc_ios >= LAT_FEW_IOS && l->baseline_ns) {
+			lat = gov_lat_ours(g, span);
+			gov_lat_decide(g, lat, achieved);
+		} else if (l->acc_ios >= LAT_FEW_IOS) {
+			gov_lat_probe_start(g, now_ns);	/* a light foreground: learn it */
+			return;
+		} else {
+			gov_lat_idle(g, achieved);
+			l->last_lat_ns = 0;
+		}
+	} else {
+		return;
+	}
+	gov_lat_acc_reset(g, now_ns);
+	gov_update_rate(g, now_ns);
+	/* The rate in force, smoothed: what the projected end is judged by. */
+	if (g->rate_bps)
+		l->avg_bps = l->avg_bps ? (3 * l->avg_bps + g->rate_bps) / 4 : g->rate_bps;
+}
+
