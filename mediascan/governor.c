@@ -3,18 +3,19 @@
  * due at anchor + bytes issued since the anchor / rate), window-derived rates, pacing by
  * the foreground's latency, and the older backoff while the disk's stat counters show I/O
  * that is not ours. Pure arithmetic on the times and counters the caller passes in; see
- * governor.h for the interface. Over 600 lines: the latency controller moves the same
- * deadline, window and view state as the rest and is kept with it (all of it pure maths).
- *
+ * governor.h for the interface. This file holds the interface, the views of the stat counters
+ * and the backoff by presence; the deadline and the window's pace are in governor_pace.c, pacing
+ * by latency (and how it works) in governor_lat.c.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "governor.h"
+#include "governor_int.h"
 
 #define FG_IO_COST_BYTES 4096ull	/* a request weighs at least this against the threshold */
 
 #define LAT_PROBE_POLL_NS 50000000ull	/* wait_ns while probing: the caller keeps sampling */
+
 int scan_gov_init(struct scan_gov *g, const struct scan_gov_opts *o, uint64_t now_ns)
 {
 	if (!g || !o)

@@ -1,3 +1,8 @@
+/*
+ * mediascan/governor_lat.c - the rate governor's pacing by the foreground's latency: the
+ * probes that learn its latency alone, and the decisions that move the rate by its excess over
+ * the target. Pure arithmetic on the stat deltas governor.c passes in (gov_lat_sample).
+ *
  * Pacing by latency. The signal is the foreground's mean time per request, from the
  * view's stat deltas: (read + write ticks) / (read + write requests), minus the scan's own
  * completed reads and their summed latency (the scan knows both; a merge of two of its
@@ -26,6 +31,9 @@
  * the stat file beyond the scan's own, none completing for LAT_STARVED_NS, count as a
  * decision far above the target. Why not plain AIMD: see gov_lat_decide and
  * docs/performance.md.
+ */
+#include "governor_int.h"
+
 #define LAT_MIN_IOS 64ull		/* foreground requests a decision needs */
 #define LAT_DECIDE_NS 500000000ull	/* and at least this long */
 #define LAT_QUIET_NS 2000000000ull	/* fewer than LAT_FEW_IOS in this long: no foreground */
@@ -75,7 +83,7 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 }
 
 /* Pause the scan to learn the foreground's latency alone. */
-static void gov_lat_probe_start(struct scan_gov *g, uint64_t now_ns)
+void gov_lat_probe_start(struct scan_gov *g, uint64_t now_ns)
 {
 	g->lat.probing = true;
 	g->lat.probe_start_ns = now_ns;
@@ -266,9 +274,9 @@ static uint64_t gov_lat_ours(struct scan_gov *g, uint64_t span_ns)
 }
 
 /* One sample of pacing by latency: fg_ios requests of fg_ns in total since the last one. */
-static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
-			   uint64_t fg_ios, uint64_t fg_ns, uint64_t own_ns, uint64_t fg_wait,
-			   bool own_done)
+void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
+		    uint64_t fg_ios, uint64_t fg_ns, uint64_t own_ns, uint64_t fg_wait,
+		    bool own_done)
 {
 	struct scan_gov_lat *l = &g->lat;
 	uint64_t span, achieved = 0, lat;

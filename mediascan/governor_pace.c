@@ -1,7 +1,16 @@
+/*
+ * mediascan/governor_pace.c - the rate governor's pacing arithmetic: when the next I/O is due
+ * (deadline pacing, fio's model: anchor + bytes issued since the anchor / rate), the window's
+ * pace (remaining planned bytes over remaining time, capped for catch-up), and which rate is in
+ * force (the pace, the backoff floor, or the latency controller's rate). Pure maths; calls
+ * nothing of governor.c or governor_lat.c (see governor_int.h).
+ */
+#include "governor_int.h"
+
 __extension__ typedef unsigned __int128 gov_u128;
 
 /* a * b / c without overflow, rounded down or up, saturated at UINT64_MAX. */
-static uint64_t gov_muldiv(uint64_t a, uint64_t b, uint64_t c, bool round_up)
+uint64_t gov_muldiv(uint64_t a, uint64_t b, uint64_t c, bool round_up)
 {
 	gov_u128 p = (gov_u128)a * b, q;
 
@@ -19,23 +28,26 @@ static uint64_t gov_bytes_ns(uint64_t bytes, uint64_t bps)
 	return gov_muldiv(bytes, NS_PER_S, bps, true);
 }
 
-static uint64_t gov_sat_add(uint64_t a, uint64_t b)
+/* a + b, saturated at UINT64_MAX. */
+uint64_t gov_sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static uint64_t gov_sat_mul(uint64_t a, uint64_t b)
+/* a * b, saturated at UINT64_MAX. */
+uint64_t gov_sat_mul(uint64_t a, uint64_t b)
 {
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
 /* When the next I/O is due under the rate in force (rate_bps > 0). */
-static uint64_t gov_due_ns(const struct scan_gov *g)
+uint64_t gov_due_ns(const struct scan_gov *g)
 {
 	return gov_sat_add(g->anchor_ns, gov_bytes_ns(g->anchor_bytes, g->rate_bps));
 }
 
-static uint64_t gov_floor_bps(const struct scan_gov *g)
+/* The rate a backoff or the latency controller goes no lower than. */
+uint64_t gov_floor_bps(const struct scan_gov *g)
 {
 	uint64_t f = g->o.rate_min_bps ? g->o.rate_min_bps : SCAN_GOV_FLOOR_BPS_DEFAULT;
 
@@ -95,7 +107,7 @@ static uint64_t gov_window_cap_bps(const struct scan_gov *g)
 }
 
 /* The window's pace: remaining planned bytes over remaining time, within the bounds. */
-static uint64_t gov_window_bps(const struct scan_gov *g, uint64_t now_ns)
+uint64_t gov_window_bps(const struct scan_gov *g, uint64_t now_ns)
 {
 	uint64_t left_bytes, left_ns, bps, cap = gov_window_cap_bps(g);
 
@@ -122,7 +134,8 @@ static uint64_t gov_min_rate(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-static void gov_update_rate(struct scan_gov *g, uint64_t now_ns)
+/* Put the rate the mode calls for in force (nothing returned). */
+void gov_update_rate(struct scan_gov *g, uint64_t now_ns)
 {
 	if (g->o.latency) {
 		/* While probing the rate in force is irrelevant: wait_ns holds the scan. */
@@ -133,7 +146,7 @@ static void gov_update_rate(struct scan_gov *g, uint64_t now_ns)
 }
 
 /* Time-driven state: window recomputation, and the end of a backoff after quiet_s. */
-static void gov_tick(struct scan_gov *g, uint64_t now_ns)
+void gov_tick(struct scan_gov *g, uint64_t now_ns)
 {
 	bool changed = false;
 
@@ -160,7 +173,7 @@ static void gov_tick(struct scan_gov *g, uint64_t now_ns)
  * Cap the credit of a caller that fell behind: at most SCAN_GOV_CREDIT_NS worth of bytes,
  * counting the I/O about to go, may be issued at once.
  */
-static void gov_clamp_credit(struct scan_gov *g, uint64_t now_ns, uint64_t next_io_bytes)
+void gov_clamp_credit(struct scan_gov *g, uint64_t now_ns, uint64_t next_io_bytes)
 {
 	uint64_t io_ns, cap_ns;
 
