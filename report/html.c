@@ -1,8 +1,9 @@
 /*
  * report/html.c - the HTML report: one self-contained page (inline CSS and SVG; no script, and a
  * Content-Security-Policy that allows none; nothing fetched), written from the model of
- * report/html.h. Every string from outside (file names, device paths, owners) goes through
- * report_html_puts (html_text.c). Also the one-pass entry point of `mediascan scan --html`.
+ * report/html.h (built in html_model.c). Every string from outside (file names, device paths,
+ * owners) goes through report_html_puts (html_text.c). Also the one-pass entry point of
+ * `mediascan scan --html`.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,21 @@
+/*
+ * report/html_model.c - the model the HTML report is written from (report/html.h): its
+ * targets and their error rows, grown as they come, and a target's devices from its map
+ * (size, partitions, AG / block-group lines, and the cells its plan reads). Both the one-pass
+ * report (html.c) and the history report (html_hist.c) fill it; html.c and html_map.c draw it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "report.h"
+#include "html.h"
+#include "map_stack.h"
+#include "fs.h"
+
 struct report_html_target *report_html_add_target(struct report_html *h)
 {
 	struct report_html_target *t = realloc(h->targets, (h->nr_targets + 1) * sizeof(*t));
