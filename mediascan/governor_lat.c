@@ -25,8 +25,9 @@
  * rate is moved by the excess latency (gov_lat_decide): up while under the target, down,
  * multiplicatively and the more the further, while above. With no foreground at all (fewer
  * than LAT_FEW_IOS requests in LAT_QUIET_NS) the rate doubles each time up to the ceiling:
- * the window's pace, --rate, --rate-max, or unlimited. A foreground new to the scan (seen where the last probe saw none) restarts the
- * rate from the floor, doubling while the excess stays under half the target's. A foreground
+ * the window's pace, --rate, --rate-max, or unlimited. A foreground new to the scan (seen where
+ * the last probe saw none) restarts the rate from the floor, doubling while the excess stays
+ * under half the target's. A foreground
  * starved behind the scan completes nothing and so shows no latency: requests in flight in
  * the stat file beyond the scan's own, none completing for LAT_STARVED_NS, count as a
  * decision far above the target. Why not plain AIMD: see gov_lat_decide and
