@@ -303,8 +303,8 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 	if (n <= 0)
 		return 0;
 	{
-		/* a layer whose geometry cannot be followed down (dm-raid other than raid1, raid0
-		 * with zones): read at the top as md/dm serve it, said */
+		/* a layer whose geometry cannot be followed down (a dm-raid raid1 with a data
+		 * offset, raid0 with zones): read at the top as md/dm serve it, said */
 		struct map_stack_leaf lv[LEAF_LOCS];
 		const char *bk = NULL;
 		uint64_t done;
