@@ -131,8 +131,12 @@ row top "mediascan scan /mnt/m --top-only"
 row check "echo check > /sys/block/md0/md/sync_action (until idle)"
 row dd "dd if=MEMBER bs=1M iflag=direct count=SHARE_MIB (one member's share)"
 s=$(median scan) c=$(median check) d=$(median dd)
+sb=$(grep '^ROW scan ' "$tmp/out" | tail -n 1 | awk '{ print $5 }')
 echo
-awk -v s="$s" -v c="$c" -v d="$d" -v f="$fill_pct" 'BEGIN {
+awk -v s="$s" -v c="$c" -v d="$d" -v f="$fill_pct" -v sb="${sb:-0}" -v n="$nmem" -v t="$throttle_mib" 'BEGIN {
 	if (s + 0 > 0 && c + 0 > 0)
 		printf "scan / (fill x check) = %.2f (goal <= 1.2); scan / one member share = %.2f (goal about 1, not 2)\n",
-			s / (f / 100 * c), (d + 0 > 0 ? s / d : 0) }'
+			s / (f / 100 * c), (d + 0 > 0 ? s / d : 0)
+	if (t > 0 && sb > 0 && s + 0 > 0)
+		printf "scan read %.0f MiB per member: %.2f s at %d MiB/s each in parallel, %.2f s one after the other; scan / parallel = %.2f\n",
+			sb / n / 1048576, sb / n / 1048576 / t, t, sb / 1048576 / t, s / (sb / n / 1048576 / t) }'
