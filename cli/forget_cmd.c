@@ -83,8 +83,10 @@ int cli_forget_main(int argc, char **argv)
 			forget_usage(stdout);
 			return 0;
 		default:
-			report_err("forget: unknown or incomplete option '%s' (see mediascan forget "
-				"--help)", argv[optind - 1]);
+			report_err(
+			    "forget: unknown or incomplete option '%s' (see mediascan forget "
+			    "--help)",
+			    argv[optind - 1]);
 			return REPORT_EXIT_USAGE;
 		}
 	}

@@ -93,8 +93,9 @@ int main(int argc, char **argv)
 		return REPORT_EXIT_USAGE;
 	}
 	/* --json FILE|-, the bare flag meaning stdout (probe, report, status knew only that) */
-	report_json_argv(argc, argv, strcmp(argv[1], "probe") == 0 || strcmp(argv[1], "report") == 0 ||
-				  strcmp(argv[1], "status") == 0);
+	report_json_argv(argc, argv,
+			 strcmp(argv[1], "probe") == 0 || strcmp(argv[1], "report") == 0 ||
+			     strcmp(argv[1], "status") == 0);
 	cmd = cli_cmd_find(argv[1]);
 	if (cmd)
 		return cmd->main(argc - 1, argv + 1);

@@ -193,13 +193,17 @@ static int report_error(const struct scan_state_error_row *e, void *arg)
 	}
 	/* the store's text is untrusted like any file: escaped as everywhere else */
 	printf("  %-7s %s offset %llu length %llu %s%s%s, first seen %s, last seen %s, %u pass%s\n",
-	       e->unallocated ? "gone" : e->cleared ? "cleared" : is_new ? "NEW" : "open",
+	       e->unallocated ? "gone"
+	       : e->cleared   ? "cleared"
+	       : is_new	      ? "NEW"
+			      : "open",
 	       report_escape(e->device ? e->device : "", dev_esc, sizeof(dev_esc)),
 	       (unsigned long long)e->offset, (unsigned long long)e->length,
 	       report_escape(e->error ? e->error : "", err_esc, sizeof(err_esc)),
 	       v == SCAN_V_DAMAGE ? "" : " ", v == SCAN_V_DAMAGE ? "" : scan_verdict_name(v),
-	       report_fmt_time(e->first_seen, a, sizeof(a)), report_fmt_time(e->last_seen, b, sizeof(b)),
-	       e->times_seen, e->times_seen == 1 ? "" : "es");
+	       report_fmt_time(e->first_seen, a, sizeof(a)),
+	       report_fmt_time(e->last_seen, b, sizeof(b)), e->times_seen,
+	       e->times_seen == 1 ? "" : "es");
 	report_owners_print(stdout, owners);
 	if (!e->cleared || e->unallocated)
 		printf("          what to do: %s\n", action);
@@ -351,7 +355,8 @@ int cli_report_main(int argc, char **argv)
 		return REPORT_EXIT_USAGE;
 	}
 	if (html_path && r.json && strcmp(html_path, "-") == 0 && strcmp(r.json_path, "-") == 0) {
-		report_err("report: --json - and --html - both name stdout: give one of them a FILE");
+		report_err(
+		    "report: --json - and --html - both name stdout: give one of them a FILE");
 		return REPORT_EXIT_USAGE;
 	}
 	if (html_path && strcmp(html_path, "-") == 0)
@@ -409,7 +414,8 @@ int cli_report_main(int argc, char **argv)
 		report_html_free(&html);
 		if (ret < 0) {
 			json_object_put(r.targets);
-			report_err("report: cannot write %s: %s", html_path, report_create_error(ret));
+			report_err("report: cannot write %s: %s", html_path,
+				   report_create_error(ret));
 			return REPORT_EXIT_OPERATIONAL;
 		}
 	}
@@ -422,7 +428,8 @@ int cli_report_main(int argc, char **argv)
 		ret = report_json_write(doc, r.json_path);
 		json_object_put(doc);
 		if (ret < 0) {
-			report_err("report: cannot write %s: %s", r.json_path, report_create_error(ret));
+			report_err("report: cannot write %s: %s", r.json_path,
+				   report_create_error(ret));
 			return REPORT_EXIT_OPERATIONAL;
 		}
 	} else {

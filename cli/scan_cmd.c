@@ -201,9 +201,12 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 				       &a->pass.rate_max;
 
 			if (report_parse_rate(optarg, dst)) {
-				report_err("bad --%s '%s': give bytes per second, e.g. 50M or 50M/s",
-					c == O_RATE ? "rate" : c == O_RATE_MIN ? "rate-min" :
-					"rate-max", optarg);
+				report_err(
+				    "bad --%s '%s': give bytes per second, e.g. 50M or 50M/s",
+				    c == O_RATE	      ? "rate"
+				    : c == O_RATE_MIN ? "rate-min"
+						      : "rate-max",
+				    optarg);
 				return REPORT_EXIT_USAGE;
 			}
 			break;
@@ -218,8 +221,9 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 
 			if (report_parse_duration(optarg, dst) ||
 			    (*dst <= 0 && c != O_IOTIMEOUT) || *dst > 10 * 365 * 86400.0) {
-				report_err("bad --%s '%s': give a duration such as 30s, 90m, 12h, 7d",
-					name, optarg);
+				report_err(
+				    "bad --%s '%s': give a duration such as 30s, 90m, 12h, 7d",
+				    name, optarg);
 				return REPORT_EXIT_USAGE;
 			}
 			break;
@@ -295,7 +299,8 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 		return REPORT_EXIT_USAGE;
 	}
 	if (a->pass.rate && a->pass.window_s) {
-		report_err("--rate and --window exclude each other (bound a window with --rate-max)");
+		report_err(
+		    "--rate and --window exclude each other (bound a window with --rate-max)");
 		return REPORT_EXIT_USAGE;
 	}
 	if (a->pass.rate_min && a->pass.rate_max && a->pass.rate_min > a->pass.rate_max) {

@@ -31,7 +31,8 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 		cfg = malloc(sizeof(*cfg));
 		if (!cfg)
 			return -ENOMEM;
-		ret = patrol_config_load(config ? config : PATROL_DEFAULT_CONFIG, cfg, err, sizeof(err));
+		ret = patrol_config_load(config ? config : PATROL_DEFAULT_CONFIG, cfg, err,
+					 sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "mediascan: %s\n", err);
 			free(cfg);
@@ -81,7 +82,40 @@ static json_object *json_pass(const struct scan_state_pass *p, time_t now)
 	json_object_object_add(j, "bytes_per_s", json_object_new_double(rate));
 	json_object_object_add(j, "eta_s", eta >= 0 ? json_object_new_double(eta) : NULL);
 	json_object_object_add(j, "method", json_object_new_string(p->method));
+	/* A running pass's pace against its window (null: no window, not known yet). */
+	if (p->result == SCAN_PASS_RUNNING) {
+		json_object_object_add(j, "window_end", p->window_end ?
+				       json_object_new_int64(p->window_end) : NULL);
+		json_object_object_add(j, "projected_end", p->projected_end ?
+				       json_object_new_int64(p->projected_end) : NULL);
+		json_object_object_add(j, "window_late",
+				       json_object_new_boolean(p->window_late_since != 0));
+		json_object_object_add(j, "window_late_since", p->window_late_since ?
+				       json_object_new_int64(p->window_late_since) : NULL);
+	}
 	return j;
+}
+
+/* A running pass's pace against its window, in words: a pass that will miss it says so. */
+static void status_pace(const struct scan_state_pass *p)
+{
+	char a[64], b[64], c[64];
+
+	if (!p->window_end && !p->projected_end)
+		return;
+	printf("  ");
+	if (p->window_end)
+		printf("window ends %s, ", report_fmt_time(p->window_end, a, sizeof(a)));
+	if (p->projected_end)
+		printf("projected end %s", report_fmt_time(p->projected_end, b, sizeof(b)));
+	else
+		printf("projected end not known yet");
+	if (p->window_late_since)
+		printf(": WILL MISS THE WINDOW (the disk's spare capacity is too little; said "
+		       "since %s)", report_fmt_time(p->window_late_since, c, sizeof(c)));
+	else if (p->window_end)
+		printf(": in time");
+	printf("\n");
 }
 
 static int status_row(const struct scan_state_target *t, void *arg)
@@ -125,6 +159,8 @@ static int status_row(const struct scan_state_target *t, void *arg)
 		if (eta >= 0)
 			printf(", ETA %s", report_fmt_duration(eta, d, sizeof(d)));
 		printf(", started %s\n", report_fmt_time(p->started, d, sizeof(d)));
+		if (p->result == SCAN_PASS_RUNNING)
+			status_pace(p);
 	}
 	printf("  last complete pass: %s\n", t->has_complete ?
 	       report_fmt_time(t->last_complete.ended, d, sizeof(d)) : "none yet");
@@ -257,7 +293,8 @@ int cli_status_main(int argc, char **argv)
 		ret = report_json_write(doc, s.json_path);
 		json_object_put(doc);
 		if (ret < 0) {
-			report_err("status: cannot write %s: %s", s.json_path, report_create_error(ret));
+			report_err("status: cannot write %s: %s", s.json_path,
+				   report_create_error(ret));
 			return REPORT_EXIT_OPERATIONAL;
 		}
 	} else {

@@ -388,6 +388,30 @@ out_rollback:
 	return ret;
 }
 
+int scan_state_pass_pace(struct scan_state *st, int64_t pass_id, int64_t window_end,
+			 int64_t projected_end, int64_t late_since)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	if (!st || window_end < 0 || projected_end < 0 || late_since < 0)
+		return -EINVAL;
+	s = state_stmt(st, STMT_PASS_PACE);
+	sqlite3_bind_int64(s, 1, pass_id);
+	sqlite3_bind_int64(s, 2, window_end);
+	sqlite3_bind_int64(s, 3, projected_end);
+	sqlite3_bind_int64(s, 4, late_since);
+	ret = state_exec(st, s);
+	if (ret < 0)
+		return ret;
+	if (!sqlite3_changes(st->db)) {
+		snprintf(st->errmsg, sizeof(st->errmsg), "pass %lld is not running",
+			 (long long)pass_id);
+		return -ESTALE;
+	}
+	return 0;
+}
+
 int scan_state_finish(struct scan_state *st, int64_t pass_id, enum scan_pass_result result,
 		      uint64_t scanned_bytes, double bytes_per_s)
 {

@@ -15,7 +15,7 @@
  * prepared per call rather than at open.
  */
 
-/* Fill p from columns col.. of s in the order of STMT_PASS_GET. */
+/* Fill p from columns col.. of s in the order of HIST_PASS_COLS (14 columns). */
 static void hist_pass(sqlite3_stmt *s, int col, struct scan_state_pass *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -30,12 +30,16 @@ static void hist_pass(sqlite3_stmt *s, int col, struct scan_state_pass *p)
 	state_column_str(s, col + 8, p->method, sizeof(p->method));
 	state_column_str(s, col + 9, p->engine, sizeof(p->engine));
 	p->number = sqlite3_column_int64(s, col + 10);
+	p->window_end = sqlite3_column_int64(s, col + 11);
+	p->projected_end = sqlite3_column_int64(s, col + 12);
+	p->window_late_since = sqlite3_column_int64(s, col + 13);
 }
 
 /* ... and the pass's number among its target's passes of its kind (1 = the first). */
 #define HIST_PASS_COLS "id, target_id, started, ended, planned_bytes, scanned_bytes, " \
 	"bytes_per_s, result, method, engine, (SELECT count(*) FROM passes q WHERE " \
-	"q.target_id = passes.target_id AND q.kind = passes.kind AND q.id <= passes.id)"
+	"q.target_id = passes.target_id AND q.kind = passes.kind AND q.id <= passes.id), " \
+	"window_end, projected_end, window_late_since"
 
 /* Return 1 and fill p with the pass selected by sql (bound to id), 0 if none, or -errno. */
 static int hist_one_pass(struct scan_state *st, const char *sql, int64_t id,
@@ -331,9 +335,9 @@ int scan_state_list_passes(struct scan_state *st, int64_t target_id, scan_state_
 		struct scan_state_pass_row p;
 
 		hist_pass(s, 0, &p.pass);
-		p.recheck = sqlite3_column_int(s, 11);
-		p.found = (unsigned)sqlite3_column_int64(s, 12);
-		p.cleared = (unsigned)sqlite3_column_int64(s, 13);
+		p.recheck = sqlite3_column_int(s, 14);
+		p.found = (unsigned)sqlite3_column_int64(s, 15);
+		p.cleared = (unsigned)sqlite3_column_int64(s, 16);
 		ret = fn(&p, arg);
 		if (ret < 0) {
 			sqlite3_finalize(s);

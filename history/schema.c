@@ -145,6 +145,14 @@ static const char *const state_migrations[] = {
 	"	UNIQUE (target_id, member, array_uuid, offset, length)\n"
 	");\n"
 	"CREATE INDEX redundancy_lost_target ON redundancy_lost(target_id, state);\n",
+	/*
+	 * 5 -> 6: a running pass's pace against its window, in unix seconds (0: none or not
+	 * known): when the window ends, when the pass is projected to end, since when it is
+	 * said to miss the window. Status and the metrics read them while the pass runs.
+	 */
+	"ALTER TABLE passes ADD COLUMN window_end INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE passes ADD COLUMN projected_end INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE passes ADD COLUMN window_late_since INTEGER NOT NULL DEFAULT 0;\n",
 };
 
 _Static_assert(sizeof(state_migrations) / sizeof(state_migrations[0]) == SCAN_STATE_SCHEMA_VERSION,
@@ -204,6 +212,9 @@ const char *const state_sql[STMT_NR] = {
 		"WHERE id = ?1 AND result IN ('running', 'interrupted')",
 	[STMT_PASS_FINISH] =
 		"UPDATE passes SET result = ?2, ended = ?3, scanned_bytes = ?4, bytes_per_s = ?5 "
+		"WHERE id = ?1 AND result = 'running'",
+	[STMT_PASS_PACE] =
+		"UPDATE passes SET window_end = ?2, projected_end = ?3, window_late_since = ?4 "
 		"WHERE id = ?1 AND result = 'running'",
 	[STMT_PASS_GET] =
 		"SELECT id, target_id, started, ended, planned_bytes, scanned_bytes, bytes_per_s, "

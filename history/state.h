@@ -22,7 +22,7 @@
 #include "scan.h"
 
 #define SCAN_STATE_DB_NAME "mediascan.db"
-#define SCAN_STATE_SCHEMA_VERSION 5
+#define SCAN_STATE_SCHEMA_VERSION 6
 #define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
 
 struct scan_state;
@@ -47,6 +47,10 @@ struct scan_state_pass {
 	enum scan_pass_result result;
 	char method[32];
 	char engine[16];
+	/* Its pace against a window, at its last checkpoint (unix seconds; 0: none, unknown). */
+	int64_t window_end;		/* when the window ends */
+	int64_t projected_end;		/* when the pass is projected to end */
+	int64_t window_late_since;	/* since when it is said to miss the window */
 };
 
 /* Called by scan_state_load_errors() for each error; a negative return stops the walk. */
@@ -164,6 +168,18 @@ int scan_state_checkpoint(struct scan_state *st, int64_t pass_id, const uint64_t
 			  unsigned nr_devs, uint64_t scanned_bytes,
 			  const struct scan_error *new_errors, size_t n,
 			  const char *const *device_paths);
+/**
+ * scan_state_pass_pace() - store a running pass's pace against its window.
+ * @st: the store
+ * @pass_id: the running pass
+ * @window_end: when the window ends, unix seconds (0: no window)
+ * @projected_end: when the pass is projected to end, unix seconds (0: not known yet)
+ * @late_since: since when the pass is said to miss its window, unix seconds (0: it is not)
+ *
+ * Return: 0, or -errno (-ESTALE if the pass is not running).
+ */
+int scan_state_pass_pace(struct scan_state *st, int64_t pass_id, int64_t window_end,
+			 int64_t projected_end, int64_t late_since);
 /**
  * scan_state_finish() - end a running pass.
  * @st: the store
@@ -411,15 +427,28 @@ typedef int (*scan_state_rl_fn)(const struct scan_state_rl_row *e, void *arg);
  * @pass_id: the pass
  * @v: the ranges
  * @n: how many
- * @fresh: when not NULL, set per range to 1 when it was never told before (then marked told)
+ * @fresh: when not NULL, set per range to 1 when it was never told before
  *
  * A range seen again (same member, array and bytes) is the same row: times_seen counts the
- * passes, a cleared row opens again.
+ * passes, a cleared row opens again (untold). Nothing is marked told here: the caller does
+ * that with scan_state_told_rl() once the journal and on_damage told it.
  *
  * Return: the number of ranges never told before, or -errno (nothing stored).
  */
 int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
 			 size_t n, int *fresh);
+/**
+ * scan_state_told_rl() - mark redundancy-lost ranges as told (on_damage took them).
+ * @st: the store
+ * @pass_id: a pass of the target the ranges belong to
+ * @v: the ranges as given to scan_state_record_rl()
+ * @idx: which of @v were told
+ * @n: how many indexes
+ *
+ * Return: the number of rows marked, or -errno (none marked: they are offered again).
+ */
+int scan_state_told_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
+		       const size_t *idx, size_t n);
 /**
  * scan_state_settle_rl() - clear the open redundancy-lost rows a complete member-level pass
  * did not see fail (it read every copy again).

@@ -91,7 +91,9 @@ struct vfy_dev {
 	uint32_t opt_xfer_blocks;
 	int verify16;			/* 1 accepted, 0 refused or not sent, -1 untried */
 	int usb_bridge;			/* behind a USB bridge: no passthrough beyond INQUIRY */
-	char scsi_why[160];		/* why VERIFY(16)/READ(16) are not used, "" if they are */
+	char scsi_why[200];		/* why VERIFY(16)/READ(16) are not used, "" if they are */
+	int no_dataless;		/* dataless passthrough (NVMe Verify, SCSI VERIFY) unsafe */
+	char dataless_why[200];		/* why, "" when safe */
 	char model[128];
 	void *priv;			/* the method's state */
 };

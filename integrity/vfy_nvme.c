@@ -95,6 +95,10 @@ static int nvme_verify_probe(struct vfy_dev *d, char *why, size_t len)
 		snprintf(why, len, "not an NVMe namespace");
 		return -EOPNOTSUPP;
 	}
+	if (d->no_dataless) {
+		snprintf(why, len, "%s", d->dataless_why);
+		return -EOPNOTSUPP;
+	}
 	if (!d->oncs_verify && d->verify_works != 1) {
 		snprintf(why, len, "the controller does not advertise Verify (ONCS bit 7) and a "
 			 "one-block Verify failed");

@@ -55,8 +55,8 @@ static int scsi_verify_probe(struct vfy_dev *d, char *why, size_t len)
 		snprintf(why, len, "not a SCSI disk");
 		return -EOPNOTSUPP;
 	}
-	if (d->verify16 == 0) {
-		snprintf(why, len, "%s", d->scsi_why[0] ? d->scsi_why :
+	if (d->no_dataless || d->verify16 == 0) {
+		snprintf(why, len, "%s", d->no_dataless ? d->dataless_why : d->scsi_why[0] ? d->scsi_why :
 			 "the device refused VERIFY(16) (ILLEGAL REQUEST)");
 		return -EOPNOTSUPP;
 	}

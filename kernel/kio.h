@@ -68,6 +68,12 @@ int kio_sysfs_u64(const char *path, uint64_t *val);
 
 /* ---- block devices by name, and a disk's partitions, in sysfs (kio_sysfs_block.c) ---- */
 
+/*
+ * Return 1 when the disk's queue uses the bfq I/O scheduler ("[bfq]" in
+ * /sys/block/DISK/queue/scheduler), 0 when another or none, -errno when unreadable.
+ */
+int kio_disk_sched_bfq(const char *disk_name);
+
 /* One partition the kernel knows of a disk. */
 struct kio_part {
 	unsigned number;
@@ -162,6 +168,15 @@ struct kio_diskstat {
 int kio_diskstat_parse(const char *line, struct kio_diskstat *st);
 /* Return 0 and fill st from /sys/class/block/NAME/stat (NAME as sda1, nvme0n1), or -errno. */
 int kio_diskstat_read(const char *disk_name, struct kio_diskstat *st);
+
+/* ---- the calling thread's run-queue wait: /proc/thread-self/schedstat (kio_schedstat.c) ---- */
+
+/* Return an fd of the calling thread's schedstat (read it from that thread only), or -errno. */
+int kio_schedstat_open(void);
+/* Return 0 and set *run_delay_ns from one schedstat line ("cpu run_delay slices"), or -EINVAL. */
+int kio_schedstat_parse(const char *line, uint64_t *run_delay_ns);
+/* Return 0 and set *run_delay_ns (ns the thread was ready but waiting, so far), or -errno. */
+int kio_schedstat_run_delay(int fd, uint64_t *run_delay_ns);
 
 /* ---- I/O class: ioprio_set() (kio_ioprio.c) ---- */
 

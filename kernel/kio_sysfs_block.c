@@ -41,6 +41,20 @@ static int sys_u64(const char *name, const char *attr, uint64_t *v)
 	return kio_sysfs_u64(path, v);
 }
 
+int kio_disk_sched_bfq(const char *disk_name)
+{
+	char p[256], v[256];
+	int ret;
+
+	if (strchr(disk_name, '/'))
+		return -EINVAL;
+	snprintf(p, sizeof(p), "/sys/block/%s/queue/scheduler", disk_name);
+	ret = kio_sysfs_read(p, v, sizeof(v));
+	if (ret < 0)
+		return ret;
+	return strstr(v, "[bfq]") != NULL;
+}
+
 int kio_devt_of_name(const char *name, dev_t *devt)
 {
 	char path[PATH_MAX], buf[64];

@@ -10,9 +10,8 @@
  * kernel maps. Measured on 100k files: ~15 ms for the pass, where FIEMAP of every file costs
  * ~550 ms (docs/performance.md).
  *
- * Over 600 lines for now: the libext2fs inode-table pass, its bounded block-map walk and its
- * read fallback share the fs handle and the match state; splitting them would export that
- * state.
+ * The read-only io_manager libext2fs reads through is in io_ext4.c; naming below a damaged
+ * directory from the raw device (map_ext4_name_below) in names_ext4.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +28,7 @@
 #if HAVE_EXT2FS
 #include <ext2fs/ext2fs.h>
 
+#include "ext4_int.h"
 /* Special inodes (fs/ext4/ext4.h). */
 #define E4_BAD_INO		1
 #define E4_ROOT_INO		2
@@ -139,186 +139,6 @@ static int e4_walk_step(struct e4 *c, int map_block, uint64_t pblk, uint64_t nbl
 		c->w.stopped = 1;
 	return ret;
 }
-
-static struct e4 *e4_current;		/* for counting unreadable blocks */
-/* The filesystem whose known-bad bytes the read-only manager refuses (map_fsx bad list). */
-static const struct map_target *e4_refuse;
-
-/* Return 1 when any byte of [off, off+len) of the device is known or suspected bad. */
-static int e4_refused(uint64_t off, uint64_t len)
-{
-	return e4_refuse && map_fsx_is_bad(e4_refuse, off, off + len);
-}
-
-/*
- * A read-only io_manager for libext2fs: reads through kernel/ (kio_pread, buffered, so the
- * page cache the mounted filesystem keeps current is what is read), never writes, and never
- * fsyncs the device as unix_io_manager does on open (that would write back the mounted
- * filesystem's dirty buffers). A block that cannot be read is counted and read as zeroes.
- * Known-bad bytes (the ranges the scan found, map_fsx bad list) are never read at all: their
- * sectors are zeroes and counted, the rest of the request read sector by sector (O_DIRECT:
- * the page cache would read the whole page, bad sector included). Callers that must not take
- * zeroes for a directory or map block check map_fsx_is_bad first.
- */
-static struct struct_io_manager ro_manager;
-
-/* The channel's files: buffered reads, and O_DIRECT ones (opened on the first bad read) to
- * find which 512-byte sectors of a failed block are bad: the page cache fails whole pages. */
-struct ro_priv {
-	int fd;
-	int dfd;			/* O_DIRECT, -1 not yet opened, -2 cannot */
-	void *sector;			/* aligned 512-byte bounce buffer */
-	char name[];
-};
-
-static errcode_t ro_open(const char *name, int flags, io_channel *channel)
-{
-	struct ro_priv *pv;
-	io_channel io;
-	int fd;
-
-	if (flags & IO_FLAG_RW)
-		return EXT2_ET_RO_FILSYS;
-	fd = kio_open_ro(name);
-	if (fd < 0)
-		return (errcode_t)-fd;
-	io = calloc(1, sizeof(*io));
-	pv = calloc(1, sizeof(*pv) + strlen(name) + 1);
-	if (!io || !pv) {
-		free(io);
-		free(pv);
-		kio_close(fd);
-		return EXT2_ET_NO_MEMORY;
-	}
-	pv->fd = fd;
-	pv->dfd = -1;
-	strcpy(pv->name, name);
-	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = &ro_manager;
-	io->name = strdup(name);
-	io->block_size = 1024;
-	io->refcount = 1;
-	io->private_data = pv;
-	*channel = io;
-	return 0;
-}
-
-static errcode_t ro_close(io_channel io)
-{
-	struct ro_priv *pv = io->private_data;
-
-	if (--io->refcount > 0)
-		return 0;
-	kio_close(pv->fd);
-	if (pv->dfd >= 0)
-		kio_close(pv->dfd);
-	free(pv->sector);
-	free(pv);
-	free(io->name);
-	free(io);
-	return 0;
-}
-
-static errcode_t ro_set_blksize(io_channel io, int blksize)
-{
-	io->block_size = blksize;
-	return 0;
-}
-
-static errcode_t ro_read_blk64(io_channel io, unsigned long long block, int count, void *data)
-{
-	struct ro_priv *pv = io->private_data;
-	int fd = pv->fd;
-	size_t size = count < 0 ? (size_t)-count : (size_t)count * (size_t)io->block_size;
-	uint64_t off = block * (uint64_t)io->block_size;
-	int refuse = e4_refused(off, size);
-	ssize_t n = refuse ? -EIO : kio_pread(fd, data, size, off);
-
-	if (n == (ssize_t)size)
-		return 0;
-	if (n >= 0) {				/* past the end: zeroes */
-		memset((char *)data + n, 0, size - (size_t)n);
-		return 0;
-	}
-	/*
-	 * A bad sector: sector by sector, zeroes where a sector cannot be read (not the whole
-	 * block: an inode table block holds 16 inodes, a bad sector only 2 of them).
-	 */
-	if (pv->dfd == -1) {
-		pv->dfd = kio_open_direct(pv->name);
-		if (pv->dfd < 0 || posix_memalign(&pv->sector, 4096, 512)) {
-			if (pv->dfd >= 0)
-				kio_close(pv->dfd);
-			pv->dfd = -2;
-		}
-	}
-	for (size_t done = 0; done < size; done += 512) {
-		size_t len = size - done < 512 ? size - done : 512;
-		int ok = 0;
-
-		if (refuse && e4_refused(off + done, 512)) {
-			ok = 0;			/* known bad: never read again */
-		} else if (pv->dfd >= 0 &&
-			   kio_pread(pv->dfd, pv->sector, 512, off + done) == 512) {
-			memcpy((char *)data + done, pv->sector, len);
-			ok = 1;
-		}
-		if (!ok) {
-			memset((char *)data + done, 0, len);
-			if (e4_current)
-				e4_current->unreadable++;
-		}
-	}
-	return 0;
-}
-
-static errcode_t ro_read_blk(io_channel io, unsigned long block, int count, void *data)
-{
-	return ro_read_blk64(io, block, count, data);
-}
-
-static errcode_t ro_write_blk64(io_channel io, unsigned long long block, int count,
-				const void *data)
-{
-	(void)io;
-	(void)block;
-	(void)count;
-	(void)data;
-	return EXT2_ET_RO_FILSYS;
-}
-
-static errcode_t ro_write_blk(io_channel io, unsigned long block, int count, const void *data)
-{
-	return ro_write_blk64(io, block, count, data);
-}
-
-static errcode_t ro_flush(io_channel io)
-{
-	(void)io;
-	return 0;
-}
-
-static errcode_t ro_set_option(io_channel io, const char *option, const char *arg)
-{
-	(void)io;
-	(void)option;
-	(void)arg;
-	return EXT2_ET_INVALID_ARGUMENT;
-}
-
-static struct struct_io_manager ro_manager = {
-	.magic = EXT2_ET_MAGIC_IO_MANAGER,
-	.name = "mediascan read-only",
-	.open = ro_open,
-	.close = ro_close,
-	.set_blksize = ro_set_blksize,
-	.read_blk = ro_read_blk,
-	.write_blk = ro_write_blk,
-	.flush = ro_flush,
-	.set_option = ro_set_option,
-	.read_blk64 = ro_read_blk64,
-	.write_blk64 = ro_write_blk64,
-};
 
 /* How to name the blocks of inode ino (kind, meta_type) for the owner template. */
 static void e4_template(const struct e4 *c, ext2_ino_t ino, const struct ext2_inode_large *in,
@@ -557,11 +377,11 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 	int ret = 0;
 
 	*unreadable = 0;
-	e4_refuse = fsx;
+	map_ext4_refuse = fsx;
 	/* Read-only (no EXT2_FLAG_RW): libext2fs never writes. */
 	err = ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
 			  EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
-			  EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &ro_manager, &fs);
+			  EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &map_ext4_ro_manager, &fs);
 	if (err) {
 		snprintf(why, whylen, "libext2fs cannot open %s: %s", fsx->devices[0].path,
 			 error_message(err));
@@ -569,7 +389,7 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 	}
 	c.fs = fs;
 	c.bs = fs->blocksize;
-	e4_current = &c;
+	map_ext4_unreadable = &c.unreadable;
 	err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err) {
 		snprintf(why, whylen, "libext2fs cannot scan the inodes of %s: %s",
@@ -614,7 +434,7 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 	}
 	ext2fs_close_inode_scan(scan);
 out_close:
-	e4_current = NULL;
+	map_ext4_unreadable = NULL;
 	free(c.w.seen);
 	*unreadable = c.unreadable;
 	if (map_fsx_get(fsx))
@@ -632,10 +452,10 @@ int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, i
 	uint64_t bs, isz, ipg, tbytes;
 	size_t n = 0;
 
-	e4_refuse = fsx;
+	map_ext4_refuse = fsx;
 	if (ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
 			EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
-			EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &ro_manager, &fs))
+			EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &map_ext4_ro_manager, &fs))
 		return -EIO;
 	bs = fs->blocksize;
 	isz = EXT2_INODE_SIZE(fs->super);
@@ -663,167 +483,6 @@ int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, i
 	return (int)n;
 }
 
-/* ---- naming below a damaged directory from the raw device ---- */
-
-#define E4_RAW_MAX_DEPTH 256
-#define E4_RAW_MAX_ENTRIES (1u << 22)	/* bound on entries read below one directory */
-
-struct e4_raw_ent {
-	uint64_t ino;
-	unsigned char type;
-	char *name;
-};
-
-struct e4_raw {
-	ext2_filsys fs;
-	ext2_ino_t dir;
-	char *buf;			/* one directory block */
-	struct e4_raw_ent *v;
-	size_t nr, cap;
-	unsigned missing;		/* directory blocks refused (known bad) or unreadable */
-	uint64_t total;			/* entries read so far, all directories */
-	int err;
-};
-
-static unsigned char e4_dtype(int ft)
-{
-	switch (ft) {
-	case EXT2_FT_REG_FILE: return DT_REG;
-	case EXT2_FT_DIR: return DT_DIR;
-	case EXT2_FT_CHRDEV: return DT_CHR;
-	case EXT2_FT_BLKDEV: return DT_BLK;
-	case EXT2_FT_FIFO: return DT_FIFO;
-	case EXT2_FT_SOCK: return DT_SOCK;
-	case EXT2_FT_SYMLINK: return DT_LNK;
-	default: return DT_UNKNOWN;
-	}
-}
-
-/* The entries of one directory block (never a known-bad one). */
-static int e4_raw_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
-			int ref_offset, void *priv)
-{
-	struct e4_raw *r = priv;
-	uint64_t bs = fs->blocksize;
-
-	(void)blockcnt;
-	(void)ref_blk;
-	(void)ref_offset;
-	if (map_fsx_is_bad(e4_refuse, *blocknr * bs, (*blocknr + 1) * bs) ||
-	    ext2fs_read_dir_block4(fs, *blocknr, r->buf, 0, r->dir)) {
-		r->missing++;
-		return 0;
-	}
-	for (unsigned off = 0; off + 8 <= bs;) {
-		struct ext2_dir_entry *de = (struct ext2_dir_entry *)(r->buf + off);
-		unsigned rec_len, nlen;
-
-		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 || off + rec_len > bs)
-			break;			/* corrupt: the rest of the block is lost */
-		nlen = ext2fs_dirent_name_len(de);
-		if (de->inode && nlen && nlen + 8 <= rec_len &&
-		    !(de->name[0] == '.' && (nlen == 1 || (nlen == 2 && de->name[1] == '.')))) {
-			if (r->nr == r->cap) {
-				size_t cap = r->cap ? r->cap * 2 : 64;
-				struct e4_raw_ent *n = realloc(r->v, sizeof(*n) * cap);
-
-				if (!n) {
-					r->err = -ENOMEM;
-					return BLOCK_ABORT;
-				}
-				r->v = n;
-				r->cap = cap;
-			}
-			r->v[r->nr].ino = de->inode;
-			r->v[r->nr].type = e4_dtype(ext2fs_dirent_file_type(de));
-			r->v[r->nr].name = strndup(de->name, nlen);
-			if (!r->v[r->nr].name) {
-				r->err = -ENOMEM;
-				return BLOCK_ABORT;
-			}
-			r->nr++;
-			if (++r->total > E4_RAW_MAX_ENTRIES)
-				return BLOCK_ABORT;
-		}
-		off += rec_len;
-	}
-	return 0;
-}
-
-/* Name what lies below directory ino (at path) from the raw device; recursion is bounded. */
-static int e4_raw_dir(struct e4_raw *top, ext2_ino_t ino, const char *path, unsigned depth,
-		      int (*fn)(void *arg, uint64_t ino, unsigned char type, const char *path),
-		      void *arg)
-{
-	struct e4_raw r = { .fs = top->fs, .dir = ino, .buf = top->buf, .total = top->total };
-	struct ext2_inode in;
-	int ret = 0;
-
-	if (depth > E4_RAW_MAX_DEPTH)
-		return -ELOOP;
-	if (ext2fs_read_inode(top->fs, ino, &in) || !LINUX_S_ISDIR(in.i_mode))
-		return -EIO;			/* its inode is unreadable (or zeroes: refused) */
-	if (in.i_flags & EXT4_INLINE_DATA_FL)
-		return -EOPNOTSUPP;		/* no blocks, so none bad: but not read here */
-	ext2fs_block_iterate3(top->fs, ino, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY, NULL,
-			      e4_raw_block, &r);
-	top->total = r.total;
-	top->missing += r.missing;
-	for (size_t i = 0; i < r.nr && ret >= 0; i++) {
-		size_t pl = strlen(path), nl = strlen(r.v[i].name);
-		char *p = malloc(pl + 1 + nl + 1);
-
-		if (!p) {
-			ret = -ENOMEM;
-			break;
-		}
-		memcpy(p, path, pl);
-		p[pl] = '/';
-		memcpy(p + pl + 1, r.v[i].name, nl + 1);
-		ret = fn(arg, r.v[i].ino, r.v[i].type, p);
-		if (ret >= 0 && r.v[i].type == DT_DIR) {
-			int sub = e4_raw_dir(top, (ext2_ino_t)r.v[i].ino, p, depth + 1, fn, arg);
-
-			if (sub == -ENOMEM)
-				ret = sub;
-			else if (sub < 0)
-				top->missing++;
-		}
-		free(p);
-	}
-	for (size_t i = 0; i < r.nr; i++)
-		free(r.v[i].name);
-	free(r.v);
-	if (ret >= 0 && r.err)
-		ret = r.err;
-	return ret;
-}
-
-int map_ext4_name_below(struct map_target *fsx, uint64_t dir_ino, const char *path,
-			int (*fn)(void *arg, uint64_t ino, unsigned char type, const char *path),
-			void *arg)
-{
-	struct e4_raw top = { 0 };
-	ext2_filsys fs = NULL;
-	int ret;
-
-	if (dir_ino > UINT32_MAX)
-		return -EINVAL;
-	e4_refuse = fsx;
-	if (ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
-			EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
-			EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &ro_manager, &fs))
-		return -EIO;
-	top.fs = fs;
-	top.buf = malloc(fs->blocksize);
-	ret = top.buf ? e4_raw_dir(&top, (ext2_ino_t)dir_ino, path, 0, fn, arg) : -ENOMEM;
-	free(top.buf);
-	ext2fs_close_free(&fs);
-	if (ret >= 0 && top.missing)
-		ret = -EIO;			/* some of it could not be read: names may be missing */
-	return ret;
-}
-
 #else
 
 int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, int whole_unit,
@@ -835,18 +494,6 @@ int map_ext4_itable_inodes(struct map_target *fs, uint64_t off, uint64_t len, in
 	(void)whole_unit;
 	(void)inos;
 	(void)max;
-	return -EOPNOTSUPP;
-}
-
-int map_ext4_name_below(struct map_target *fs, uint64_t dir_ino, const char *path,
-			int (*fn)(void *arg, uint64_t ino, unsigned char type, const char *path),
-			void *arg)
-{
-	(void)fs;
-	(void)dir_ino;
-	(void)path;
-	(void)fn;
-	(void)arg;
 	return -EOPNOTSUPP;
 }
 

@@ -1,8 +1,15 @@
 /*
- * mediascan/exec.h - the executor's private state, shared by executor.c (the loop, isolation
- * of failed reads), exec_cmd.c (drive-side commands through the same loop), exec_vfy.c
- * (xfs-verify's blocking calls) and recheck.c (I/Os that answered late: waited for, re-read
- * alone and narrowed once the queue has drained). Not for use outside mediascan/.
+ * mediascan/exec.h - the executor's private state, shared by its files, which call each other
+ * in one direction only (tests/unit/callgraph.sh checks it), from the bottom up:
+ *   exec_queue.c     slots and buffer pieces; reads and commands sent alone or in batches
+ *   exec_batch.c     the plan's ranges as the loop takes them, pieces put back
+ *   exec_progress.c  progress, the governor's samples, checkpoints
+ *   exec_vfy.c       xfs-verify's blocking calls (a loop of their own), scsi-read's narrowing
+ *   exec_cmd.c       drive-side commands in the loop: start, settle, narrow
+ *   exec_isolate.c   a failed read narrowed and explained; the device shrunk or gone
+ *   recheck.c        I/Os that answered late: waited for, re-read alone, narrowed
+ *   executor.c       scan_run and the loop
+ * Not for use outside mediascan/.
  */
 #ifndef MEDIASCAN_EXEC_H
 #define MEDIASCAN_EXEC_H
@@ -77,6 +84,13 @@ struct exec {
 	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
 	uint64_t dev_read_ios[SCAN_MAX_DEVICES];	/* their count and summed latency, which */
 	uint64_t dev_read_ns[SCAN_MAX_DEVICES];		/* pacing by latency subtracts */
+	/*
+	 * The loop's run-queue wait while reaping (pacing by latency): on a busy CPU a read's
+	 * completion is reaped late, and its latency measured from here would be longer than
+	 * the kernel's count of it, which the governor subtracts it from.
+	 */
+	int sched_fd;			/* /proc/thread-self/schedstat; -1: not known */
+	uint64_t reap_late_ns;		/* run-queue wait of the last wait for completions */
 	uint64_t next_checkpoint_ns;
 	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];
@@ -113,12 +127,50 @@ struct exec {
 	struct vfy_result alone_res;	/* what the last command sent alone said */
 };
 
+/* The queue (exec_queue.c): slots, reads and commands sent through them, their bookkeeping. */
+
+/*
+ * The piece of the discard buffer a slot reads into. Data is not kept, but reads in flight
+ * together (the loop's and isolation's) never share bytes: the kernel checks protection
+ * information in the buffer once a read is done, and a neighbour's data landing there
+ * would make good blocks fail and bad ones pass.
+ */
+static inline void *exec_slot_buf(const struct exec *x, const struct exec_slot *s)
+{
+	return (char *)x->eng.buf + (size_t)(s - x->slots) * x->buf_piece;
+}
+
+/* Return the drive-side method's device for scan device dev. */
+static inline struct vfy_dev *exec_cmd_dev(const struct exec *x, uint32_t dev)
+{
+	return x->o->vfy_devs[dev];
+}
+
 /* Return 1 when the scan is to stop (signal, --max-duration, failing disk). */
 int exec_stopping(const struct exec *x);
 /* Return CLOCK_MONOTONIC in ns. */
 uint64_t exec_now_ns(void);
+/* Sleep ns (a signal ends it early: the loop looks at the stop flag). */
+void exec_sleep_ns(uint64_t ns);
+/* Call the disk failing: record why (printf-style) and stop the scan. */
+void exec_failing(struct exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Count a failed or late read (bad 1) or a good one (bad 0) of dev; may call it failing. */
+void exec_note_read(struct exec *x, uint32_t dev, int bad);
+/* Count bytes [offset, offset+length) of dev, read cleanly, into the watches they cover. */
+void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
+/* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
+int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
 /* Return 0 after counting one of our reads of device dev that completed: bytes, latency. */
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns);
+/*
+ * Return 0 after reading rd[0..n) of device dev through the engine, as many at once as free
+ * slots allow, each res and lat_ns set (-ETIME: not answered within hard_cap_ns, the disk is
+ * called failing); -EINTR when the scan is stopping (reads in flight are abandoned, those not
+ * read say -EINTR); -EBUSY with no free slot, or the engine's -errno. iso: isolation's reads,
+ * counted toward --max-failed-reads and the watches (-ECANCELED becomes -ETIME).
+ */
+int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsigned n,
+		   int iso);
 /*
  * Return bytes read, or -errno, after reading [offset, offset+len) of device dev through the
  * engine and waiting for that read alone; *lat_ns is how long it took. -ETIME: no answer
@@ -134,34 +186,25 @@ ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t 
  */
 ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
 		      uint64_t *lat_ns, int count);
-/* Return 0 at the end or on stop, -EOPNOTSUPP when the device refused the method, -errno. */
-int exec_loop(struct exec *x);
-/* Return 0 after adding [offset, offset+length) of rg in front of what is left to read. */
-int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length);
-/*
- * Return 0 after reading rd[0..n) of device dev through the engine, as many at once as free
- * slots allow, each res and lat_ns set (-ETIME: not answered within hard_cap_ns, the disk is
- * called failing); -EINTR when the scan is stopping (reads in flight are abandoned, those not
- * read say -EINTR); -EBUSY with no free slot, or the engine's -errno. iso: isolation's reads,
- * counted toward --max-failed-reads and the watches (-ECANCELED becomes -ETIME).
- */
-int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsigned n,
-		   int iso);
-/* Return 0 after narrowing a failed read of [offset, offset+length) on dev; -errno. */
-int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
-		 uint64_t length, int err);
-/* Count bytes [offset, offset+length) of dev, read cleanly, into the watches they cover. */
-void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
-/* Count a failed or late read (bad 1) or a good one (bad 0) of dev; may call it failing. */
-void exec_note_read(struct exec *x, uint32_t dev, int bad);
-/* Call the disk failing: record why (printf-style) and stop the scan. */
-void exec_failing(struct exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
-int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
-/* Sleep ns (a signal ends it early: the loop looks at the stop flag). */
-void exec_sleep_ns(uint64_t ns);
+/* Return 0 after building the drive-side command for slot's piece, or -errno. */
+int exec_cmd_prep(struct exec *x, struct exec_slot *slot);
+/* Return what the method's complete() said of slot's answered command (see vfy_ops). */
+int exec_cmd_complete(struct exec *x, struct exec_slot *slot);
+/* Decode slot's answered command: io.res becomes its length (clean) or -errno (failed). */
+int exec_cmd_decode(struct exec *x, struct exec_slot *slot);
+
+/* The plan as the executor takes it (exec_batch.c). */
+#define EXEC_BATCH 256			/* ranges asked of the source at once */
 /* Return 1 when the current batch has a range to read, 0 at the end, or -errno. */
 int exec_have_work(struct exec *x);
+/* Return the length of the next read of the current range. */
+uint32_t exec_next_len(const struct exec *x);
+/* Prepare the next read of the current range in slot (exec_have_work() said 1). */
+void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now);
+/* Return 0 after adding [offset, offset+length) of rg in front of what is left to read. */
+int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length);
+
+/* Progress, pacing samples and checkpoints (exec_progress.c). */
 /* Call the progress callback (at most twice a second unless force). */
 void exec_progress(struct exec *x, int force);
 /* Return 0 after handing the cursors and the errors since the last call to the caller. */
@@ -185,7 +228,7 @@ int exec_vfy_init(struct exec *x, const struct vfy_ops *ops, int *ready);
 /* Undo exec_vfy_init on the devices marked ready. */
 void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready);
 
-/* Drive-side commands through the engine (exec_cmd.c). */
+/* Drive-side commands in the loop (exec_cmd.c). */
 /*
  * Return 0 after setting up the method on every device, the engine that carries its
  * commands (uring_cmd on NVMe generic char devices, else the thread pool) and the slots'
@@ -194,10 +237,6 @@ void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready);
 int exec_cmd_start(struct exec *x);
 /* Undo exec_cmd_start (the engine already cleaned up, or left to the process's exit). */
 void exec_cmd_stop(struct exec *x);
-/* Return 0 after building the command for slot's piece, or -errno. */
-int exec_cmd_prep(struct exec *x, struct exec_slot *slot);
-/* Decode slot's answered command: io.res becomes its length (clean) or -errno (failed). */
-int exec_cmd_decode(struct exec *x, struct exec_slot *slot);
 /*
  * Return 1 when slot's completed command was settled here (refused: put back for reading;
  * operational: recorded), 0 when io.res says what a read would and the read path goes on,
@@ -210,7 +249,24 @@ int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err);
 int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
 		     uint64_t length, int err);
 
+/* A failed read of the loop, narrowed and explained (exec_isolate.c). */
+/* Return 0 after narrowing a failed read of [offset, offset+length) on dev; -errno. */
+int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
+		 uint64_t length, int err);
+/* Return 1 when device dev is smaller than when the scan began, or gone; 0 otherwise. */
+int exec_dev_shrunk(const struct exec *x, uint32_t dev);
+/*
+ * Return 1 when the device of io shrank or went away (the scan stops, one device fault is
+ * recorded, failures past the new end are dropped), 0 when it is as it was.
+ */
+int exec_device_changed(struct exec *x, const struct scan_io *io);
+/* Remember the narrowed failed read f; drop a transient that a proven neighbour explains. */
+void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_before);
+
 /* Return 0 after settling every late read (recheck.c), or -errno. */
 int exec_recheck(struct exec *x);
+
+/* Return 0 at the end or on stop, -EOPNOTSUPP when the device refused the method, -errno. */
+int exec_loop(struct exec *x);
 
 #endif

@@ -14,11 +14,6 @@
 
 #include "exec.h"
 
-static struct vfy_dev *cmd_dev(const struct exec *x, uint32_t dev)
-{
-	return x->o->vfy_devs[dev];
-}
-
 /* Return 1 when every device can take NVMe commands through io_uring passthrough. */
 static int cmd_uring_ok(const struct exec *x)
 {
@@ -27,7 +22,7 @@ static int cmd_uring_ok(const struct exec *x)
 	if (x->o->engine && strcmp(x->o->engine, scan_engine_uring.name) != 0)
 		return 0;			/* --engine asked for another: the pool then */
 	for (unsigned d = 0; d < x->nr_devs; d++)
-		if (cmd_dev(x, d)->cfd < 0 || !cmd_dev(x, d)->uring_cmd)
+		if (exec_cmd_dev(x, d)->cfd < 0 || !exec_cmd_dev(x, d)->uring_cmd)
 			return 0;
 	return 1;
 }
@@ -49,7 +44,7 @@ int exec_cmd_start(struct exec *x)
 	x->cmd_ops = ops;
 	uring = cmd_uring_ok(x);
 	for (unsigned d = 0; d < x->nr_devs; d++) {
-		struct vfy_dev *vd = cmd_dev(x, d);
+		struct vfy_dev *vd = exec_cmd_dev(x, d);
 		size_t b = ops->buf_bytes ? ops->buf_bytes(vd) : 0;
 
 		x->cmd_max[d] = (uint64_t)ops->max_blocks(vd) * vd->lbs;
@@ -89,49 +84,6 @@ void exec_cmd_stop(struct exec *x)
 	x->eng.cmd_ring = 0;
 }
 
-int exec_cmd_prep(struct exec *x, struct exec_slot *slot)
-{
-	struct vfy_dev *vd = cmd_dev(x, slot->io.dev_idx);
-	uint64_t lba = (slot->io.offset + vd->part_start_bytes) / vd->lbs;
-	uint32_t nlb = slot->io.length / vd->lbs;
-	int ret;
-
-	slot->io.cmd = NULL;
-	if (!nlb)
-		return -EINVAL;
-	ret = x->cmd_ops->prep(vd, lba, nlb, &slot->cmd, slot->cmd_buf);
-	if (ret < 0)
-		return ret;
-	slot->io.cmd = &slot->cmd;
-	return 0;
-}
-
-/* Return what the method's complete() said of slot's answered command (see vfy_ops). */
-static int cmd_complete(struct exec *x, struct exec_slot *slot)
-{
-	struct vfy_dev *vd = cmd_dev(x, slot->io.dev_idx);
-	uint64_t lba = (slot->io.offset + vd->part_start_bytes) / vd->lbs;
-
-	memset(&slot->vres, 0, sizeof(slot->vres));
-	if (slot->io.res < 0)
-		return slot->io.res;		/* not sent, or not answered (cancelled) */
-	return x->cmd_ops->complete(vd, lba, slot->io.length / vd->lbs, &slot->cmd,
-				    slot->cmd_buf, &slot->vres);
-}
-
-int exec_cmd_decode(struct exec *x, struct exec_slot *slot)
-{
-	int ret = cmd_complete(x, slot);
-
-	if (ret == 0)
-		slot->io.res = (int)slot->io.length;
-	else if (ret == 1)
-		slot->io.res = vfy_fail_errno(&slot->vres);
-	else
-		slot->io.res = ret;
-	return ret;
-}
-
 int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err)
 {
 	struct scan_error e = {
@@ -150,7 +102,7 @@ int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err)
 int exec_cmd_done(struct exec *x, struct exec_slot *slot)
 {
 	struct scan_io *io = &slot->io;
-	int engine_err = io->res < 0, ret = cmd_complete(x, slot);
+	int engine_err = io->res < 0, ret = exec_cmd_complete(x, slot);
 
 	if (ret == 0) {
 		io->res = (int)io->length;
@@ -169,7 +121,7 @@ int exec_cmd_done(struct exec *x, struct exec_slot *slot)
 	if (ret == -EOPNOTSUPP) {
 		/* ILLEGAL REQUEST: send no more; this piece and the rest are read instead. */
 		if (!x->cmd_refused) {
-			struct vfy_dev *vd = cmd_dev(x, io->dev_idx);
+			struct vfy_dev *vd = exec_cmd_dev(x, io->dev_idx);
 
 			snprintf(x->r->method_note, sizeof(x->r->method_note),
 				 "%s refused by %s at byte %llu (ILLEGAL REQUEST): the rest was "
@@ -232,7 +184,7 @@ static void cmd_clean(void *arg, uint32_t dev, uint64_t offset, uint64_t length)
 int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint64_t offset,
 		     uint64_t length, int err)
 {
-	struct vfy_dev *vd = cmd_dev(x, dev);
+	struct vfy_dev *vd = exec_cmd_dev(x, dev);
 	struct scan_isolate_cmd si = {
 		.dev_idx = dev, .lbs = vd->lbs, .part_start_bytes = vd->part_start_bytes,
 		.max_blocks = x->cmd_ops->max_blocks(vd), .cmd = cmd_alone, .cmd_many = cmd_many,

@@ -46,6 +46,8 @@
 #define LAT_MIN_IOS 64ull		/* foreground requests a decision needs */
 #define LAT_DECIDE_NS 500000000ull	/* and at least this long */
 #define LAT_QUIET_NS 2000000000ull	/* fewer than LAT_FEW_IOS in this long: no foreground */
+#define LAT_APPEAR_NS 100000000ull	/* LAT_FEW_IOS in this long where there was none: probe */
+#define LAT_FIRST_SIGN 2ull		/* or this many done or waiting in one sample */
 #define LAT_FEW_IOS 4ull
 #define LAT_STARVED_NS 750000000ull	/* other requests waiting this long, none done */
 #define LAT_AIM_PCT 95			/* aim at this share of the excess the target allows */
@@ -220,6 +222,7 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 	g->lat.acc_start_ns = now_ns;
 	g->lat.acc_ios = 0;
 	g->lat.acc_sum_ns = 0;
+	g->lat.acc_own_ns = 0;
 	g->lat.acc_bytes0 = g->issued_bytes;
 }
 
@@ -444,7 +447,9 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 	/*
 	 * Under half its time alone is not believable: our own time, measured from user space,
 	 * was subtracted with delays the kernel did not count (a busy CPU reaping late). Hold
-	 * the rate rather than raise it on a wrong reading.
+	 * the rate rather than raise it on a wrong reading, and keep ramping after it: a wrong
+	 * reading says nothing about the scan's effect (it ended the start-up ramp, and on a
+	 * busy host a never-idle disk's pass then crawled up from --rate-min by 1.25x steps).
 	 */
 	if (lat_ns < base / 2)
 		e = 1000;
@@ -456,10 +461,22 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 	l->have_err = true;
 	l->fg_now = true;
 	f = 1000 + LAT_GAIN_PM * (1000 - l->err_pm) / 1000;
-	if (l->ramp && e < 500)
-		f = 2000;				/* start-up: double while far under */
-	else
+	/*
+	 * Start-up: double while far under; hold on a wrong reading, and on one reading near the
+	 * aim (one noisy reading ended the ramp, and the pass then crawled up by 1.25x steps);
+	 * the ramp ends at a second one in a row, or at once above the aim.
+	 */
+	if (l->ramp && lat_ns < base / 2) {
+		f = 1000;
+	} else if (l->ramp && e < 500) {
+		f = 2000;
+		l->ramp_near = 0;
+	} else if (l->ramp && e <= 1000 && !l->ramp_near) {
+		f = 1000;
+		l->ramp_near = 1;
+	} else {
 		l->ramp = false;
+	}
 	if (f < LAT_MIN_FACTOR_PM)
 		f = LAT_MIN_FACTOR_PM;
 	/*
@@ -561,9 +578,38 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 	g->anchor_bytes = 0;
 }
 
+/*
+ * The foreground's mean request time over the decision interval of span_ns, as far as the
+ * scan can have caused it. A read of the scan delays each other request that waits while it
+ * is served by at most its time: all the scan can have added to the foreground's summed time
+ * is its own summed time (service plus queueing, an upper bound of its service) times the
+ * foreground's requests waiting (at least one; more when the foreground's mean in flight,
+ * Little: its summed time over the span, says so). Excess beyond twice that is not the
+ * scan's: on a busy host a foreground's latency moved by 2x from one sample to the next
+ * with the scan at 1% of the disk (its driver waiting for a CPU), and every such spike cut
+ * the pass of a never-idle disk. The reading is capped there; last_lat_ns keeps what was
+ * seen, for the report.
+ */
+static uint64_t gov_lat_ours(struct scan_gov *g, uint64_t span_ns)
+{
+	struct scan_gov_lat *l = &g->lat;
+	uint64_t lat = l->acc_sum_ns / l->acc_ios, cap, waiting_pm;
+
+	l->last_lat_ns = lat;
+	if (!l->baseline_ns || !span_ns || lat <= l->baseline_ns)
+		return lat;
+	waiting_pm = gov_muldiv(l->acc_sum_ns, 1000, span_ns, true);
+	if (waiting_pm < 1000)
+		waiting_pm = 1000;
+	cap = gov_muldiv(gov_muldiv(l->acc_own_ns, waiting_pm, 1000, true), 2, l->acc_ios, true);
+	cap = gov_sat_add(l->baseline_ns, cap);
+	return lat < cap ? lat : cap;
+}
+
 /* One sample of pacing by latency: fg_ios requests of fg_ns in total since the last one. */
 static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
-			   uint64_t fg_ios, uint64_t fg_ns, uint64_t fg_wait, bool own_done)
+			   uint64_t fg_ios, uint64_t fg_ns, uint64_t own_ns, uint64_t fg_wait,
+			   bool own_done)
 {
 	struct scan_gov_lat *l = &g->lat;
 	uint64_t span, achieved = 0, lat;
@@ -586,6 +632,7 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 	}
 	l->acc_ios += fg_ios;
 	l->acc_sum_ns += fg_ns;
+	l->acc_own_ns += own_ns;
 	span = now_ns - l->acc_start_ns;
 	/*
 	 * Other requests in flight (the stat file's in_flight minus ours) that do not complete:
@@ -615,18 +662,22 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 		gov_lat_probe_start(g, now_ns);
 		return;
 	}
-	if (!l->baseline_ns && l->acc_ios >= LAT_FEW_IOS && span >= LAT_DECIDE_NS) {
-		gov_lat_probe_start(g, now_ns);	/* a foreground appeared: learn it alone */
+	/*
+	 * A foreground appeared where the last probe saw none: learn it alone at its first sign
+	 * (two of its requests done or waiting in one sample), before its requests queue behind
+	 * a full-speed scan's (waiting for four completions took most of a second then).
+	 */
+	if (!l->baseline_ns && ((l->acc_ios >= LAT_FEW_IOS && span >= LAT_APPEAR_NS) ||
+				fg_ios + fg_wait >= LAT_FIRST_SIGN)) {
+		gov_lat_probe_start(g, now_ns);
 		return;
 	}
 	if (l->acc_ios >= LAT_MIN_IOS && span >= LAT_DECIDE_NS) {
-		lat = l->acc_sum_ns / l->acc_ios;
-		l->last_lat_ns = lat;
+		lat = gov_lat_ours(g, span);
 		gov_lat_decide(g, lat, achieved);
 	} else if (span >= LAT_QUIET_NS) {
 		if (l->acc_ios >= LAT_FEW_IOS && l->baseline_ns) {
-			lat = l->acc_sum_ns / l->acc_ios;
-			l->last_lat_ns = lat;
+			lat = gov_lat_ours(g, span);
 			gov_lat_decide(g, lat, achieved);
 		} else if (l->acc_ios >= LAT_FEW_IOS) {
 			gov_lat_probe_start(g, now_ns);	/* a light foreground: learn it */
@@ -643,6 +694,32 @@ static void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interva
 	/* The rate in force, smoothed: what the projected end is judged by. */
 	if (g->rate_bps)
 		l->avg_bps = l->avg_bps ? (3 * l->avg_bps + g->rate_bps) / 4 : g->rate_bps;
+}
+
+/*
+ * The rate achieved (bytes accounted per second over SCAN_GOV_DONE_NS, smoothed): the disk
+ * may give less than the rate in force (a window's pace on a disk too slow for it), and the
+ * projected end must say so. Probe pauses are left out (the first one, at the start, would
+ * read as a slow disk): the window's pace already makes up for the time they take.
+ */
+static void gov_done_sample(struct scan_gov *g, uint64_t now_ns)
+{
+	uint64_t dt, cur;
+
+	if (!g->done_mark_ns || g->lat.probing) {
+		g->done_mark_ns = now_ns ? now_ns : 1;
+		g->done_mark_bytes = g->issued_bytes;
+		return;
+	}
+	if (now_ns < g->done_mark_ns || now_ns - g->done_mark_ns < SCAN_GOV_DONE_NS)
+		return;
+	dt = now_ns - g->done_mark_ns;
+	cur = gov_muldiv(g->issued_bytes - g->done_mark_bytes, NS_PER_S, dt, false);
+	g->done_bps = g->done_bps ? (g->done_bps + cur) / 2 : cur;
+	if (!g->done_bps)
+		g->done_bps = 1;		/* nothing read for a second: known, and slow */
+	g->done_mark_ns = now_ns;
+	g->done_mark_bytes = g->issued_bytes;
 }
 
 int scan_gov_sample(struct scan_gov *g, uint64_t now_ns, const struct kio_diskstat *st,
@@ -662,7 +739,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 			const struct scan_gov_own *own, unsigned nr_st)
 {
 	uint64_t other_bytes = 0, other_sectors = 0, other_ios = 0, interval_ns;
-	uint64_t fg_ios = 0, fg_ns = 0, fg_wait = 0;
+	uint64_t fg_ios = 0, fg_ns = 0, fg_wait = 0, fg_own_ns = 0;
 	bool seen, own_done = false;
 
 	if (!g || !st || !own || !nr_st || nr_st > SCAN_GOV_MAX_VIEWS)
@@ -703,6 +780,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 		if (f_ios > fg_ios) {
 			fg_ios = f_ios;
 			fg_ns = f_ns;
+			fg_own_ns = own[i].ns - v->last_own_ns;
 		}
 		if (o_ios)
 			own_done = true;
@@ -715,11 +793,12 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 	}
 	g->fg_sectors += other_sectors;
 	g->fg_ios += other_ios;
+	gov_done_sample(g, now_ns);
 	interval_ns = now_ns > g->last_sample_ns ? now_ns - g->last_sample_ns : 1;
 	g->last_sample_ns = now_ns;
 	if (g->o.latency) {
 		gov_tick(g, now_ns);
-		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, fg_wait, own_done);
+		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, fg_own_ns, fg_wait, own_done);
 		return fg_ios > 0;
 	}
 	if (g->o.fg_threshold_bps)
@@ -775,7 +854,15 @@ uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bo
 	       g->o.planned_total_bytes - g->issued_bytes : 0;
 	if (g->o.latency && ((g->lat.ramp && g->lat.fg_now) || !g->lat.avg_bps))
 		return 0;		/* still finding its rate: nothing to say yet */
-	bps = g->o.latency ? g->lat.avg_bps : 0;
+	bps = g->o.latency ? g->lat.avg_bps : g->rate_bps;
+	/*
+	 * What the disk gives, when clearly less (by a tenth: the achieved rate of a paced scan
+	 * runs a little under its pace): the rate in force says what the scan may do, not what
+	 * it does (a window's pace on a disk too slow for it only rises as the pass falls
+	 * behind, and was never "late" by it until the catch-up cap).
+	 */
+	if (g->done_bps && (!bps || g->done_bps < bps - bps / 10))
+		bps = g->done_bps;
 	if (!bps && now_ns > g->start_ns + NS_PER_S && g->issued_bytes)
 		bps = gov_muldiv(g->issued_bytes, NS_PER_S, now_ns - g->start_ns, false);
 	if (!bps)
@@ -786,6 +873,11 @@ uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bo
 	if (g->window_end_ns && end > gov_sat_add(g->window_end_ns, margin))
 		*late = true;
 	return end;
+}
+
+uint64_t scan_gov_window_end_ns(const struct scan_gov *g)
+{
+	return g->window_end_ns;
 }
 
 uint64_t scan_gov_fg_latency_ns(const struct scan_gov *g, uint64_t *with_scan_ns)

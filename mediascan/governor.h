@@ -23,6 +23,7 @@
 #define SCAN_GOV_FLOOR_BPS_DEFAULT (1ull << 20)	/* backoff rate when rate_min_bps is 0 */
 #define SCAN_GOV_CREDIT_NS 100000000ull		/* most a late caller may catch up: 100 ms */
 #define SCAN_GOV_WINDOW_RECALC_NS 1000000000ull	/* window rate recomputed at most this often */
+#define SCAN_GOV_DONE_NS 1000000000ull		/* achieved rate measured over this long */
 
 /* A window that fell behind catches up at most this many times its nominal rate. */
 #define SCAN_GOV_WINDOW_CATCHUP 4
@@ -77,10 +78,12 @@ struct scan_gov_lat {
 	uint64_t next_probe_ns;
 	uint64_t baseline_ns;		/* foreground's mean request time alone; 0: unknown */
 	uint64_t acc_start_ns, acc_ios, acc_sum_ns, acc_bytes0;	/* decision interval */
+	uint64_t acc_own_ns;		/* the scan's own reads' summed latency in it */
 	uint64_t rate_bps;		/* the controller's rate; 0 = unlimited */
 	int64_t err_pm;			/* smoothed excess latency, per mille of the aim */
 	bool have_err;
 	bool ramp;			/* start-up: doubling until the excess shows */
+	unsigned ramp_near;		/* readings in a row near the aim while ramping */
 	bool fg_now;			/* the last decision saw a foreground */
 	unsigned cuts_in_row;		/* decisions in a row above target */
 	uint64_t avg_bps;		/* achieved rate, smoothed: for the projected end */
@@ -113,6 +116,9 @@ struct scan_gov {
 					   written, discarded */
 	uint64_t fg_ios;		/* other writes, discards and flushes seen (busiest view) */
 	struct scan_gov_lat lat;
+	uint64_t done_mark_ns, done_mark_bytes;	/* start of the achieved rate's interval */
+	uint64_t done_bps;		/* rate achieved, smoothed over SCAN_GOV_DONE_NS intervals
+					   (0: not known yet): what the projected end is judged by */
 	unsigned nr_probes;		/* baseline probes (latency pacing) */
 	uint64_t probe_ns;		/* time paused for them */
 };
@@ -145,10 +151,13 @@ uint64_t scan_gov_backoff_ns(const struct scan_gov *g, uint64_t now_ns);
 /* Return how many times the rate was cut for other I/O (backoffs, or latency cuts). */
 unsigned scan_gov_backoffs(const struct scan_gov *g);
 /*
- * Return when the pass is projected to end at the rate it achieves (0: not known yet), and
- * set *late when a window is set and that is past the window's end.
+ * Return when the pass is projected to end (0: not known yet), at the lower of the rate it
+ * achieves (what the disk gives) and, when pacing by latency, the rate the foreground leaves
+ * it; set *late when a window is set and that is past the window's end (with a margin).
  */
 uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bool *late);
+/* Return when the window ends (0: no window), on the caller's clock. */
+uint64_t scan_gov_window_end_ns(const struct scan_gov *g);
 /*
  * Return the foreground's mean request time alone (the baseline; 0: not known) and set
  * *with_scan_ns to it with the scan running, at the last decision (0: not known).

@@ -134,6 +134,13 @@ struct scan_checkpoint {
 	const struct scan_error *new_errors;	/* errors found since the last checkpoint */
 	size_t nr_new_errors;
 	int final;			/* the last checkpoint of this run */
+	/* The pace against a window (governed scans; all 0 when not known). */
+	int has_window;			/* a window is set: window_end_in_s says when it ends */
+	double window_end_in_s;		/* from now (negative: it ended) */
+	double projected_end_in_s;	/* when the pass is projected to end, from now (0: not
+					   known yet) */
+	int window_late;		/* that is past the window's end */
+	double window_late_for_s;	/* "late" was first said this long ago (0: never) */
 };
 
 /* A /sys/class/block/NAME/stat view watched for foreground load. */

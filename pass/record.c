@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pass.h"
@@ -187,6 +188,34 @@ static void checkpoint_owners_store(struct pass_record *k, struct ck_owners *o, 
 	scan_result_free(&o->r);
 }
 
+/* Seconds from now, as unix seconds (0 when unknown). */
+static int64_t record_at(time_t now, double in_s)
+{
+	return (int64_t)now + (int64_t)(in_s + (in_s < 0 ? -0.5 : 0.5));
+}
+
+/*
+ * The pass's pace against its window, for status and the metrics: said at every checkpoint
+ * while it runs (a pace the store refuses is said again at the next; the scan goes on).
+ */
+static void record_pace(struct pass_record *k, const struct scan_checkpoint *c)
+{
+	time_t now = time(NULL);
+	int64_t wend = 0, pend = 0, since = 0;
+
+	if (c->final)
+		return;				/* the pass's end says the rest */
+	if (c->has_window)
+		wend = record_at(now, c->window_end_in_s);
+	if (c->projected_end_in_s > 0)
+		pend = record_at(now, c->projected_end_in_s);
+	if (c->window_late)
+		since = record_at(now, c->window_late_for_s > 0 ? -c->window_late_for_s : 0);
+	if (wend < 0 || pend < 0 || since < 0)
+		return;
+	(void)scan_state_pass_pace(k->st, k->pass_id, wend, pend, since);
+}
+
 static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 {
 	struct pass_record *k = arg;
@@ -194,6 +223,7 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 	int ret;
 
 	checkpoint_owners_map(k, c, &own);
+	record_pace(k, c);
 	ret = scan_state_checkpoint(k->st, k->pass_id, c->cursor, c->nr_devs, c->scanned_bytes,
 				    c->new_errors, c->nr_new_errors, k->dev_keys);
 	checkpoint_owners_store(k, &own, ret == 0);
@@ -492,7 +522,7 @@ int pass_record_rl(struct pass_record *k, const struct pass_report *rep)
 	char **json = NULL, path[MAP_STACK_NAME + 8];
 	size_t *idx = NULL, n = ps && ps->active ? ps->nr_rl : 0;
 	unsigned nr_fresh = 0;
-	int *fresh = NULL, ret = 0;
+	int *fresh = NULL, ret = 0, told = 1;
 
 	if (!ps || !ps->active)
 		return 0;
@@ -543,8 +573,20 @@ int pass_record_rl(struct pass_record *k, const struct pass_report *rep)
 		if (h->journal_rl)
 			h->journal_rl(h->arg, rep, i, k->pass_id);
 	}
-	if (h->on_redundancy_lost && nr_fresh && rep->r->stopped != 1)
-		h->on_redundancy_lost(h->arg, rep, idx, nr_fresh, k->pass_id);
+	if (h->on_redundancy_lost && nr_fresh && rep->r->stopped == 1) {
+		/* Stopping (SIGTERM, SIGINT): start no command that could hold the stop up. */
+		told = 0;
+		pass_say(h, PASS_SAY_ERROR, "warning: on_damage not run, the scan is stopping: its "
+			 "%u redundancy-lost range%s %s offered again on the next run", nr_fresh,
+			 nr_fresh == 1 ? "" : "s", nr_fresh == 1 ? "is" : "are");
+	} else if (h->on_redundancy_lost && nr_fresh) {
+		told = h->on_redundancy_lost(h->arg, rep, idx, nr_fresh, k->pass_id);
+	}
+	/* Told (journal, on_damage exit 0): not again. Else the next run offers them again. */
+	if (k->st && ret >= 0 && told && nr_fresh &&
+	    scan_state_told_rl(k->st, k->pass_id, v, idx, nr_fresh) < 0)
+		pass_say(h, PASS_SAY_ERROR, "warning: redundancy-lost ranges not marked as told "
+			 "in the history (they will be told again): %s", scan_state_errmsg(k->st));
 	ret = ret < 0 ? ret : (int)nr_fresh;
 out:
 	for (size_t i = 0; json && i < n * 3; i++)

@@ -93,6 +93,14 @@ static const struct {
 	{ "mediascan_redundancy_lost_ranges",
 	  "Member ranges of an array (md, LVM RAID) that failed while another copy read "
 	  "fine, not read cleanly since: nothing lost yet, the next failure loses it." },
+	{ "mediascan_scan_window_end_seconds",
+	  "When the running pass's window ends, unix seconds (0: no window, no scan running)." },
+	{ "mediascan_scan_projected_end_seconds",
+	  "When the running pass is projected to end at the rate the disk's spare capacity "
+	  "gives it, unix seconds (0: not known yet, no scan running)." },
+	{ "mediascan_scan_window_late",
+	  "1 while the running pass is projected to miss its window (said early, kept while "
+	  "true)." },
 };
 
 static int metric_row(const struct scan_state_target *t, void *arg)
@@ -165,6 +173,15 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 		break;
 	case 13:
 		v = t->open_redundancy_lost;
+		break;
+	case 14:
+	case 15:
+	case 16:
+		/* What status says of the running pass's pace against its window. */
+		if (mt->running && t->has_latest && t->latest.result == SCAN_PASS_RUNNING)
+			v = m->pass == 14 ? (double)t->latest.window_end :
+			    m->pass == 15 ? (double)t->latest.projected_end :
+			    t->latest.window_late_since != 0;
 		break;
 	}
 	fprintf(m->f, "%s{target=\"", metrics[m->pass].name);

@@ -173,8 +173,9 @@ static int patrol_reap(struct patrol *p, time_t now)
 			pt->pid = 0;
 			nr++;
 			pt->next_try = now;
-			if (WIFSIGNALED(status) || (WIFEXITED(status) &&
-			    (WEXITSTATUS(status) & (REPORT_EXIT_OPERATIONAL | REPORT_EXIT_USAGE)))) {
+			if (WIFSIGNALED(status) ||
+			    (WIFEXITED(status) && (WEXITSTATUS(status) & (REPORT_EXIT_OPERATIONAL |
+									  REPORT_EXIT_USAGE)))) {
 				struct scan_state_pass pass;
 
 				/* A planned stop (max duration, active hours) is not a failure. */
@@ -289,8 +290,10 @@ int patrol_main(int argc, char **argv)
 			patrol_usage(stdout);
 			return 0;
 		default:
-			report_err("patrol: unknown or incomplete option '%s' (see mediascan patrol "
-				"--help)", argv[optind - 1]);
+			report_err(
+			    "patrol: unknown or incomplete option '%s' (see mediascan patrol "
+			    "--help)",
+			    argv[optind - 1]);
 			return REPORT_EXIT_USAGE;
 		}
 	}
@@ -330,7 +333,8 @@ int patrol_main(int argc, char **argv)
 			/* the hook exactly as it will run, so a cut or a surprise shows here */
 			if (p.t[i].c.o.on_damage[0]) {
 				char esc[sizeof(p.t[i].c.o.on_damage) * 4];
-				const char *c = report_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
+				const char *c =
+				    report_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
 
 				/* shell-quoted, control bytes escaped: what sh -c is handed */
 				fputs("  on_damage: /bin/sh -c '", stdout);
@@ -339,8 +343,9 @@ int patrol_main(int argc, char **argv)
 						fputs("'\\''", stdout);
 					else
 						putchar(*c);
-				printf("'  (killed after %s)\n",
-				       report_fmt_duration(p.t[i].c.o.hook_timeout_s, w, sizeof(w)));
+				printf(
+				    "'  (killed after %s)\n",
+				    report_fmt_duration(p.t[i].c.o.hook_timeout_s, w, sizeof(w)));
 			} else {
 				printf("  on_damage: none\n");
 			}
@@ -393,8 +398,9 @@ int patrol_main(int argc, char **argv)
 
 			if (pt->pid) {
 				/* Active hours began or ended: restart the run at the new pace. */
-				if (patrol_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
-						   now_min) != pt->active)
+				if (patrol_active_now(pt->c.o.active_start_min,
+						      pt->c.o.active_end_min,
+						      now_min) != pt->active)
 					kill(pt->pid, SIGTERM);
 				continue;
 			}

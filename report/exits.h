@@ -2,8 +2,8 @@
  * report/exits.h - the exit status of every subcommand (report/exits.c), for --help and
  * `mediascan help exit`.
  */
-#ifndef MEDIASCAN_CLI_EXITS_H
-#define MEDIASCAN_CLI_EXITS_H
+#ifndef MEDIASCAN_REPORT_EXITS_H
+#define MEDIASCAN_REPORT_EXITS_H
 
 #include <stdio.h>
 

@@ -175,7 +175,8 @@ int report_html_dev_from_target(struct report_html_target *ht, struct map_target
 }
 
 /* One error row: class, where, what, when, owners. */
-static void print_err_row(FILE *f, const struct report_html_target *t, const struct report_html_err *e)
+static void print_err_row(FILE *f, const struct report_html_target *t,
+			  const struct report_html_err *e)
 {
 	char a[64], b[64];
 
@@ -236,8 +237,9 @@ static void print_seen(FILE *f, const struct report_html_err *e)
 	char a[64], b[64];
 
 	fprintf(f, "<td>%s</td><td>%s</td><td>%s%s</td></tr>\n",
-		report_fmt_time(e->first_seen, a, sizeof(a)), report_fmt_time(e->last_seen, b, sizeof(b)),
-		e->state ? e->state : "found", e->is_new ? " <span class=\"new\">NEW</span>" : "");
+		report_fmt_time(e->first_seen, a, sizeof(a)),
+		report_fmt_time(e->last_seen, b, sizeof(b)), e->state ? e->state : "found",
+		e->is_new ? " <span class=\"new\">NEW</span>" : "");
 }
 
 static void print_file_row(FILE *f, const struct report_html_err *e, json_object *o)
@@ -336,8 +338,9 @@ static void print_passes(FILE *f, const struct report_html_target *t)
 			fputs("<tr><td>this pass</td>", f);
 		fprintf(f, "<td>%s</td><td>%s</td><td>%s</td><td>",
 			report_fmt_time(p->pass.started, a, sizeof(a)),
-			p->pass.ended ? report_fmt_duration((double)(p->pass.ended - p->pass.started),
-							  b, sizeof(b)) : "running",
+			p->pass.ended ? report_fmt_duration(
+					    (double)(p->pass.ended - p->pass.started), b, sizeof(b))
+				      : "running",
 			scan_pass_result_name(p->pass.result));
 		report_html_puts(f, p->pass.method);
 		fprintf(f, "</td><td><svg width=\"100\" height=\"10\"><rect class=\"barbg\" "
@@ -623,7 +626,8 @@ int report_html_write(const struct pass_report *rep, const char *path)
 	if (ret == 0)
 		ret = report_html_save(&h, path);
 	if (ret < 0)
-		report_err("cannot write the HTML report to %s: %s", path, report_create_error(ret));
+		report_err("cannot write the HTML report to %s: %s", path,
+			   report_create_error(ret));
 	report_html_free(&h);
 	return ret;
 }

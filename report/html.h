@@ -16,7 +16,7 @@
 #define REPORT_HTML_COLS 64		/* map cells per row */
 #define REPORT_HTML_ROWS 16
 #define REPORT_HTML_CELLS (REPORT_HTML_COLS * REPORT_HTML_ROWS)
-#define REPORT_HTML_MAX_MARKS 64		/* partition and AG/block-group lines drawn per device */
+#define REPORT_HTML_MAX_MARKS 64 /* partition and AG/block-group lines drawn per device */
 
 struct json_object;
 

@@ -281,10 +281,11 @@ void report_html_map(FILE *f, const struct report_html_target *t, unsigned d)
 			cls = "unknown";
 		else
 			cls = dv->planned[c] ? "planned" : "free";
-		fprintf(f, "<rect class=\"c-%s\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
-			"data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64 "\">", cls,
-			MARGIN_PX + (c % REPORT_HTML_COLS) * STEP_PX, (c / REPORT_HTML_COLS) * STEP_PX,
-			CELL_PX, CELL_PX, start, end);
+		fprintf(f,
+			"<rect class=\"c-%s\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
+			"data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64 "\">",
+			cls, MARGIN_PX + (c % REPORT_HTML_COLS) * STEP_PX,
+			(c / REPORT_HTML_COLS) * STEP_PX, CELL_PX, CELL_PX, start, end);
 		cell_title(f, t, d, lo, start, end, cls);
 		fputs("</rect>\n", f);
 	}

@@ -18,6 +18,8 @@ struct json_object;
  */
 void report_json_add_paths(struct json_object *j, const char *key, const char *const *paths,
 			unsigned n);
+/* Return the kind of owner o for people and JSON: "file", "metadata", "log", ... */
+const char *report_owner_kind_name(const struct map_owner *o);
 /* Return a new json-c object for one owner, as in media_errors[].owners[]. */
 struct json_object *report_owner_json(const struct map_damage *d, const struct map_target *t,
 				   const struct map_owner *o);

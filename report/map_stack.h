@@ -2,8 +2,8 @@
  * report/map_stack.h - the storage stack in map answers: a range's way up (stack), the other
  * copies and the layers that cannot be mapped, as JSON and as text.
  */
-#ifndef MEDIASCAN_CLI_MAP_STACK_H
-#define MEDIASCAN_CLI_MAP_STACK_H
+#ifndef MEDIASCAN_REPORT_MAP_STACK_H
+#define MEDIASCAN_REPORT_MAP_STACK_H
 
 #include <stdio.h>
 #include <json-c/json.h>

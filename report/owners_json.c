@@ -169,16 +169,17 @@ void report_owners_print(FILE *f, json_object *owners)
 			json_object_object_get_ex(o, "metadata", &m);
 			char esc2[512];
 
-			fprintf(f, "          %s: %s\n", report_escape(json_object_get_string(v), esc2,
-								   sizeof(esc2)),
-			       report_escape(m ? json_object_get_string(m) : "", esc, sizeof(esc)));
+			fprintf(
+			    f, "          %s: %s\n",
+			    report_escape(json_object_get_string(v), esc2, sizeof(esc2)),
+			    report_escape(m ? json_object_get_string(m) : "", esc, sizeof(esc)));
 		}
 	}
 }
 
 unsigned report_owners_json_files(const char *owners_json, uint64_t *inodes, unsigned max)
 {
-	json_object *a = report_owners_parse(owners_json);	/* checked: types as we wrote them */
+	json_object *a = report_owners_parse(owners_json); /* checked: types as we wrote them */
 	unsigned nr = 0;
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {

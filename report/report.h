@@ -19,11 +19,11 @@
 /* Exit status, a bitmask as in xfs_scrub (the pass's bits, pass/pass.h). */
 enum report_exit {
 	REPORT_EXIT_CLEAN = PASS_EXIT_CLEAN,
-	REPORT_EXIT_MEDIA = PASS_EXIT_MEDIA,		/* media errors: data or metadata damaged */
-	REPORT_EXIT_INTEGRITY = PASS_EXIT_INTEGRITY,	/* protection information mismatches */
-	REPORT_EXIT_OPERATIONAL = PASS_EXIT_OPERATIONAL,	/* the scan could not do all it should */
-	REPORT_EXIT_USAGE = PASS_EXIT_USAGE,		/* bad command line */
-	REPORT_EXIT_DEVICE = PASS_EXIT_DEVICE,		/* the disk is failing or slow */
+	REPORT_EXIT_MEDIA = PASS_EXIT_MEDIA,	     /* media errors: data or metadata damaged */
+	REPORT_EXIT_INTEGRITY = PASS_EXIT_INTEGRITY, /* protection information mismatches */
+	REPORT_EXIT_OPERATIONAL = PASS_EXIT_OPERATIONAL, /* the scan could not do all it should */
+	REPORT_EXIT_USAGE = PASS_EXIT_USAGE,		 /* bad command line */
+	REPORT_EXIT_DEVICE = PASS_EXIT_DEVICE,		 /* the disk is failing or slow */
 };
 
 #define REPORT_DEFAULT_STATE_DIR "/var/lib/mediascan"

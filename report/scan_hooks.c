@@ -264,7 +264,8 @@ void report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
 
 	for (size_t i = 0; i < r->nr_errors; i++) {
 		const struct scan_error *e = &r->errors[i];
-		const char *dev = report_escape(rep->t->devices[e->dev_idx].path, desc, sizeof(desc));
+		const char *dev =
+		    report_escape(rep->t->devices[e->dev_idx].path, desc, sizeof(desc));
 
 		if (!scan_is_damage(e))
 			continue;
@@ -554,7 +555,8 @@ int report_scan_run(const struct report_scan_cfg *a)
 	};
 
 	/* a report that cannot be written is refused before the first read, not lost after */
-	if (report_out_refuse("scan", "--json", a->json) || report_out_refuse("scan", "--html", a->html))
+	if (report_out_refuse("scan", "--json", a->json) ||
+	    report_out_refuse("scan", "--html", a->html))
 		return REPORT_EXIT_USAGE;
 	c.human = !a->quiet && !(a->json && strcmp(a->json, "-") == 0);
 	c.pr.enabled = strcmp(a->progress, "log") == 0 ? 2 :

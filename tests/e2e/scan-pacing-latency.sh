@@ -35,7 +35,8 @@ fg_stop()
 	FG_PID=
 	e2e_log "foreground: $(jq -r '.jobs[0].read | "\(.iops | floor) IOPS, \(.bw_bytes / 1048576 | floor) MiB/s, mean \(.clat_ns.mean / 1000 | floor) us"' < <(sed -n '/^{/,$p' "$E2E_DIR/fg-$1.json") 2>/dev/null)"
 }
-trap 'rc=$?; fg_stop; (exit "$rc"); _e2e_trap_exit' EXIT
+# (set +e: under errexit a failing command in the trap would skip the cleanup)
+trap 'rc=$?; set +e; fg_stop; _e2e_cleanup; exit $rc' EXIT
 
 mib_s()
 {

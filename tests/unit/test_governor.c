@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "governor.h"
@@ -701,6 +702,28 @@ static void test_backoff_slow_pace(void **state)
 	assert_int_equal(scan_gov_rate_bps(&g), 3 * MiB);
 }
 
+/* /proc/thread-self/schedstat: "cpu_ns run_delay_ns timeslices"; the live file reads. */
+static void test_schedstat(void **state)
+{
+	uint64_t d = 1, d2 = 0;
+	int fd;
+
+	(void)state;
+	assert_int_equal(kio_schedstat_parse("6455343 9014478 6\n", &d), 0);
+	assert_int_equal(d, 9014478);
+	assert_int_equal(kio_schedstat_parse("6455343\n", &d), -EINVAL);
+	assert_int_equal(kio_schedstat_parse("", &d), -EINVAL);
+	fd = kio_schedstat_open();
+	if (fd < 0) {
+		print_message("no /proc/thread-self/schedstat (%d): no live read\n", fd);
+		return;
+	}
+	assert_int_equal(kio_schedstat_run_delay(fd, &d), 0);
+	assert_int_equal(kio_schedstat_run_delay(fd, &d2), 0);
+	assert_true(d2 >= d);				/* cumulative */
+	close(fd);
+}
+
 /* A line from a 6.x kernel: 17 fields, padded as the kernel prints them. */
 static void test_diskstat_parse(void **state)
 {
@@ -822,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_backoff_from_unlimited),
 		cmocka_unit_test(test_backoff_slow_pace),
 		cmocka_unit_test(test_diskstat_parse),
+		cmocka_unit_test(test_schedstat),
 		cmocka_unit_test(test_diskstat_read),
 		cmocka_unit_test(test_ioprio),
 	};

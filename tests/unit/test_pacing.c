@@ -71,6 +71,13 @@ struct sim {
 	uint64_t next_sample_ns;
 	uint64_t now;
 	uint32_t rng;
+	/*
+	 * CPU noise on the foreground (a busy host): each fg request's time, as the kernel
+	 * counts it and the fg waits it, grows by a level drawn every SIM_SAMPLE_NS from
+	 * [0, 2 * fg_noise_ns] that does not occupy the disk (the driver's CPU, not the media).
+	 */
+	uint64_t fg_noise_ns, noise_now_ns, noise_until_ns;
+	uint64_t fg_sec_ios[256], fg_sec_ns[256];	/* the foreground's per second */
 	/* the scan's rate per second, for the phase tests */
 	uint64_t sec_bytes[256];
 };
@@ -131,11 +138,24 @@ static void sim_complete(struct sim *s)
 			s->try_ns = s->now;	/* a slot is free: ask again */
 	} else {
 		s->fg_waiting = 0;
+		if (s->fg_noise_ns) {
+			if (s->now >= s->noise_until_ns) {
+				s->noise_now_ns = sim_rand(s) % (2 * s->fg_noise_ns + 1);
+				s->noise_until_ns = s->now + SIM_SAMPLE_NS;
+			}
+			lat += s->noise_now_ns;
+			s->k_ticks_ns += s->noise_now_ns;
+		}
 		if (s->now >= s->meas_from_ns) {
 			s->fg_ios++;
 			s->fg_sum_ns += lat;
 		}
-		s->fg_next_ns = s->now + (s->think_ns ? sim_rand(s) % (2 * s->think_ns + 1) : 0);
+		if (s->now / NS_S < 256) {
+			s->fg_sec_ios[s->now / NS_S]++;
+			s->fg_sec_ns[s->now / NS_S] += lat;
+		}
+		s->fg_next_ns = s->now + (s->fg_noise_ns ? s->noise_now_ns : 0) +
+				(s->think_ns ? sim_rand(s) % (2 * s->think_ns + 1) : 0);
 	}
 }
 
@@ -149,7 +169,9 @@ static void sim_sample(struct sim *s)
 	st.read_ticks_ms = s->k_ticks_ns / NS_MS;
 	st.write_ios = s->k_wios;
 	st.write_ticks_ms = s->k_wticks_ns / NS_MS;
+	st.in_flight = s->q_len;		/* queued and in service, as the kernel counts */
 	st.nr_fields = 17;
+	s->own.inflight = s->inflight;
 	assert_true(scan_gov_sample_own(&s->g, s->now, &st, &s->own, 1) >= 0);
 }
 
@@ -431,6 +453,119 @@ static void test_window_late_then_in_time(void **state)
 	free(s);
 }
 
+/*
+ * The disk itself cannot do what the window asks (no foreground at all): the window's pace
+ * is the rate in force, but the disk gives far less. The projected end is judged by what
+ * the scan achieves, so "late" is said early (it was judged by the rate in force, which a
+ * lagging window only raised: never late until the catch-up cap).
+ */
+static void test_window_late_slow_disk(void **state)
+{
+	const struct model *m = &models[0];
+	struct sim *s = calloc(1, sizeof(*s));
+	uint64_t planned = 3000 * MiB, first_late = 0, end;	/* the disk does ~140 MiB/s */
+	bool late;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, m, 0, 2, 0, 10, planned);	/* 300 MiB/s asked */
+	for (uint64_t t = 1; t <= 9; t++) {
+		sim_run(s, t * NS_S);
+		end = scan_gov_projected_end_ns(&s->g, s->now, &late);
+		if (late && !first_late)
+			first_late = t;
+		if (first_late)
+			assert_true(late);		/* and kept saying it */
+	}
+	print_message("window 10 s, 3000 MiB on a ~140 MiB/s disk: late said at %llu s, "
+		      "projected end %.1f s\n", (unsigned long long)first_late,
+		      (double)end / NS_S);
+	assert_true(first_late && first_late <= 4);
+	assert_true(end > 15 * NS_S);
+	free(s);
+}
+
+/*
+ * A foreground whose latency jumps by itself (a busy host: its driver waits for a CPU) on a
+ * never-idle disk: the scan, at a small share of the disk, cannot have caused the jumps and
+ * must not be cut by them (on the development host under load it crawled at --rate-min, and
+ * scan-pacing-latency's never-idle check failed 2 of 3 runs). The foreground stays within
+ * the target of its noisy latency alone.
+ */
+static void test_fg_noise_not_ours(void **state)
+{
+	const struct model *m = &models[2];
+	struct sim *s = calloc(1, sizeof(*s));
+	double alone, paced, bps;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, m, 1, -1, 0, 0, 0);			/* alone, for its mean */
+	s->fg_noise_ns = 400 * NS_US;
+	s->meas_from_ns = 2 * NS_S;
+	sim_run(s, 30 * NS_S);
+	alone = (double)s->fg_sum_ns / (double)s->fg_ios;
+	sim_init(s, m, 1, 2, 0, 0, 0);
+	s->fg_noise_ns = 400 * NS_US;
+	s->meas_from_ns = 10 * NS_S;
+	sim_run(s, 40 * NS_S);
+	paced = (double)s->fg_sum_ns / (double)s->fg_ios;
+	bps = (double)s->scan_bytes_meas / 30;
+	print_message("fg with CPU noise (0-0.8 ms a request, alone %.3f ms): paced fg %.3f ms "
+		      "(%.2fx), scan %.1f MB/s\n", alone / 1e6, paced / 1e6, paced / alone,
+		      bps / 1e6);
+	assert_true(bps >= 20e6);			/* not held near the floor */
+	assert_true(paced <= alone * 1.25);
+	free(s);
+}
+
+/*
+ * How fast a foreground arriving against a full-speed scan is protected (issue 21's bench:
+ * detection took 4 to 5 s): per model, the seconds after its arrival until its mean latency
+ * over a second is within the target of its latency alone, and its mean over the first
+ * 5 s. Printed for docs/performance.md; asserted loosely (within 3 s).
+ */
+static void test_fg_arrival(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(models) / sizeof(models[0]); k++) {
+		const struct model *m = &models[k];
+		struct sim *s = calloc(1, sizeof(*s));
+		double alone, first5 = 0;
+		uint64_t ios5 = 0, ns5 = 0;
+		int within = -1;
+
+		assert_non_null(s);
+		alone = sim_fg_mean(m, -1, 0, 20 * NS_S, 2 * NS_S, NULL);
+		sim_init(s, m, 1, 2, 0, 0, 0);
+		s->fg_on_from = 10 * NS_S;
+		sim_run(s, 30 * NS_S);
+		for (int t = 10; t < 30; t++) {
+			double mean = s->fg_sec_ios[t] ?
+				      (double)s->fg_sec_ns[t] / s->fg_sec_ios[t] : 0;
+
+			if (t < 15) {
+				ios5 += s->fg_sec_ios[t];
+				ns5 += s->fg_sec_ns[t];
+			}
+			if (within < 0 && s->fg_sec_ios[t] && mean <= alone * 1.25)
+				within = t - 10;
+		}
+		first5 = ios5 ? (double)ns5 / (double)ios5 : 0;
+		if (getenv("PACING_TRACE"))
+			for (int t = 9; t < 16; t++)
+				print_message("  %d s: fg %llu reads, mean %.2f ms; scan %.1f MB\n",
+					      t, (unsigned long long)s->fg_sec_ios[t],
+					      s->fg_sec_ios[t] ? (double)s->fg_sec_ns[t] /
+					      s->fg_sec_ios[t] / 1e6 : 0, s->sec_bytes[t] / 1e6);
+		print_message("%s: a foreground arriving at 10 s against a full-speed scan: "
+			      "within target from second %d after; its mean over the first 5 s "
+			      "%.2fx alone\n", m->name, within, first5 / alone);
+		assert_true(within >= 0 && within <= 3);
+		free(s);
+	}
+}
+
 /* A backoff still running at the end counts in its time (it read 0 before). */
 static void test_backoff_time_running(void **state)
 {
@@ -476,6 +611,9 @@ int main(void)
 		cmocka_unit_test(test_no_fg_window),
 		cmocka_unit_test(test_fg_comes_and_goes),
 		cmocka_unit_test(test_window_late_then_in_time),
+		cmocka_unit_test(test_window_late_slow_disk),
+		cmocka_unit_test(test_fg_noise_not_ours),
+		cmocka_unit_test(test_fg_arrival),
 		cmocka_unit_test(test_fg_target_and_rate),
 	};
 

@@ -242,6 +242,40 @@ static void test_roundtrip_resume(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 }
 
+static int latest_of(const struct scan_state_target *t, void *arg)
+{
+	*(struct scan_state_pass *)arg = t->latest;
+	return 0;
+}
+
+/* A running pass's pace against its window: stored, read by status and metrics, kept. */
+static void test_pass_pace(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	struct scan_state_pass p;
+	uint64_t cur[2] = {4096, 8192};
+	int64_t id = begin(st, KEY);
+
+	assert_int_equal(scan_state_list_targets(st, latest_of, &p), 1);
+	assert_int_equal(p.window_end, 0);
+	assert_int_equal(p.projected_end, 0);
+	assert_int_equal(p.window_late_since, 0);
+	assert_int_equal(scan_state_pass_pace(st, id, 2000000100, 2000000900, 2000000007), 0);
+	assert_int_equal(scan_state_checkpoint(st, id, cur, 2, 12288, NULL, 0, devs), 0);
+	assert_int_equal(scan_state_list_targets(st, latest_of, &p), 1);
+	assert_int_equal(p.window_end, 2000000100);
+	assert_int_equal(p.projected_end, 2000000900);
+	assert_int_equal(p.window_late_since, 2000000007);
+	assert_int_equal(scan_state_pass_pace(st, id, 2000000100, 2000000050, 0), 0);
+	assert_int_equal(scan_state_list_targets(st, latest_of, &p), 1);
+	assert_int_equal(p.window_late_since, 0);	/* in time again */
+	assert_int_equal(scan_state_pass_pace(st, id, -1, 0, 0), -EINVAL);
+	assert_int_equal(scan_state_finish(st, id, SCAN_PASS_COMPLETE, 1 << 30, 2e8), 0);
+	assert_int_equal(scan_state_pass_pace(st, id, 1, 2, 3), -ESTALE);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
 static void test_finished_not_resumable(void **state)
 {
 	struct fixture *f = *state;
@@ -550,6 +584,9 @@ static void test_device_details_kept(void **state)
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
 			"ALTER TABLE errors DROP COLUMN device_path;"
 			"ALTER TABLE passes DROP COLUMN kind;"
+			"ALTER TABLE passes DROP COLUMN window_end;"
+			"ALTER TABLE passes DROP COLUMN projected_end;"
+			"ALTER TABLE passes DROP COLUMN window_late_since;"
 			"ALTER TABLE errors DROP COLUMN verdict;"
 			"ALTER TABLE errors DROP COLUMN latency_ns;"
 			"ALTER TABLE errors DROP COLUMN vfy_fail;"
@@ -642,6 +679,9 @@ static void test_verdict_migration(void **state)
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
 			"ALTER TABLE errors DROP COLUMN device_path;"
 			"ALTER TABLE passes DROP COLUMN kind;"
+			"ALTER TABLE passes DROP COLUMN window_end;"
+			"ALTER TABLE passes DROP COLUMN projected_end;"
+			"ALTER TABLE passes DROP COLUMN window_late_since;"
 			"ALTER TABLE errors DROP COLUMN verdict;"
 			"ALTER TABLE errors DROP COLUMN latency_ns;"
 			"UPDATE meta SET value = '3' WHERE key = 'schema_version';");
@@ -714,20 +754,32 @@ static void test_redundancy_lost(void **state)
 	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 1 << 30, 1e6), 0);
 	assert_int_equal(scan_state_close(st), 0);
 	exec_sql(f->db, "DROP TABLE redundancy_lost;"
+			"ALTER TABLE passes DROP COLUMN window_end;"	/* schema 6 */
+			"ALTER TABLE passes DROP COLUMN projected_end;"
+			"ALTER TABLE passes DROP COLUMN window_late_since;"
 			"UPDATE meta SET value = '4' WHERE key = 'schema_version';");
 	assert_int_equal(query_int(f, "SELECT count(*) FROM sqlite_master WHERE "
 				      "name = 'redundancy_lost'"), 0);
 	st = open_ok(f);
-	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"), 5);
+	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			 SCAN_STATE_SCHEMA_VERSION);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 8192 AND "
 				      "verdict = 'damage' AND state = 'open'"), 1);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost"), 0);
 
-	/* Found by pass 2: both new, told; the member and array named, not the fs device. */
+	/* Found by pass 2: both new; the member and array named, not the fs device. Not told
+	 * until on_damage took them: a hook that failed leaves them offered again. */
 	p2 = begin(st, KEY);
 	assert_int_equal(scan_state_record_rl(st, p2, rl, 2, fresh), 2);
 	assert_int_equal(fresh[0], 1);
 	assert_int_equal(fresh[1], 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost WHERE notified = 0"),
+			 2);
+	assert_int_equal(scan_state_record_rl(st, p2, rl, 2, fresh), 2);	/* hook failed */
+	assert_int_equal(fresh[0], 1);
+	size_t both[2] = { 0, 1 };
+
+	assert_int_equal(scan_state_told_rl(st, p2, rl, both, 2), 2);	/* hook took them */
 	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost WHERE member = "
 				      "'wwid:eui.0001' AND array_uuid = "
 				      "'0f1e2d3c:4b5a6978:8796a5b4:c3d2e1f0' AND notified = 1 AND "
@@ -982,6 +1034,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dir_created_0700, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_roundtrip_resume, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pass_pace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finished_not_resumable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resumable_by_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_upserted, setup, teardown),

@@ -1,0 +1,286 @@
+/*
+ * cli/map_answer.c - `mediascan map`'s answer: the JSON (the shape of a scan report's
+ * media_errors, damaged_files and damaged_metadata, with the kernel log's accounting and the
+ * storage stack's hops) and the human text.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "config.h"
+#include "files.h"
+#include "escape.h"
+#include "map_report.h"
+
+#include "map_int.h"
+
+static const char *target_name(const struct tgt *tg)
+{
+	return tg->t.mount_point[0] ? tg->t.mount_point : tg->t.arg;
+}
+
+static json_object *answer_json(const struct map_run *m)
+{
+	json_object *root = json_object_new_object(), *errs = json_object_new_array();
+	json_object *files = json_object_new_array(), *meta = json_object_new_array();
+	json_object *targets = json_object_new_array(), *notes = json_object_new_array();
+	json_object *unmappable = json_object_new_array(), *copies = json_object_new_array();
+	int stack_done = 0;
+
+	json_object_object_add(root, "schema", json_object_new_string("mediascan-map/1"));
+	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
+	json_object_object_add(root, "source", json_object_new_string(
+		m->from_log ? "kernel-log" : "query"));
+	for (size_t k = 0; k < m->nr_tg; k++) {
+		const struct tgt *tg = &m->tg[k];
+		json_object *jt = json_object_new_object(), *devs = json_object_new_array();
+
+		json_object_object_add(jt, "device", json_object_new_string(tg->devpath));
+		if (!tg->open) {
+			json_object_object_add(jt, "error", json_object_new_string(tg->err));
+			json_object_array_add(targets, jt);
+			continue;
+		}
+		json_object_object_add(jt, "target", json_object_new_string(target_name(tg)));
+		json_object_object_add(jt, "fs_type", json_object_new_string(tg->t.fs_type));
+		if (tg->t.uuid[0])
+			json_object_object_add(jt, "fs_uuid", json_object_new_string(tg->t.uuid));
+		for (unsigned i = 0; i < tg->t.nr_devices; i++) {
+			json_object *d = json_object_new_object();
+
+			json_object_object_add(d, "path",
+					       json_object_new_string(tg->t.devices[i].path));
+			json_object_object_add(d, "role", json_object_new_string(
+				map_role_name(tg->t.devices[i].role)));
+			json_object_object_add(d, "logical_block_size", json_object_new_int(
+				(int)tg->t.devices[i].info.logical_block_size));
+			json_object_object_add(d, "size", json_object_new_uint64(
+				tg->t.devices[i].info.size_bytes));
+			json_object_array_add(devs, d);
+		}
+		json_object_object_add(jt, "devices", devs);
+		report_target_json(jt, &tg->t);
+		report_mapping_json(jt, &tg->d);
+		if (tg->err[0])
+			json_object_object_add(jt, "error", json_object_new_string(tg->err));
+		/* damaged files and metadata of this target, into the common arrays */
+		json_object *tmp = json_object_new_object(), *a;
+
+		report_damage_json(tmp, &tg->d, &tg->t);
+		json_object_object_get_ex(tmp, "damaged_files", &a);
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			json_object *e = json_object_get(json_object_array_get_idx(a, i));
+
+			json_object_object_add(e, "target",
+					       json_object_new_string(target_name(tg)));
+			json_object_array_add(files, e);
+		}
+		json_object_object_get_ex(tmp, "damaged_metadata", &a);
+		for (size_t i = 0; i < json_object_array_length(a); i++)
+			json_object_array_add(meta, json_object_get(json_object_array_get_idx(a, i)));
+		json_object_put(tmp);
+		json_object_object_get_ex(jt, "notes", &a);
+		for (size_t i = 0; a && i < json_object_array_length(a); i++)
+			json_object_array_add(notes,
+					      json_object_get(json_object_array_get_idx(a, i)));
+		json_object_array_add(targets, jt);
+	}
+	json_object_object_add(root, "targets", targets);
+	for (size_t i = 0; i < m->nr_q; i++) {
+		const struct query *q = &m->q[i];
+		json_object *j = json_object_new_object(), *owners = json_object_new_array();
+		size_t first = 0, count = 0;
+
+		json_object_object_add(j, "device", json_object_new_string(
+			q->stk ? q->asked_dev : q->devpath));
+		json_object_object_add(j, "offset", json_object_new_uint64(
+			q->stk ? q->asked_off : q->offset));
+		json_object_object_add(j, "length", json_object_new_uint64(q->length));
+		if (q->stk) {
+			json_object *um = report_stack_unmappable_json(q->stk);
+
+			if (!q->no_owner) {
+				json_object_object_add(j, "fs_device",
+						       json_object_new_string(q->devpath));
+				json_object_object_add(j, "fs_offset",
+						       json_object_new_uint64(q->offset));
+			}
+			json_object_object_add(j, "stack", report_stack_hops_json(q->stk));
+			json_object_object_add(j, "copies", report_stack_copies_json(q->stk));
+			if (q->stk->parity)
+				json_object_object_add(j, "parity", json_object_new_boolean(1));
+			if (q->stk->unused)
+				json_object_object_add(j, "unused", json_object_new_string(
+					q->stk->bad_reason));
+			if (um) {
+				json_object_array_add(unmappable, json_object_get(um));
+				json_object_object_add(j, "unmappable", um);
+			}
+			if (!stack_done) {
+				json_object_object_add(root, "stack",
+						       report_stack_hops_json(q->stk));
+				stack_done = 1;
+			}
+			json_object *cj = report_stack_copies_json(q->stk);
+
+			for (size_t c = 0; c < json_object_array_length(cj); c++)
+				json_object_array_add(copies, json_object_get(
+					json_object_array_get_idx(cj, c)));
+			json_object_put(cj);
+		}
+		json_object_object_add(j, "error", json_object_new_string(
+			m->from_log ? "kernel-log" : "query"));
+		json_object_object_add(j, "format", json_object_new_string(q->format));
+		if (q->stale[0])
+			json_object_object_add(j, "not_mapped", json_object_new_string(q->stale));
+		if (m->from_log) {
+			json_object_object_add(j, "lines", json_object_new_int((int)q->lines));
+			json_object_object_add(j, strcmp(q->format, "buffer-io") == 0 ? "block" :
+					       strcmp(q->format, "xfs-metadata") == 0 ? "daddr" :
+					       "sector", json_object_new_uint64(q->value));
+		}
+		if (q->tgt >= 0) {
+			const struct tgt *tg = &m->tg[q->tgt];
+
+			json_object_object_add(j, "role", json_object_new_string(
+				map_role_name(tg->t.devices[q->dev_idx].role)));
+			map_damage_group(&tg->d, q->group, &first, &count);
+			for (size_t k = 0; k < count; k++)
+				json_object_array_add(owners, report_owner_json(&tg->d, &tg->t,
+						      &tg->d.owners[first + k]));
+		}
+		json_object_object_add(j, "owners", owners);
+		json_object_array_add(errs, j);
+	}
+	json_object_object_add(root, "media_errors", errs);
+	if (!stack_done)
+		json_object_object_add(root, "stack", json_object_new_array());
+	json_object_object_add(root, "copies", copies);
+	json_object_object_add(root, "unmappable", unmappable);
+	json_object_object_add(root, "damaged_files", files);
+	json_object_object_add(root, "damaged_metadata", meta);
+	if (m->from_log) {
+		json_object *kl = json_object_new_object(), *u = json_object_new_array();
+		json_object *unk = json_object_new_array();
+
+		json_object_object_add(kl, "lines", json_object_new_int((int)m->lines));
+		json_object_object_add(kl, "matched", json_object_new_int((int)m->matched));
+		json_object_object_add(kl, "ranges", json_object_new_int((int)m->nr_q));
+		json_object_object_add(kl, "ignored", json_object_new_int((int)m->ignored));
+		json_object_object_add(kl, "not_kernel", json_object_new_int((int)m->not_kernel));
+		json_object_object_add(kl, "kernel_lines",
+				       json_object_new_int((int)m->kernel_lines));
+		json_object_object_add(kl, "too_long", json_object_new_int((int)m->too_long));
+		json_object_object_add(kl, "dropped", json_object_new_int((int)m->dropped));
+		json_object_object_add(kl, "logged_before_device",
+				       json_object_new_int((int)m->nr_stale));
+		json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
+		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
+			json_object_array_add(u, json_object_new_string(m->unusable[i]));
+		json_object_object_add(kl, "unusable_lines", u);
+		for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
+			json_object_array_add(unk, json_object_new_string(m->unknown[i]));
+		json_object_object_add(kl, "unknown_devices", unk);
+		json_object_object_add(root, "kernel_log", kl);
+	}
+	json_object_object_add(root, "notes", notes);
+	json_object_object_add(root, "exit_status", json_object_new_int((int)m->exit_bits));
+	return root;
+}
+
+int cli_map_write_json(const struct map_run *m, const char *path)
+{
+	json_object *root = answer_json(m);
+	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct report_out o;
+	int ret = report_out_open(path, 0600, &o);
+
+	if (ret == 0) {
+		if (fputs(s, o.f) < 0 || fputc('\n', o.f) < 0)
+			ret = -EIO;
+		ret = report_out_close(&o, ret);
+	}
+	json_object_put(root);
+	return ret;
+}
+
+void cli_map_print_answer(const struct map_run *m, FILE *f)
+{
+	char esc[512];
+
+	for (size_t i = 0; i < m->nr_q; i++) {
+		const struct query *q = &m->q[i];
+		size_t first = 0, count = 0;
+
+		fprintf(f, "%s offset %" PRIu64 " length %" PRIu64, q->stk ? q->asked_dev :
+			q->devpath, q->stk ? q->asked_off : q->offset, q->length);
+		if (m->from_log)
+			fprintf(f, "  (%s %" PRIu64 ", %u line%s)", strcmp(q->format, "buffer-io") ?
+				strcmp(q->format, "xfs-metadata") ? "sector" : "daddr" : "block",
+				q->value, q->lines, q->lines == 1 ? "" : "s");
+		fputc('\n', f);
+		if (q->stk)
+			report_stack_print(f, q->stk);
+		if (q->no_owner)
+			continue;
+		if (q->tgt < 0) {
+			fprintf(f, "      %s\n", q->stale[0] ? q->stale : "not mapped");
+			continue;
+		}
+		const struct tgt *tg = &m->tg[q->tgt];
+
+		map_damage_group(&tg->d, q->group, &first, &count);
+		for (size_t k = 0; k < count; k++) {
+			const struct map_owner *o = &tg->d.owners[first + k];
+
+			if (o->kind == MAP_OWN_FREE)
+				fprintf(f, "      free space (nothing stored there)\n");
+			else
+				report_print_owner(f, &tg->d, &tg->t, o);
+		}
+	}
+	for (size_t k = 0; k < m->nr_tg; k++) {
+		const struct tgt *tg = &m->tg[k];
+
+		if (!tg->open) {
+			fprintf(f, "\n%s: %s\n", tg->devpath, tg->err);
+			continue;
+		}
+		if (tg->d.nr_files || tg->d.nr_meta)
+			fprintf(f, "\n== %s (%s)\n", target_name(tg), tg->t.fs_type);
+		report_print_owners(f, &tg->d, &tg->t, !m->from_log);
+		report_print_notes(f, &tg->d);
+		if (tg->err[0])
+			fprintf(f, "\nerror: %s\n", tg->err);
+	}
+	if (m->from_log) {
+		fprintf(f, "\nkernel log: %u line%s, %u naming a failed range (%zu distinct), "
+			"%u unusable", m->lines, m->lines == 1 ? "" : "s", m->matched, m->nr_q,
+			m->nr_unusable);
+		if (m->not_kernel)
+			fprintf(f, ", %u not from the kernel (ignored)", m->not_kernel);
+		if (m->nr_stale)
+			fprintf(f, ", %u logged before their device or filesystem appeared (not "
+				"mapped)", m->nr_stale);
+		if (m->too_long)
+			fprintf(f, ", %u longer than %d bytes (dropped)", m->too_long,
+				MAP_KLOG_MAX_LINE);
+		if (m->dropped)
+			fprintf(f, ", %u past %d distinct ranges (dropped)", m->dropped,
+				MAP_KLOG_MAX_RANGES);
+		if (m->nr_unknown) {
+			fprintf(f, ", on unknown devices:");
+			for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
+				fprintf(f, " %s", report_escape(m->unknown[i], esc, sizeof(esc)));
+		}
+		fputc('\n', f);
+		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
+			fprintf(f, "  unusable: %s\n", report_escape(m->unusable[i], esc, sizeof(esc)));
+	}
+	if (!m->nr_q && !m->from_log)
+		fprintf(f, "nothing to map\n");
+}

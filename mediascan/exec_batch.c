@@ -1,0 +1,100 @@
+/*
+ * mediascan/exec_batch.c - the plan as the executor takes it: a batch of ranges from the
+ * source (planned bytes counted as they arrive), the next read's piece of the current range
+ * (at most the I/O size, or what one command may cover), and pieces put back in plan order
+ * (a command the device refused is read instead).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "exec.h"
+
+/* Return 1 when the current batch has a range to read, 0 at the end, or -errno. */
+int exec_have_work(struct exec *x)
+{
+	int ret;
+
+	if (x->cmd_refused && x->cmd_ops)
+		return 0;			/* refused: nothing more is sent, the rest is read */
+	while (x->batch_pos >= x->batch_len) {
+		if (x->src_done)
+			return 0;
+		ret = x->src->next(x->src->arg, x->batch, EXEC_BATCH);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			x->src_done = 1;
+			return 0;
+		}
+		x->batch_len = (unsigned)ret;
+		x->batch_pos = 0;
+		x->range_pos = x->batch[0].offset;
+		for (int i = 0; i < ret; i++)
+			x->r->planned_bytes += scan_range_planned_bytes(&x->batch[i],
+									x->batch[i].offset,
+									x->batch[i].length);
+	}
+	return 1;
+}
+
+/* Length of the next read of the current range. */
+uint32_t exec_next_len(const struct exec *x)
+{
+	const struct scan_range *rg = &x->batch[x->batch_pos];
+	uint64_t len = rg->offset + rg->length - x->range_pos;
+	uint64_t max = x->cmd_ops ? x->cmd_max[rg->dev_idx] : x->o->io_size;
+
+	return (uint32_t)(len > max ? max : len);
+}
+
+/* Prepare the next read of the current range in slot (exec_have_work() said 1). */
+void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now)
+{
+	struct scan_range *rg = &x->batch[x->batch_pos];
+	uint64_t end = rg->offset + rg->length;
+	uint32_t len = exec_next_len(x);
+
+	memset(&slot->io, 0, sizeof(slot->io));
+	slot->io.offset = x->range_pos;
+	slot->io.length = len;
+	slot->io.dev_idx = rg->dev_idx;
+	slot->io.buf = exec_slot_buf(x, slot);
+	slot->io.issue_ns = now;
+	slot->io.planned_bytes = scan_range_planned_bytes(rg, x->range_pos, len);
+	slot->range = *rg;
+	slot->timed_out = 0;
+	slot->alone = 0;
+	slot->late_idx = -1;
+	x->range_pos += len;
+	if (x->range_pos >= end) {
+		x->batch_pos++;
+		if (x->batch_pos < x->batch_len)
+			x->range_pos = x->batch[x->batch_pos].offset;
+	}
+}
+
+int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length)
+{
+	struct scan_range *b = x->batch;
+	unsigned i;
+
+	if (x->batch_len >= EXEC_BATCH + x->o->depth)
+		return -ENOMEM;			/* cannot happen: one per slot at most */
+	/* What is left of the current range starts at range_pos. */
+	if (x->batch_pos < x->batch_len && x->range_pos > b[x->batch_pos].offset) {
+		b[x->batch_pos].length -= x->range_pos - b[x->batch_pos].offset;
+		b[x->batch_pos].offset = x->range_pos;
+	}
+	/* In plan order among the pieces put back before. */
+	for (i = x->batch_pos; i < x->batch_len; i++)
+		if (b[i].dev_idx > rg->dev_idx ||
+		    (b[i].dev_idx == rg->dev_idx && b[i].offset > offset))
+			break;
+	memmove(&b[i + 1], &b[i], (x->batch_len - i) * sizeof(*b));
+	b[i] = *rg;
+	b[i].offset = offset;
+	b[i].length = length;
+	x->batch_len++;
+	x->range_pos = b[x->batch_pos].offset;
+	return 0;
+}

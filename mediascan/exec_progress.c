@@ -1,0 +1,172 @@
+/*
+ * mediascan/exec_progress.c - what the executor tells and records as it goes: the progress
+ * callback (rate, the governor's view, errors so far), the governor's disk-statistics samples
+ * with our own reads taken off, and checkpoints (a cursor per device that only advances and is
+ * held at what is not proven yet, and the errors found since the last one).
+ */
+#include <string.h>
+
+#include "kio.h"
+#include "exec.h"
+
+#define EXEC_PROGRESS_NS 500000000ull		/* redraw about twice a second */
+#define EXEC_SAMPLE_NS 250000000ull		/* foreground-load sampling period */
+
+void exec_progress(struct exec *x, int force)
+{
+	struct scan_progress p;
+	uint64_t now = exec_now_ns();
+
+	if (!x->o->progress)
+		return;
+	if (!force && now - x->last_progress_ns < EXEC_PROGRESS_NS)
+		return;
+	if (now - x->rate_mark_ns >= 1000000000ull) {
+		double dt = (double)(now - x->rate_mark_ns) / 1e9;
+		double cur = (double)(x->r->scanned_bytes - x->rate_mark_bytes) / dt;
+
+		x->rate_bps = x->rate_bps ? 0.5 * x->rate_bps + 0.5 * cur : cur;
+		x->rate_mark_ns = now;
+		x->rate_mark_bytes = x->r->scanned_bytes;
+	}
+	x->last_progress_ns = now;
+	memset(&p, 0, sizeof(p));
+	p.planned_bytes = x->o->planned_total;
+	p.scanned_bytes = x->o->scanned_base + x->r->scanned_bytes;
+	p.elapsed_s = (double)(now - x->start_ns) / 1e9;
+	p.rate_bps = x->rate_bps ? x->rate_bps :
+		(p.elapsed_s > 0 ? (double)x->r->scanned_bytes / p.elapsed_s : 0);
+	if (x->have_gov) {
+		uint64_t with_ns, base_ns = scan_gov_fg_latency_ns(&x->gov, &with_ns), end;
+		bool late;
+
+		p.target_bps = (double)scan_gov_rate_bps(&x->gov);
+		p.backing_off = scan_gov_backing_off(&x->gov);
+		p.probing = scan_gov_probing(&x->gov);
+		p.fg_base_ms = (double)base_ns / 1e6;
+		p.fg_lat_ms = (double)with_ns / 1e6;
+		end = scan_gov_projected_end_ns(&x->gov, now, &late);
+		p.projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
+		p.window_late = late;
+	}
+	p.nr_errors = (unsigned)x->r->nr_errors;
+	for (size_t i = 0; i < x->r->nr_errors; i++)
+		p.nr_damage += scan_is_damage(&x->r->errors[i]);
+	x->o->progress(&p, x->o->progress_arg);
+}
+
+/* Everything before the returned offset on device d has been read (UINT64_MAX: all). */
+static uint64_t exec_cursor(const struct exec *x, unsigned d)
+{
+	uint64_t cur = UINT64_MAX;
+	unsigned next_dev;
+
+	for (unsigned i = 0; i < x->o->depth; i++) {
+		const struct exec_slot *s = &x->slots[i];
+
+		if (s->busy && !s->timed_out && s->io.dev_idx == d && s->io.offset < cur)
+			cur = s->io.offset;
+	}
+	if (x->batch_pos < x->batch_len) {
+		next_dev = x->batch[x->batch_pos].dev_idx;
+		if (next_dev == d && x->range_pos < cur)
+			cur = x->range_pos;
+		else if (next_dev < d)
+			cur = cur < x->cursor[d] ? cur : x->cursor[d];	/* not started yet */
+	} else if (!x->src_done) {
+		cur = cur < x->cursor[d] ? cur : x->cursor[d];	/* between batches */
+	}
+	/*
+	 * A late read not yet settled, or an isolation a stop cut short, has proven nothing:
+	 * it holds the cursor so that a resume (or the next run after SIGKILL) reads it again.
+	 */
+	for (size_t i = 0; i < x->nr_late; i++) {
+		const struct exec_late *l = &x->late[i];
+
+		if (l->dev_idx == d && l->offset < cur && (l->state == EXEC_LATE_WAITING ||
+		    l->state == EXEC_LATE_ANSWERED || l->state == EXEC_LATE_CANCELLED))
+			cur = l->offset;
+	}
+	if (x->reread_from[d] < cur)
+		cur = x->reread_from[d];
+	return cur;
+}
+
+/* Hand the cursors and the errors found since the last call to the caller. */
+int exec_checkpoint(struct exec *x, int final)
+{
+	struct scan_checkpoint c;
+	int ret;
+
+	if (!x->o->checkpoint)
+		return 0;
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		uint64_t cur = exec_cursor(x, d);
+
+		if (cur > x->cursor[d])		/* the cursor only ever advances */
+			x->cursor[d] = cur;
+	}
+	memset(&c, 0, sizeof(c));
+	c.cursor = x->cursor;
+	c.nr_devs = x->nr_devs;
+	c.scanned_bytes = x->o->scanned_base + x->r->scanned_bytes;
+	c.new_errors = x->r->errors + x->errors_checkpointed;
+	c.nr_new_errors = x->r->nr_errors - x->errors_checkpointed;
+	c.final = final;
+	if (x->have_gov) {
+		uint64_t now = exec_now_ns(), wend = scan_gov_window_end_ns(&x->gov), end;
+		bool late;
+
+		end = scan_gov_projected_end_ns(&x->gov, now, &late);
+		c.has_window = wend != 0;
+		c.window_end_in_s = ((double)wend - (double)now) / 1e9;
+		c.projected_end_in_s = end > now ? (double)(end - now) / 1e9 : 0;
+		c.window_late = late;
+		if (x->r->window_late_first_s > 0)
+			c.window_late_for_s = (double)(now - x->start_ns) / 1e9 -
+					      x->r->window_late_first_s;
+	}
+	ret = x->o->checkpoint(&c, x->o->checkpoint_arg);
+	if (ret == 0) {
+		x->errors_checkpointed = x->r->nr_errors;
+		x->r->sealed = x->r->nr_errors;
+	}
+	return ret;
+}
+
+/* Feed the governor fresh disk statistics and our own reads through each view. */
+void exec_sample(struct exec *x, uint64_t now)
+{
+	struct kio_diskstat st[SCAN_GOV_MAX_VIEWS];
+	struct scan_gov_own own[SCAN_GOV_MAX_VIEWS];
+	unsigned n = 0;
+
+	if (!x->have_gov || now < x->next_sample_ns || !x->o->nr_views)
+		return;
+	x->next_sample_ns = now + EXEC_SAMPLE_NS;
+	for (unsigned v = 0; v < x->o->nr_views; v++) {
+		if (kio_diskstat_read(x->o->views[v].name, &st[n]) < 0)
+			return;			/* a view vanished: skip this sample */
+		memset(&own[n], 0, sizeof(own[n]));
+		for (unsigned d = 0; d < x->nr_devs; d++)
+			if (x->o->views[v].dev_mask & (1u << d)) {
+				own[n].sectors += x->dev_read_bytes[d] / 512;
+				own[n].ios += x->dev_read_ios[d];
+				own[n].ns += x->dev_read_ns[d];
+			}
+		own[n].inflight = x->inflight;	/* all devices': a view may see fewer */
+		n++;
+	}
+	scan_gov_sample_own(&x->gov, now, st, own, n);
+	if (!x->r->window_late_first_s) {
+		bool late;
+
+		scan_gov_projected_end_ns(&x->gov, now, &late);
+		if (late) {
+			x->r->window_late_first_s = (double)(now - x->start_ns) / 1e9;
+			/* Said early: the state store (status, metrics) hears it at once. */
+			if (x->o->checkpoint_interval_ns)
+				x->next_checkpoint_ns = now;
+		}
+	}
+}
