@@ -35,7 +35,7 @@
 int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
 			 size_t n, int *fresh)
 {
-	sqlite3_stmt *up = NULL, *told = NULL;
+	sqlite3_stmt *up = NULL;
 	int64_t now = time(NULL);
 	int ret, nr_fresh = 0;
 
@@ -44,9 +44,6 @@ int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct sc
 	if (!n)
 		return 0;
 	ret = hist_prepare(st, RL_UPSERT, &up);
-	if (ret == 0)
-		ret = hist_prepare(st, "UPDATE redundancy_lost SET notified = 1 WHERE id = ?1",
-				   &told);
 	if (ret < 0)
 		goto out;
 	ret = state_begin(st);
@@ -54,7 +51,6 @@ int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct sc
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct scan_state_rl *e = &v[i];
-		int64_t id;
 		int was_told;
 
 		if (!e->member || !e->member[0]) {
@@ -86,7 +82,6 @@ int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct sc
 			ret = state_fail(st, ret);
 			break;
 		}
-		id = sqlite3_column_int64(up, 0);
 		was_told = sqlite3_column_int(up, 1);
 		ret = sqlite3_step(up);		/* RETURNING: run the statement to its end */
 		if (ret != SQLITE_DONE) {
@@ -96,19 +91,7 @@ int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct sc
 		ret = 0;
 		if (fresh)
 			fresh[i] = !was_told;
-		if (was_told)
-			continue;
-		nr_fresh++;
-		if (fresh) {
-			sqlite3_reset(told);
-			sqlite3_bind_int64(told, 1, id);
-			ret = sqlite3_step(told);
-			if (ret != SQLITE_DONE) {
-				ret = state_fail(st, ret);
-				break;
-			}
-			ret = 0;
-		}
+		nr_fresh += !was_told;
 	}
 	if (ret < 0) {
 		state_rollback(st);
@@ -119,8 +102,55 @@ int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct sc
 		state_rollback(st);
 out:
 	sqlite3_finalize(up);
-	sqlite3_finalize(told);
 	return ret < 0 ? ret : nr_fresh;
+}
+
+int scan_state_told_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
+		       const size_t *idx, size_t n)
+{
+	sqlite3_stmt *s = NULL;
+	int ret, nr = 0;
+
+	if (!st || (n && (!v || !idx)))
+		return -EINVAL;
+	if (!n)
+		return 0;
+	ret = hist_prepare(st, "UPDATE redundancy_lost SET notified = 1 WHERE target_id = "
+			   "(SELECT target_id FROM passes WHERE id = ?1) AND member = ?2 AND "
+			   "array_uuid = ?3 AND offset = ?4 AND length = ?5 AND notified = 0", &s);
+	if (ret < 0)
+		return ret;
+	ret = state_begin(st);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct scan_state_rl *e = &v[idx[i]];
+
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		sqlite3_bind_int64(s, 1, pass_id);
+		state_bind_text(s, 2, e->member);
+		state_bind_text(s, 3, e->array_uuid ? e->array_uuid : "");
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)e->offset);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)e->length);
+		ret = sqlite3_step(s);
+		if (ret != SQLITE_DONE) {
+			ret = state_fail(st, ret);
+			break;
+		}
+		ret = 0;
+		nr += sqlite3_changes(st->db);
+	}
+	if (ret < 0) {
+		state_rollback(st);
+		goto out;
+	}
+	ret = state_commit(st);
+	if (ret < 0)
+		state_rollback(st);
+out:
+	sqlite3_finalize(s);
+	return ret < 0 ? ret : nr;
 }
 
 int scan_state_settle_rl(struct scan_state *st, int64_t pass_id)

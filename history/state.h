@@ -427,15 +427,28 @@ typedef int (*scan_state_rl_fn)(const struct scan_state_rl_row *e, void *arg);
  * @pass_id: the pass
  * @v: the ranges
  * @n: how many
- * @fresh: when not NULL, set per range to 1 when it was never told before (then marked told)
+ * @fresh: when not NULL, set per range to 1 when it was never told before
  *
  * A range seen again (same member, array and bytes) is the same row: times_seen counts the
- * passes, a cleared row opens again.
+ * passes, a cleared row opens again (untold). Nothing is marked told here: the caller does
+ * that with scan_state_told_rl() once the journal and on_damage told it.
  *
  * Return: the number of ranges never told before, or -errno (nothing stored).
  */
 int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
 			 size_t n, int *fresh);
+/**
+ * scan_state_told_rl() - mark redundancy-lost ranges as told (on_damage took them).
+ * @st: the store
+ * @pass_id: a pass of the target the ranges belong to
+ * @v: the ranges as given to scan_state_record_rl()
+ * @idx: which of @v were told
+ * @n: how many indexes
+ *
+ * Return: the number of rows marked, or -errno (none marked: they are offered again).
+ */
+int scan_state_told_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
+		       const size_t *idx, size_t n);
 /**
  * scan_state_settle_rl() - clear the open redundancy-lost rows a complete member-level pass
  * did not see fail (it read every copy again).

@@ -114,6 +114,14 @@ struct map_dm_leg {
 int map_dm_row_up(const char *type, uint64_t start, uint64_t length, const char *params,
 		  const char *below, uint64_t x, uint64_t *top, uint64_t *run,
 		  struct map_dm_leg *copies, unsigned max_copies, unsigned *nr_copies);
+/*
+ * Return the number of devices of a dm-raid row (params, length sectors) and set *g to its
+ * geometry in md's terms, *data_offset to where data starts on each data leg (sectors) and
+ * data[d] to data leg d's devt text ("-" when missing); -EINVAL when unparsable,
+ * -EOPNOTSUPP for a raid type without an md layout, -E2BIG over max legs.
+ */
+int map_dm_raid_geo(const char *params, uint64_t length, struct map_md_geo *g,
+		    uint64_t *data_offset, char (*data)[16], unsigned max);
 /* Return the contract's kind name of dm target type ("dm-linear", "dm-thin", ...). */
 const char *map_dm_kind(const char *type);
 /* Return 1 when dm target type can be mapped, 0 (and *why) when not. */

@@ -155,24 +155,29 @@ static int raid_type(const char *t, int *level, uint32_t *layout)
 	return -EOPNOTSUPP;
 }
 
-/* dm-raid: "type #params chunk [opts] #devs meta0 data0 ...". */
-static int row_raid(char **tok, int n, uint64_t start, uint64_t length, const char *below,
-		    uint64_t x, uint64_t *top, uint64_t *run, struct map_dm_leg *copies,
-		    unsigned max_copies, unsigned *nr_copies)
+/*
+ * dm-raid's row "type #params chunk [opts] #devs meta0 data0 ..." of length sectors as md's
+ * geometry *g and the data offset on each data leg; *devs_at the index of "#devs" in tok.
+ * Return the number of devices, or -errno.
+ */
+static int raid_geo(char **tok, int n, uint64_t length, struct map_md_geo *g,
+		    uint64_t *data_offset, int *devs_at)
 {
-	uint64_t nparams, ndevs, data_offset = 0, copies_nr = 2, asector, r, done;
-	struct map_md_loc locs[2 * MAP_MD_MAX_DISKS];
-	struct map_md_geo g;
-	enum map_md_role role;
-	int i, slot = -1, far = 0, offset = 0, near_sets = 0, k;
+	uint64_t nparams, ndevs, copies_nr = 2;
+	int i, far = 0, offset = 0, near_sets = 0;
 
-	memset(&g, 0, sizeof(g));
-	if (n < 3 || raid_type(tok[0], &g.level, &g.layout) < 0 || num(tok[1], &nparams) < 0 ||
-	    nparams < 1 || nparams > (uint64_t)n || num(tok[2], &g.chunk_sectors) < 0)
+	memset(g, 0, sizeof(*g));
+	*data_offset = 0;
+	if (n < 3)
+		return -EINVAL;
+	if (raid_type(tok[0], &g->level, &g->layout) < 0)
+		return -EOPNOTSUPP;		/* a raid type md has no layout for */
+	if (num(tok[1], &nparams) < 0 || nparams < 1 || nparams > (uint64_t)n ||
+	    num(tok[2], &g->chunk_sectors) < 0)
 		return -EINVAL;
 	for (i = 3; i < 2 + (int)nparams; i++) {
 		if (strcmp(tok[i], "data_offset") == 0 && i + 1 < n)
-			num(tok[++i], &data_offset);
+			num(tok[++i], data_offset);
 		else if (strcmp(tok[i], "raid10_copies") == 0 && i + 1 < n)
 			num(tok[++i], &copies_nr);
 		else if (strcmp(tok[i], "raid10_format") == 0 && i + 1 < n) {
@@ -187,30 +192,70 @@ static int row_raid(char **tok, int n, uint64_t start, uint64_t length, const ch
 	if (i >= n || num(tok[i], &ndevs) < 0 || !ndevs || ndevs > MAP_MD_MAX_DISKS ||
 	    i + 1 + 2 * (int)ndevs > n)
 		return -EINVAL;
-	g.raid_disks = (unsigned)ndevs;
+	*devs_at = i;
+	g->raid_disks = (unsigned)ndevs;
+	if (g->level == 10) {
+		if (!copies_nr || copies_nr > 255)
+			return -EINVAL;
+		if (far || offset)
+			g->layout = 1 | (uint32_t)copies_nr << 8 | (offset ? 1u << 16 : 0) |
+				    (near_sets ? 0 : 1u << 17);
+		else
+			g->layout = (uint32_t)copies_nr | 1u << 8;
+		g->dev_sectors = length * copies_nr / ndevs;
+	} else if (g->level == 1) {
+		g->dev_sectors = length;
+	} else if (g->level == 0) {
+		g->dev_sectors = length / ndevs;
+	} else {
+		if (ndevs < (g->level == 6 ? 4u : 3u))
+			return -EINVAL;
+		g->dev_sectors = length / (ndevs - (g->level == 6 ? 2 : 1));
+	}
+	for (unsigned d = 0; d < ndevs; d++)
+		g->member_sectors[d] = g->dev_sectors;
+	return (int)ndevs;
+}
+
+int map_dm_raid_geo(const char *params, uint64_t length, struct map_md_geo *g,
+		    uint64_t *data_offset, char (*data)[16], unsigned max)
+{
+	char buf[1100];
+	char *tok[DM_MAX_TOK];
+	int n = tokens(params, buf, sizeof(buf), tok, DM_MAX_TOK), nd, at;
+
+	if (n < 0)
+		return n;
+	nd = raid_geo(tok, n, length, g, data_offset, &at);
+	if (nd < 0)
+		return nd;
+	if ((unsigned)nd > max)
+		return -E2BIG;
+	for (int d = 0; d < nd; d++)
+		snprintf(data[d], 16, "%s", tok[at + 2 + 2 * d]);
+	return nd;
+}
+
+/* dm-raid: "type #params chunk [opts] #devs meta0 data0 ...". */
+static int row_raid(char **tok, int n, uint64_t start, uint64_t length, const char *below,
+		    uint64_t x, uint64_t *top, uint64_t *run, struct map_dm_leg *copies,
+		    unsigned max_copies, unsigned *nr_copies)
+{
+	uint64_t ndevs, data_offset, asector, r, done;
+	struct map_md_loc locs[2 * MAP_MD_MAX_DISKS];
+	struct map_md_geo g;
+	enum map_md_role role;
+	int i, slot = -1, k, nd;
+
+	nd = raid_geo(tok, n, length, &g, &data_offset, &i);
+	if (nd < 0)
+		return nd;
+	ndevs = (uint64_t)nd;
 	for (unsigned d = 0; d < ndevs; d++)
 		if (strcmp(tok[i + 2 + 2 * d], below) == 0)
 			slot = (int)d;
 	if (slot < 0)
 		return 0;
-	if (g.level == 10) {
-		if (!copies_nr || copies_nr > 255)
-			return -EINVAL;
-		if (far || offset)
-			g.layout = 1 | (uint32_t)copies_nr << 8 | (offset ? 1u << 16 : 0) |
-				   (near_sets ? 0 : 1u << 17);
-		else
-			g.layout = (uint32_t)copies_nr | 1u << 8;
-		g.dev_sectors = length * copies_nr / ndevs;
-	} else if (g.level == 1) {
-		g.dev_sectors = length;
-	} else if (g.level == 0) {
-		g.dev_sectors = length / ndevs;
-	} else {
-		g.dev_sectors = length / (ndevs - (g.level == 6 ? 2 : 1));
-	}
-	for (unsigned d = 0; d < ndevs; d++)
-		g.member_sectors[d] = g.dev_sectors;
 	if (x < data_offset)
 		return 0;
 	k = map_md_up(&g, (unsigned)slot, x - data_offset, &asector, &role, &r);

@@ -84,6 +84,48 @@ static int down_raid1(const char *sysfs, const char *params, uint64_t rel, uint6
 	return ret < 0 ? ret : legs ? 0 : -ENODEV;
 }
 
+/*
+ * dm-raid of any level with an md layout (raid0, 4, 5, 6, 10; LVM's raid LVs): md's own
+ * down-mapping over the row's geometry, then each location down its data leg (an rimage
+ * LV) at the row's data offset. Parity and syndrome chunks of the rows come back too.
+ */
+static int down_raid(const char *sysfs, const char *params, uint64_t length, uint64_t rel,
+		     uint64_t *cnt, enum map_md_role role, struct map_stack_leaf *out,
+		     unsigned max, unsigned *n, const char **bad, int depth)
+{
+	char data[MAP_MD_MAX_DISKS][16], below[MAP_STACK_NAME];
+	struct map_md_loc locs[3 * MAP_MD_MAX_DISKS];
+	struct map_md_geo g;
+	uint64_t doff, done;
+	const char *why;
+	int nd, k, ret = 0;
+
+	nd = map_dm_raid_geo(params, length, &g, &doff, data, MAP_MD_MAX_DISKS);
+	if (nd == -EOPNOTSUPP || (nd >= 0 && map_md_check(&g, &why) < 0)) {
+		*bad = "dm-raid";
+		return -EOPNOTSUPP;
+	}
+	if (nd < 0)
+		return nd;
+	k = map_md_down(&g, rel, *cnt, locs, 3 * MAP_MD_MAX_DISKS, &done);
+	if (k < 0)
+		return k;
+	*cnt = done;
+	for (int i = 0; i < k && ret >= 0; i++) {
+		uint64_t c = done;
+
+		if (!strcmp(data[locs[i].slot], "-") ||
+		    name_of_devt(data[locs[i].slot], below, sizeof(below)) < 0)
+			continue;			/* a missing leg */
+		ret = map_stack_down_at(sysfs, below, locs[i].sector + doff, &c,
+					role == MAP_MD_DATA ? locs[i].role : role, out, max, n,
+					bad, depth + 1);
+		if (ret >= 0 && c < *cnt)
+			*cnt = c;	/* a lower layer clipped: the caller loops */
+	}
+	return ret;
+}
+
 /* Down one device: sectors [s, s + cnt) of name, role so far; *cnt is clipped. */
 int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
 		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
@@ -156,6 +198,11 @@ int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t 
 			if (!strcmp(r->type, "raid") && !strncmp(r->params, "raid1 ", 6)) {
 				ret = down_raid1(sysfs, r->params, rel, cnt, role, out, max, n, bad,
 						 depth);
+				break;
+			}
+			if (!strcmp(r->type, "raid")) {
+				ret = down_raid(sysfs, r->params, r->length, rel, cnt, role, out,
+						max, n, bad, depth);
 				break;
 			}
 			if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {

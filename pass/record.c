@@ -522,7 +522,7 @@ int pass_record_rl(struct pass_record *k, const struct pass_report *rep)
 	char **json = NULL, path[MAP_STACK_NAME + 8];
 	size_t *idx = NULL, n = ps && ps->active ? ps->nr_rl : 0;
 	unsigned nr_fresh = 0;
-	int *fresh = NULL, ret = 0;
+	int *fresh = NULL, ret = 0, told = 1;
 
 	if (!ps || !ps->active)
 		return 0;
@@ -573,8 +573,20 @@ int pass_record_rl(struct pass_record *k, const struct pass_report *rep)
 		if (h->journal_rl)
 			h->journal_rl(h->arg, rep, i, k->pass_id);
 	}
-	if (h->on_redundancy_lost && nr_fresh && rep->r->stopped != 1)
-		h->on_redundancy_lost(h->arg, rep, idx, nr_fresh, k->pass_id);
+	if (h->on_redundancy_lost && nr_fresh && rep->r->stopped == 1) {
+		/* Stopping (SIGTERM, SIGINT): start no command that could hold the stop up. */
+		told = 0;
+		pass_say(h, PASS_SAY_ERROR, "warning: on_damage not run, the scan is stopping: its "
+			 "%u redundancy-lost range%s %s offered again on the next run", nr_fresh,
+			 nr_fresh == 1 ? "" : "s", nr_fresh == 1 ? "is" : "are");
+	} else if (h->on_redundancy_lost && nr_fresh) {
+		told = h->on_redundancy_lost(h->arg, rep, idx, nr_fresh, k->pass_id);
+	}
+	/* Told (journal, on_damage exit 0): not again. Else the next run offers them again. */
+	if (k->st && ret >= 0 && told && nr_fresh &&
+	    scan_state_told_rl(k->st, k->pass_id, v, idx, nr_fresh) < 0)
+		pass_say(h, PASS_SAY_ERROR, "warning: redundancy-lost ranges not marked as told "
+			 "in the history (they will be told again): %s", scan_state_errmsg(k->st));
 	ret = ret < 0 ? ret : (int)nr_fresh;
 out:
 	for (size_t i = 0; json && i < n * 3; i++)

@@ -33,6 +33,7 @@ struct stack_src {
 	struct scan_range in[64];
 	int nin, pos;
 	uint64_t in_done;
+	uint64_t slice;			/* at most this much of the plan mapped down at once */
 	struct map_stack_leaf lv[LEAF_LOCS];
 	struct scan_range pend[PEND_MAX];
 	unsigned npend, ppos;
@@ -150,7 +151,7 @@ static int pend_add(struct stack_src *s, unsigned d, uint64_t off, uint64_t len)
 	for (unsigned i = s->npend; i-- > s->ppos;)
 		if (s->pend[i].dev_idx == d) {
 			if (s->pend[i].offset + s->pend[i].length == off &&
-			    s->pend[i].length < (64u << 20)) {
+			    s->pend[i].length < s->slice) {
 				s->pend[i].length += end - off;
 				s->last_end[d] = end;
 				return 0;
@@ -188,7 +189,7 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 		/* refill: map input ranges down until enough is pending */
 		while (s->npend < PEND_MAX - LEAF_LOCS && s->npend < 256) {
 			const struct scan_range *r;
-			uint64_t done;
+			uint64_t done, len;
 			int k;
 
 			if (s->pos >= s->nin) {
@@ -207,8 +208,12 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 				s->pos++;
 				continue;
 			}
-			k = map_stack_down(NULL, s->top, r->offset + s->in_done,
-					   r->length - s->in_done, s->lv, LEAF_LOCS, &done, &s->bad);
+			/* a slice at a time, so every copy of it is pending next to the others */
+			len = r->length - s->in_done;
+			if (len > s->slice)
+				len = s->slice;
+			k = map_stack_down(NULL, s->top, r->offset + s->in_done, len, s->lv,
+					   LEAF_LOCS, &done, &s->bad);
 			if (k < 0) {
 				s->err = k;
 				return -EIO;
@@ -225,7 +230,7 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 					return -EIO;
 				}
 			}
-			s->in_done += done ? done : r->length - s->in_done;
+			s->in_done += done ? done : len;
 			if (s->in_done >= r->length) {
 				s->pos++;
 				s->in_done = 0;
@@ -303,8 +308,8 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 	if (n <= 0)
 		return 0;
 	{
-		/* a layer whose geometry cannot be followed down (dm-raid other than raid1, raid0
-		 * with zones): read at the top as md/dm serve it, said */
+		/* a layer whose geometry cannot be followed down (a dm-raid raid1 with a data
+		 * offset, raid0 with zones): read at the top as md/dm serve it, said */
 		struct map_stack_leaf lv[LEAF_LOCS];
 		const char *bk = NULL;
 		uint64_t done;
@@ -415,6 +420,13 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	}
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
+	/*
+	 * The executor reads its ranges in order, each whole before the next: a range of one
+	 * member of 64 MiB kept all reads in flight on that member while the others idled (a
+	 * RAID1 scan took two members' time). Ranges of one read each, the copies of a slice of
+	 * the plan next to each other, spread the reads in flight over the members.
+	 */
+	s->slice = so->io_size;
 	gw.ps = ps;
 	gw.inner = so->progress;
 	gw.inner_arg = so->progress_arg;

@@ -80,6 +80,38 @@ static void test_dm_raid(void **s)
 				       "253:1 253:2 253:5 253:6 253:7 253:8", "253:6", 130, &top,
 				       &run, legs, 8, &n), 2);
 	assert_int_equal(top, 2 * 128 + 2);
+	/* the same row's geometry for mapping down (scan at member level): md's raid5
+	 * left-symmetric of 3, each image holding half the LV, data legs in slot order */
+	struct map_md_geo g;
+	struct map_md_loc locs[8];
+	char data[8][16];
+	uint64_t doff, done;
+
+	assert_int_equal(map_dm_raid_geo("raid5_ls 3 128 region_size 1024 3 253:1 253:2 253:5 "
+					 "253:6 253:7 253:8", 8192, &g, &doff, data, 8), 3);
+	assert_int_equal(g.level, 5);
+	assert_int_equal(g.layout, MAP_R5_LEFT_SYMMETRIC);
+	assert_int_equal(g.chunk_sectors, 128);
+	assert_int_equal(g.dev_sectors, 4096);
+	assert_int_equal(doff, 0);
+	assert_string_equal(data[1], "253:6");
+	/* array sector 258 (stripe 1, its second data chunk) lies on slot 2 at 130; its
+	 * parity on slot 1 at 130: what up-mapping said of 253:6 sector 130 above */
+	int k = map_md_down(&g, 258, 1, locs, 8, &done);
+	int have_data = 0, have_parity = 0;
+
+	for (int i = 0; i < k; i++) {
+		have_data |= locs[i].role == MAP_MD_DATA && locs[i].slot == 2 && locs[i].sector == 130;
+		have_parity |= locs[i].role == MAP_MD_PARITY && locs[i].slot == 1 &&
+			       locs[i].sector == 130;
+	}
+	assert_true(have_data);
+	assert_true(have_parity);
+	/* too few legs for raid6, and an unknown raid type */
+	assert_int_equal(map_dm_raid_geo("raid6_zr 1 128 2 253:1 253:2 253:3 253:4", 8192, &g, &doff,
+					 data, 8), -EINVAL);
+	assert_int_equal(map_dm_raid_geo("raid7 1 128 2 253:1 253:2 253:3 253:4", 8192, &g, &doff,
+					 data, 8), -EOPNOTSUPP);
 	const char *why;
 
 	assert_int_equal(map_dm_supported("thin", &why), 0);

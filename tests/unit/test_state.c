@@ -767,11 +767,19 @@ static void test_redundancy_lost(void **state)
 				      "verdict = 'damage' AND state = 'open'"), 1);
 	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost"), 0);
 
-	/* Found by pass 2: both new, told; the member and array named, not the fs device. */
+	/* Found by pass 2: both new; the member and array named, not the fs device. Not told
+	 * until on_damage took them: a hook that failed leaves them offered again. */
 	p2 = begin(st, KEY);
 	assert_int_equal(scan_state_record_rl(st, p2, rl, 2, fresh), 2);
 	assert_int_equal(fresh[0], 1);
 	assert_int_equal(fresh[1], 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost WHERE notified = 0"),
+			 2);
+	assert_int_equal(scan_state_record_rl(st, p2, rl, 2, fresh), 2);	/* hook failed */
+	assert_int_equal(fresh[0], 1);
+	size_t both[2] = { 0, 1 };
+
+	assert_int_equal(scan_state_told_rl(st, p2, rl, both, 2), 2);	/* hook took them */
 	assert_int_equal(query_int(f, "SELECT count(*) FROM redundancy_lost WHERE member = "
 				      "'wwid:eui.0001' AND array_uuid = "
 				      "'0f1e2d3c:4b5a6978:8796a5b4:c3d2e1f0' AND notified = 1 AND "
