@@ -266,17 +266,29 @@ static int row_raid(char **tok, int n, uint64_t start, uint64_t length, const ch
 	*top = start + asector;
 	*run = r;
 	*nr_copies = 0;
-	k = map_md_down(&g, asector, 1, locs, 2 * MAP_MD_MAX_DISKS, &done);
-	for (int j = 0; j < k; j++) {
-		if (locs[j].slot == (unsigned)slot && locs[j].sector == x - data_offset)
-			continue;
-		if (*nr_copies == max_copies)
-			break;
-		snprintf(copies[*nr_copies].devt, sizeof(copies[0].devt), "%s",
-			 tok[i + 2 + 2 * locs[j].slot]);
-		copies[*nr_copies].sector = locs[j].sector + data_offset;
-		copies[*nr_copies].role = locs[j].role;
-		(*nr_copies)++;
+	/* the other copies: for parity RAID the whole stripe row (every data chunk at this
+	 * place, P and Q once), as for an md array (stack.c), else every copy of asector */
+	unsigned nrow = g.level == 6 ? g.raid_disks - 2 :
+			g.level == 4 || g.level == 5 ? g.raid_disks - 1 : 1;
+
+	for (unsigned d = 0; d < nrow; d++) {
+		uint64_t sa = nrow > 1 ? asector - asector % (g.chunk_sectors * nrow) +
+				       d * g.chunk_sectors + asector % g.chunk_sectors : asector;
+
+		k = map_md_down(&g, sa, 1, locs, 2 * MAP_MD_MAX_DISKS, &done);
+		for (int j = 0; j < k; j++) {
+			if (locs[j].slot == (unsigned)slot)
+				continue;
+			if (d && locs[j].role != MAP_MD_DATA)
+				continue;	/* P and Q once */
+			if (*nr_copies == max_copies)
+				break;
+			snprintf(copies[*nr_copies].devt, sizeof(copies[0].devt), "%s",
+				 tok[i + 2 + 2 * locs[j].slot]);
+			copies[*nr_copies].sector = locs[j].sector + data_offset;
+			copies[*nr_copies].role = locs[j].role;
+			(*nr_copies)++;
+		}
 	}
 	if (role == MAP_MD_PARITY || role == MAP_MD_SYNDROME)
 		return 2;

@@ -80,6 +80,18 @@ static void test_dm_raid(void **s)
 				       "253:1 253:2 253:5 253:6 253:7 253:8", "253:6", 130, &top,
 				       &run, legs, 8, &n), 2);
 	assert_int_equal(top, 2 * 128 + 2);
+	/* slot 2 (253:8) at 130 holds data D2 of that stripe: its copies are the whole row, the
+	 * other data chunk D3 (253:2, slot 0) and the parity (253:6), as for an md array */
+	assert_int_equal(map_dm_row_up("raid", 0, 8192, "raid5_ls 3 128 region_size 1024 3 "
+				       "253:1 253:2 253:5 253:6 253:7 253:8", "253:8", 130, &top,
+				       &run, legs, 8, &n), 1);
+	assert_int_equal(n, 2);
+	assert_true((legs[0].role == MAP_MD_DATA && !strcmp(legs[0].devt, "253:2") &&
+		     legs[1].role == MAP_MD_PARITY && !strcmp(legs[1].devt, "253:6")) ||
+		    (legs[1].role == MAP_MD_DATA && !strcmp(legs[1].devt, "253:2") &&
+		     legs[0].role == MAP_MD_PARITY && !strcmp(legs[0].devt, "253:6")));
+	assert_int_equal(legs[0].sector, 130);
+	assert_int_equal(legs[1].sector, 130);
 	/* the same row's geometry for mapping down (scan at member level): md's raid5
 	 * left-symmetric of 3, each image holding half the LV, data legs in slot order */
 	struct map_md_geo g;
