@@ -88,6 +88,26 @@ struct map_stack_region {
 	uint64_t data_start;		/* bytes on the member; before it: meta */
 	const char *meta;		/* "md superblock and bitmap", "LVM metadata", "LUKS header" */
 };
+/* An LVM physical volume's own area: label, metadata area (stack_lvm.c). */
+struct map_lvm_area {
+	uint64_t offset, length;	/* bytes on the PV */
+};
+/*
+ * Return the number of metadata areas of the LVM label in buf (len >= 2048: the first four
+ * sectors of a PV) written to mda[0..max), *pe_start the data area's start (bytes); -ENOENT
+ * when no label is there, -EINVAL when it is malformed.
+ */
+int map_lvm_label_parse(const unsigned char *buf, size_t len, uint64_t *pe_start,
+			struct map_lvm_area *mda, unsigned max);
+/*
+ * Return the number of areas written to out[0..max) that LVM keeps on PV name for itself: the
+ * label and first metadata area ([0, pe_start)) and a metadata area after the extents; the
+ * label read on a bottom device below name, never through md or dm. -ENOENT: not a PV.
+ */
+int map_lvm_pv_areas(const char *sysfs, const char *name, struct map_lvm_area *out,
+		     unsigned max);
+/* Return what a layer of kind keeps before its data on the device below it ("LVM metadata"). */
+const char *map_stack_layer_meta(const char *kind);
 /*
  * Return the number of layers above bottom device leaf written to out[0..max), from the
  * nearest up, each with where its data starts on leaf (followed up while each layer keeps the
@@ -122,6 +142,13 @@ int map_dm_row_up(const char *type, uint64_t start, uint64_t length, const char 
  */
 int map_dm_raid_geo(const char *params, uint64_t length, struct map_md_geo *g,
 		    uint64_t *data_offset, char (*data)[16], unsigned max);
+/*
+ * Return 1 when child ("MAJ:MIN") is a metadata leg (rmeta: superblock and write-intent
+ * bitmap) of the dm-raid row (params, length sectors), 0 when a data leg (*data_offset set to
+ * where its data starts, bytes), -ENOENT when neither, -EOPNOTSUPP, -EINVAL.
+ */
+int map_dm_raid_leg(const char *params, uint64_t length, const char *child,
+		    uint64_t *data_offset);
 /* Return the contract's kind name of dm target type ("dm-linear", "dm-thin", ...). */
 const char *map_dm_kind(const char *type);
 /* Return 1 when dm target type can be mapped, 0 (and *why) when not. */
@@ -179,7 +206,7 @@ int map_stack_down(const char *sysfs, const char *name, uint64_t off, uint64_t l
  * @start: set to the first byte of child that parent keeps data in: md's data offset, the
  *	lowest offset of child in a dm table, a partition's start on its disk; what lies
  *	before it is the layer's metadata (superblock, bitmap, LVM metadata area, LUKS header,
- *	partition table)
+ *	partition table); for a dm-raid's metadata leg (rmeta) its size: all of it
  *
  * Return: 0, -ENOENT when parent is none of these, or -errno.
  */

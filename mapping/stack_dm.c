@@ -236,6 +236,31 @@ int map_dm_raid_geo(const char *params, uint64_t length, struct map_md_geo *g,
 	return nd;
 }
 
+int map_dm_raid_leg(const char *params, uint64_t length, const char *child,
+		    uint64_t *data_offset)
+{
+	char buf[1100];
+	char *tok[DM_MAX_TOK];
+	struct map_md_geo g;
+	int n = tokens(params, buf, sizeof(buf), tok, DM_MAX_TOK), nd, at;
+	uint64_t doff;
+
+	if (n < 0)
+		return n;
+	nd = raid_geo(tok, n, length, &g, &doff, &at);
+	if (nd < 0)
+		return nd;
+	for (int d = 0; d < nd; d++) {
+		if (strcmp(tok[at + 1 + 2 * d], child) == 0)
+			return 1;
+		if (strcmp(tok[at + 2 + 2 * d], child) == 0) {
+			*data_offset = doff * 512;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* dm-raid: "type #params chunk [opts] #devs meta0 data0 ...". */
 static int row_raid(char **tok, int n, uint64_t start, uint64_t length, const char *below,
 		    uint64_t x, uint64_t *top, uint64_t *run, struct map_dm_leg *copies,

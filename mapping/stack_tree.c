@@ -206,15 +206,33 @@ int map_stack_data_start(const char *sysfs, const char *parent, const char *chil
 		}
 		cdev[strcspn(cdev, "\n")] = '\0';
 		k = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
-		/* every "MAJ:MIN OFFSET" pair of the rows naming child (linear, striped, crypt) */
 		for (int i = 0; i < k; i++) {
-			char buf[1100], *t, *prev = NULL, *sv = NULL;
+			char buf[1100], *t, *prev = NULL, *sv = NULL, *end;
 
+			if (strcmp(rows[i].type, "raid") == 0) {
+				/* dm-raid: a metadata leg (rmeta) is metadata as a whole; a data
+				 * leg's data starts at the row's data_offset */
+				int m = map_dm_raid_leg(rows[i].params, rows[i].length, cdev, &v);
+
+				if (m == 1 && kio_blk_attr_u64(sysfs, child, "size", &v) == 0)
+					v *= 512;
+				else if (m != 0)
+					continue;
+				if (v < lo)
+					lo = v;
+				continue;
+			}
+			/* every "MAJ:MIN OFFSET" pair naming child (linear, striped, crypt): the
+			 * offset a number as a whole ("254:2" after a dm-raid leg is not one) */
 			snprintf(buf, sizeof(buf), "%s", rows[i].params);
-			for (t = strtok_r(buf, " ", &sv); t; prev = t, t = strtok_r(NULL, " ", &sv))
-				if (prev && !strcmp(prev, cdev) && sscanf(t, "%" SCNu64, &v) == 1 &&
-				    v * 512 < lo)
+			for (t = strtok_r(buf, " ", &sv); t; prev = t, t = strtok_r(NULL, " ", &sv)) {
+				if (!prev || strcmp(prev, cdev) || *t < '0' || *t > '9')
+					continue;
+				errno = 0;
+				v = strtoull(t, &end, 10);
+				if (!errno && !*end && v * 512 < lo)
 					lo = v * 512;
+			}
 		}
 		explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
 		free(rows);
@@ -231,8 +249,7 @@ int map_stack_data_start(const char *sysfs, const char *parent, const char *chil
 	return -ENOENT;
 }
 
-/* What lies before a layer's data on the device below it. */
-static const char *layer_meta(const char *kind)
+const char *map_stack_layer_meta(const char *kind)
 {
 	if (strncmp(kind, "md-", 3) == 0)
 		return "md superblock and bitmap";
@@ -272,7 +289,7 @@ int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_regi
 		snprintf(out[n].name, sizeof(out[n].name), "%s", u->hop[1].name);
 		snprintf(out[n].kind, sizeof(out[n].kind), "%s", u->hop[1].kind);
 		out[n].data_start = base + start;
-		out[n].meta = layer_meta(u->hop[1].kind);
+		out[n].meta = map_stack_layer_meta(u->hop[1].kind);
 		n++;
 		/* follow up only while the layer keeps cur's bytes in order from its byte 0 */
 		linear = u->hop[1].offset == 0 && (!strcmp(u->hop[1].kind, "md-raid1") ||

@@ -1,7 +1,8 @@
 /*
  * tests/unit/test_stack_dm.c - mapping/stack_dm.c's device-mapper rows read upward (linear
  * as LVM writes it, striped over three PVs, crypt with its key already replaced, multipath,
- * dm-raid raid1 and raid5_ls, refused targets with a reason) and klog_md.c's md log lines.
+ * dm-raid raid1 and raid5_ls, refused targets with a reason), klog_md.c's md log lines and
+ * stack_lvm.c's LVM label (pe_start and the metadata areas, malformed labels refused).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -161,6 +162,57 @@ static void test_klog_md(void **s)
 	assert_string_equal(r.dev, "nvme0n3");
 }
 
+/* put little-endian v at p */
+static void le(unsigned char *p, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * An LVM2 label as pvcreate writes it (lvm2 lib/label/label.h, format_text/layout.h): sector
+ * 1 "LABELONE", its own sector number, crc, offset 32 to the pv_header, "LVM2 001"; the
+ * pv_header: uuid (32), device size, data areas {pe_start, 0} {0, 0}, metadata areas
+ * {4096, pe_start - 4096} (and a second copy at the end) {0, 0}.
+ */
+static void test_lvm_label(void **s)
+{
+	unsigned char buf[2048] = { 0 }, *l = buf + 512, *p;
+	struct map_lvm_area mda[4];
+	uint64_t pe = 0;
+
+	(void)s;
+	memcpy(l, "LABELONE", 8);
+	le(l + 8, 1, 8);
+	le(l + 20, 32, 4);
+	memcpy(l + 24, "LVM2 001", 8);
+	memcpy(l + 32, "0123456789abcdef0123456789abcdef", 32);
+	le(l + 64, 400ull << 20, 8);
+	p = l + 72;
+	le(p, 1 << 20, 8);			/* data area: pe_start 1 MiB */
+	p += 32;				/* and its zero entry */
+	le(p, 4096, 8);
+	le(p + 8, (1 << 20) - 4096, 8);
+	le(p + 16, (400ull << 20) - (1 << 20), 8);	/* a second metadata area at the end */
+	le(p + 24, 1 << 20, 8);
+	assert_int_equal(map_lvm_label_parse(buf, sizeof(buf), &pe, mda, 4), 2);
+	assert_int_equal(pe, 1 << 20);
+	assert_int_equal(mda[0].offset, 4096);
+	assert_int_equal(mda[0].length, (1 << 20) - 4096);
+	assert_int_equal(mda[1].offset, (400ull << 20) - (1 << 20));
+	/* not a PV; a label claiming another sector; a type that is not LVM2 */
+	assert_int_equal(map_lvm_label_parse(buf + 1024, 1024, &pe, mda, 4), -ENOENT);
+	le(l + 8, 2, 8);
+	assert_int_equal(map_lvm_label_parse(buf, sizeof(buf), &pe, mda, 4), -ENOENT);
+	le(l + 8, 1, 8);
+	/* a pv_header offset past the sector, and lists that never end, are refused */
+	le(l + 20, 500, 4);
+	assert_int_equal(map_lvm_label_parse(buf, sizeof(buf), &pe, mda, 4), -EINVAL);
+	le(l + 20, 32, 4);
+	memset(l + 72, 0xff, 512 - 72);
+	assert_int_equal(map_lvm_label_parse(buf, sizeof(buf), &pe, mda, 4), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_striped),
 		cmocka_unit_test(test_dm_raid),
 		cmocka_unit_test(test_klog_md),
+		cmocka_unit_test(test_lvm_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
