@@ -341,6 +341,9 @@ static int stage_scan(struct pass *p)
 	p->err[0] = '\0';
 	if (p->stk.active)
 		ret = pass_stack_scan(&p->stk, &p->src, &p->so, r, p->err, sizeof(p->err));
+	else if (p->stk.member_plan)	/* the stacks above watched: their change stops it */
+		ret = pass_stack_member_scan(&p->stk, p->devs, p->t.nr_devices, &p->src, &p->so,
+					     r);
 	else
 		ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
 	/* errors[0..sealed) are in the history, the rest? (a member-level scan keeps no
@@ -384,6 +387,8 @@ static int stage_map(struct pass *p)
 	p->rep_made = 1;
 	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
+	if (p->stk.member_plan)		/* the plan's metadata ranges, in the report */
+		rep->stack = &p->stk;
 	if (p->stk.unmappable) {	/* a layer below cannot be mapped: the scan is not whole */
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 		rep->stack = &p->stk;

@@ -296,6 +296,14 @@ struct pass_stack_at {
 	char member[80];		/* /dev/nvme0n2 */
 	uint64_t offset;		/* bytes on the member */
 };
+#define PASS_STACK_MAX_TOPS 8
+/* A range of a member disk that a layer above keeps its own metadata in (scan MEMBER_DISK). */
+struct pass_stack_meta {
+	char layer[MAP_STACK_NAME];	/* the layer whose metadata it is: md1, dm-3 */
+	char kind[24];			/* md-raid1, dm-raid */
+	const char *what;		/* "md superblock and bitmap", "dm-raid metadata (rmeta)" */
+	uint64_t offset, length;	/* bytes on the scanned disk */
+};
 struct pass_stack {
 	int active;			/* the scan reads the members */
 	char top[64];			/* kernel name of the filesystem's device */
@@ -319,6 +327,15 @@ struct pass_stack {
 	struct scan_range *mr;		/* the disk's written ranges and layer metadata, sorted */
 	size_t nr_mr, mr_pos;
 	uint64_t mr_bytes;
+	/* scan MEMBER_DISK: the tops of the stacks above the disk, whose geometry the plan is
+	 * made for (ps->geom holds theirs, one after the other), and the disk's name */
+	char gtop[PASS_STACK_MAX_TOPS][MAP_STACK_NAME];
+	unsigned nr_gtop;
+	char disk[MAP_STACK_NAME];
+	/* what of the member plan is the layers' own metadata, for the report */
+	struct pass_stack_meta *meta;
+	size_t nr_meta;
+	uint64_t meta_bytes;
 };
 /**
  * pass_stack_member_plan() - plan `scan MEMBER_DISK` through the stack above the disk.
@@ -349,6 +366,14 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
  * (or could not be read then), -ESTALE with what changed in ps->geom_msg when it changed.
  */
 int pass_stack_geometry_check(struct pass_stack *ps);
+/* Keep the geometry the scan depends on now (ps->top's stack, or ps->gtop's). */
+void pass_stack_geometry_mark(struct pass_stack *ps);
+/*
+ * Return scan_run's answer for scan MEMBER_DISK (ps->member_plan) over devs, stopped with
+ * r->fatal -ESTALE when a stack above the disk changed its geometry during the reads.
+ */
+int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
+			   struct scan_source *src, struct scan_opts *so, struct scan_result *r);
 /* Close the members and free the verdicts. */
 void pass_stack_close(struct pass_stack *ps);
 /* Return scan_run's answer after reading src's ranges (the top's plan) on every copy. */

@@ -4,7 +4,9 @@
  * above it (the filesystem's own plan on the top device, mapped down through the stack,
  * the pieces on this disk kept: every copy, and parity of the stripe rows) plus the layers'
  * metadata on it (partition table, md superblock and bitmap before the data offset, the LVM
- * metadata area before the first extent, the LUKS header).
+ * metadata area before the first extent, the LUKS header, a dm-raid LV's rmeta legs), named
+ * in ps->meta for the report. The stacks' geometry is kept: a change during the reads stops
+ * them (pass_stack_member_scan).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +19,7 @@
 #include "stack.h"
 
 #define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)
-#define MAX_TOPS 8
+#define MAX_TOPS PASS_STACK_MAX_TOPS
 
 struct member_ctx {
 	struct pass_stack *ps;
@@ -25,7 +27,11 @@ struct member_ctx {
 	char parts[64][MAP_STACK_NAME];	/* its partitions and their starts */
 	uint64_t pstart[64];
 	int nparts;
-	size_t cap;
+	size_t cap, meta_cap;
+	const struct map_stack_node *meta_layer;	/* down_keep adds metadata of this layer */
+	const char *meta_what;
+	char pv[16][MAP_STACK_NAME];	/* PVs whose areas are planned */
+	int nr_pv;
 };
 
 /* The byte offset on the disk of leaf range (name, off), or -1 when not on the disk. */
@@ -59,6 +65,41 @@ static int piece_add(struct member_ctx *c, uint64_t off, uint64_t len)
 	return 0;
 }
 
+/* A piece of the plan that is c->meta_layer's metadata, named for the report. */
+static int meta_note(struct member_ctx *c, uint64_t off, uint64_t len)
+{
+	struct pass_stack *ps = c->ps;
+	struct pass_stack_meta *m;
+
+	if (ps->nr_meta) {
+		m = &ps->meta[ps->nr_meta - 1];
+		if (!strcmp(m->layer, c->meta_layer->name) && m->what == c->meta_what &&
+		    m->offset + m->length == off) {
+			m->length += len;
+			ps->meta_bytes += len;
+			return 0;
+		}
+	}
+	if (ps->nr_meta == c->meta_cap) {
+		size_t cap = c->meta_cap ? c->meta_cap * 2 : 16;
+		struct pass_stack_meta *n = realloc(ps->meta, sizeof(*n) * cap);
+
+		if (!n)
+			return -ENOMEM;
+		ps->meta = n;
+		c->meta_cap = cap;
+	}
+	m = &ps->meta[ps->nr_meta++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->layer, sizeof(m->layer), "%s", c->meta_layer->name);
+	snprintf(m->kind, sizeof(m->kind), "%s", c->meta_layer->kind);
+	m->what = c->meta_what;
+	m->offset = off;
+	m->length = len;
+	ps->meta_bytes += len;
+	return 0;
+}
+
 /* Bytes [off, off + len) of device name mapped down: the pieces on the disk kept. */
 static int down_keep(struct member_ctx *c, const char *name, uint64_t off, uint64_t len)
 {
@@ -81,6 +122,8 @@ static int down_keep(struct member_ctx *c, const char *name, uint64_t off, uint6
 
 			if (d >= 0)
 				ret = piece_add(c, (uint64_t)d, lv[i].length);
+			if (d >= 0 && ret == 0 && c->meta_layer)
+				ret = meta_note(c, (uint64_t)d, lv[i].length);
 		}
 		if (!done)
 			break;
@@ -89,6 +132,17 @@ static int down_keep(struct member_ctx *c, const char *name, uint64_t off, uint6
 	}
 	free(lv);
 	return ret;
+}
+
+/* 1 when n is an LVM logical volume's linear or striped mapping (its DM uuid "LVM-..."). */
+static int is_lv(const struct map_stack_node *n)
+{
+	char uuid[160];
+
+	if (strcmp(n->kind, "dm-linear") && strcmp(n->kind, "dm-striped"))
+		return 0;
+	return kio_blk_attr(NULL, n->name, "dm/uuid", uuid, sizeof(uuid)) > 0 &&
+	       strncmp(uuid, "LVM-", 4) == 0;
 }
 
 /* 1 when the tree under n reaches the disk. */
@@ -102,19 +156,44 @@ static int reaches(const struct member_ctx *c, const struct map_stack_node *n)
 	return 0;
 }
 
-/* The layers' metadata: what each layer keeps before its data on the device below it. */
+/*
+ * The layers' metadata: what each layer keeps before its data on the device below it, and a
+ * dm-raid LV's metadata legs (rmeta: its superblock and write-intent bitmap) whole.
+ */
 static int meta_add(struct member_ctx *c, const struct map_stack_node *n)
 {
 	int ret = 0;
 
 	for (unsigned i = 0; i < n->nr_below && ret == 0; i++) {
 		const struct map_stack_node *b = &n->below[i];
+		struct map_lvm_area pv[4];
 		uint64_t start;
+		int k;
 
 		if (!reaches(c, b))
 			continue;
-		if (map_stack_data_start(NULL, n->name, b->name, &start) == 0 && start)
+		if (is_lv(n) && (k = map_lvm_pv_areas(NULL, b->name, pv, 4)) > 0) {
+			/* an LV on a PV: the PV's label and metadata areas, once per PV (not all
+			 * before the LV's first extent: other LVs' or free extents lie there) */
+			int seen = 0;
+
+			for (int i = 0; i < c->nr_pv && !seen; i++)
+				seen = !strcmp(c->pv[i], b->name);
+			if (!seen && c->nr_pv < (int)(sizeof(c->pv) / sizeof(c->pv[0])))
+				snprintf(c->pv[c->nr_pv++], MAP_STACK_NAME, "%s", b->name);
+			c->meta_layer = n;
+			c->meta_what = "LVM label and metadata area";
+			for (int i = 0; i < k && ret == 0 && !seen; i++)
+				ret = down_keep(c, b->name, pv[i].offset, pv[i].length);
+			c->meta_layer = NULL;
+		} else if (map_stack_data_start(NULL, n->name, b->name, &start) == 0 && start) {
+			c->meta_layer = n;
+			c->meta_what = !strcmp(n->kind, "dm-raid") && start >= b->size ?
+				       "dm-raid metadata (rmeta: superblock and write-intent bitmap)" :
+				       map_stack_layer_meta(n->kind);
 			ret = down_keep(c, b->name, 0, start);
+			c->meta_layer = NULL;
+		}
 		if (ret == 0)
 			ret = meta_add(c, b);
 	}
@@ -204,6 +283,13 @@ static int cmp_range(const void *x, const void *y)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
+static int cmp_meta(const void *x, const void *y)
+{
+	const struct pass_stack_meta *a = x, *b = y;
+
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
 int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, char *err,
 			   size_t len)
 {
@@ -255,6 +341,10 @@ int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, ch
 		free(ps->mr);
 		ps->mr = NULL;
 		ps->nr_mr = 0;
+		free(ps->meta);
+		ps->meta = NULL;
+		ps->nr_meta = 0;
+		ps->meta_bytes = 0;
 		err[0] = '\0';
 		free(c);
 		return 0;
@@ -266,9 +356,14 @@ int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, ch
 		free(ps->mr);
 		ps->mr = NULL;
 		ps->nr_mr = 0;
+		free(ps->meta);
+		ps->meta = NULL;
+		ps->nr_meta = 0;
+		ps->meta_bytes = 0;
 		free(c);
 		return ret;
 	}
+	qsort(ps->meta, ps->nr_meta, sizeof(ps->meta[0]), cmp_meta);
 	/* sorted and merged: one read per contiguous run */
 	qsort(ps->mr, ps->nr_mr, sizeof(ps->mr[0]), cmp_range);
 	for (size_t i = 0; i < ps->nr_mr; i++) {
@@ -296,6 +391,12 @@ int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, ch
 	for (size_t i = 0; i < w; i++)
 		ps->mr_bytes += ps->mr[i].length;
 	ps->member_plan = 1;
+	/* the geometry the plan is made for: every stack above the disk */
+	snprintf(ps->disk, sizeof(ps->disk), "%s", c->disk);
+	for (int i = 0; i < nt; i++)
+		snprintf(ps->gtop[i], sizeof(ps->gtop[i]), "%s", tops[i]);
+	ps->nr_gtop = (unsigned)nt;
+	pass_stack_geometry_mark(ps);
 	snprintf(ps->note, sizeof(ps->note), "note: /dev/%s is a member of %d stack%s (top "
 		 "/dev/%s): planned only its ranges holding written data above it and the layers' "
 		 "metadata (--top-only plans the whole disk)", c->disk, nt, nt == 1 ? "" : "s",

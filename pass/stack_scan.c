@@ -52,6 +52,30 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The geometry the scan depends on: the stack under ps->top or, for scan MEMBER_DISK, every
+ * stack above the disk, one after the other. */
+static int geom_read(const struct pass_stack *ps, char *out, size_t len)
+{
+	size_t used = 0;
+
+	if (!ps->nr_gtop)
+		return map_stack_geometry(NULL, ps->top, out, len);
+	out[0] = '\0';
+	for (unsigned i = 0; i < ps->nr_gtop; i++) {
+		int ret = map_stack_geometry(NULL, ps->gtop[i], out + used, len - used);
+
+		if (ret < 0)
+			return ret;
+		used += strlen(out + used);
+	}
+	return 0;
+}
+
+void pass_stack_geometry_mark(struct pass_stack *ps)
+{
+	ps->geom_known = geom_read(ps, ps->geom, sizeof(ps->geom)) == 0;
+}
+
 int pass_stack_geometry_check(struct pass_stack *ps)
 {
 	char *now;
@@ -62,7 +86,7 @@ int pass_stack_geometry_check(struct pass_stack *ps)
 	now = malloc(sizeof(ps->geom));
 	if (!now)
 		return 0;			/* not known to have changed */
-	ret = map_stack_geometry(NULL, ps->top, now, sizeof(ps->geom));
+	ret = geom_read(ps, now, sizeof(ps->geom));
 	if (ret == 0 && strcmp(now, ps->geom) == 0) {
 		free(now);
 		return 0;
@@ -73,9 +97,15 @@ int pass_stack_geometry_check(struct pass_stack *ps)
 		char what[700];
 
 		map_stack_geometry_diff(ps->geom, now, what, sizeof(what));
-		snprintf(ps->geom_msg, sizeof(ps->geom_msg), "geometry of the stack under /dev/%.60s "
-			 "changed during the scan, scan stopped (scan again once the array or "
-			 "volume is stable): %.600s", ps->top, what);
+		if (ps->member_plan)
+			snprintf(ps->geom_msg, sizeof(ps->geom_msg), "geometry of the stack above "
+				 "/dev/%.60s changed during the scan, scan stopped: the plan of its "
+				 "written ranges no longer holds (scan again once the array or volume "
+				 "is stable): %.600s", ps->disk, what);
+		else
+			snprintf(ps->geom_msg, sizeof(ps->geom_msg), "geometry of the stack under "
+				 "/dev/%.60s changed during the scan, scan stopped (scan again once "
+				 "the array or volume is stable): %.600s", ps->top, what);
 	}
 	free(now);
 	return -ESTALE;
@@ -351,7 +381,7 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 	}
 	ps->active = 1;
 	/* the geometry the plan is made for: a change before or during the reads stops them */
-	ps->geom_known = map_stack_geometry(NULL, ps->top, ps->geom, sizeof(ps->geom)) == 0;
+	pass_stack_geometry_mark(ps);
 	return 1;
 }
 
@@ -365,15 +395,66 @@ void pass_stack_close(struct pass_stack *ps)
 	free(ps->rl);
 	free(ps->at);
 	free(ps->mr);
+	free(ps->meta);
 	map_damage_free(&ps->dmg);
 	memset(ps, 0, sizeof(*ps));
+}
+
+/* scan_run with the geometry watched from the progress callback; *changed set when it changed. */
+static int run_watched(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
+		       struct scan_source *src, struct scan_opts *so, struct scan_result *r,
+		       int *changed)
+{
+	struct geom_watch gw = { 0 };
+	int ret;
+
+	gw.ps = ps;
+	gw.inner = so->progress;
+	gw.inner_arg = so->progress_arg;
+	gw.stop = so->stop;
+	so->progress = geom_progress;
+	so->progress_arg = &gw;
+	ret = scan_run(devs, n, src, so, r);
+	so->progress = gw.inner;
+	so->progress_arg = gw.inner_arg;
+	if (gw.changed) {
+		/* our stop, not a signal's: the pass failed, it was not interrupted */
+		*changed = 1;
+		if (r->stopped == 1)
+			r->stopped = 0;
+		if (so->stop)
+			*so->stop = 0;
+	}
+	return ret;
+}
+
+/* The geometry changed: not an error of ours to end the pass on: said, recorded failed, exit
+ * bit 4. */
+static void geom_fatal(const struct pass_stack *ps, struct scan_result *r)
+{
+	r->fatal = -ESTALE;
+	r->complete = 0;
+	snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%.*s", (int)sizeof(r->fatal_msg) - 1,
+		 ps->geom_msg);
+}
+
+int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
+			   struct scan_source *src, struct scan_opts *so, struct scan_result *r)
+{
+	int changed = 0, ret = run_watched(ps, devs, n, src, so, r, &changed);
+
+	/* a change during the last reads: what was read may not be what the plan meant */
+	if (ret == 0 && !changed && pass_stack_geometry_check(ps) < 0)
+		changed = 1;
+	if (changed)
+		geom_fatal(ps, r);
+	return ret;
 }
 
 int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_opts *so,
 		    struct scan_result *r, char *err, size_t len)
 {
 	struct stack_src *s = calloc(1, sizeof(*s));
-	struct geom_watch gw = { 0 };
 	struct scan_source wrap;
 	int ret;
 
@@ -427,32 +508,12 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	 * the plan next to each other, spread the reads in flight over the members.
 	 */
 	s->slice = so->io_size;
-	gw.ps = ps;
-	gw.inner = so->progress;
-	gw.inner_arg = so->progress_arg;
-	gw.stop = so->stop;
-	so->progress = geom_progress;
-	so->progress_arg = &gw;
-	ret = scan_run(ps->devs, ps->nr_leaf, &wrap, so, r);
-	so->progress = gw.inner;
-	so->progress_arg = gw.inner_arg;
-	if (gw.changed) {
-		/* our stop, not a signal's: the pass failed, it was not interrupted */
-		s->geom_changed = 1;
-		if (r->stopped == 1)
-			r->stopped = 0;
-		if (so->stop)
-			*so->stop = 0;
-	}
+	ret = run_watched(ps, ps->devs, ps->nr_leaf, &wrap, so, r, &s->geom_changed);
 	/* a change during the last reads: what was read may not be what the plan meant */
 	if (ret == 0 && !s->geom_changed && !s->err && pass_stack_geometry_check(ps) < 0)
 		s->geom_changed = 1;
 	if (s->geom_changed) {
-		/* not an error of ours to end the pass on: said, recorded failed, exit bit 4 */
-		r->fatal = -ESTALE;
-		r->complete = 0;
-		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%.*s", (int)sizeof(r->fatal_msg) - 1,
-			 ps->geom_msg);
+		geom_fatal(ps, r);
 		free(s);
 		return ret < 0 ? ret : 0;
 	}

@@ -180,6 +180,39 @@ json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
 	return j;
 }
 
+/* scan MEMBER_DISK: what its plan holds besides written data, the layers' own metadata. */
+static json_object *member_plan_json(const struct pass_stack *ps)
+{
+	json_object *j = json_object_new_object(), *tops = json_object_new_array();
+	json_object *meta = json_object_new_array();
+	char dev[MAP_STACK_NAME + 8];
+
+	snprintf(dev, sizeof(dev), "/dev/%s", ps->disk);
+	json_object_object_add(j, "device", json_object_new_string(dev));
+	for (unsigned i = 0; i < ps->nr_gtop; i++) {
+		snprintf(dev, sizeof(dev), "/dev/%s", ps->gtop[i]);
+		json_object_array_add(tops, json_object_new_string(dev));
+	}
+	json_object_object_add(j, "tops", tops);
+	json_object_object_add(j, "planned_bytes", json_object_new_uint64(ps->mr_bytes));
+	json_object_object_add(j, "ranges", json_object_new_uint64(ps->nr_mr));
+	json_object_object_add(j, "metadata_bytes", json_object_new_uint64(ps->meta_bytes));
+	for (size_t i = 0; i < ps->nr_meta; i++) {
+		const struct pass_stack_meta *m = &ps->meta[i];
+		json_object *e = json_object_new_object();
+
+		snprintf(dev, sizeof(dev), "/dev/%s", m->layer);
+		json_object_object_add(e, "layer", json_object_new_string(dev));
+		json_object_object_add(e, "kind", json_object_new_string(m->kind));
+		json_object_object_add(e, "what", json_object_new_string(m->what));
+		json_object_object_add(e, "offset", json_object_new_uint64(m->offset));
+		json_object_object_add(e, "length", json_object_new_uint64(m->length));
+		json_object_array_add(meta, e);
+	}
+	json_object_object_add(j, "metadata", meta);
+	return j;
+}
+
 void report_stack_report_json(json_object *root, const struct pass_report *rep)
 {
 	const struct pass_stack *ps = rep->stack;
@@ -196,6 +229,8 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 		json_object_array_add(um, u);
 		json_object_object_add(root, "unmappable", um);
 	}
+	if (ps && ps->member_plan)
+		json_object_object_add(root, "member_plan", member_plan_json(ps));
 	if (!ps || !ps->active) {
 		json_object_object_add(root, "redundancy_lost", a);
 		return;
@@ -228,6 +263,14 @@ void report_stack_report_print(FILE *f, const struct pass_report *rep)
 {
 	const struct pass_stack *ps = rep->stack;
 
+	if (ps && ps->member_plan && ps->nr_meta) {
+		fprintf(f, "\nThe layers' own metadata on /dev/%s (planned with its written data):\n",
+			ps->disk);
+		for (size_t i = 0; i < ps->nr_meta; i++)
+			fprintf(f, "  offset %" PRIu64 " length %" PRIu64 ": /dev/%s (%s) %s\n",
+				ps->meta[i].offset, ps->meta[i].length, ps->meta[i].layer,
+				ps->meta[i].kind, ps->meta[i].what);
+	}
 	if (!ps || !ps->active)
 		return;
 	fprintf(f, "\nRead at member level: every copy and parity on %u member%s:", ps->nr_leaf,
