@@ -290,6 +290,14 @@ int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_regi
 		snprintf(out[n].kind, sizeof(out[n].kind), "%s", u->hop[1].kind);
 		out[n].data_start = base + start;
 		out[n].meta = map_stack_layer_meta(u->hop[1].kind);
+		if (!strcmp(u->hop[1].kind, "dm-linear") || !strcmp(u->hop[1].kind, "dm-striped")) {
+			/* an LV: what its PV's label says is LVM's, and whether extents (another
+			 * LV's, or free) lie between that and the LV's first one */
+			struct map_lvm_area pv[4];
+
+			if (map_lvm_pv_areas(sysfs, cur, pv, 4) > 0 && pv[0].length < start)
+				out[n].meta = "LVM metadata, then other LVs' or free extents";
+		}
 		n++;
 		/* follow up only while the layer keeps cur's bytes in order from its byte 0 */
 		linear = u->hop[1].offset == 0 && (!strcmp(u->hop[1].kind, "md-raid1") ||

@@ -299,8 +299,8 @@ struct pass_stack_at {
 #define PASS_STACK_MAX_TOPS 8
 /* A range of a member disk that a layer above keeps its own metadata in (scan MEMBER_DISK). */
 struct pass_stack_meta {
-	char layer[MAP_STACK_NAME];	/* the layer whose metadata it is: md1, dm-3 */
-	char kind[24];			/* md-raid1, dm-raid */
+	char layer[MAP_STACK_NAME];	/* whose metadata it is: md1, dm-3, a PV (nvme0n1) */
+	char kind[24];			/* md-raid1, dm-raid, lvm-pv */
 	const char *what;		/* "md superblock and bitmap", "dm-raid metadata (rmeta)" */
 	uint64_t offset, length;	/* bytes on the scanned disk */
 };

@@ -3,8 +3,8 @@
  * md RAID / LVM / dm-crypt: not the whole disk but only its ranges that hold written data
  * above it (the filesystem's own plan on the top device, mapped down through the stack,
  * the pieces on this disk kept: every copy, and parity of the stripe rows) plus the layers'
- * metadata on it (partition table, md superblock and bitmap before the data offset, the LVM
- * metadata area before the first extent, the LUKS header, a dm-raid LV's rmeta legs), named
+ * metadata on it (partition table, md superblock and bitmap before the data offset, a PV's
+ * label and metadata areas, the LUKS header, a dm-raid LV's rmeta legs), named
  * in ps->meta for the report. The stacks' geometry is kept: a change during the reads stops
  * them (pass_stack_member_scan).
  */
@@ -28,8 +28,8 @@ struct member_ctx {
 	uint64_t pstart[64];
 	int nparts;
 	size_t cap, meta_cap;
-	const struct map_stack_node *meta_layer;	/* down_keep adds metadata of this layer */
-	const char *meta_what;
+	const char *meta_layer;		/* down_keep names its pieces metadata of this layer */
+	const char *meta_kind, *meta_what;
 	char pv[16][MAP_STACK_NAME];	/* PVs whose areas are planned */
 	int nr_pv;
 };
@@ -73,7 +73,7 @@ static int meta_note(struct member_ctx *c, uint64_t off, uint64_t len)
 
 	if (ps->nr_meta) {
 		m = &ps->meta[ps->nr_meta - 1];
-		if (!strcmp(m->layer, c->meta_layer->name) && m->what == c->meta_what &&
+		if (!strcmp(m->layer, c->meta_layer) && m->what == c->meta_what &&
 		    m->offset + m->length == off) {
 			m->length += len;
 			ps->meta_bytes += len;
@@ -91,8 +91,8 @@ static int meta_note(struct member_ctx *c, uint64_t off, uint64_t len)
 	}
 	m = &ps->meta[ps->nr_meta++];
 	memset(m, 0, sizeof(*m));
-	snprintf(m->layer, sizeof(m->layer), "%s", c->meta_layer->name);
-	snprintf(m->kind, sizeof(m->kind), "%s", c->meta_layer->kind);
+	snprintf(m->layer, sizeof(m->layer), "%s", c->meta_layer);
+	snprintf(m->kind, sizeof(m->kind), "%s", c->meta_kind);
 	m->what = c->meta_what;
 	m->offset = off;
 	m->length = len;
@@ -177,17 +177,19 @@ static int meta_add(struct member_ctx *c, const struct map_stack_node *n)
 			 * before the LV's first extent: other LVs' or free extents lie there) */
 			int seen = 0;
 
-			for (int i = 0; i < c->nr_pv && !seen; i++)
-				seen = !strcmp(c->pv[i], b->name);
+			for (int j = 0; j < c->nr_pv && !seen; j++)
+				seen = !strcmp(c->pv[j], b->name);
 			if (!seen && c->nr_pv < (int)(sizeof(c->pv) / sizeof(c->pv[0])))
 				snprintf(c->pv[c->nr_pv++], MAP_STACK_NAME, "%s", b->name);
-			c->meta_layer = n;
+			c->meta_layer = b->name;
+			c->meta_kind = "lvm-pv";
 			c->meta_what = "LVM label and metadata area";
-			for (int i = 0; i < k && ret == 0 && !seen; i++)
-				ret = down_keep(c, b->name, pv[i].offset, pv[i].length);
+			for (int j = 0; j < k && ret == 0 && !seen; j++)
+				ret = down_keep(c, b->name, pv[j].offset, pv[j].length);
 			c->meta_layer = NULL;
 		} else if (map_stack_data_start(NULL, n->name, b->name, &start) == 0 && start) {
-			c->meta_layer = n;
+			c->meta_layer = n->name;
+			c->meta_kind = n->kind;
 			c->meta_what = !strcmp(n->kind, "dm-raid") && start >= b->size ?
 				       "dm-raid metadata (rmeta: superblock and write-intent bitmap)" :
 				       map_stack_layer_meta(n->kind);
