@@ -296,7 +296,7 @@ int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_regi
 			struct map_lvm_area pv[4];
 
 			if (map_lvm_pv_areas(sysfs, cur, pv, 4) > 0 && pv[0].length < start)
-				out[n].meta = "LVM metadata, then other LVs' or free extents";
+				out[n].meta = "LVM metadata, then free extents or other LVs";
 		}
 		n++;
 		/* follow up only while the layer keeps cur's bytes in order from its byte 0 */

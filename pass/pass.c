@@ -387,14 +387,17 @@ static int stage_map(struct pass *p)
 	p->rep_made = 1;
 	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
-	if (p->stk.member_plan)		/* the plan's metadata ranges, in the report */
+	if (p->stk.member_plan) {	/* the plan's metadata, the errors' verdicts above */
 		rep->stack = &p->stk;
+		if (pass_stack_member_verdicts(&p->stk, &p->r) < 0)
+			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
+	}
 	if (p->stk.unmappable) {	/* a layer below cannot be mapped: the scan is not whole */
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 		rep->stack = &p->stk;
 	}
 	ret = pass_map(rep);
-	if (ret == 0 && p->stk.active)
+	if (ret == 0 && (p->stk.active || p->stk.member_plan))
 		ret = pass_stack_map(&p->stk, rep);
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",

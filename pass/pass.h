@@ -336,6 +336,8 @@ struct pass_stack {
 	struct pass_stack_meta *meta;
 	size_t nr_meta;
 	uint64_t meta_bytes;
+	/* scan MEMBER_DISK: the filesystem on top that names the owners of its errors */
+	struct map_target *top_t;
 };
 /**
  * pass_stack_member_plan() - plan `scan MEMBER_DISK` through the stack above the disk.
@@ -352,6 +354,16 @@ struct pass_stack {
  */
 int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, char *err,
 			   size_t len);
+/* Open the mounted filesystem on top device top (kernel name) as a map target; -ENOENT when
+ * it is not mounted (said in err). */
+int pass_stack_top_open(const char *top, struct map_target *ft, char *err, size_t len);
+/*
+ * scan MEMBER_DISK: each media error of r on the disk mapped up the stack, its other copies
+ * (or the rest of its stripe) read there and then (O_DIRECT, only that range) for the
+ * verdict, into ps->rl: redundancy lost, or no copy reads (lost). r is left as it is: the
+ * disk's own errors. Return 0 or -ENOMEM.
+ */
+int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *r);
 /* Hand ps->mr over as the scan's source. */
 void pass_stack_member_source(struct pass_stack *ps, struct scan_source *src);
 /* Return the member range the error at fs offset off of the filesystem's device was read at. */

@@ -241,28 +241,38 @@ static int mount_of(const struct kio_mount *m, void *arg)
 	return 1;
 }
 
-/* The written ranges of the filesystem on top, mapped down onto the disk. */
-static int fs_add(struct member_ctx *c, const char *top, char *err, size_t len)
+int pass_stack_top_open(const char *top, struct map_target *ft, char *err, size_t len)
 {
 	struct find_mount f = { 0 };
-	struct map_target ft;
-	struct map_plan_opts po = { .merge_gap = 0 };
-	struct map_plan *plan;
-	struct map_range rg[64];
 	char dev[32];
 	unsigned a, b;
-	int n, ret, cls;
+	int cls;
 
 	if (kio_blk_attr(NULL, top, "dev", dev, sizeof(dev)) < 0 ||
 	    sscanf(dev, "%u:%u", &a, &b) != 2)
 		return -ENODEV;
 	f.devt = makedev(a, b);
 	if (kio_mount_each(mount_of, &f) != 1) {
-		snprintf(err, len, "/dev/%s (the top of the stack on /dev/%s) is not mounted: "
-			 "its written ranges are unknown", top, c->disk);
+		snprintf(err, len, "/dev/%s (the top of the stack) is not mounted: its contents "
+			 "are unknown", top);
 		return -ENOENT;
 	}
-	ret = map_target_open(f.path, &ft, err, len, &cls);
+	return map_target_open(f.path, ft, err, len, &cls);
+}
+
+/* The written ranges of the filesystem on top, mapped down onto the disk. */
+static int fs_add(struct member_ctx *c, const char *top, char *err, size_t len)
+{
+	struct map_target ft;
+	struct map_plan_opts po = { .merge_gap = 0 };
+	struct map_plan *plan;
+	struct map_range rg[64];
+	int n, ret;
+
+	ret = pass_stack_top_open(top, &ft, err, len);
+	if (ret == -ENOENT)
+		snprintf(err, len, "/dev/%s (the top of the stack on /dev/%s) is not mounted: "
+			 "its written ranges are unknown", top, c->disk);
 	if (ret < 0)
 		return ret;
 	ret = map_plan_open(&ft, &po, &plan);

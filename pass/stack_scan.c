@@ -397,6 +397,10 @@ void pass_stack_close(struct pass_stack *ps)
 	free(ps->mr);
 	free(ps->meta);
 	map_damage_free(&ps->dmg);
+	if (ps->top_t) {
+		map_target_close(ps->top_t);
+		free(ps->top_t);
+	}
 	memset(ps, 0, sizeof(*ps));
 }
 

@@ -4,7 +4,9 @@
  * redundancy is lost, no data is (its own list, exit bit 16, md's repair command for just
  * that chunk-aligned range; mediascan never writes). No copy reads: damage of the
  * filesystem device's range, named by the map stage as any damage. Parity has no owner: an
- * error there is lost redundancy of its stripe.
+ * error there is lost redundancy of its stripe. For scan MEMBER_DISK only the disk was read:
+ * each error's other copies are read there and then for its verdict, and its owners come
+ * from the filesystem on top of the stack.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -244,6 +246,104 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 	return 0;
 }
 
+/* 1 when bytes [off, off + len) of bottom device name read (O_DIRECT, 1 MiB at a time). */
+static int copy_reads(const char *name, uint64_t off, uint64_t len)
+{
+	char path[MAP_STACK_NAME + 8];
+	struct kio_bdev_info bi;
+	uint64_t lbs = 512, p, end;
+	void *buf = NULL;
+	int fd, ok = 1;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = kio_open_direct(path);
+	if (fd < 0)
+		return 0;
+	if (kio_bdev_info(fd, &bi) == 0 && bi.logical_block_size)
+		lbs = bi.logical_block_size;
+	p = off - off % lbs;
+	end = off + len;
+	if (end % lbs)
+		end += lbs - end % lbs;
+	if (posix_memalign(&buf, 4096, 1u << 20)) {
+		kio_close(fd);
+		return 0;
+	}
+	for (; p < end && ok; p += 1u << 20) {
+		size_t n = end - p < (1u << 20) ? (size_t)(end - p) : 1u << 20;
+
+		ok = kio_pread(fd, buf, n, p) == (ssize_t)n;
+	}
+	free(buf);
+	kio_close(fd);
+	return ok;
+}
+
+int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *r)
+{
+	const char *top = NULL;
+	char err[256];
+	int ret = 0;
+
+	for (size_t i = 0; i < r->nr_errors && ret == 0; i++) {
+		const struct scan_error *e = &r->errors[i];
+		uint64_t off = e->offset, left = e->length;
+
+		if (e->dev_idx != 0 || scan_error_verdict(e) != SCAN_V_DAMAGE)
+			continue;
+		while (left && ret == 0) {
+			struct map_stack_up *u = malloc(sizeof(*u));
+			unsigned bad = 0, copies = 0, syndrome = 0, mirror = 0;
+			uint64_t piece;
+			int ok;
+
+			if (!u) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (map_stack_up(NULL, ps->disk, off, left, u) < 0 || !u->length) {
+				memset(u, 0, sizeof(*u));
+				u->unmappable = 1;
+				u->length = left;
+			}
+			piece = u->length < left ? u->length : left;
+			/* the other copies of just this range: were they good, nothing is lost */
+			for (unsigned c = 0; c < u->nr_copies; c++) {
+				const struct map_stack_copy *cp = &u->copy[c];
+
+				copies++;
+				mirror += !strcmp(cp->role, "mirror");
+				syndrome += !strcmp(cp->role, "syndrome");
+				bad += !copy_reads(cp->name, cp->offset, cp->length);
+			}
+			ok = copies && (mirror ? bad < copies : bad <= (syndrome ? 1u : 0u));
+			if (!top && !u->parity && !u->unused && !u->unmappable && u->nr_hops > 1)
+				top = u->hop[u->nr_hops - 1].name;
+			ret = rl_add(ps, ps->disk, off, piece, e->err, u, !ok);
+			if (ret < 0)
+				free(u);
+			off += piece;
+			left -= piece;
+		}
+	}
+	/* the owners come from the filesystem on top (the first one, when there are several) */
+	if (ret == 0 && top) {
+		ps->top_t = calloc(1, sizeof(*ps->top_t));
+		if (ps->top_t && pass_stack_top_open(top, ps->top_t, err, sizeof(err)) < 0) {
+			free(ps->top_t);
+			ps->top_t = NULL;
+		}
+	}
+	for (size_t i = 0; i < ps->nr_rl; i++) {
+		struct pass_stack_rl *e = &ps->rl[i];
+
+		if (e->has_fs && (!ps->top_t || !top || !e->u ||
+				  strcmp(e->u->hop[e->u->nr_hops - 1].name, top)))
+			e->has_fs = 0;		/* no filesystem to name its owners */
+	}
+	return ret;
+}
+
 int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 {
 	uint64_t *off = malloc(sizeof(*off) * (ps->nr_rl + 1));
@@ -257,9 +357,8 @@ int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 		goto out;
 	}
 	for (size_t i = 0; i < ps->nr_rl; i++) {
-		rep->exit_bits |= PASS_EXIT_DEVICE;
-		if (ps->rl[i].lost)
-			rep->exit_bits |= PASS_EXIT_MEDIA;
+		/* redundancy lost: bit 16; no copy reads: the data is lost, bit 1 only */
+		rep->exit_bits |= ps->rl[i].lost ? PASS_EXIT_MEDIA : PASS_EXIT_DEVICE;
 		if (ps->rl[i].u && ps->rl[i].u->unmappable)
 			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 		if (!ps->rl[i].has_fs)
@@ -268,9 +367,12 @@ int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 		len[k++] = ps->rl[i].length;
 	}
 	if (k) {
-		ret = map_damage_add_many(&ps->dmg, rep->t, 0, off, len, k);
+		/* scan MEMBER_DISK: the target is the disk, the owners are the filesystem's */
+		struct map_target *t = ps->member_plan ? ps->top_t : rep->t;
+
+		ret = map_damage_add_many(&ps->dmg, t, 0, off, len, k);
 		if (ret == 0)
-			ret = map_damage_resolve(&ps->dmg, rep->t);
+			ret = map_damage_resolve(&ps->dmg, t);
 		for (size_t i = 0, g = 0; ret == 0 && i < ps->nr_rl; i++)
 			if (ps->rl[i].has_fs)
 				map_damage_group(&ps->dmg, g++, &ps->rl[i].own_first,

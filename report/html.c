@@ -406,7 +406,7 @@ static int add_members(struct report_html_target *t, const struct pass_report *r
 
 			m->offset = rg[k].data_start;
 			m->layer = 1;
-			snprintf(m->label, sizeof(m->label), "%.20s (%.20s) data; before it: %.40s",
+			snprintf(m->label, sizeof(m->label), "%.20s (%.20s) data; before it: %.60s",
 				 rg[k].name, rg[k].kind, rg[k].meta);
 		}
 	}

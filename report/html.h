@@ -27,7 +27,7 @@ struct report_html_mark {
 	int partition;			/* 1 partition, 0 group */
 	unsigned number;		/* partition number or group index */
 	int layer;			/* a stack layer's data start (label), not a group */
-	char label[112];		/* "md0 (md-raid1) data; before it: md superblock ..." */
+	char label[136];		/* "md0 (md-raid1) data; before it: md superblock ..." */
 };
 
 struct report_html_dev {

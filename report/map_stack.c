@@ -229,8 +229,12 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 		json_object_array_add(um, u);
 		json_object_object_add(root, "unmappable", um);
 	}
-	if (ps && ps->member_plan)
+	if (ps && ps->member_plan) {
+		/* scan MEMBER_DISK: its errors as the stack above sees them */
 		json_object_object_add(root, "member_plan", member_plan_json(ps));
+		for (size_t i = 0; i < ps->nr_rl; i++)
+			json_object_array_add(a, report_stack_rl_json(rep, i));
+	}
 	if (!ps || !ps->active) {
 		json_object_object_add(root, "redundancy_lost", a);
 		return;
@@ -271,17 +275,31 @@ void report_stack_report_print(FILE *f, const struct pass_report *rep)
 				ps->meta[i].offset, ps->meta[i].length, ps->meta[i].layer,
 				ps->meta[i].kind, ps->meta[i].what);
 	}
-	if (!ps || !ps->active)
+	if (!ps || (!ps->active && !ps->member_plan))
 		return;
-	fprintf(f, "\nRead at member level: every copy and parity on %u member%s:", ps->nr_leaf,
-		ps->nr_leaf == 1 ? "" : "s");
-	for (unsigned i = 0; i < ps->nr_leaf; i++)
-		fprintf(f, " %s", ps->path[i]);
-	fputc('\n', f);
+	if (ps->active) {
+		fprintf(f, "\nRead at member level: every copy and parity on %u member%s:",
+			ps->nr_leaf, ps->nr_leaf == 1 ? "" : "s");
+		for (unsigned i = 0; i < ps->nr_leaf; i++)
+			fprintf(f, " %s", ps->path[i]);
+		fputc('\n', f);
+	}
 	if (!ps->nr_rl)
 		return;
-	fprintf(f, "\nRedundancy lost (%zu): a copy failed while another still reads; nothing is "
-		"lost yet, but the next failure loses it. Repair from the good copy:\n", ps->nr_rl);
+	if (ps->member_plan)
+		fprintf(f, "\nAs the stack above /dev/%s sees its errors (each range's other copies "
+			"read for the verdict):", ps->disk);
+	size_t nr_lost = 0;
+
+	for (size_t i = 0; i < ps->nr_rl; i++)
+		nr_lost += ps->rl[i].lost != 0;
+	if (nr_lost == ps->nr_rl)
+		fprintf(f, "\nNo other copy reads (%zu): the data of these ranges is lost; restore "
+			"what they hold:\n", ps->nr_rl);
+	else
+		fprintf(f, "\nRedundancy lost (%zu): a copy failed while another still reads; "
+			"nothing is lost yet, but the next failure loses it. Repair from the good "
+			"copy:\n", ps->nr_rl);
 	for (size_t i = 0; i < ps->nr_rl; i++) {
 		const struct pass_stack_rl *e = &ps->rl[i];
 

@@ -290,6 +290,12 @@ void report_print(const struct pass_report *rep, FILE *f)
 			if (e->vfy_fail != VFY_FAIL_NONE && (e->pi_expected || e->pi_found))
 				fprintf(f, ", expected 0x%" PRIx64 ", found 0x%" PRIx64 "\n",
 					e->pi_expected, e->pi_found);
+			if (rep->stack && rep->stack->member_plan && rep->stack->nr_rl) {
+				/* a member disk: what it holds is the stack's, named below */
+				fprintf(f, "      on a member of the storage stack above /dev/%s: "
+					"what it holds is named below\n", rep->stack->disk);
+				continue;
+			}
 			for (size_t k = 0; k < rep->own_count[i]; k++)
 				report_print_owner(f, &rep->dmg, t,
 						&rep->dmg.owners[rep->own_first[i] + k]);
