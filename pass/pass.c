@@ -385,8 +385,14 @@ static int stage_map(struct pass *p)
 	/* --no-state, or a store that could not be opened: a stopped pass cannot resume */
 	rep->no_checkpoint = p->a->no_state || !p->ck.st;
 	p->rep_made = 1;
-	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0)
+	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0) {
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
+	} else if (p->stk.active && !p->a->no_state) {
+		/* the damage of the filesystem's device (no copy read) into the history: a
+		 * member-level scan has no checkpoints to have stored it */
+		pass_record_end_cursor(&p->ck, &p->t, &p->r);
+		pass_record_unsaved(&p->ck, &p->r);
+	}
 	if (p->stk.member_plan) {	/* the plan's metadata, the errors' verdicts above */
 		rep->stack = &p->stk;
 		if (pass_stack_member_verdicts(&p->stk, &p->r) < 0)

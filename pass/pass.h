@@ -467,6 +467,13 @@ int pass_record_begin(struct pass_record *k, const struct pass_opts *o, const st
 /* Set the scan's checkpoint callback to store checkpoints in k. */
 void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so);
 /*
+ * A member-level scan keeps no checkpoints: its end is its one checkpoint, storing the top
+ * device's errors (after the verdicts) with the cursor of a complete pass (every device done)
+ * or of none (a resumed run reads it all again). Set that cursor for pass_record_unsaved.
+ */
+void pass_record_end_cursor(struct pass_record *k, const struct map_target *t,
+			    const struct scan_result *r);
+/*
  * Return 0 when every error of r is in the store (a refused last checkpoint is tried again);
  * -EIO when some are not: then r is failed and incomplete, with why in r->fatal_msg.
  */

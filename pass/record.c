@@ -387,6 +387,15 @@ void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so)
 	so->checkpoint_interval_ns = PASS_CHECKPOINT_INTERVAL_NS;
 }
 
+void pass_record_end_cursor(struct pass_record *k, const struct map_target *t,
+			    const struct scan_result *r)
+{
+	k->nr_cursor = t->nr_devices < MAP_MAX_DEVICES ? t->nr_devices : MAP_MAX_DEVICES;
+	for (unsigned d = 0; d < k->nr_cursor; d++)
+		k->cursor[d] = r->complete ? UINT64_MAX : 0;
+	k->scanned_bytes = r->scanned_bytes;
+}
+
 int pass_record_unsaved(struct pass_record *k, struct scan_result *r)
 {
 	int ret = 0;
