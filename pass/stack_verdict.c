@@ -144,6 +144,67 @@ const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64
 	return NULL;
 }
 
+/* 1 when bytes [off, off + len) of bottom device name read (O_DIRECT, 1 MiB at a time). */
+static int copy_reads(const char *name, uint64_t off, uint64_t len)
+{
+	char path[MAP_STACK_NAME + 8];
+	struct kio_bdev_info bi;
+	uint64_t lbs = 512, p, end;
+	void *buf = NULL;
+	int fd, ok = 1;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = kio_open_direct(path);
+	if (fd < 0)
+		return 0;
+	if (kio_bdev_info(fd, &bi) == 0 && bi.logical_block_size)
+		lbs = bi.logical_block_size;
+	p = off - off % lbs;
+	end = off + len;
+	if (end % lbs)
+		end += lbs - end % lbs;
+	if (posix_memalign(&buf, 4096, 1u << 20)) {
+		kio_close(fd);
+		return 0;
+	}
+	for (; p < end && ok; p += 1u << 20) {
+		size_t n = end - p < (1u << 20) ? (size_t)(end - p) : 1u << 20;
+
+		ok = kio_pread(fd, buf, n, p) == (ssize_t)n;
+	}
+	free(buf);
+	kio_close(fd);
+	return ok;
+}
+
+/* How a copy is judged: by the scan's own errors on it, or read there and then. */
+struct copy_judge {
+	const struct pass_stack *ps;
+	const struct scan_error *errs;	/* the scan's errors (read_now 0) */
+	size_t n;
+	int read_now;
+};
+
+/*
+ * 1 when the data of u is still held by its other copies: a mirror that reads, or every
+ * other member of a parity stripe (RAID6: all but one).
+ */
+static int copies_ok(const struct map_stack_up *u, const struct copy_judge *j)
+{
+	unsigned bad = 0, copies = 0, syndrome = 0, mirror = 0;
+
+	for (unsigned c = 0; c < u->nr_copies; c++) {
+		const struct map_stack_copy *cp = &u->copy[c];
+
+		copies++;
+		mirror += !strcmp(cp->role, "mirror");
+		syndrome += !strcmp(cp->role, "syndrome");
+		bad += j->read_now ? !copy_reads(cp->name, cp->offset, cp->length) :
+		       copy_failed(j->ps, j->errs, j->n, cp->name, cp->offset, cp->length);
+	}
+	return copies && (mirror ? bad < copies : bad <= (syndrome ? 1u : 0u));
+}
+
 int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 {
 	size_t n = r->nr_errors, nn = 0, cap = n * 2 + 8;
@@ -167,7 +228,7 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 		}
 		while (left && ret == 0) {
 			struct map_stack_up *u = malloc(sizeof(*u));
-			unsigned bad = 0, copies = 0, syndrome = 0, mirror = 0;
+			struct copy_judge j = { .ps = ps, .errs = orig, .n = n };
 			uint64_t piece;
 			int ok;
 
@@ -181,17 +242,7 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 				u->length = left;
 			}
 			piece = u->length < left ? u->length : left;
-			for (unsigned c = 0; c < u->nr_copies; c++) {
-				const struct map_stack_copy *cp = &u->copy[c];
-
-				copies++;
-				mirror += !strcmp(cp->role, "mirror");
-				syndrome += !strcmp(cp->role, "syndrome");
-				bad += copy_failed(ps, orig, n, cp->name, cp->offset, cp->length);
-			}
-			/* a mirror needs one good copy; a parity stripe all the others (RAID6:
-			 * all but one) */
-			ok = copies && (mirror ? bad < copies : bad <= (syndrome ? 1u : 0u));
+			ok = copies_ok(u, &j);
 			if (v == SCAN_V_DAMAGE && (ok || u->parity || !u->nr_hops || u->unused ||
 						   u->unmappable)) {
 				ret = rl_add(ps, leaf, off, piece, e->err, u, !ok);
@@ -246,39 +297,6 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 	return 0;
 }
 
-/* 1 when bytes [off, off + len) of bottom device name read (O_DIRECT, 1 MiB at a time). */
-static int copy_reads(const char *name, uint64_t off, uint64_t len)
-{
-	char path[MAP_STACK_NAME + 8];
-	struct kio_bdev_info bi;
-	uint64_t lbs = 512, p, end;
-	void *buf = NULL;
-	int fd, ok = 1;
-
-	snprintf(path, sizeof(path), "/dev/%s", name);
-	fd = kio_open_direct(path);
-	if (fd < 0)
-		return 0;
-	if (kio_bdev_info(fd, &bi) == 0 && bi.logical_block_size)
-		lbs = bi.logical_block_size;
-	p = off - off % lbs;
-	end = off + len;
-	if (end % lbs)
-		end += lbs - end % lbs;
-	if (posix_memalign(&buf, 4096, 1u << 20)) {
-		kio_close(fd);
-		return 0;
-	}
-	for (; p < end && ok; p += 1u << 20) {
-		size_t n = end - p < (1u << 20) ? (size_t)(end - p) : 1u << 20;
-
-		ok = kio_pread(fd, buf, n, p) == (ssize_t)n;
-	}
-	free(buf);
-	kio_close(fd);
-	return ok;
-}
-
 int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *r)
 {
 	const char *top = NULL;
@@ -293,7 +311,7 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 			continue;
 		while (left && ret == 0) {
 			struct map_stack_up *u = malloc(sizeof(*u));
-			unsigned bad = 0, copies = 0, syndrome = 0, mirror = 0;
+			struct copy_judge j = { .read_now = 1 };
 			uint64_t piece;
 			int ok;
 
@@ -308,15 +326,7 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 			}
 			piece = u->length < left ? u->length : left;
 			/* the other copies of just this range: were they good, nothing is lost */
-			for (unsigned c = 0; c < u->nr_copies; c++) {
-				const struct map_stack_copy *cp = &u->copy[c];
-
-				copies++;
-				mirror += !strcmp(cp->role, "mirror");
-				syndrome += !strcmp(cp->role, "syndrome");
-				bad += !copy_reads(cp->name, cp->offset, cp->length);
-			}
-			ok = copies && (mirror ? bad < copies : bad <= (syndrome ? 1u : 0u));
+			ok = copies_ok(u, &j);
 			if (!top && !u->parity && !u->unused && !u->unmappable && u->nr_hops > 1)
 				top = u->hop[u->nr_hops - 1].name;
 			ret = rl_add(ps, ps->disk, off, piece, e->err, u, !ok);
