@@ -332,6 +332,22 @@ static int state_put_error(struct scan_state *st, int64_t pass_id, const struct 
 	return state_exec(st, s);
 }
 
+
+/* Run s, an update of pass pass_id's row: -ESTALE (said) when the pass is not running. */
+static int exec_running(struct scan_state *st, sqlite3_stmt *s, int64_t pass_id)
+{
+	int ret = state_exec(st, s);
+
+	if (ret < 0)
+		return ret;
+	if (!sqlite3_changes(st->db)) {
+		snprintf(st->errmsg, sizeof(st->errmsg), "pass %lld is not running",
+			 (long long)pass_id);
+		return -ESTALE;
+	}
+	return 0;
+}
+
 int scan_state_checkpoint(struct scan_state *st, int64_t pass_id, const uint64_t *cursor,
 			  unsigned nr_devs, uint64_t scanned_bytes,
 			  const struct scan_error *new_errors, size_t n,
@@ -353,15 +369,9 @@ int scan_state_checkpoint(struct scan_state *st, int64_t pass_id, const uint64_t
 	s = state_stmt(st, STMT_PASS_PROGRESS);
 	sqlite3_bind_int64(s, 1, pass_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)scanned_bytes);
-	ret = state_exec(st, s);
+	ret = exec_running(st, s, pass_id);
 	if (ret < 0)
 		goto out_rollback;
-	if (!sqlite3_changes(st->db)) {
-		snprintf(st->errmsg, sizeof(st->errmsg), "pass %lld is not running",
-			 (long long)pass_id);
-		ret = -ESTALE;
-		goto out_rollback;
-	}
 
 	s = state_stmt(st, STMT_CURSOR_SET);
 	for (unsigned i = 0; i < nr_devs; i++) {
@@ -392,7 +402,6 @@ int scan_state_pass_pace(struct scan_state *st, int64_t pass_id, int64_t window_
 			 int64_t projected_end, int64_t late_since)
 {
 	sqlite3_stmt *s;
-	int ret;
 
 	if (!st || window_end < 0 || projected_end < 0 || late_since < 0)
 		return -EINVAL;
@@ -401,22 +410,13 @@ int scan_state_pass_pace(struct scan_state *st, int64_t pass_id, int64_t window_
 	sqlite3_bind_int64(s, 2, window_end);
 	sqlite3_bind_int64(s, 3, projected_end);
 	sqlite3_bind_int64(s, 4, late_since);
-	ret = state_exec(st, s);
-	if (ret < 0)
-		return ret;
-	if (!sqlite3_changes(st->db)) {
-		snprintf(st->errmsg, sizeof(st->errmsg), "pass %lld is not running",
-			 (long long)pass_id);
-		return -ESTALE;
-	}
-	return 0;
+	return exec_running(st, s, pass_id);
 }
 
 int scan_state_finish(struct scan_state *st, int64_t pass_id, enum scan_pass_result result,
 		      uint64_t scanned_bytes, double bytes_per_s)
 {
 	sqlite3_stmt *s;
-	int ret;
 
 	if (!st || result == SCAN_PASS_RUNNING || (unsigned)result > SCAN_PASS_FAILED)
 		return -EINVAL;
@@ -426,15 +426,7 @@ int scan_state_finish(struct scan_state *st, int64_t pass_id, enum scan_pass_res
 	sqlite3_bind_int64(s, 3, time(NULL));
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)scanned_bytes);
 	sqlite3_bind_double(s, 5, bytes_per_s);
-	ret = state_exec(st, s);
-	if (ret < 0)
-		return ret;
-	if (!sqlite3_changes(st->db)) {
-		snprintf(st->errmsg, sizeof(st->errmsg), "pass %lld is not running",
-			 (long long)pass_id);
-		return -ESTALE;
-	}
-	return 0;
+	return exec_running(st, s, pass_id);
 }
 
 int scan_state_get_pass(struct scan_state *st, int64_t pass_id, struct scan_state_pass *p)

@@ -32,6 +32,18 @@
 	"state = 'open', cleared = NULL, cleared_pass_id = NULL " \
 	"RETURNING id, notified"
 
+
+/* End the transaction begun: committed unless ret is an error, rolled back when it is or
+ * when the commit fails. Return ret's error, the commit's, or 0. */
+static int tx_end(struct scan_state *st, int ret)
+{
+	if (ret >= 0)
+		ret = state_commit(st);
+	if (ret < 0)
+		state_rollback(st);
+	return ret;
+}
+
 int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct scan_state_rl *v,
 			 size_t n, int *fresh)
 {
@@ -93,13 +105,7 @@ int scan_state_record_rl(struct scan_state *st, int64_t pass_id, const struct sc
 			fresh[i] = !was_told;
 		nr_fresh += !was_told;
 	}
-	if (ret < 0) {
-		state_rollback(st);
-		goto out;
-	}
-	ret = state_commit(st);
-	if (ret < 0)
-		state_rollback(st);
+	ret = tx_end(st, ret);
 out:
 	sqlite3_finalize(up);
 	return ret < 0 ? ret : nr_fresh;
@@ -141,13 +147,7 @@ int scan_state_told_rl(struct scan_state *st, int64_t pass_id, const struct scan
 		ret = 0;
 		nr += sqlite3_changes(st->db);
 	}
-	if (ret < 0) {
-		state_rollback(st);
-		goto out;
-	}
-	ret = state_commit(st);
-	if (ret < 0)
-		state_rollback(st);
+	ret = tx_end(st, ret);
 out:
 	sqlite3_finalize(s);
 	return ret < 0 ? ret : nr;

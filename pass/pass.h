@@ -260,6 +260,8 @@ void pass_method_close(struct pass_method *m);
  * Return: the number of devices written.
  */
 unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs);
+/* Watch disk or partition name (a view of the governor) for scan device d. */
+void pass_scan_view_add(struct scan_opts *so, const char *name, unsigned d);
 /**
  * pass_scan_views() - watch each device of a target and its whole disk for foreground load.
  * @t: the open target

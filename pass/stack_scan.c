@@ -487,21 +487,8 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 			kio_blk_parent(NULL, ps->leaf[i], disk, sizeof(disk)) == 0 ? disk : NULL,
 		};
 
-		for (unsigned k = 0; k < 2 && names[k]; k++) {
-			unsigned v;
-
-			for (v = 0; v < so->nr_views; v++)
-				if (strcmp(so->views[v].name, names[k]) == 0)
-					break;
-			if (v == so->nr_views) {
-				if (v == SCAN_GOV_MAX_VIEWS)
-					continue;
-				memset(&so->views[v], 0, sizeof(so->views[v]));
-				snprintf(so->views[v].name, sizeof(so->views[v].name), "%s", names[k]);
-				so->nr_views++;
-			}
-			so->views[v].dev_mask |= 1u << i;
-		}
+		for (unsigned k = 0; k < 2 && names[k]; k++)
+			pass_scan_view_add(so, names[k], i);
 	}
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);

@@ -3,6 +3,11 @@
  * I/Os whenever scan_gov_wait_ns() says 0 and otherwise jumps its clock, while a fake
  * kernel keeps /sys/class/block/NAME/stat counters with our reads and chosen foreground
  * load. Also the stat line parser and the ioprio wrappers.
+ *
+ * One file though over 600 lines: its 20 cases all drive the one simulator above (the fake
+ * engine, clock and stat files, ~230 lines); split by concern (rate, backoff, window,
+ * views) each part would need that simulator, copied or moved into a header of its own for
+ * tests alone. The simulator is the concern; the cases are short.
  */
 #include <errno.h>
 #include <setjmp.h>

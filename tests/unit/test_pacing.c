@@ -7,6 +7,9 @@
  * sectors, ticks in ms from a ns sum, as Linux does) and the scan its own count and
  * latency, as the executor does. Deterministic: a seeded generator, simulated time.
  *
+ * One file though over 600 lines: the disk/foreground simulator and the sweep for the best
+ * fixed rate are half of it and every case runs on them; the cases alone are short.
+ *
  * Asserted: with no foreground the scan runs at the disk's speed (or the window's pace);
  * with one, the foreground's mean latency stays within the target (1.25x alone) and the
  * scan reads at >= 0.8x the best fixed --rate that keeps it there, found by a sweep here;

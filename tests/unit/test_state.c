@@ -2,6 +2,11 @@
  * tests/unit/test_state.c - history/ (state.h): the SQLite state store in a fresh mkdtemp
  * directory per test: checkpoint and resume, error upserts, moving bad databases aside,
  * atomic checkpoints, and what 1000 checkpoints cost.
+ *
+ * One file though over 600 lines: every case runs on the same fixture (a fresh store in its
+ * own directory, the helpers that build passes and errors and read rows back); split by
+ * history/'s files (store, passes, errors, redundancy lost, migrations) each part would copy
+ * that fixture. history/ has one public header, state.h, and this is its test.
  */
 #include <errno.h>
 #include <ftw.h>
