@@ -96,6 +96,8 @@ struct exec {
 	uint64_t cursor[SCAN_MAX_DEVICES];
 	/* Isolation stopped part way: not proven, read again from here on the next run. */
 	uint64_t reread_from[SCAN_MAX_DEVICES];
+	uint64_t reread_seq;		/* the lowest scan_range.seq among them (UINT64_MAX none) */
+	uint64_t src_seq;		/* ranges taken from the source so far */
 	int late_nomem;			/* a late read could not be set aside: -ENOMEM */
 	/*
 	 * Recent failed reads of the loop: those whose narrowing proved damage, and those that

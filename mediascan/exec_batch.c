@@ -29,10 +29,12 @@ int exec_have_work(struct exec *x)
 		x->batch_len = (unsigned)ret;
 		x->batch_pos = 0;
 		x->range_pos = x->batch[0].offset;
-		for (int i = 0; i < ret; i++)
+		for (int i = 0; i < ret; i++) {
+			x->batch[i].seq = x->src_seq++;
 			x->r->planned_bytes += scan_range_planned_bytes(&x->batch[i],
 									x->batch[i].offset,
 									x->batch[i].length);
+		}
 	}
 	return 1;
 }

@@ -65,6 +65,8 @@ out:
 
 		if (offset < x->reread_from[dev])
 			x->reread_from[dev] = offset;
+		if (rg->seq < x->reread_seq)
+			x->reread_seq = rg->seq;
 		ret = x->r->failing ? scan_result_add(x->r, &e) : 0;
 	}
 	return ret;

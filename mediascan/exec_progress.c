@@ -92,6 +92,34 @@ static uint64_t exec_cursor(const struct exec *x, unsigned d)
 	return cur;
 }
 
+/*
+ * How many of the source's ranges, in the order it gave them, are read in full: the lowest
+ * seq of what is not proven yet (a read in flight, the current and the pieces put back in the
+ * batch, a late read not settled, an isolation a stop cut short), or all taken so far.
+ */
+static uint64_t exec_ranges_done(const struct exec *x)
+{
+	uint64_t low = x->src_seq;
+
+	for (unsigned i = 0; i < x->o->depth; i++) {
+		const struct exec_slot *s = &x->slots[i];
+
+		if (s->busy && !s->timed_out && !s->alone && s->range.seq < low)
+			low = s->range.seq;
+	}
+	for (unsigned i = x->batch_pos; i < x->batch_len; i++)
+		if (x->batch[i].seq < low)
+			low = x->batch[i].seq;
+	for (size_t i = 0; i < x->nr_late; i++) {
+		const struct exec_late *l = &x->late[i];
+
+		if ((l->state == EXEC_LATE_WAITING || l->state == EXEC_LATE_ANSWERED ||
+		     l->state == EXEC_LATE_CANCELLED) && l->range.seq < low)
+			low = l->range.seq;
+	}
+	return x->reread_seq < low ? x->reread_seq : low;
+}
+
 /* Hand the cursors and the errors found since the last call to the caller. */
 int exec_checkpoint(struct exec *x, int final)
 {
@@ -109,6 +137,7 @@ int exec_checkpoint(struct exec *x, int final)
 	memset(&c, 0, sizeof(c));
 	c.cursor = x->cursor;
 	c.nr_devs = x->nr_devs;
+	c.ranges_done = exec_ranges_done(x);
 	c.scanned_bytes = x->o->scanned_base + x->r->scanned_bytes;
 	c.new_errors = x->r->errors + x->errors_checkpointed;
 	c.nr_new_errors = x->r->nr_errors - x->errors_checkpointed;

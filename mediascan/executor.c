@@ -372,6 +372,7 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 		x->cursor[d] = o->start_cursor[d];
 		x->reread_from[d] = UINT64_MAX;
 	}
+	x->reread_seq = UINT64_MAX;
 	/*
 	 * A read past the I/O timeout is waited for this long before the disk is called not
 	 * answering: a drive that retries a sector internally may take a minute.

@@ -29,6 +29,8 @@ struct scan_range {
 	uint32_t dev_idx;		/* index into the scan's devices */
 	uint32_t nr_gaps;
 	struct scan_gap gaps[SCAN_MAX_GAPS];	/* unplanned bytes read only to bridge */
+	uint64_t seq;			/* set by the executor: the range's place in the order
+					   the source gave them (0 first) */
 };
 
 /* Return the bytes of [offset, offset+length) inside r that are planned (not in a gap). */
@@ -130,6 +132,12 @@ typedef int (*scan_read_many_fn)(void *arg, uint32_t dev_idx, struct scan_iso_re
 struct scan_checkpoint {
 	const uint64_t *cursor;		/* per device, bytes; UINT64_MAX when the device is done */
 	unsigned nr_devs;
+	/*
+	 * The first ranges_done ranges the source gave (in its order, scan_range.seq) are read
+	 * in full: for a source whose ranges are not in device and offset order (a stacked
+	 * filesystem read on its members), where the cursors above mean nothing.
+	 */
+	uint64_t ranges_done;
 	uint64_t scanned_bytes;		/* planned bytes read, the resumed base included */
 	const struct scan_error *new_errors;	/* errors found since the last checkpoint */
 	size_t nr_new_errors;

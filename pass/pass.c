@@ -388,9 +388,14 @@ static int stage_map(struct pass *p)
 	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0) {
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	} else if (p->stk.active && !p->a->no_state) {
-		/* the damage of the filesystem's device (no copy read) into the history: a
-		 * member-level scan has no checkpoints to have stored it */
-		pass_record_end_cursor(&p->ck, &p->t, &p->r);
+		/*
+		 * The damage of the filesystem's device (no copy read) into the history with the
+		 * run's cursor: its checkpoints stored none. A range whose redundancy is lost is
+		 * stored later (the report stage): the cursor stays before the first member
+		 * error until a run stores it, so a resume finds it again.
+		 */
+		pass_record_end_cursor(&p->ck, &p->t, &p->r, p->stk.held && p->stk.nr_rl ?
+				       p->stk.held_cursor : p->stk.end_cursor);
 		pass_record_unsaved(&p->ck, &p->r);
 	}
 	if (p->stk.member_plan) {	/* the plan's metadata, the errors' verdicts above */
@@ -420,6 +425,12 @@ static int stage_report(struct pass *p)
 	struct pass_report *rep = &p->rep;
 	int ret;
 
+	/* redundancy lost into the history while the pass runs, then where it stopped */
+	ret = pass_record_rl(&p->ck, rep);
+	if (ret < 0)
+		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* said */
+	else if (p->stk.active && p->stk.held && !p->r.complete && !p->a->no_state)
+		pass_record_stack_cursor(&p->ck, p->stk.end_cursor);
 	pass_record_finish(&p->ck, &p->r);
 	if (h->json) {
 		ret = h->json(h->arg, rep);
@@ -432,8 +443,7 @@ static int stage_report(struct pass *p)
 			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	}
 	ret = pass_record_damage(&p->ck, p->a, rep, &p->so, p->resumed);
-	if (pass_record_rl(&p->ck, rep) < 0)
-		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* said */
+	pass_record_rl_settle(&p->ck, rep);
 	if (p->ck.unsaved)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (p->a->recheck)

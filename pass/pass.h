@@ -340,6 +340,18 @@ struct pass_stack {
 	uint64_t meta_bytes;
 	/* scan MEMBER_DISK: the filesystem on top that names the owners of its errors */
 	struct map_target *top_t;
+	/*
+	 * A member-level scan's checkpoints: the top device's cursor (every byte of its plan
+	 * below it read on every copy). end_cursor: where the run stopped; held_cursor: the
+	 * last one stored before the first member error, whose verdict is only made at the end
+	 * (a resume after SIGKILL reads from there). Errors an interrupted run of the pass
+	 * stored (the top device's) are kept apart from the members' until the verdicts.
+	 */
+	unsigned top_ndevs;
+	uint64_t end_cursor, held_cursor;
+	int held;
+	struct scan_error *loaded;
+	size_t nr_loaded;
 };
 /**
  * pass_stack_member_plan() - plan `scan MEMBER_DISK` through the stack above the disk.
@@ -390,12 +402,16 @@ int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs
 			   struct scan_source *src, struct scan_opts *so, struct scan_result *r);
 /* Close the members and free the verdicts. */
 void pass_stack_close(struct pass_stack *ps);
-/* Return scan_run's answer after reading src's ranges (the top's plan) on every copy. */
+/*
+ * Return scan_run's answer after reading src's ranges (the top's plan) on every copy. With
+ * so->checkpoint set, checkpoints store the top device's cursor (no errors: see pass_stack);
+ * errors already in r (loaded by a resume) move to ps->loaded.
+ */
 int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_opts *so,
 		    struct scan_result *r, char *err, size_t len);
 /*
  * Return 0 after turning r's member errors into the filesystem device's errors (no copy
- * reads: damage) or ps->rl (redundancy lost), or -ENOMEM.
+ * reads: damage) or ps->rl (redundancy lost), the loaded ones added back, or -ENOMEM.
  */
 int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r);
 /* Return 0 after naming the owners of ps->rl and setting rep's exit bits, or -errno. */
@@ -469,12 +485,13 @@ int pass_record_begin(struct pass_record *k, const struct pass_opts *o, const st
 /* Set the scan's checkpoint callback to store checkpoints in k. */
 void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so);
 /*
- * A member-level scan keeps no checkpoints: its end is its one checkpoint, storing the top
- * device's errors (after the verdicts) with the cursor of a complete pass (every device done)
- * or of none (a resumed run reads it all again). Set that cursor for pass_record_unsaved.
+ * A member-level scan's checkpoints store no errors (their verdicts need the whole pass): its
+ * end stores the top device's errors (after the verdicts) with the cursor of a complete pass
+ * (every device done) or top (device 0; any others read again). Set that cursor for
+ * pass_record_unsaved, which stores it even when there is no error.
  */
 void pass_record_end_cursor(struct pass_record *k, const struct map_target *t,
-			    const struct scan_result *r);
+			    const struct scan_result *r, uint64_t top);
 /*
  * Return 0 when every error of r is in the store (a refused last checkpoint is tried again);
  * -EIO when some are not: then r is failed and incomplete, with why in r->fatal_msg.
@@ -492,10 +509,17 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
 /*
  * Return the number of redundancy-lost ranges of rep->stack never told before, after storing
  * them all (member identity, array UUID, copies, owners) and telling the new ones (journal,
- * on_damage); a complete pass clears the rows it did not see fail. -errno when the store
- * refused them (said).
+ * on_damage); -errno when the store refused them (said). Called while the pass runs.
  */
 int pass_record_rl(struct pass_record *k, const struct pass_report *rep);
+/* A complete pass (ended in the store) clears the redundancy-lost rows it did not see fail. */
+void pass_record_rl_settle(struct pass_record *k, const struct pass_report *rep);
+/*
+ * A member-level pass stopped after its redundancy-lost ranges were stored: store where it
+ * stopped (its checkpoints held the cursor before the first member error, whose verdict only
+ * the run's end made), so a resume goes on from there.
+ */
+void pass_record_stack_cursor(struct pass_record *k, uint64_t top);
 /* Close the store and free k's watches. */
 void pass_record_close(struct pass_record *k);
 

@@ -388,12 +388,18 @@ void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so)
 }
 
 void pass_record_end_cursor(struct pass_record *k, const struct map_target *t,
-			    const struct scan_result *r)
+			    const struct scan_result *r, uint64_t top)
 {
 	k->nr_cursor = t->nr_devices < MAP_MAX_DEVICES ? t->nr_devices : MAP_MAX_DEVICES;
 	for (unsigned d = 0; d < k->nr_cursor; d++)
-		k->cursor[d] = r->complete ? UINT64_MAX : 0;
+		k->cursor[d] = r->complete ? UINT64_MAX : d == 0 ? top : 0;
 	k->scanned_bytes = r->scanned_bytes;
+	/* no error to store (each checkpoint held the cursor): the cursor alone */
+	if (k->st && r->nr_errors <= r->sealed &&
+	    scan_state_checkpoint(k->st, k->pass_id, k->cursor, k->nr_cursor, k->scanned_bytes,
+				  NULL, 0, k->dev_keys) < 0)
+		pass_say(k->h, PASS_SAY_ERROR, "warning: the pass's end was not stored (%s): a "
+			 "resume reads from its last checkpoint", scan_state_errmsg(k->st));
 }
 
 int pass_record_unsaved(struct pass_record *k, struct scan_result *r)

@@ -58,10 +58,6 @@ int pass_record_rl(struct pass_record *k, const struct pass_report *rep)
 				 "in the history: %s", n, n == 1 ? "" : "s",
 				 scan_state_errmsg(k->st));
 	}
-	if (k->st && rep->r->complete && !k->unsaved && scan_state_settle_rl(k->st,
-									    k->pass_id) < 0)
-		pass_say(h, PASS_SAY_ERROR, "warning: redundancy-lost ranges read cleanly not "
-			 "cleared in the history: %s", scan_state_errmsg(k->st));
 	for (size_t i = 0; i < n; i++) {
 		if (!fresh[i])
 			continue;
@@ -92,4 +88,26 @@ out:
 	free(fresh);
 	free(idx);
 	return ret;
+}
+
+void pass_record_rl_settle(struct pass_record *k, const struct pass_report *rep)
+{
+	if (!rep->stack || !rep->stack->active)
+		return;
+	if (k->st && rep->r->complete && !k->unsaved && scan_state_settle_rl(k->st,
+									    k->pass_id) < 0)
+		pass_say(k->h, PASS_SAY_ERROR, "warning: redundancy-lost ranges read cleanly not "
+			 "cleared in the history: %s", scan_state_errmsg(k->st));
+}
+
+void pass_record_stack_cursor(struct pass_record *k, uint64_t top)
+{
+	if (!k->st || !k->nr_cursor || k->unsaved)
+		return;
+	k->cursor[0] = top;
+	if (scan_state_checkpoint(k->st, k->pass_id, k->cursor, k->nr_cursor, k->scanned_bytes,
+				  NULL, 0, k->dev_keys) < 0)
+		pass_say(k->h, PASS_SAY_ERROR, "warning: where the pass stopped was not stored "
+			 "(%s): a resume reads from before its first member error",
+			 scan_state_errmsg(k->st));
 }

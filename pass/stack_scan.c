@@ -36,7 +36,22 @@ struct stack_src {
 	uint64_t slice;			/* at most this much of the plan mapped down at once */
 	struct map_stack_leaf lv[LEAF_LOCS];
 	struct scan_range pend[PEND_MAX];
+	uint64_t pend_top[PEND_MAX];	/* the top offset of the slice that made each entry */
 	unsigned npend, ppos;
+	uint64_t slice_top;		/* the top offset of the slice being mapped down */
+	uint64_t mapped_top;		/* every planned top byte below it is pending or given */
+	int inner_done;			/* the top's plan is all mapped */
+	uint64_t emitted;		/* member ranges given to the executor (their seq) */
+	/* seq -> top offset: log[i].top for the ranges from log[i].seq on (both ascending) */
+	struct top_mark { uint64_t seq, top; } *log;
+	size_t nlog, log_head, cap_log;
+	/* checkpoints: the pass's, given the top device's cursor */
+	int (*ck)(const struct scan_checkpoint *c, void *arg);
+	void *ck_arg;
+	uint64_t last_cursor;		/* the last top cursor stored (or the resume's start) */
+	/* the history's open errors of the top device, counted as read when mapped down */
+	struct scan_watch *watch;
+	size_t nr_watch;
 	uint64_t last_start[SCAN_MAX_DEVICES], last_end[SCAN_MAX_DEVICES];
 	int err;
 	const char *bad;
@@ -191,6 +206,7 @@ static int pend_add(struct stack_src *s, unsigned d, uint64_t off, uint64_t len)
 	if (s->npend == PEND_MAX)
 		return -E2BIG;
 	memset(&s->pend[s->npend], 0, sizeof(s->pend[0]));
+	s->pend_top[s->npend] = s->slice_top;
 	s->pend[s->npend].offset = off;
 	s->pend[s->npend].length = end - off;
 	s->pend[s->npend].dev_idx = d;
@@ -200,6 +216,62 @@ static int pend_add(struct stack_src *s, unsigned d, uint64_t off, uint64_t len)
 	return 0;
 }
 
+/* Log that the ranges from seq on belong to slices at top or above (when that changed). */
+static int log_mark(struct stack_src *s, uint64_t seq, uint64_t top)
+{
+	if (s->nlog > s->log_head && s->log[s->nlog - 1].top == top)
+		return 0;
+	if (s->nlog == s->cap_log) {
+		struct top_mark *l;
+
+		if (s->log_head) {		/* drop what the checkpoints passed */
+			memmove(s->log, s->log + s->log_head,
+				(s->nlog - s->log_head) * sizeof(*s->log));
+			s->nlog -= s->log_head;
+			s->log_head = 0;
+		}
+		if (s->nlog == s->cap_log) {
+			l = realloc(s->log, (s->cap_log ? s->cap_log * 2 : 256) * sizeof(*l));
+			if (!l)
+				return -ENOMEM;
+			s->log = l;
+			s->cap_log = s->cap_log ? s->cap_log * 2 : 256;
+		}
+	}
+	s->log[s->nlog++] = (struct top_mark){ seq, top };
+	return 0;
+}
+
+/*
+ * The top device's cursor when the executor has read the first done member ranges in full:
+ * the slice of the first range not read (every slice before it has all its ranges before
+ * it, the log being in slice order), or, all given ranges read, the first top byte not given.
+ */
+static uint64_t top_cursor(struct stack_src *s, uint64_t done)
+{
+	if (done >= s->emitted) {
+		if (s->ppos < s->npend)
+			return s->pend_top[s->ppos];
+		return s->inner_done ? UINT64_MAX : s->mapped_top;
+	}
+	while (s->log_head + 1 < s->nlog && s->log[s->log_head + 1].seq <= done)
+		s->log_head++;
+	return s->log_head < s->nlog ? s->log[s->log_head].top : s->mapped_top;
+}
+
+/* The history's open errors inside [off, off + len) of the top device: counted as read. */
+static void watch_count(struct stack_src *s, uint64_t off, uint64_t len)
+{
+	for (size_t i = 0; i < s->nr_watch; i++) {
+		struct scan_watch *w = &s->watch[i];
+		uint64_t a = w->offset > off ? w->offset : off;
+		uint64_t b = w->offset + w->length < off + len ? w->offset + w->length : off + len;
+
+		if (w->dev_idx == 0 && a < b)
+			w->clean_bytes += b - a;
+	}
+}
+
 static int stack_next(void *arg, struct scan_range *out, unsigned max)
 {
 	struct stack_src *s = arg;
@@ -207,6 +279,11 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 
 	while (n < max) {
 		if (s->ppos < s->npend) {
+			if (log_mark(s, s->emitted, s->pend_top[s->ppos]) < 0) {
+				s->err = -ENOMEM;
+				return -ENOMEM;
+			}
+			s->emitted++;
 			out[n++] = s->pend[s->ppos++];
 			continue;
 		}
@@ -230,8 +307,10 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 					s->err = s->nin;
 					return n ? (int)n : s->nin;
 				}
-				if (s->nin == 0)
+				if (s->nin == 0) {
+					s->inner_done = 1;
 					break;
+				}
 			}
 			r = &s->in[s->pos];
 			if (r->dev_idx != 0) {		/* an external log: read it as it is */
@@ -242,6 +321,7 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 			len = r->length - s->in_done;
 			if (len > s->slice)
 				len = s->slice;
+			s->slice_top = r->offset + s->in_done;
 			k = map_stack_down(NULL, s->top, r->offset + s->in_done, len, s->lv,
 					   LEAF_LOCS, &done, &s->bad);
 			if (k < 0) {
@@ -260,7 +340,10 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 					return -EIO;
 				}
 			}
+			if (s->nr_watch)
+				watch_count(s, r->offset + s->in_done, done ? done : len);
 			s->in_done += done ? done : len;
+			s->mapped_top = r->offset + s->in_done;
 			if (s->in_done >= r->length) {
 				s->pos++;
 				s->in_done = 0;
@@ -353,6 +436,7 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		}
 	}
 	ps->nr_leaf = (unsigned)n;
+	ps->top_ndevs = t->nr_devices;
 	snprintf(ps->top, sizeof(ps->top), "%s", t->devices[0].info.name);
 	for (unsigned i = 0; i < ps->nr_leaf; i++) {
 		struct kio_bdev_info bi;
@@ -396,6 +480,7 @@ void pass_stack_close(struct pass_stack *ps)
 	free(ps->at);
 	free(ps->mr);
 	free(ps->meta);
+	free(ps->loaded);
 	map_damage_free(&ps->dmg);
 	if (ps->top_t) {
 		map_target_close(ps->top_t);
@@ -455,10 +540,42 @@ int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs
 	return ret;
 }
 
+/*
+ * A checkpoint of the member reads, stored as the top device's: its cursor from the ranges
+ * read in full, no errors. A member error's verdict (redundancy lost, or damage of the top)
+ * needs its other copies, known only at the end: from the first error on, the cursor stored
+ * stays where it was (after SIGKILL the run reads from there again and finds the error again;
+ * a stop that ends the run stores the errors and its real cursor, see pass.c's map stage).
+ */
+static int stack_checkpoint(const struct scan_checkpoint *c, void *arg)
+{
+	struct stack_src *s = arg;
+	struct pass_stack *ps = s->ps;
+	uint64_t cur[SCAN_MAX_DEVICES] = { 0 }, top = top_cursor(s, c->ranges_done);
+	struct scan_checkpoint t = *c;
+
+	if (top < s->last_cursor)
+		top = s->last_cursor;		/* nothing read yet past where it resumed */
+	ps->end_cursor = top;
+	if (c->nr_new_errors && !ps->held) {
+		ps->held = 1;
+		ps->held_cursor = s->last_cursor;
+	}
+	cur[0] = ps->held ? ps->held_cursor : top;
+	t.cursor = cur;
+	t.nr_devs = ps->top_ndevs ? ps->top_ndevs : 1;
+	t.new_errors = NULL;
+	t.nr_new_errors = 0;
+	if (!ps->held)
+		s->last_cursor = top;
+	return s->ck(&t, s->ck_arg);
+}
+
 int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_opts *so,
 		    struct scan_result *r, char *err, size_t len)
 {
 	struct stack_src *s = calloc(1, sizeof(*s));
+	uint64_t start_cursor[SCAN_MAX_DEVICES];
 	struct scan_source wrap;
 	int ret;
 
@@ -469,14 +586,31 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	s->ps = ps;
 	wrap.next = stack_next;
 	wrap.arg = s;
-	/* plain reads of the members: no drive-side method, no checkpoints of the top's plan */
+	/* plain reads of the members: no drive-side method */
 	so->vfy = NULL;
 	so->vfy_isolate = NULL;
 	memset(so->vfy_devs, 0, sizeof(so->vfy_devs));
-	so->checkpoint = NULL;
-	so->checkpoint_interval_ns = 0;
+	/* checkpoints of the top's cursor, made from the member ranges read in full */
+	s->last_cursor = so->start_cursor[0];
+	s->mapped_top = so->start_cursor[0];
+	ps->end_cursor = ps->held_cursor = so->start_cursor[0];
+	ps->held = 0;
+	if (so->checkpoint) {
+		s->ck = so->checkpoint;
+		s->ck_arg = so->checkpoint_arg;
+		so->checkpoint = stack_checkpoint;
+		so->checkpoint_arg = s;
+	}
+	/* the top's open errors: read when mapped down (the executor's watches are members') */
+	s->watch = so->watch;
+	s->nr_watch = so->nr_watch;
 	so->watch = NULL;
 	so->nr_watch = 0;
+	/* errors a resumed pass loaded are the top device's: apart from the members' */
+	ps->loaded = r->errors;
+	ps->nr_loaded = r->nr_errors;
+	r->errors = NULL;
+	r->nr_errors = r->sealed = 0;
 	/* the members (and their disks) are what the latency pacing watches: the top device's
 	 * views name other devices, and with none the pacing's first probe never ends */
 	so->nr_views = 0;
@@ -490,6 +624,8 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 		for (unsigned k = 0; k < 2 && names[k]; k++)
 			pass_scan_view_add(so, names[k], i);
 	}
+	/* the members' cursors start at 0 (the top's is kept for the settling of the pass) */
+	memcpy(start_cursor, so->start_cursor, sizeof(start_cursor));
 	memset(so->start_cursor, 0, sizeof(so->start_cursor));
 	so->io_size = scan_io_size(ps->devs, ps->nr_leaf, so->io_size);
 	/*
@@ -500,11 +636,19 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	 */
 	s->slice = so->io_size;
 	ret = run_watched(ps, ps->devs, ps->nr_leaf, &wrap, so, r, &s->geom_changed);
+	memcpy(so->start_cursor, start_cursor, sizeof(start_cursor));
+	if (s->ck) {
+		so->checkpoint = s->ck;
+		so->checkpoint_arg = s->ck_arg;
+	}
+	so->watch = s->watch;
+	so->nr_watch = s->nr_watch;
 	/* a change during the last reads: what was read may not be what the plan meant */
 	if (ret == 0 && !s->geom_changed && !s->err && pass_stack_geometry_check(ps) < 0)
 		s->geom_changed = 1;
 	if (s->geom_changed) {
 		geom_fatal(ps, r);
+		free(s->log);
 		free(s);
 		return ret < 0 ? ret : 0;
 	}
@@ -514,6 +658,7 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 			 s->bad ? s->bad : "");
 		ret = s->err;
 	}
+	free(s->log);
 	free(s);
 	return ret;
 }

@@ -278,6 +278,18 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 			left -= piece;
 		}
 	}
+	if (ret == 0 && ps->nr_loaded) {
+		/* what an interrupted run of this pass stored: the top device's already */
+		struct scan_error *x = realloc(out, sizeof(*x) * (nn + ps->nr_loaded));
+
+		if (!x) {
+			ret = -ENOMEM;
+		} else {
+			out = x;
+			memcpy(out + nn, ps->loaded, sizeof(*x) * ps->nr_loaded);
+			nn += ps->nr_loaded;
+		}
+	}
 	if (ret < 0) {
 		free(out);
 		return ret;

@@ -562,6 +562,7 @@ static struct {
 	unsigned nr;
 	uint64_t cursor[MAX_CKPT];
 	uint64_t scanned[MAX_CKPT];
+	uint64_t ranges_done[MAX_CKPT];
 	int final[MAX_CKPT];
 	struct scan_error errors[64];
 	size_t nr_errors;
@@ -574,6 +575,7 @@ static int on_checkpoint(const struct scan_checkpoint *c, void *arg)
 	assert_int_equal(c->nr_devs, 1);
 	ck.cursor[ck.nr] = c->cursor[0];
 	ck.scanned[ck.nr] = c->scanned_bytes;
+	ck.ranges_done[ck.nr] = c->ranges_done;
 	ck.final[ck.nr] = c->final;
 	ck.nr++;
 	for (size_t i = 0; i < c->nr_new_errors; i++) {
@@ -665,6 +667,59 @@ static void test_stop_and_cursor(void **state)
 	assert_int_equal(ck.final[5], 1);
 	assert_int_equal(ck.cursor[5], 640 * KiB);
 	assert_int_equal(ck.scanned[5], 640 * KiB);
+	scan_result_free(&r);
+}
+
+/*
+ * A source whose ranges are not in offset order (a stacked filesystem read on its members):
+ * the checkpoints count the ranges read in full in the source's order, never one that is
+ * only partly read, and a complete run counts them all.
+ */
+static void test_ranges_done(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct scan_opts o;
+	struct scan_result r;
+	struct scan_range rev[3];
+	struct src s = { .ranges = rev, .nr = 3, .per_call = 3 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	rev[0] = R[2];				/* 100K at 3M: one read */
+	rev[1] = R[0];				/* 1M at 0: eight 128K reads */
+	rev[2] = R[1];
+	memset(&ck, 0, sizeof(ck));
+	stop_flag = 0;
+	stop_after = 5;
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, "sync");
+	o.depth = 1;
+	o.checkpoint = stop_on_checkpoint;
+	o.checkpoint_interval_ns = 1;
+	o.stop = &stop_flag;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.stopped, 1);
+	assert_int_equal(ck.nr, 6);
+	/* after the first read the 100K range is done; the 1M one is read 4/8 at the stop */
+	assert_int_equal(ck.ranges_done[0], 1);
+	for (unsigned i = 1; i < ck.nr; i++)
+		assert_int_equal(ck.ranges_done[i], 1);
+	scan_result_free(&r);
+
+	/* the whole run: every range done at the end, and the count never goes back */
+	memset(&ck, 0, sizeof(ck));
+	stop_flag = 0;
+	stop_after = 0;
+	s.pos = 0;
+	s.calls = 0;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.complete, 1);
+	for (unsigned i = 1; i < ck.nr; i++)
+		assert_true(ck.ranges_done[i] >= ck.ranges_done[i - 1]);
+	assert_int_equal(ck.ranges_done[ck.nr - 1], 3);
 	scan_result_free(&r);
 }
 
@@ -997,6 +1052,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoints, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_and_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_sees_coalesced_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ranges_done, setup, teardown),
 		cmocka_unit_test(test_io_size),
 		cmocka_unit_test_setup_teardown(test_cmd_depth_named_lba, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_blocks_at_depth, setup, teardown),
