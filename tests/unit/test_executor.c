@@ -636,18 +636,18 @@ static int stop_on_checkpoint(const struct scan_checkpoint *c, void *arg)
 	return ret;
 }
 
-static void test_stop_and_cursor(void **state)
+/* Scan ranges[0..3) at depth 1, a checkpoint after every read, stopped at checkpoint stop_at
+ * (0: never); ck has the checkpoints. */
+static void scan_stopping(const struct scan_range *ranges, unsigned stop_at, struct scan_result *r)
 {
 	struct scan_device dev = { 0 };
 	struct scan_opts o;
-	struct scan_result r;
-	struct src s = { .ranges = R, .nr = 3, .per_call = 3 };
+	struct src s = { .ranges = ranges, .nr = 3, .per_call = 3 };
 	struct scan_source src = { .next = src_next, .arg = &s };
 
-	(void)state;
 	memset(&ck, 0, sizeof(ck));
 	stop_flag = 0;
-	stop_after = 5;
+	stop_after = stop_at;
 	dev.fd = fk.fd;
 	dev.logical_block_size = LBS;
 	opts_init(&o, "sync");
@@ -655,8 +655,16 @@ static void test_stop_and_cursor(void **state)
 	o.checkpoint = stop_on_checkpoint;
 	o.checkpoint_interval_ns = 1;
 	o.stop = &stop_flag;
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, r), 0);
+}
+
+static void test_stop_and_cursor(void **state)
+{
+	struct scan_result r;
+
+	(void)state;
+	scan_stopping(R, 5, &r);
 	/* Five 128K reads, then the stop: incomplete, and the cursor is exactly at 640K. */
 	assert_int_equal(r.complete, 0);
 	assert_int_equal(r.stopped, 1);
@@ -677,45 +685,23 @@ static void test_stop_and_cursor(void **state)
  */
 static void test_ranges_done(void **state)
 {
-	struct scan_device dev = { 0 };
-	struct scan_opts o;
 	struct scan_result r;
 	struct scan_range rev[3];
-	struct src s = { .ranges = rev, .nr = 3, .per_call = 3 };
-	struct scan_source src = { .next = src_next, .arg = &s };
 
 	(void)state;
 	rev[0] = R[2];				/* 100K at 3M: one read */
 	rev[1] = R[0];				/* 1M at 0: eight 128K reads */
 	rev[2] = R[1];
-	memset(&ck, 0, sizeof(ck));
-	stop_flag = 0;
-	stop_after = 5;
-	dev.fd = fk.fd;
-	dev.logical_block_size = LBS;
-	opts_init(&o, "sync");
-	o.depth = 1;
-	o.checkpoint = stop_on_checkpoint;
-	o.checkpoint_interval_ns = 1;
-	o.stop = &stop_flag;
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	scan_stopping(rev, 5, &r);
 	assert_int_equal(r.stopped, 1);
 	assert_int_equal(ck.nr, 6);
 	/* after the first read the 100K range is done; the 1M one is read 4/8 at the stop */
-	assert_int_equal(ck.ranges_done[0], 1);
-	for (unsigned i = 1; i < ck.nr; i++)
+	for (unsigned i = 0; i < ck.nr; i++)
 		assert_int_equal(ck.ranges_done[i], 1);
 	scan_result_free(&r);
 
 	/* the whole run: every range done at the end, and the count never goes back */
-	memset(&ck, 0, sizeof(ck));
-	stop_flag = 0;
-	stop_after = 0;
-	s.pos = 0;
-	s.calls = 0;
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	scan_stopping(rev, 0, &r);
 	assert_int_equal(r.complete, 1);
 	for (unsigned i = 1; i < ck.nr; i++)
 		assert_true(ck.ranges_done[i] >= ck.ranges_done[i - 1]);
