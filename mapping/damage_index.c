@@ -246,10 +246,7 @@ int map_damage_index_pending(struct map_damage *d, struct map_target *t)
 		d->groups[g].first = first;
 		d->groups[g].count = nr - first;
 	}
-	free(d->owners);
-	d->owners = v;
-	d->nr_owners = nr;
-	v = NULL;
+	map_damage_owners_install(d, &v, nr);
 out_free:
 	free(v);
 	for (size_t k = 0; k < nfs; k++)

@@ -21,6 +21,8 @@ enum { SPACE_DATA, SPACE_RT, SPACE_OTHER };
 int map_damage_owners_append(struct map_owner **v, size_t *nr, size_t *cap,
 			     const struct map_owner *o);
 /* Return the offset space (SPACE_*) of owner o's range on target t. */
+/* Make v[0..nr) d's owner list (the old one freed); *v becomes NULL. */
+void map_damage_owners_install(struct map_damage *d, struct map_owner **v, size_t nr);
 int map_damage_owner_space(const struct map_target *t, const struct map_owner *o);
 /* Return 1 when owner o is an inode table block or inode chunk, else 0. */
 int map_damage_is_inode_table(const struct map_owner *o);

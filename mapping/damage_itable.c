@@ -128,10 +128,7 @@ int map_damage_itables(struct map_damage *d, struct map_target *t)
 		d->groups[g].first = first;
 		d->groups[g].count = nr - first;
 	}
-	free(d->owners);
-	d->owners = v;
-	d->nr_owners = nr;
-	v = NULL;
+	map_damage_owners_install(d, &v, nr);
 out_free:
 	free(v);
 	map_paths_free(want, nwant);

@@ -31,6 +31,14 @@ int map_damage_owners_append(struct map_owner **v, size_t *nr, size_t *cap, cons
 	return 0;
 }
 
+void map_damage_owners_install(struct map_damage *d, struct map_owner **v, size_t nr)
+{
+	free(d->owners);
+	d->owners = *v;
+	d->nr_owners = nr;
+	*v = NULL;
+}
+
 int map_damage_owner_space(const struct map_target *t, const struct map_owner *o)
 {
 	if (o->dev_idx >= t->nr_devices)
