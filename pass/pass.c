@@ -385,6 +385,8 @@ static int stage_map(struct pass *p)
 	/* --no-state, or a store that could not be opened: a stopped pass cannot resume */
 	rep->no_checkpoint = p->a->no_state || !p->ck.st;
 	p->rep_made = 1;
+	if (p->stk.active && p->resumed && !p->a->no_state)
+		pass_record_rl_earlier(&p->ck, &p->stk);
 	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0) {
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
 	} else if (p->stk.active && !p->a->no_state) {

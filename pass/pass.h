@@ -348,6 +348,9 @@ struct pass_stack {
 	 * stored (the top device's) are kept apart from the members' until the verdicts.
 	 */
 	unsigned top_ndevs;
+	/* a resumed pass: the redundancy-lost ranges its interrupted runs stored (open), not read
+	 * again in this run: in the history, counted in the report and the exit bits */
+	size_t nr_rl_earlier, nr_lost_earlier;
 	uint64_t end_cursor, held_cursor;
 	int held;
 	struct scan_error *loaded;
@@ -512,6 +515,11 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
  * on_damage); -errno when the store refused them (said). Called while the pass runs.
  */
 int pass_record_rl(struct pass_record *k, const struct pass_report *rep);
+/*
+ * A resumed member-level pass: count in ps the open redundancy-lost ranges (no_copy apart) its
+ * interrupted runs stored. Call before this run's are recorded.
+ */
+void pass_record_rl_earlier(struct pass_record *k, struct pass_stack *ps);
 /* A complete pass (ended in the store) clears the redundancy-lost rows it did not see fail. */
 void pass_record_rl_settle(struct pass_record *k, const struct pass_report *rep);
 /*

@@ -111,3 +111,34 @@ void pass_record_stack_cursor(struct pass_record *k, uint64_t top)
 			 "(%s): a resume reads from before its first member error",
 			 scan_state_errmsg(k->st));
 }
+
+struct rl_earlier {
+	int64_t pass_id;
+	struct pass_stack *ps;
+};
+
+static int count_earlier(const struct scan_state_rl_row *e, void *arg)
+{
+	struct rl_earlier *x = arg;
+
+	if (e->last_pass_id == x->pass_id && !e->cleared) {
+		if (e->rl.no_copy)
+			x->ps->nr_lost_earlier++;
+		else
+			x->ps->nr_rl_earlier++;
+	}
+	return 0;
+}
+
+void pass_record_rl_earlier(struct pass_record *k, struct pass_stack *ps)
+{
+	struct scan_state_pass pass;
+	struct rl_earlier x = { .pass_id = k->pass_id, .ps = ps };
+
+	ps->nr_rl_earlier = ps->nr_lost_earlier = 0;
+	if (!k->st || scan_state_get_pass(k->st, k->pass_id, &pass) < 0 ||
+	    scan_state_list_rl(k->st, pass.target_id, 0, 0, count_earlier, &x) < 0)
+		pass_say(k->h, PASS_SAY_ERROR, "warning: the redundancy-lost ranges this pass "
+			 "found before its interruption could not be read from the history: %s",
+			 k->st ? scan_state_errmsg(k->st) : "no store");
+}

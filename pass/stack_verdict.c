@@ -374,6 +374,11 @@ int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 	int ret = 0;
 
 	rep->stack = ps;
+	/* what the interrupted runs of a resumed pass found is this pass's too */
+	if (ps->nr_rl_earlier)
+		rep->exit_bits |= PASS_EXIT_DEVICE;
+	if (ps->nr_lost_earlier)
+		rep->exit_bits |= PASS_EXIT_MEDIA;
 	if (!off || !len) {
 		ret = -ENOMEM;
 		goto out;

@@ -258,6 +258,13 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 			json_object_array_add(devs, json_object_get(json_object_array_get_idx(mem,
 											       i)));
 	json_object_object_add(root, "member_level", json_object_new_boolean(1));
+	if (rep->resumed) {
+		/* found by the runs before the interruption: in the history (mediascan report) */
+		json_object_object_add(root, "redundancy_lost_earlier",
+				       json_object_new_uint64(ps->nr_rl_earlier));
+		json_object_object_add(root, "lost_earlier",
+				       json_object_new_uint64(ps->nr_lost_earlier));
+	}
 	for (size_t i = 0; i < ps->nr_rl; i++)
 		json_object_array_add(a, report_stack_rl_json(rep, i));
 	json_object_object_add(root, "redundancy_lost", a);
@@ -284,6 +291,10 @@ void report_stack_report_print(FILE *f, const struct pass_report *rep)
 			fprintf(f, " %s", ps->path[i]);
 		fputc('\n', f);
 	}
+	if (ps->nr_rl_earlier || ps->nr_lost_earlier)
+		fprintf(f, "\nBefore this pass was interrupted it found %zu range%s whose redundancy "
+			"is lost and %zu that no copy reads: in the history (mediascan report)\n",
+			ps->nr_rl_earlier, ps->nr_rl_earlier == 1 ? "" : "s", ps->nr_lost_earlier);
 	if (!ps->nr_rl)
 		return;
 	if (ps->member_plan)
