@@ -219,11 +219,17 @@ static int stage_count(struct pass *p)
 		p->so.planned_total = p->stk.mr_bytes;
 		return 0;
 	}
-	ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
+	/* a member-level scan's bytes are the members' (every copy, parity): its progress, the
+	 * window's pace and the history count those */
+	if (p->stk.active)
+		ret = pass_stack_count(&p->stk, &p->t, &p->po, p->so.io_size, &p->so.planned_total);
+	else
+		ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
 
 	if (ret < 0) {
-		pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: reading the space map (GETFSMAP) "
-			 "failed: %s", p->a->target, strerror(-ret));
+		pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: %s failed: %s", p->a->target,
+			 p->stk.active ? "mapping its plan down the stack" :
+			 "reading the space map (GETFSMAP)", strerror(-ret));
 		p->status = PASS_EXIT_OPERATIONAL;
 	}
 	return ret;

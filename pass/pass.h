@@ -406,6 +406,12 @@ int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs
 /* Close the members and free the verdicts. */
 void pass_stack_close(struct pass_stack *ps);
 /*
+ * Return 0 with *planned set to the bytes a member-level scan of t's plan reads (every copy,
+ * the parity of the rows, as pass_stack_scan maps them at reads of io_size), or -errno.
+ */
+int pass_stack_count(struct pass_stack *ps, struct map_target *t, const struct map_plan_opts *po,
+		     uint32_t io_size, uint64_t *planned);
+/*
  * Return scan_run's answer after reading src's ranges (the top's plan) on every copy. With
  * so->checkpoint set, checkpoints store the top device's cursor (no errors: see pass_stack);
  * errors already in r (loaded by a resume) move to ps->loaded.

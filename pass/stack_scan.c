@@ -25,6 +25,7 @@
 /* How often the stack's geometry is read again while its members are read. */
 #define GEOM_CHECK_NS 1000000000ull
 #define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)
+#define EXEC_COUNT_BATCH 256		/* member ranges asked at once by the count */
 
 struct stack_src {
 	struct scan_source inner;
@@ -56,6 +57,7 @@ struct stack_src {
 	int err;
 	const char *bad;
 	uint64_t geom_at;		/* CLOCK_MONOTONIC ns of the last geometry check, 0 never */
+	int counting;			/* pass_stack_count: nothing is read, no geometry check */
 	int geom_changed;
 };
 
@@ -289,7 +291,7 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 		}
 		s->npend = s->ppos = 0;
 		/* before member I/O is planned from the stack: is it still the stack we opened? */
-		if (geom_due(s) < 0) {
+		if (!s->counting && geom_due(s) < 0) {
 			s->err = -ESTALE;
 			return -ESTALE;
 		}
@@ -537,6 +539,38 @@ int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs
 		changed = 1;
 	if (changed)
 		geom_fatal(ps, r);
+	return ret;
+}
+
+int pass_stack_count(struct pass_stack *ps, struct map_target *t, const struct map_plan_opts *po,
+		     uint32_t io_size, uint64_t *planned)
+{
+	struct stack_src *s = calloc(1, sizeof(*s));
+	struct scan_range *out = calloc(EXEC_COUNT_BATCH, sizeof(*out));
+	struct pass_plan pp;
+	int n, ret = -ENOMEM;
+
+	*planned = 0;
+	memset(&pp, 0, sizeof(pp));
+	if (!s || !out)
+		goto out;
+	ret = pass_plan_open(&pp, t, po, &s->inner);
+	if (ret < 0)
+		goto out;
+	s->top = ps->top;
+	s->ps = ps;
+	s->counting = 1;
+	s->slice = scan_io_size(ps->devs, ps->nr_leaf, io_size);	/* as the scan maps it */
+	while ((n = stack_next(s, out, EXEC_COUNT_BATCH)) > 0)
+		for (int i = 0; i < n; i++)
+			*planned += scan_range_planned_bytes(&out[i], out[i].offset, out[i].length);
+	ret = n < 0 ? n : 0;
+	pass_plan_close(&pp);
+out:
+	if (s)
+		free(s->log);
+	free(s);
+	free(out);
 	return ret;
 }
 
