@@ -91,6 +91,13 @@ struct exec {
 	 */
 	int sched_fd;			/* /proc/thread-self/schedstat; -1: not known */
 	uint64_t reap_late_ns;		/* run-queue wait of the last wait for completions */
+	/*
+	 * Pacing by latency keeps no more in flight than twice what the disk completes in the
+	 * time of one read alone (exec_inflight_cap): the shortest full-size read seen, and the
+	 * most the reads delivered over EXEC_BW_NS (a slowly decaying maximum).
+	 */
+	uint64_t min_read_ns;
+	uint64_t bw_max_bps, bw_bytes, bw_mark_ns;
 	uint64_t next_checkpoint_ns;
 	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];

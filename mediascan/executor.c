@@ -28,6 +28,50 @@ static uint64_t now_ns(void)
 	return exec_now_ns();
 }
 
+#define EXEC_BW_NS 250000000ull
+
+/* One of the loop's reads completed: the disk's time for a read alone, its bandwidth. */
+static void exec_note_bw(struct exec *x, uint64_t bytes, uint64_t lat_ns, int full)
+{
+	uint64_t now = now_ns();
+
+	if (full && lat_ns && (!x->min_read_ns || lat_ns < x->min_read_ns))
+		x->min_read_ns = lat_ns;
+	x->bw_bytes += bytes;
+	if (!x->bw_mark_ns) {
+		x->bw_mark_ns = now;
+	} else if (now - x->bw_mark_ns >= EXEC_BW_NS) {
+		uint64_t bps = (uint64_t)((double)x->bw_bytes * 1e9 / (double)(now - x->bw_mark_ns));
+
+		/* a maximum that forgets slowly (a sixteenth of the gap per sample) */
+		x->bw_max_bps = bps >= x->bw_max_bps ? bps :
+				x->bw_max_bps - (x->bw_max_bps - bps) / 16;
+		x->bw_bytes = 0;
+		x->bw_mark_ns = now;
+	}
+}
+
+/*
+ * The reads the loop keeps in flight. Pacing by latency: twice the bandwidth-delay product
+ * (BBR's in-flight cap: the most the disk delivers times its time for one read alone), at
+ * least two reads, at most the depth. A one-queue disk gives the same throughput at two
+ * reads in flight as at sixteen, but a foreground's first request waited behind all sixteen
+ * (the bursty writer of docs/performance.md: each burst met 16 MiB of the scan's reads
+ * queued before the scan could see it and pause). Other pacing: the depth.
+ */
+static unsigned exec_inflight_cap(const struct exec *x)
+{
+	uint64_t bytes, reads;
+
+	if (!x->have_gov || !x->gov.o.latency || !x->min_read_ns || !x->bw_max_bps)
+		return x->o->depth;
+	bytes = (uint64_t)(2.0 * (double)x->bw_max_bps * (double)x->min_read_ns / 1e9);
+	reads = (bytes + x->o->io_size - 1) / x->o->io_size;
+	if (reads < 2)
+		reads = 2;
+	return reads < x->o->depth ? (unsigned)reads : x->o->depth;
+}
+
 /* A read came back: account it, keep a late one for the recheck, or isolate a failure. */
 static int exec_complete(struct exec *x, struct exec_slot *slot)
 {
@@ -46,6 +90,7 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		/* Less the wait for a CPU before it was reaped (never below a tenth). */
 		lat = x->reap_late_ns < lat - lat / 10 ? lat - x->reap_late_ns : lat / 10;
 		exec_own_read(x, io->dev_idx, (uint64_t)io->res, lat);
+		exec_note_bw(x, (uint64_t)io->res, lat, io->length >= x->o->io_size);
 	}
 	if (slot->alone) {
 		slot->alone = 0;		/* an abandoned exec_read_alone answered at last */
@@ -167,8 +212,10 @@ static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 {
 	int ret;
 
+	unsigned cap = exec_inflight_cap(x);
+
 	*wait_ns = UINT64_MAX;
-	for (unsigned i = 0; i < x->o->depth && x->inflight < x->o->depth; i++) {
+	for (unsigned i = 0; i < x->o->depth && x->inflight < cap; i++) {
 		struct exec_slot *slot = &x->slots[i];
 
 		if (slot->busy)

@@ -17,15 +17,20 @@
 # Reported: the foreground's mean and p99 completion latency and its throughput relative to
 # running alone, and the scan's MiB/s. The scratch image is ours (sparse, under BENCH_DIR):
 # the writer writes to it. Needs root, FUSE, fio. Environment: DUR, MODELS ("hdd ssd"),
-# SWEEP_HDD, SWEEP_SSD (fixed rates tried, MiB/s), FG_IOPS_HDD, FG_IOPS_SSD, FAULTDISK.
+# FGS ("none randread writer"), MODES ("unthrottled fixed backoff pacing"), SWEEP_HDD,
+# SWEEP_SSD (fixed rates tried, MiB/s; SWEEP_HDD="" skips the sweep), FG_IOPS_HDD,
+# FG_IOPS_SSD, FAULTDISK, MEDIASCAN_ALT (another binary: its pacing row beside ours, run
+# right after it, for a before/after on the same load).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 bench_init
 
 DUR=${DUR:-12}
 MODELS=${MODELS:-"hdd ssd"}
-SWEEP_HDD=${SWEEP_HDD:-"5 10 20 40"}
-SWEEP_SSD=${SWEEP_SSD:-"25 50 100 200"}
+FGS=${FGS:-"none randread writer"}
+MODES=${MODES:-"unthrottled fixed backoff pacing"}
+SWEEP_HDD=${SWEEP_HDD-"5 10 20 40"}
+SWEEP_SSD=${SWEEP_SSD-"25 50 100 200"}
 FG_IOPS_HDD=${FG_IOPS_HDD:-50}
 FG_IOPS_SSD=${FG_IOPS_SSD:-1000}
 FAULTDISK=${FAULTDISK:-$BENCH_ROOT/build/tests/faultdisk/faultdisk}
@@ -72,7 +77,7 @@ run() {
 	local kind=$1 iops=$2 scan_pid fgo=$BENCH_TMP/fg.json js=$BENCH_TMP/scan.json
 	shift 2
 	rm -f "$fgo" "$js"
-	"$MS" scan "$dev" --no-state -q --progress none --max-duration "${DUR}s" --json "$js" \
+	"${RUN_MS:-$MS}" scan "$dev" --no-state -q --progress none --max-duration "${DUR}s" --json "$js" \
 		"$@" >/dev/null 2>&1 &
 	scan_pid=$!
 	if [ "$kind" != none ]; then
@@ -94,7 +99,7 @@ for m in $MODELS; do
 	ssd) echo "model 100 1000000000" >"$fuse/ctl"; sweep=$SWEEP_SSD; iops=$FG_IOPS_SSD ;;
 	*) echo "unknown model $m" >&2; exit 1 ;;
 	esac
-	for kind in none randread writer; do
+	for kind in $FGS; do
 		best=
 		if [ "$kind" != none ]; then
 			fg "$kind" "$iops" $((DUR - 2)) "$BENCH_TMP/alone.json"
@@ -108,16 +113,21 @@ for m in $MODELS; do
 				fi
 			done
 		fi
-		for mode in unthrottled fixed backoff pacing; do
+		modes=$MODES
+		[ -n "${MEDIASCAN_ALT:-}" ] && modes="${modes/pacing/pacing pacing-alt}"
+		for mode in $modes; do
+			RUN_MS=
 			case "$mode" in
 			unthrottled) args=() ;;
 			fixed) [ -n "$best" ] || continue; args=(--rate "${best}M" --pacing off) ;;
 			backoff) args=(--rate 4G --rate-min 1M --pacing backoff) ;;
 			pacing) args=(--pacing latency) ;;
+			pacing-alt) args=(--pacing latency); RUN_MS=$MEDIASCAN_ALT ;;
 			esac
 			read -r s mean p99 fiops < <(run "$kind" "$iops" "${args[@]}")
 			label=$mode
 			[ "$mode" = fixed ] && label="fixed --rate ${best}M (best of sweep)"
+			[ "$mode" = pacing-alt ] && label="pacing ($(basename "$(dirname "$MEDIASCAN_ALT")")/$(basename "$MEDIASCAN_ALT"))"
 			if [ "$kind" = none ]; then
 				echo "| $m | none | $label | - | - | - | $(calc "$s" 1) |"
 			else
