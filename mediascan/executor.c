@@ -57,14 +57,18 @@ static void exec_note_bw(struct exec *x, uint64_t bytes, uint64_t lat_ns, int fu
  * least two reads, at most the depth. A one-queue disk gives the same throughput at two
  * reads in flight as at sixteen, but a foreground's first request waited behind all sixteen
  * (the bursty writer of docs/performance.md: each burst met 16 MiB of the scan's reads
- * queued before the scan could see it and pause). Other pacing: the depth.
+ * queued before the scan could see it and pause). A parallel disk shows more bandwidth at
+ * each step, so the cap doubles until it stops growing. Other pacing: the depth.
  */
 static unsigned exec_inflight_cap(const struct exec *x)
 {
 	uint64_t bytes, reads;
 
-	if (!x->have_gov || !x->gov.o.latency || !x->min_read_ns || !x->bw_max_bps)
+	if (!x->have_gov || !x->gov.o.latency)
 		return x->o->depth;
+	/* nothing measured yet: two, and twice what the disk then shows (BBR's start-up) */
+	if (!x->min_read_ns || !x->bw_max_bps)
+		return x->o->depth < 2 ? x->o->depth : 2;
 	bytes = (uint64_t)(2.0 * (double)x->bw_max_bps * (double)x->min_read_ns / 1e9);
 	reads = (bytes + x->o->io_size - 1) / x->o->io_size;
 	if (reads < 2)

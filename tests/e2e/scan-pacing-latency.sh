@@ -55,6 +55,19 @@ e2e_log "never idle, --window 320s: $(mib_s) MiB/s over $(ms_jq "$out" '.elapsed
 e2e_check "never idle: --window is not starved to --rate-min (> 4 MiB/s)" \
 	awk -v r="$(mib_s)" 'BEGIN { exit !(r > 4) }'
 
+# 1b. Pacing by latency keeps at most twice the disk's bandwidth-delay product in flight
+# (a one-queue disk: two or three reads), not the whole depth (16), so a foreground's first
+# request does not wait behind sixteen reads; with nothing to yield to it still reads at the
+# disk's speed (half of --pacing off's at the least, a coarse bound for a busy host).
+ms_scan "$out" "$E2E_LOOP" --pacing off --max-duration 4s
+off=$(mib_s)
+ms_scan "$out" "$E2E_LOOP" --pacing latency --max-duration 4s
+e2e_log "no foreground: --pacing off $off MiB/s; --pacing latency $(mib_s) MiB/s, at most $(ms_jq "$out" '.max_inflight') reads in flight"
+e2e_check "latency pacing: at most 8 of the 16 reads in flight" \
+	test "$(ms_jq "$out" '.max_inflight')" -le 8
+e2e_check "latency pacing without a foreground: at least half of --pacing off's speed" \
+	awk -v r="$(mib_s)" -v o="$off" 'BEGIN { exit !(r >= o / 2) }'
+
 # 2. The old presence backoff (still the default of a plain --rate): a backoff that lasts
 # the whole run reports that time, not 0.0 (the counter only added finished backoffs).
 fg_start rate
