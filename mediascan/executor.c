@@ -31,10 +31,9 @@ static uint64_t now_ns(void)
 #define EXEC_BW_NS 250000000ull
 
 /* One of the loop's reads completed: the disk's time for a read alone, its bandwidth. */
-static void exec_note_bw(struct exec *x, uint64_t bytes, uint64_t lat_ns, int full)
+static void exec_note_bw(struct exec *x, uint64_t bytes, uint64_t lat_ns, int full,
+			 uint64_t now)
 {
-	uint64_t now = now_ns();
-
 	if (full && lat_ns && (!x->min_read_ns || lat_ns < x->min_read_ns))
 		x->min_read_ns = lat_ns;
 	x->bw_bytes += bytes;
@@ -89,12 +88,13 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 	x->inflight--;
 	if (io->res > 0 && !io->cmd) {
 		x->r->read_bytes += (uint64_t)io->res;
-		uint64_t lat = now_ns() - io->issue_ns;
+		uint64_t now = now_ns(), lat = now - io->issue_ns;
 
 		/* Less the wait for a CPU before it was reaped (never below a tenth). */
 		lat = x->reap_late_ns < lat - lat / 10 ? lat - x->reap_late_ns : lat / 10;
 		exec_own_read(x, io->dev_idx, (uint64_t)io->res, lat);
-		exec_note_bw(x, (uint64_t)io->res, lat, io->length >= x->o->io_size);
+		if (x->have_gov && x->gov.o.latency)	/* only its in-flight cap uses them */
+			exec_note_bw(x, (uint64_t)io->res, lat, io->length >= x->o->io_size, now);
 	}
 	if (slot->alone) {
 		slot->alone = 0;		/* an abandoned exec_read_alone answered at last */

@@ -398,6 +398,18 @@ int pass_stack_geometry_check(struct pass_stack *ps);
 /* Keep the geometry the scan depends on now (ps->top's stack, or ps->gtop's). */
 void pass_stack_geometry_mark(struct pass_stack *ps);
 /*
+ * Return pass_stack_geometry_check's answer when *at (CLOCK_MONOTONIC ns of the last check,
+ * 0 never) is a second old or more, and set *at to now; 0 without a check otherwise.
+ */
+int pass_stack_geometry_due(struct pass_stack *ps, uint64_t *at);
+/* Return scan_run's answer, the geometry watched from the progress callback (a change stops the
+ * reads; *changed set, r not said stopped). */
+int pass_stack_run_watched(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
+			   struct scan_source *src, struct scan_opts *so, struct scan_result *r,
+			   int *changed);
+/* The geometry changed: r failed (-ESTALE, not complete) with ps->geom_msg as its message. */
+void pass_stack_geometry_fatal(const struct pass_stack *ps, struct scan_result *r);
+/*
  * Return scan_run's answer for scan MEMBER_DISK (ps->member_plan) over devs, stopped with
  * r->fatal -ESTALE when a stack above the disk changed its geometry during the reads.
  */

@@ -7,23 +7,20 @@
  * error is mapped up: when another copy (or the rest of the stripe) read fine the redundancy
  * is lost but no data ("redundancy lost", its own list and exit bit 16, with md's repair
  * command); only when no copy reads does it become damage of the filesystem's device range,
- * which the map stage names as usual.
+ * which the map stage names as usual. Checkpoints store the filesystem device's cursor, made
+ * from the member ranges read in full; the stack's geometry is watched in stack_watch.c.
  */
 #include <errno.h>
-#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kio.h"
 #include "pass.h"
 #include "stack.h"
 
 #define PEND_MAX 1024
-/* How often the stack's geometry is read again while its members are read. */
-#define GEOM_CHECK_NS 1000000000ull
 #define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)
 #define EXEC_COUNT_BATCH 256		/* member ranges asked at once by the count */
 
@@ -61,112 +58,10 @@ struct stack_src {
 	int geom_changed;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The geometry the scan depends on: the stack under ps->top or, for scan MEMBER_DISK, every
- * stack above the disk, one after the other. */
-static int geom_read(const struct pass_stack *ps, char *out, size_t len)
-{
-	size_t used = 0;
-
-	if (!ps->nr_gtop)
-		return map_stack_geometry(NULL, ps->top, out, len);
-	out[0] = '\0';
-	for (unsigned i = 0; i < ps->nr_gtop; i++) {
-		int ret = map_stack_geometry(NULL, ps->gtop[i], out + used, len - used);
-
-		if (ret < 0)
-			return ret;
-		used += strlen(out + used);
-	}
-	return 0;
-}
-
-void pass_stack_geometry_mark(struct pass_stack *ps)
-{
-	ps->geom_known = geom_read(ps, ps->geom, sizeof(ps->geom)) == 0;
-}
-
-int pass_stack_geometry_check(struct pass_stack *ps)
-{
-	char *now;
-	int ret;
-
-	if (!ps->geom_known)
-		return 0;
-	now = malloc(sizeof(ps->geom));
-	if (!now)
-		return 0;			/* not known to have changed */
-	ret = geom_read(ps, now, sizeof(ps->geom));
-	if (ret == 0 && strcmp(now, ps->geom) == 0) {
-		free(now);
-		return 0;
-	}
-	if (ret < 0)
-		snprintf(now, sizeof(ps->geom), "unreadable (%s)", strerror(-ret));
-	{
-		char what[700];
-
-		map_stack_geometry_diff(ps->geom, now, what, sizeof(what));
-		if (ps->member_plan)
-			snprintf(ps->geom_msg, sizeof(ps->geom_msg), "geometry of the stack above "
-				 "/dev/%.60s changed during the scan, scan stopped: the plan of its "
-				 "written ranges no longer holds (scan again once the array or volume "
-				 "is stable): %.600s", ps->disk, what);
-		else
-			snprintf(ps->geom_msg, sizeof(ps->geom_msg), "geometry of the stack under "
-				 "/dev/%.60s changed during the scan, scan stopped (scan again once "
-				 "the array or volume is stable): %.600s", ps->top, what);
-	}
-	free(now);
-	return -ESTALE;
-}
-
-/*
- * The geometry checked from the progress callback too (the executor calls it while reads run,
- * whether or not a source refill is due): a change stops the scan the way --max-duration does.
- */
-struct geom_watch {
-	struct pass_stack *ps;
-	void (*inner)(const struct scan_progress *p, void *arg);
-	void *inner_arg;
-	volatile sig_atomic_t *stop;
-	uint64_t at;
-	int changed;
-};
-
-static void geom_progress(const struct scan_progress *p, void *arg)
-{
-	struct geom_watch *w = arg;
-	uint64_t t = mono_ns();
-
-	if (!w->changed && (!w->at || t - w->at >= GEOM_CHECK_NS)) {
-		w->at = t;
-		if (pass_stack_geometry_check(w->ps) < 0) {
-			w->changed = 1;
-			if (w->stop)
-				*w->stop = 1;
-		}
-	}
-	if (w->inner)
-		w->inner(p, w->inner_arg);
-}
-
-/* Read the geometry again when the last check is older than GEOM_CHECK_NS (first call: now). */
+/* Read the geometry again when the last check is older than a second (first call: now). */
 static int geom_due(struct stack_src *s)
 {
-	uint64_t t = mono_ns();
-
-	if (s->geom_at && t - s->geom_at < GEOM_CHECK_NS)
-		return 0;
-	s->geom_at = t;
-	if (pass_stack_geometry_check(s->ps) == 0)
+	if (pass_stack_geometry_due(s->ps, &s->geom_at) == 0)
 		return 0;
 	s->geom_changed = 1;
 	return -ESTALE;
@@ -491,57 +386,6 @@ void pass_stack_close(struct pass_stack *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
-/* scan_run with the geometry watched from the progress callback; *changed set when it changed. */
-static int run_watched(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
-		       struct scan_source *src, struct scan_opts *so, struct scan_result *r,
-		       int *changed)
-{
-	struct geom_watch gw = { 0 };
-	int ret;
-
-	gw.ps = ps;
-	gw.inner = so->progress;
-	gw.inner_arg = so->progress_arg;
-	gw.stop = so->stop;
-	so->progress = geom_progress;
-	so->progress_arg = &gw;
-	ret = scan_run(devs, n, src, so, r);
-	so->progress = gw.inner;
-	so->progress_arg = gw.inner_arg;
-	if (gw.changed) {
-		/* our stop, not a signal's: the pass failed, it was not interrupted */
-		*changed = 1;
-		if (r->stopped == 1)
-			r->stopped = 0;
-		if (so->stop)
-			*so->stop = 0;
-	}
-	return ret;
-}
-
-/* The geometry changed: not an error of ours to end the pass on: said, recorded failed, exit
- * bit 4. */
-static void geom_fatal(const struct pass_stack *ps, struct scan_result *r)
-{
-	r->fatal = -ESTALE;
-	r->complete = 0;
-	snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%.*s", (int)sizeof(r->fatal_msg) - 1,
-		 ps->geom_msg);
-}
-
-int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
-			   struct scan_source *src, struct scan_opts *so, struct scan_result *r)
-{
-	int changed = 0, ret = run_watched(ps, devs, n, src, so, r, &changed);
-
-	/* a change during the last reads: what was read may not be what the plan meant */
-	if (ret == 0 && !changed && pass_stack_geometry_check(ps) < 0)
-		changed = 1;
-	if (changed)
-		geom_fatal(ps, r);
-	return ret;
-}
-
 int pass_stack_count(struct pass_stack *ps, struct map_target *t, const struct map_plan_opts *po,
 		     uint32_t io_size, uint64_t *planned)
 {
@@ -669,7 +513,7 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	 * the plan next to each other, spread the reads in flight over the members.
 	 */
 	s->slice = so->io_size;
-	ret = run_watched(ps, ps->devs, ps->nr_leaf, &wrap, so, r, &s->geom_changed);
+	ret = pass_stack_run_watched(ps, ps->devs, ps->nr_leaf, &wrap, so, r, &s->geom_changed);
 	memcpy(so->start_cursor, start_cursor, sizeof(start_cursor));
 	if (s->ck) {
 		so->checkpoint = s->ck;
@@ -681,7 +525,7 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	if (ret == 0 && !s->geom_changed && !s->err && pass_stack_geometry_check(ps) < 0)
 		s->geom_changed = 1;
 	if (s->geom_changed) {
-		geom_fatal(ps, r);
+		pass_stack_geometry_fatal(ps, r);
 		free(s->log);
 		free(s);
 		return ret < 0 ? ret : 0;
