@@ -52,7 +52,7 @@ int scan_gov_init(struct scan_gov *g, const struct scan_gov_opts *o, uint64_t no
 	if (o->latency) {
 		g->lat.rate_bps = gov_floor_bps(g);
 		g->lat.ramp = true;
-		gov_lat_probe_start(g, now_ns);
+		gov_lat_probe_start(g, now_ns, false, 0);
 		gov_update_rate(g, now_ns);
 	}
 	return 0;

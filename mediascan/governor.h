@@ -91,6 +91,10 @@ struct scan_gov_lat {
 	uint64_t slowed_ns;		/* time held below the pace by the foreground */
 	uint64_t starved_ns;		/* other requests waiting, none completing, this long */
 	bool slowed;
+	bool probe_sign;		/* this probe was started by a sign of a new foreground */
+	uint64_t prior_bps;		/* the rate achieved before a new foreground's probe */
+	uint64_t sign_after_ns;		/* no probe on a mere sign before this... */
+	uint64_t sign_holdoff_ns;	/* ...set this long after one that found nothing */
 };
 
 struct scan_gov {

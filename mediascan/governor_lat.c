@@ -19,15 +19,21 @@
  * foreground requests were seen alone (at most SCAN_GOV_PROBE_MAX_NS), at the start, every
  * probe_every_s while there is a foreground, when one appears where the last probe saw none
  * (>= LAT_FEW_IOS requests in LAT_DECIDE_NS), and after LAT_RECHECK_CUTS decisions in a row
- * above target (is it us, or did the foreground slow down by itself?). Between
+ * above target (is it us, or did the foreground slow down by itself?), and LAT_RECHECK_NS
+ * after one that learnt a foreground new to the scan (its first look may catch its start-up:
+ * a cloud or QEMU-throttled disk lets a burst through after an idle spell, and half the
+ * look's requests took 0.4 ms against 6 ms after; a slower relook is taken at once). Between
  * probes, at each decision (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the
  * mean is not one unlucky request; a light foreground is judged after LAT_QUIET_NS) the
  * rate is moved by the excess latency (gov_lat_decide): up while under the target, down,
  * multiplicatively and the more the further, while above. With no foreground at all (fewer
  * than LAT_FEW_IOS requests in LAT_QUIET_NS) the rate doubles each time up to the ceiling:
  * the window's pace, --rate, --rate-max, or unlimited. A foreground new to the scan (seen where
- * the last probe saw none) restarts the rate from the floor, doubling while the excess stays
- * under half the target's. A foreground
+ * the last probe saw none) restarts the rate low (a sixteenth of the rate before, at least
+ * the floor), doubling at each LAT_RAMP_IOS requests while the excess stays under half the
+ * target's. A probe that a sign of a foreground started, or that relearns a known one, waits
+ * up to LAT_PROBE_CLEAN_MAX_NS for it to show (a bursty writer is idle between bursts); a
+ * sign that came to nothing holds off the next sign's probe, longer each time. A foreground
  * starved behind the scan completes nothing and so shows no latency: requests in flight in
  * the stat file beyond the scan's own, none completing for LAT_STARVED_NS, count as a
  * decision far above the target. Why not plain AIMD: see gov_lat_decide and
@@ -54,6 +60,11 @@
 #define LAT_RECHECK_CUTS 3		/* above target this often in a row: probe again, in
 					   case the foreground got slower by itself */
 #define LAT_RECHECK_NS 3000000000ull	/* but not sooner than this after the last probe */
+#define LAT_RAMP_IOS 16ull
+#define LAT_RAMP_NS 250000000ull	/* and at least this long (one sample) */
+#define LAT_RAMP_START_DIV 16
+#define LAT_SIGN_HOLDOFF_NS 2000000000ull	/* a sign that came to nothing: no probe on a
+					   sign for this long, doubling up to probe_every_s */
 
 /* The integer square root of x (rounded down). */
 static uint64_t gov_isqrt(uint64_t x)
@@ -83,10 +94,15 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 	g->lat.acc_bytes0 = g->issued_bytes;
 }
 
-/* Pause the scan to learn the foreground's latency alone. */
-void gov_lat_probe_start(struct scan_gov *g, uint64_t now_ns)
+/*
+ * Pause the scan to learn the foreground's latency alone; sign: on a sign of a foreground new to
+ * the scan, prior_bps: the rate achieved before it (where a new foreground's ramp starts).
+ */
+void gov_lat_probe_start(struct scan_gov *g, uint64_t now_ns, bool sign, uint64_t prior_bps)
 {
 	g->lat.probing = true;
+	g->lat.probe_sign = sign;
+	g->lat.prior_bps = prior_bps;
 	g->lat.probe_start_ns = now_ns;
 	g->lat.probe_clean_ns = 0;
 	g->lat.probe_ios = 0;
@@ -153,8 +169,8 @@ static void gov_lat_decide(struct scan_gov *g, uint64_t lat_ns, uint64_t achieve
 	 */
 	if (e > 2000 && (int64_t)(1000000 / gov_isqrt((uint64_t)e * 1000)) < f)
 		f = (int64_t)(1000000 / gov_isqrt((uint64_t)e * 1000));
-	if (f > LAT_MAX_FACTOR_PM)
-		f = LAT_MAX_FACTOR_PM;
+	if (f > LAT_MAX_FACTOR_PM && !l->ramp)
+		f = LAT_MAX_FACTOR_PM;			/* the start-up ramp doubles */
 	r = l->rate_bps;
 	if (f < 1000) {
 		/* Down from what the scan really did, if it did less than its rate. */
@@ -213,7 +229,22 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 	g->probe_ns += now_ns - l->probe_start_ns;
 	if (l->probe_ios < LAT_FEW_IOS) {
 		l->baseline_ns = 0;
+		/*
+		 * A sign of a foreground that came to nothing (a few stray requests: a journal's
+		 * commit): such pauses cost the pass up to LAT_PROBE_CLEAN_MAX_NS each, so the
+		 * next sign is not acted on for a while, twice as long each time in a row.
+		 */
+		if (l->probe_sign) {
+			uint64_t most = (uint64_t)g->o.probe_every_s * NS_PER_S;
+
+			l->sign_holdoff_ns = !l->sign_holdoff_ns ? LAT_SIGN_HOLDOFF_NS :
+					     gov_sat_mul(l->sign_holdoff_ns, 2);
+			if (l->sign_holdoff_ns > most)
+				l->sign_holdoff_ns = most;
+			l->sign_after_ns = now_ns + l->sign_holdoff_ns;
+		}
 	} else {
+		l->sign_holdoff_ns = 0;
 		uint64_t b = l->probe_sum_ns / l->probe_ios;
 
 		/*
@@ -225,17 +256,25 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 				 (l->baseline_ns + b) / 2 : b;
 	}
 	l->next_probe_ns = now_ns + (uint64_t)g->o.probe_every_s * NS_PER_S;
+	if (l->baseline_ns && !l->fg_now && l->probe_sign)
+		l->next_probe_ns = now_ns + LAT_RECHECK_NS;	/* a first look: look again */
 	l->cuts_in_row = 0;
 	if (!l->baseline_ns) {
 		l->rate_bps = g->pace_bps;	/* nothing to yield to: the ceiling */
 		l->slowed = false;
 	} else if (!l->fg_now) {
 		/*
-		 * A foreground new to us: start again from the floor and double (the rate that
-		 * suited an idle disk says nothing; a starved foreground completes too little to
-		 * judge by).
+		 * A foreground new to us: start again low and double (the rate that suited an idle
+		 * disk is no guide; a starved foreground completes too little to judge by): at a
+		 * sixteenth of the rate achieved before (at least the floor), a few doublings
+		 * below what such disks allowed a foreground (a one-queue disk keeps a light
+		 * reader within 1.25x at about a fifth of its bandwidth, a fast one at a tenth;
+		 * docs/performance.md), not at the floor: from 1 MiB/s the ramp of a fast disk
+		 * took most of a 12 s run.
 		 */
-		l->rate_bps = gov_floor_bps(g);
+		uint64_t start = l->prior_bps / LAT_RAMP_START_DIV;
+
+		l->rate_bps = start > gov_floor_bps(g) ? start : gov_floor_bps(g);
 		l->ramp = true;
 		l->have_err = false;
 		l->slowed = true;
@@ -280,7 +319,8 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		    bool own_done)
 {
 	struct scan_gov_lat *l = &g->lat;
-	uint64_t span, achieved = 0, lat;
+	uint64_t span, achieved = 0, lat, prior;
+	bool ramp;
 
 	if (l->slowed && !l->probing)
 		l->slowed_ns += interval_ns;
@@ -291,7 +331,8 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 			l->probe_sum_ns += fg_ns;
 		}
 		if ((l->probe_clean_ns >= LAT_PROBE_CLEAN_NS && l->probe_ios >= LAT_PROBE_IOS) ||
-		    (l->probe_clean_ns >= LAT_PROBE_NONE_NS && !l->probe_ios) ||
+		    (l->probe_clean_ns >= LAT_PROBE_NONE_NS && !l->probe_ios && !l->probe_sign &&
+		     !l->baseline_ns) ||
 		    l->probe_clean_ns >= LAT_PROBE_CLEAN_MAX_NS ||
 		    now_ns - l->probe_start_ns >= SCAN_GOV_PROBE_MAX_NS)
 			gov_lat_probe_end(g, now_ns);
@@ -302,6 +343,9 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	l->acc_sum_ns += fg_ns;
 	l->acc_own_ns += own_ns;
 	span = now_ns - l->acc_start_ns;
+	if (span && g->issued_bytes > l->acc_bytes0)
+		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
+	prior = achieved ? achieved : g->done_bps;
 	/*
 	 * Other requests in flight (the stat file's in_flight minus ours) that do not complete:
 	 * a foreground starved behind the scan shows no completions, so no latency at all.
@@ -311,44 +355,52 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	if (l->starved_ns >= LAT_STARVED_NS) {
 		l->starved_ns = 0;
 		if (!l->baseline_ns) {
-			gov_lat_probe_start(g, now_ns);
+			gov_lat_probe_start(g, now_ns, true, prior);
 			return;
 		}
 		l->last_lat_ns = LAT_STARVED_NS;
-		if (span && g->issued_bytes > l->acc_bytes0)
-			achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
 		gov_lat_decide(g, LAT_STARVED_NS > l->baseline_ns ? LAT_STARVED_NS :
 			       l->baseline_ns * 4, achieved);
 		gov_lat_acc_reset(g, now_ns);
 		gov_update_rate(g, now_ns);
 		return;
 	}
-	if (span && g->issued_bytes > l->acc_bytes0)
-		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
 	if ((now_ns >= l->next_probe_ns && l->baseline_ns) ||
 	    (l->cuts_in_row >= LAT_RECHECK_CUTS && now_ns >= l->probe_end_ns + LAT_RECHECK_NS)) {
-		gov_lat_probe_start(g, now_ns);
+		gov_lat_probe_start(g, now_ns, false, prior);
 		return;
 	}
 	/*
 	 * A foreground appeared where the last probe saw none: learn it alone at its first sign
 	 * (two of its requests done or waiting in one sample), before its requests queue behind
-	 * a full-speed scan's (waiting for four completions took most of a second then).
+	 * a full-speed scan's (waiting for four completions took most of a second then). Such a
+	 * probe waits up to LAT_PROBE_CLEAN_MAX_NS for the foreground to show again: a bursty
+	 * writer's burst (32 writes in 64 ms, then a second of nothing) was over before the probe's
+	 * first clean sample, the probe saw nothing, the scan went on unthrottled and paused again
+	 * at the next burst (two thirds of the time paused, every burst met at full speed).
 	 */
-	if (!l->baseline_ns && ((l->acc_ios >= LAT_FEW_IOS && span >= LAT_APPEAR_NS) ||
-				fg_ios + fg_wait >= LAT_FIRST_SIGN)) {
-		gov_lat_probe_start(g, now_ns);
+	if (!l->baseline_ns && now_ns >= l->sign_after_ns &&
+	    ((l->acc_ios >= LAT_FEW_IOS && span >= LAT_APPEAR_NS) ||
+	     fg_ios + fg_wait >= LAT_FIRST_SIGN)) {
+		gov_lat_probe_start(g, now_ns, true, prior);
 		return;
 	}
-	if (l->acc_ios >= LAT_MIN_IOS && span >= LAT_DECIDE_NS) {
+	/*
+	 * While ramping a decision needs fewer requests: it only asks "still far under?" (a
+	 * foreground of 50 reads a second took 1.3 s a decision, and the ramp most of a 12 s
+	 * run); the steady state's finer steps need the longer mean.
+	 */
+	ramp = l->ramp && l->baseline_ns;
+	if (l->acc_ios >= (ramp ? LAT_RAMP_IOS : LAT_MIN_IOS) &&
+	    span >= (ramp ? LAT_RAMP_NS : LAT_DECIDE_NS)) {
 		lat = gov_lat_ours(g, span);
 		gov_lat_decide(g, lat, achieved);
 	} else if (span >= LAT_QUIET_NS) {
 		if (l->acc_ios >= LAT_FEW_IOS && l->baseline_ns) {
 			lat = gov_lat_ours(g, span);
 			gov_lat_decide(g, lat, achieved);
-		} else if (l->acc_ios >= LAT_FEW_IOS) {
-			gov_lat_probe_start(g, now_ns);	/* a light foreground: learn it */
+		} else if (l->acc_ios >= LAT_FEW_IOS && now_ns >= l->sign_after_ns) {
+			gov_lat_probe_start(g, now_ns, true, prior);	/* a light foreground */
 			return;
 		} else {
 			gov_lat_idle(g, achieved);
