@@ -33,7 +33,9 @@
  * the floor), doubling at each LAT_RAMP_IOS requests while the excess stays under half the
  * target's. A probe that a sign of a foreground started, or that relearns a known one, waits
  * up to LAT_PROBE_CLEAN_MAX_NS for it to show (a bursty writer is idle between bursts); a
- * sign that came to nothing holds off the next sign's probe, longer each time. A foreground
+ * sign that came to nothing holds off the next sign's probe, longer each time (but not
+ * requests in LAT_SIGN_STRONG samples in a row: a database starting after hours of a
+ * journal's commits is learnt at once). A foreground
  * starved behind the scan completes nothing and so shows no latency: requests in flight in
  * the stat file beyond the scan's own, none completing for LAT_STARVED_NS, count as a
  * decision far above the target. Why not plain AIMD: see gov_lat_decide and
@@ -60,9 +62,11 @@
 #define LAT_RECHECK_CUTS 3		/* above target this often in a row: probe again, in
 					   case the foreground got slower by itself */
 #define LAT_RECHECK_NS 3000000000ull	/* but not sooner than this after the last probe */
-#define LAT_RAMP_IOS 16ull
+#define LAT_RAMP_IOS 16ull		/* start-up decisions: this many foreground requests */
 #define LAT_RAMP_NS 250000000ull	/* and at least this long (one sample) */
-#define LAT_RAMP_START_DIV 16
+#define LAT_RAMP_START_DIV 16		/* a new foreground: start at the rate before over this */
+#define LAT_SIGN_STRONG 4		/* other requests in this many samples in a row: a
+					   foreground, holdoff or not */
 #define LAT_SIGN_HOLDOFF_NS 2000000000ull	/* a sign that came to nothing: no probe on a
 					   sign for this long, doubling up to probe_every_s */
 
@@ -244,9 +248,9 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 			l->sign_after_ns = now_ns + l->sign_holdoff_ns;
 		}
 	} else {
-		l->sign_holdoff_ns = 0;
 		uint64_t b = l->probe_sum_ns / l->probe_ios;
 
+		l->sign_holdoff_ns = 0;
 		/*
 		 * Slower alone than thought: the foreground itself got slower (its own load,
 		 * the CPU), not because of us: taken at once. Faster: averaged with the last
@@ -320,7 +324,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 {
 	struct scan_gov_lat *l = &g->lat;
 	uint64_t span, achieved = 0, lat, prior;
-	bool ramp;
+	bool ramp, strong;
 
 	if (l->slowed && !l->probing)
 		l->slowed_ns += interval_ns;
@@ -379,7 +383,9 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	 * first clean sample, the probe saw nothing, the scan went on unthrottled and paused again
 	 * at the next burst (two thirds of the time paused, every burst met at full speed).
 	 */
-	if (!l->baseline_ns && now_ns >= l->sign_after_ns &&
+	l->sign_run = fg_ios + fg_wait ? l->sign_run + 1 : 0;
+	strong = now_ns >= l->sign_after_ns || l->sign_run >= LAT_SIGN_STRONG;
+	if (!l->baseline_ns && strong &&
 	    ((l->acc_ios >= LAT_FEW_IOS && span >= LAT_APPEAR_NS) ||
 	     fg_ios + fg_wait >= LAT_FIRST_SIGN)) {
 		gov_lat_probe_start(g, now_ns, true, prior);
@@ -399,7 +405,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		if (l->acc_ios >= LAT_FEW_IOS && l->baseline_ns) {
 			lat = gov_lat_ours(g, span);
 			gov_lat_decide(g, lat, achieved);
-		} else if (l->acc_ios >= LAT_FEW_IOS && now_ns >= l->sign_after_ns) {
+		} else if (l->acc_ios >= LAT_FEW_IOS && strong) {
 			gov_lat_probe_start(g, now_ns, true, prior);	/* a light foreground */
 			return;
 		} else {

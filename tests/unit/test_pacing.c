@@ -459,6 +459,45 @@ static void test_fg_sporadic(void **state)
 }
 
 /*
+ * A reader that starts while those commits hold off the next sign's probe (here for 8 s or
+ * more) is learnt at once all the same: it is no stray request.
+ */
+static void test_fg_after_commits(void **state)
+{
+	static const struct model commits = {
+		"hdd, 3 writes every 5 s", 4 * NS_MS, 150000000, 0, 3, 4096, 5 * NS_S, 1
+	};
+	const struct model *reader = &models[0];
+	struct sim *s = calloc(1, sizeof(*s));
+	double alone = sim_fg_mean(reader, -1, 0, 20 * NS_S, 2 * NS_S, NULL);
+	int within = -1;
+	uint64_t t0 = 20 * NS_S;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, &commits, 1, 2, 0, 0, 0);
+	/* the premise: a time when the next sign would wait 8 s or more */
+	for (; t0 < 120 * NS_S && s->g.lat.sign_after_ns < t0 + 8 * NS_S; t0 += NS_S / 4)
+		sim_run(s, t0);
+	print_message("commits for %.2f s: a sign would be acted on at %.1f s\n", t0 / 1e9,
+		      s->g.lat.sign_after_ns / 1e9);
+	assert_true(s->g.lat.sign_after_ns >= t0 + 8 * NS_S);
+	s->burst_n = 0;				/* now a steady reader, as models[0] */
+	s->fg_bytes = 0;
+	s->fg_write = 0;
+	s->think_ns = reader->think_ns;
+	if (!s->fg_waiting)
+		s->fg_next_ns = s->now;
+	sim_run(s, t0 + 10 * NS_S);
+	for (int t = (int)(t0 / NS_S) + 1; t < (int)(t0 / NS_S) + 10 && within < 0; t++)
+		if (s->fg_sec_ios[t] && (double)s->fg_sec_ns[t] / s->fg_sec_ios[t] <= alone * 1.25)
+			within = t - (int)(t0 / NS_S);
+	print_message("a reader from then on: within target from second %d after\n", within);
+	assert_true(within >= 0 && within <= 3);
+	free(s);
+}
+
+/*
  * A bursty writer whose bursts are over within one sample: the probe its first sign starts
  * waits for the next burst (it ended before the probe's first clean look, the probe saw
  * nothing, the scan ran on unthrottled into every burst and paused at each: two thirds of the
@@ -711,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_fg_target_and_rate),
 		cmocka_unit_test(test_fg_bursty_writer),
 		cmocka_unit_test(test_fg_sporadic),
+		cmocka_unit_test(test_fg_after_commits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
