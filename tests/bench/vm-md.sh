@@ -55,26 +55,13 @@ rounds=$rounds
 level=$level
 nmem=$nmem
 EOF
+cat "$root/tests/bench/vm-md-fill.sh" >>"$tmp/guest.sh"
 cat >>"$tmp/guest.sh" <<'EOF'
 ns() { for d in /sys/block/nvme*n*; do [ "$(cat "$d/nsid")" = "$1" ] && echo "/dev/${d##*/}"; done; }
 mem=""; for m in $(seq 1 "$nmem"); do mem="$mem $(ns "$m")"; done
 a=$(ns 1)
-mdadm --create /dev/md0 --run --metadata=1.2 --data-offset=1M --assume-clean --bitmap=none \
-	--level="$level" --raid-devices="$nmem" $mem >/tmp/mdadm.out 2>&1 || { cat /tmp/mdadm.out; exit 1; }
-mkfs.xfs -q -f -K -m rmapbt=1 /dev/md0 && mkdir -p /mnt/m && mount /dev/md0 /mnt/m || exit 1
-fs_bytes=$(( $(stat -f -c '%b * %S' /mnt/m) ))
-want=$(( fs_bytes * fill_pct / 100 ))
-# 64 MiB files of marked blocks until the fill fraction is reached (df's used, metadata too).
-i=0
-while [ $(( $(stat -f -c '(%b - %f) * %S' /mnt/m) )) -lt "$want" ]; do
-	left=$(( (want - $(( $(stat -f -c '(%b - %f) * %S' /mnt/m) ))) / 4096 ))
-	[ $left -gt 16384 ] && left=16384
-	blkmark write /mnt/m/f$i f$i $left || exit 1
-	i=$((i + 1))
-done
-sync
-used=$(( $(stat -f -c '(%b - %f) * %S' /mnt/m) ))
-echo "INFO fs_bytes $fs_bytes used $used files $i members $(cat /sys/block/md0/md/raid_disks) member_bytes $(blockdev --getsize64 "$a")"
+md_xfs_fill "$level" "$fill_pct" $mem || exit 1
+echo "INFO fs_bytes $fs_bytes used $used files $files members $(cat /sys/block/md0/md/raid_disks) member_bytes $(blockdev --getsize64 "$a")"
 now() { cut -d' ' -f1 /proc/uptime; }
 dt() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }

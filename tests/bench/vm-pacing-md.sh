@@ -69,25 +69,13 @@ dur=$dur
 fill_pct=$fill_pct
 window=$window
 EOF
+cat "$root/tests/bench/vm-md-fill.sh" >>"$tmp/guest.sh"
 cat >>"$tmp/guest.sh" <<'EOF'
 ns() { for d in /sys/block/nvme*n*; do [ "$(cat "$d/nsid")" = "$1" ] && echo "/dev/${d##*/}"; done; }
 m1=$(ns 1); m2=$(ns 2); mem="$m1 $m2"
-mdadm --create /dev/md0 --run --metadata=1.2 --data-offset=1M --assume-clean --bitmap=none \
-	--level=1 --raid-devices=2 $mem >/tmp/mdadm.out 2>&1 || { cat /tmp/mdadm.out; exit 1; }
-mkfs.xfs -q -f -K -m rmapbt=1 /dev/md0 && mkdir -p /mnt/m && mount /dev/md0 /mnt/m || exit 1
-fs_bytes=$(( $(stat -f -c '%b * %S' /mnt/m) ))
-want=$(( fs_bytes * fill_pct / 100 ))
-i=0
-while [ $(( $(stat -f -c '(%b - %f) * %S' /mnt/m) )) -lt "$want" ]; do
-	left=$(( (want - $(( $(stat -f -c '(%b - %f) * %S' /mnt/m) ))) / 4096 ))
-	[ $left -gt 16384 ] && left=16384
-	blkmark write /mnt/m/f$i f$i $left || exit 1
-	i=$((i + 1))
-done
-sync
-used=$(( $(stat -f -c '(%b - %f) * %S' /mnt/m) ))
+md_xfs_fill 1 "$fill_pct" $mem || exit 1
 md=/sys/block/md0/md
-echo "INFO fs_bytes $fs_bytes used $used files $i"
+echo "INFO fs_bytes $fs_bytes used $used files $files"
 echo "INFO limits speed_limit_min=$(cat /proc/sys/dev/raid/speed_limit_min) speed_limit_max=$(cat /proc/sys/dev/raid/speed_limit_max) sync_speed_min=$(cat $md/sync_speed_min | tr -d '\n') sync_speed_max=$(cat $md/sync_speed_max | tr -d '\n') members=$(echo $mem) scheduler=$(cat /sys/block/${m1##*/}/queue/scheduler | tr -d '\n') rotational=$(cat /sys/block/md0/queue/rotational)"
 now() { cut -d' ' -f1 /proc/uptime; }
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
