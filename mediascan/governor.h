@@ -96,6 +96,7 @@ struct scan_gov_lat {
 	uint64_t sign_after_ns;		/* no probe on a mere sign before this... */
 	uint64_t sign_holdoff_ns;	/* ...set this long after one that found nothing */
 	unsigned sign_run;		/* samples in a row with other requests done or waiting */
+	bool relook;			/* the next probe is the second look at a new foreground */
 };
 
 struct scan_gov {
