@@ -7,8 +7,9 @@
  * sectors, ticks in ms from a ns sum, as Linux does) and the scan its own count and
  * latency, as the executor does. Deterministic: a seeded generator, simulated time.
  *
- * One file though over 600 lines: the disk/foreground simulator and the sweep for the best
- * fixed rate are half of it and every case runs on them; the cases alone are short.
+ * One file though over 700 lines: the disk/foreground simulator and the sweep for the best
+ * fixed rate are half of it and every case runs on them (split, each half would need the
+ * other's internals); the cases alone are short.
  *
  * Asserted: with no foreground the scan runs at the disk's speed (or the window's pace);
  * with one, the foreground's mean latency stays within the target (1.25x alone) and the
@@ -295,6 +296,21 @@ static const struct model writer_model = {
 	"ssd, bursty writer", 100 * NS_US, 1000000000, 0, 32, 1u << 20, NS_S, 1
 };
 
+/* A journal's commits: three 4 KiB writes every 5 s on the rotating disk. */
+static const struct model commits_model = {
+	"hdd, 3 writes every 5 s", 4 * NS_MS, 150000000, 0, 3, 4096, 5 * NS_S, 1
+};
+
+/* The foreground of model m from now on (the disk is left as it is). */
+static void sim_set_fg(struct sim *s, const struct model *m)
+{
+	s->think_ns = m->think_ns;
+	s->burst_n = s->burst_left = m->burst_n;
+	s->fg_bytes = m->fg_bytes;
+	s->burst_gap_ns = m->burst_gap_ns;
+	s->fg_write = m->write;
+}
+
 /* mode: -1 no scan, 0 unthrottled, 1 fixed rate, 2 latency pacing. */
 static void sim_init(struct sim *s, const struct model *m, int fg, int mode, uint64_t rate,
 		     uint64_t window_s, uint64_t planned)
@@ -304,11 +320,7 @@ static void sim_init(struct sim *s, const struct model *m, int fg, int mode, uin
 	memset(s, 0, sizeof(*s));
 	s->lat_ns = m->lat_ns;
 	s->bw_bps = m->bw_bps;
-	s->think_ns = m->think_ns;
-	s->burst_n = s->burst_left = m->burst_n;
-	s->fg_bytes = m->fg_bytes;
-	s->burst_gap_ns = m->burst_gap_ns;
-	s->fg_write = m->write;
+	sim_set_fg(s, m);
 	s->fg_on = fg;
 	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) : 12345;
 	s->planned = mode < 0 ? 1 : planned;
@@ -431,28 +443,25 @@ static void test_fg_target_and_rate(void **state)
 }
 
 /*
- * A journal's commits: three 4 KiB writes every 5 s on the rotating disk. Each is a sign of a
- * foreground the scan pauses to learn, and finds nothing; such pauses grow rarer (2 s, then
+ * A journal's commits (commits_model). Each is a sign of a foreground the scan pauses to learn, and finds nothing; such pauses grow rarer (2 s, then
  * 4, 8, up to probe_every_s apart), so the scan keeps most of its speed.
  */
 static void test_fg_sporadic(void **state)
 {
-	static const struct model commits = {
-		"hdd, 3 writes every 5 s", 4 * NS_MS, 150000000, 0, 3, 4096, 5 * NS_S, 1
-	};
+	const struct model *commits = &commits_model;
 	struct sim *s = calloc(1, sizeof(*s));
 	double free_bps, paced_bps;
 
 	(void)state;
 	assert_non_null(s);
-	sim_init(s, &commits, 1, 0, 0, 0, 0);
+	sim_init(s, commits, 1, 0, 0, 0, 0);
 	sim_run(s, 100 * NS_S);
 	free_bps = (double)s->scan_bytes / 100;
-	sim_init(s, &commits, 1, 2, 0, 0, 0);
+	sim_init(s, commits, 1, 2, 0, 0, 0);
 	sim_run(s, 100 * NS_S);
 	paced_bps = (double)s->scan_bytes / 100;
 	print_message("%s: unthrottled %.1f MB/s, paced %.1f MB/s; %u probes, %.1f s of 100 "
-		      "paused\n", commits.name, free_bps / 1e6, paced_bps / 1e6, s->g.nr_probes,
+		      "paused\n", commits->name, free_bps / 1e6, paced_bps / 1e6, s->g.nr_probes,
 		      s->g.probe_ns / 1e9);
 	assert_true(paced_bps >= 0.85 * free_bps);
 	free(s);
@@ -464,9 +473,6 @@ static void test_fg_sporadic(void **state)
  */
 static void test_fg_after_commits(void **state)
 {
-	static const struct model commits = {
-		"hdd, 3 writes every 5 s", 4 * NS_MS, 150000000, 0, 3, 4096, 5 * NS_S, 1
-	};
 	const struct model *reader = &models[0];
 	struct sim *s = calloc(1, sizeof(*s));
 	double alone = sim_fg_mean(reader, -1, 0, 20 * NS_S, 2 * NS_S, NULL);
@@ -475,17 +481,14 @@ static void test_fg_after_commits(void **state)
 
 	(void)state;
 	assert_non_null(s);
-	sim_init(s, &commits, 1, 2, 0, 0, 0);
+	sim_init(s, &commits_model, 1, 2, 0, 0, 0);
 	/* the premise: a time when the next sign would wait 8 s or more */
 	for (; t0 < 120 * NS_S && s->g.lat.sign_after_ns < t0 + 8 * NS_S; t0 += NS_S / 4)
 		sim_run(s, t0);
 	print_message("commits for %.2f s: a sign would be acted on at %.1f s\n", t0 / 1e9,
 		      s->g.lat.sign_after_ns / 1e9);
 	assert_true(s->g.lat.sign_after_ns >= t0 + 8 * NS_S);
-	s->burst_n = 0;				/* now a steady reader, as models[0] */
-	s->fg_bytes = 0;
-	s->fg_write = 0;
-	s->think_ns = reader->think_ns;
+	sim_set_fg(s, reader);			/* now a steady reader */
 	if (!s->fg_waiting)
 		s->fg_next_ns = s->now;
 	sim_run(s, t0 + 10 * NS_S);
