@@ -69,12 +69,25 @@ struct scan_gov_view {
 	uint64_t last_own_ios, last_own_ns;
 };
 
+/*
+ * The foreground seen alone: its requests and their summed time, and its samples' means (k
+ * samples with requests; the sum of their means and of their squares, in us) for how far one
+ * look can be trusted.
+ */
+struct scan_gov_looks {
+	uint64_t ios, sum_ns;
+	uint64_t k, m1_us, m2_us;
+};
+
 /* The latency controller's state (pacing by latency). */
 struct scan_gov_lat {
 	bool probing;			/* paused to learn the foreground's latency alone */
 	uint64_t probe_start_ns, probe_end_ns;
 	uint64_t probe_clean_ns;	/* probe time with none of our reads completing */
-	uint64_t probe_ios, probe_sum_ns;	/* foreground requests and time seen then */
+	struct scan_gov_looks probe;	/* what this probe saw */
+	struct scan_gov_looks pool;	/* what the probes of this foreground saw, older decayed */
+	struct scan_gov_looks odd;	/* a probe off the pool, kept until the next says why */
+	int odd_dir;			/* it was slower (1) or faster (-1) than the pool */
 	uint64_t next_probe_ns;
 	uint64_t baseline_ns;		/* foreground's mean request time alone; 0: unknown */
 	uint64_t acc_start_ns, acc_ios, acc_sum_ns, acc_bytes0;	/* decision interval */

@@ -41,6 +41,8 @@
  * decision far above the target. Why not plain AIMD: see gov_lat_decide and
  * docs/performance.md.
  */
+#include <string.h>
+
 #include "governor_int.h"
 
 #define LAT_MIN_IOS 64ull		/* foreground requests a decision needs */
@@ -67,6 +69,12 @@
 #define LAT_RAMP_START_DIV 16		/* a new foreground: start at the rate before over this */
 #define LAT_SIGN_STRONG 4		/* other requests in this many samples in a row: a
 					   foreground, holdoff or not */
+#define LAT_POOL_K 64			/* samples the probes' pool keeps (older count 3/4) */
+#define LAT_DIFFER_SE 3			/* a probe this many standard errors off the pool */
+#define LAT_DIFFER_PCT 10		/* and this far off it: odd (the pool at least */
+#define LAT_DIFFER_MIN_K 4		/* this many samples: their spread is no guide before) */
+#define LAT_SURE_PCT 10			/* the pool's standard error above this share of its */
+#define LAT_UNSURE_NS 5000000000ull	/* mean, or a look was odd: the next probe this soon */
 #define LAT_SIGN_HOLDOFF_NS 2000000000ull	/* a sign that came to nothing: no probe on a
 					   sign for this long, doubling up to probe_every_s */
 
@@ -109,8 +117,7 @@ void gov_lat_probe_start(struct scan_gov *g, uint64_t now_ns, bool sign, uint64_
 	g->lat.prior_bps = prior_bps;
 	g->lat.probe_start_ns = now_ns;
 	g->lat.probe_clean_ns = 0;
-	g->lat.probe_ios = 0;
-	g->lat.probe_sum_ns = 0;
+	memset(&g->lat.probe, 0, sizeof(g->lat.probe));
 	g->nr_probes++;
 }
 
@@ -223,15 +230,93 @@ static void gov_lat_idle(struct scan_gov *g, uint64_t achieved_bps)
 	l->slowed = false;
 }
 
+/* One sample of the foreground seen alone: ios requests of ns in all. */
+static void gov_looks_add(struct scan_gov_looks *w, uint64_t ios, uint64_t ns)
+{
+	uint64_t m;
+
+	if (!ios)
+		return;
+	m = ns / ios / 1000;
+	w->ios += ios;
+	w->sum_ns += ns;
+	w->k++;
+	w->m1_us += m;
+	w->m2_us += m * m;
+}
+
+/* The spread (standard deviation, us) of the samples' means; 0 under two samples. */
+static uint64_t gov_looks_sd_us(const struct scan_gov_looks *w)
+{
+	uint64_t mean, sq;
+
+	if (w->k < 2)
+		return 0;
+	mean = w->m1_us / w->k;
+	sq = w->m2_us / w->k;
+	return sq > mean * mean ? gov_isqrt(sq - mean * mean) : 0;
+}
+
+/*
+ * A probe that disagrees with the pool beyond their noise: their means further apart than
+ * LAT_DIFFER_SE standard errors of the difference (from the larger of the two spreads of
+ * the samples' means), and more than LAT_DIFFER_PCT (a steady foreground's samples barely
+ * spread: a few percent is not a change). 1: the probe slower, -1: faster, 0: agrees.
+ */
+static int gov_looks_differ(const struct scan_gov_looks *pool, const struct scan_gov_looks *p)
+{
+	uint64_t a, b, d, sd, se2;
+
+	if (!pool->ios || !p->ios || pool->k < LAT_DIFFER_MIN_K || !p->k)
+		return 0;
+	a = pool->sum_ns / pool->ios / 1000;
+	b = p->sum_ns / p->ios / 1000;
+	d = a > b ? a - b : b - a;
+	sd = gov_looks_sd_us(pool) > gov_looks_sd_us(p) ? gov_looks_sd_us(pool) : gov_looks_sd_us(p);
+	se2 = sd * sd / pool->k + sd * sd / p->k;
+	if (d * 100 <= a * LAT_DIFFER_PCT || d * d <= se2 * LAT_DIFFER_SE * LAT_DIFFER_SE)
+		return 0;
+	return b > a ? 1 : -1;
+}
+
+/* Add a probe's look to the pool; past LAT_POOL_K samples the older ones count 3/4. */
+static void gov_looks_merge(struct scan_gov_looks *pool, const struct scan_gov_looks *p)
+{
+	if (pool->k + p->k > LAT_POOL_K) {
+		pool->ios -= pool->ios / 4;
+		pool->sum_ns -= pool->sum_ns / 4;
+		pool->k -= pool->k / 4;
+		pool->m1_us -= pool->m1_us / 4;
+		pool->m2_us -= pool->m2_us / 4;
+	}
+	pool->ios += p->ios;
+	pool->sum_ns += p->sum_ns;
+	pool->k += p->k;
+	pool->m1_us += p->m1_us;
+	pool->m2_us += p->m2_us;
+}
+
+/* The pool's mean is not yet within LAT_SURE_PCT (one standard error) of itself. */
+static bool gov_looks_unsure(const struct scan_gov_looks *pool)
+{
+	uint64_t sd = gov_looks_sd_us(pool), mean;
+
+	if (!pool->ios || pool->k < 2)
+		return false;
+	mean = pool->sum_ns / pool->ios / 1000;
+	return sd * sd * 100 * 100 > mean * mean * LAT_SURE_PCT * LAT_SURE_PCT * pool->k;
+}
+
 /* End a probe: the baseline is the foreground's mean request time seen alone. */
 static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 {
 	struct scan_gov_lat *l = &g->lat;
+	bool odd = false;
 
 	l->probing = false;
 	l->probe_end_ns = now_ns;
 	g->probe_ns += now_ns - l->probe_start_ns;
-	if (l->probe_ios < LAT_FEW_IOS) {
+	if (l->probe.ios < LAT_FEW_IOS) {
 		l->baseline_ns = 0;
 		/*
 		 * A sign of a foreground that came to nothing (a few stray requests: a journal's
@@ -248,29 +333,56 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 			l->sign_after_ns = now_ns + l->sign_holdoff_ns;
 		}
 	} else {
-		uint64_t b = l->probe_sum_ns / l->probe_ios;
+		uint64_t b = l->probe.sum_ns / l->probe.ios;
+		int d = l->baseline_ns ? gov_looks_differ(&l->pool, &l->probe) : 0;
 
 		l->sign_holdoff_ns = 0;
 		/*
-		 * Averaged with the last probe's, as one probe is a short look at a noisy thing
-		 * (taking a slower look at once, as this did, drew the baseline up to the noise's
-		 * peaks: a foreground whose own time jumps by a CPU's delays was held at 1.43x alone
-		 * on average over nine seeds of test_pacing's test_fg_noise_not_ours, now 1.27x);
-		 * a foreground that really got slower by itself is relearnt within a few probes
-		 * (three cuts in a row start one). But the second look at a foreground first seen
-		 * at its sign is taken at once when slower: its first look may have caught its
-		 * start-up (a throttled disk lets a burst through after idle: in the VM the first
-		 * look read 2.2-3.3 ms against 6.5 alone).
+		 * The baseline is the mean, request by request, of what the probes of this
+		 * foreground saw (the pool; older probes count less), as one probe is a short look
+		 * at a noisy thing: taking a slower look at once drew the baseline up to the
+		 * noise's peaks, and averaging the last two probes left it to the luck of two looks
+		 * (test_pacing's test_fg_noise_not_ours, a foreground whose own time jumps by a
+		 * CPU's delays: 1.24x alone on average over nine seeds, two above 1.25x; now 1.16x,
+		 * none; docs/performance.md section 13). A look off the pool beyond its noise
+		 * (gov_looks_differ) is held aside, the lower of the two taken meanwhile, and the
+		 * next probe comes soon: a second look off the same way means the foreground
+		 * changed (its reads grew: with the old average a foreground 1.6x slower by itself
+		 * held the scan at 0.60x for 40 s, test_fg_changes_by_itself), and the pool starts
+		 * again from the two. The pool starts again, too, at the second look at a
+		 * foreground first seen at its sign when slower: the first look may have caught
+		 * its start-up (a throttled disk lets a burst through after idle: in the VM the
+		 * first look read 2.2-3.3 ms against 6.5 alone).
 		 */
-		if (l->baseline_ns && l->relook && b > l->baseline_ns)
-			l->baseline_ns = b;
-		else
-			l->baseline_ns = l->baseline_ns ? (l->baseline_ns + b) / 2 : b;
+		if (!l->baseline_ns || (l->relook && b > l->baseline_ns)) {
+			memset(&l->pool, 0, sizeof(l->pool));
+			d = 0;
+		} else if (d && d == l->odd_dir) {
+			l->pool = l->odd;	/* twice the same way: it changed */
+			d = 0;
+		} else if (d) {
+			/*
+			 * One look off the pool: noise, or the foreground changed; the safer of the
+			 * two until the next look (soon) says which.
+			 */
+			l->odd = l->probe;
+			l->odd_dir = d;
+			odd = true;
+			if (b < l->baseline_ns)
+				l->baseline_ns = b;
+		}
+		if (!d) {
+			l->odd_dir = 0;
+			gov_looks_merge(&l->pool, &l->probe);
+			l->baseline_ns = l->pool.sum_ns / l->pool.ios;
+		}
 	}
 	l->next_probe_ns = now_ns + (uint64_t)g->o.probe_every_s * NS_PER_S;
 	l->relook = l->baseline_ns && !l->fg_now && l->probe_sign;
 	if (l->relook)
 		l->next_probe_ns = now_ns + LAT_RECHECK_NS;	/* a first look: look again */
+	else if (l->baseline_ns && (odd || gov_looks_unsure(&l->pool)))
+		l->next_probe_ns = now_ns + LAT_UNSURE_NS;	/* too noisy to trust yet */
 	l->cuts_in_row = 0;
 	if (!l->baseline_ns) {
 		l->rate_bps = g->pace_bps;	/* nothing to yield to: the ceiling */
@@ -340,11 +452,10 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	if (l->probing) {
 		if (!own_done) {		/* none of our reads ended: a clean look */
 			l->probe_clean_ns += interval_ns;
-			l->probe_ios += fg_ios;
-			l->probe_sum_ns += fg_ns;
+			gov_looks_add(&l->probe, fg_ios, fg_ns);
 		}
-		if ((l->probe_clean_ns >= LAT_PROBE_CLEAN_NS && l->probe_ios >= LAT_PROBE_IOS) ||
-		    (l->probe_clean_ns >= LAT_PROBE_NONE_NS && !l->probe_ios && !l->probe_sign &&
+		if ((l->probe_clean_ns >= LAT_PROBE_CLEAN_NS && l->probe.ios >= LAT_PROBE_IOS) ||
+		    (l->probe_clean_ns >= LAT_PROBE_NONE_NS && !l->probe.ios && !l->probe_sign &&
 		     !l->baseline_ns) ||
 		    l->probe_clean_ns >= LAT_PROBE_CLEAN_MAX_NS ||
 		    now_ns - l->probe_start_ns >= SCAN_GOV_PROBE_MAX_NS)

@@ -500,6 +500,52 @@ static void test_fg_after_commits(void **state)
 	free(s);
 }
 
+/* The SSD-like disk's reader, switched to 64 KiB reads: 1.6x slower alone. */
+static const struct model big_reads_model = {
+	"ssd, 64 KiB reads", 100 * NS_US, 1000000000, 200 * NS_US, 0, 64 << 10, 0, 0
+};
+
+/*
+ * A foreground whose own time changes (its reads grow from 4 to 64 KiB, or shrink back) while
+ * the scan runs: the baseline, pooled over the probes, must follow within a few probes. One
+ * that got slower and was not relearnt cuts the scan towards the floor; one that got faster
+ * lets the scan run over its new target. From 20 s after the change: the foreground within
+ * the target of its new time alone, the scan at >= 0.8x what pacing reads under the new
+ * foreground from the start.
+ */
+static void test_fg_changes_by_itself(void **state)
+{
+	const struct model *pairs[2][2] = { { &models[2], &big_reads_model },
+					    { &big_reads_model, &models[2] } };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		const struct model *a = pairs[k][0], *b = pairs[k][1];
+		struct sim *s = calloc(1, sizeof(*s));
+		double alone = sim_fg_mean(b, -1, 0, 20 * NS_S, 2 * NS_S, NULL), fresh_bps;
+		uint64_t ios = 0, ns = 0, bytes = 0;
+
+		assert_non_null(s);
+		sim_fg_mean(b, 2, 0, 60 * NS_S, 20 * NS_S, &fresh_bps);
+		sim_init(s, a, 1, 2, 0, 0, 0);
+		sim_run(s, 60 * NS_S);
+		sim_set_fg(s, b);
+		sim_run(s, 120 * NS_S);
+		for (int t = 80; t < 120; t++) {
+			ios += s->fg_sec_ios[t];
+			ns += s->fg_sec_ns[t];
+			bytes += s->sec_bytes[t];
+		}
+		print_message("%s, then %s: fg %.2fx its new time alone, scan %.1f MB/s (%.2fx "
+			      "of pacing it from the start)\n", a->name, b->name,
+			      (double)ns / (double)ios / alone, bytes / 40e6,
+			      bytes / 40.0 / fresh_bps);
+		assert_true((double)ns / (double)ios <= alone * 1.25);
+		assert_true(bytes / 40.0 >= 0.8 * fresh_bps);
+		free(s);
+	}
+}
+
 /*
  * A bursty writer whose bursts are over within one sample: the probe its first sign starts
  * waits for the next burst (it ended before the probe's first clean look, the probe saw
@@ -626,8 +672,10 @@ static void test_window_late_slow_disk(void **state)
  * never-idle disk: the scan, at a small share of the disk, cannot have caused the jumps and
  * must not be cut by them (on the development host under load it crawled at --rate-min, and
  * scan-pacing-latency's never-idle check failed 2 of 3 runs). The foreground stays within
- * the target of its noisy latency alone.
+ * the target of its noisy latency alone, both measured over NOISE_RUN_S: over 30 s the
+ * noise's own mean moved by 8% from seed to seed, more than the margin judged.
  */
+#define NOISE_RUN_S 190
 static void test_fg_noise_not_ours(void **state)
 {
 	const struct model *m = &models[2];
@@ -639,14 +687,14 @@ static void test_fg_noise_not_ours(void **state)
 	sim_init(s, m, 1, -1, 0, 0, 0);			/* alone, for its mean */
 	s->fg_noise_ns = 400 * NS_US;
 	s->meas_from_ns = 2 * NS_S;
-	sim_run(s, 30 * NS_S);
+	sim_run(s, (NOISE_RUN_S + 2) * NS_S);
 	alone = (double)s->fg_sum_ns / (double)s->fg_ios;
 	sim_init(s, m, 1, 2, 0, 0, 0);
 	s->fg_noise_ns = 400 * NS_US;
 	s->meas_from_ns = 10 * NS_S;
-	sim_run(s, 40 * NS_S);
+	sim_run(s, (NOISE_RUN_S + 10) * NS_S);
 	paced = (double)s->fg_sum_ns / (double)s->fg_ios;
-	bps = (double)s->scan_bytes_meas / 30;
+	bps = (double)s->scan_bytes_meas / NOISE_RUN_S;
 	print_message("fg with CPU noise (0-0.8 ms a request, alone %.3f ms): paced fg %.3f ms "
 		      "(%.2fx), scan %.1f MB/s\n", alone / 1e6, paced / 1e6, paced / alone,
 		      bps / 1e6);
@@ -754,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_fg_bursty_writer),
 		cmocka_unit_test(test_fg_sporadic),
 		cmocka_unit_test(test_fg_after_commits),
+		cmocka_unit_test(test_fg_changes_by_itself),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
