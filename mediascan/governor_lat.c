@@ -296,13 +296,19 @@ static void gov_looks_merge(struct scan_gov_looks *pool, const struct scan_gov_l
 	pool->m2_us += p->m2_us;
 }
 
-/* The pool's mean is not yet within LAT_SURE_PCT (one standard error) of itself. */
+/*
+ * The pool's mean is not yet sure: one sample (a probe's single clean quarter second, which
+ * on a throttled disk held the burst after idle and nothing else: learnt at 0.6x for 20 s),
+ * or a standard error over LAT_SURE_PCT of the mean.
+ */
 static bool gov_looks_unsure(const struct scan_gov_looks *pool)
 {
 	uint64_t sd = gov_looks_sd_us(pool), mean;
 
-	if (!pool->ios || pool->k < 2)
+	if (!pool->ios)
 		return false;
+	if (pool->k < 2)
+		return true;		/* one sample cannot tell its spread */
 	mean = pool->sum_ns / pool->ios / 1000;
 	return sd * sd * 100 * 100 > mean * mean * LAT_SURE_PCT * LAT_SURE_PCT * pool->k;
 }
