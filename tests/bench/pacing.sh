@@ -20,12 +20,16 @@
 # FGS ("none randread writer"), MODES ("unthrottled fixed backoff pacing"), SWEEP_HDD,
 # SWEEP_SSD (fixed rates tried, MiB/s; SWEEP_HDD="" skips the sweep), FG_IOPS_HDD,
 # FG_IOPS_SSD, FAULTDISK, MEDIASCAN_ALT (another binary: its pacing row beside ours, run
-# right after it, for a before/after on the same load).
+# right after it, for a before/after on the same load), REPS (1: each mode's run, with the
+# foreground's time alone measured again before each round, this many times; then each mode's
+# mean, the fg mean ratio's lowest and highest: single runs on this host moved 10-20%).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 bench_init
 
 DUR=${DUR:-12}
+REPS=${REPS:-1}
+declare -A acc_label
 MODELS=${MODELS:-"hdd ssd"}
 FGS=${FGS:-"none randread writer"}
 MODES=${MODES:-"unthrottled fixed backoff pacing"}
@@ -115,25 +119,51 @@ for m in $MODELS; do
 		fi
 		modes=$MODES
 		[ -n "${MEDIASCAN_ALT:-}" ] && modes="${modes/pacing/pacing pacing-alt}"
-		for mode in $modes; do
-			RUN_MS=
-			case "$mode" in
-			unthrottled) args=() ;;
-			fixed) [ -n "$best" ] || continue; args=(--rate "${best}M" --pacing off) ;;
-			backoff) args=(--rate 4G --rate-min 1M --pacing backoff) ;;
-			pacing) args=(--pacing latency) ;;
-			pacing-alt) args=(--pacing latency); RUN_MS=$MEDIASCAN_ALT ;;
-			esac
-			read -r s mean p99 fiops < <(run "$kind" "$iops" "${args[@]}")
-			label=$mode
-			[ "$mode" = fixed ] && label="fixed --rate ${best}M (best of sweep)"
-			[ "$mode" = pacing-alt ] && label="pacing ($(basename "$(dirname "$MEDIASCAN_ALT")")/$(basename "$MEDIASCAN_ALT"))"
-			if [ "$kind" = none ]; then
-				echo "| $m | none | $label | - | - | - | $(calc "$s" 1) |"
-			else
-				echo "| $m | $kind | $label | $(calc "$mean" 2) ($(calc "$mean / $a_mean" 2)x) | $(calc "$p99" 2) ($(calc "$p99 / $a_p99" 2)x) | $(calc "$fiops / $a_iops" 2)x | $(calc "$s" 1) |"
+		unset acc; declare -A acc
+		for ((rep = 1; rep <= REPS; rep++)); do
+			tag=
+			[ "$REPS" -gt 1 ] && tag=" (run $rep)"
+			if [ "$rep" -gt 1 ] && [ "$kind" != none ]; then
+				fg "$kind" "$iops" $((DUR - 2)) "$BENCH_TMP/alone.json"
+				read -r a_mean a_p99 a_iops < <(fg_stats "$BENCH_TMP/alone.json")
+				echo "| $m | $kind | alone$tag | $(calc "$a_mean" 2) | $(calc "$a_p99" 2) | $(calc "$a_iops" 0)/s | - |"
 			fi
+			for mode in $modes; do
+				RUN_MS=
+				case "$mode" in
+				unthrottled) args=() ;;
+				fixed) [ -n "$best" ] || continue; args=(--rate "${best}M" --pacing off) ;;
+				backoff) args=(--rate 4G --rate-min 1M --pacing backoff) ;;
+				pacing) args=(--pacing latency) ;;
+				pacing-alt) args=(--pacing latency); RUN_MS=$MEDIASCAN_ALT ;;
+				esac
+				read -r s mean p99 fiops < <(run "$kind" "$iops" "${args[@]}")
+				label=$mode
+				[ "$mode" = fixed ] && label="fixed --rate ${best}M (best of sweep)"
+				[ "$mode" = pacing-alt ] && label="pacing ($(basename "$(dirname "$MEDIASCAN_ALT")")/$(basename "$MEDIASCAN_ALT"))"
+				if [ "$kind" = none ]; then
+					echo "| $m | none | $label$tag | - | - | - | $(calc "$s" 1) |"
+				else
+					echo "| $m | $kind | $label$tag | $(calc "$mean" 2) ($(calc "$mean / $a_mean" 2)x) | $(calc "$p99" 2) ($(calc "$p99 / $a_p99" 2)x) | $(calc "$fiops / $a_iops" 2)x | $(calc "$s" 1) |"
+					acc[$mode]="${acc[$mode]:-} $(calc "$mean / $a_mean" 3):$(calc "$p99 / $a_p99" 3):$(calc "$fiops / $a_iops" 3):$s"
+				fi
+				acc_label[$mode]=$label
+			done
 		done
+		# REPS > 1: each mode's mean over the runs (each run against the alone measured
+		# just before it), with the lowest and highest fg mean ratio
+		if [ "$REPS" -gt 1 ] && [ "$kind" != none ]; then
+			for mode in $modes; do
+				[ -n "${acc[$mode]:-}" ] || continue
+				echo "${acc[$mode]}" | tr ' ' '\n' | awk -F: -v m="$m" -v k="$kind" \
+					-v l="${acc_label[$mode]}" -v n="$REPS" 'NF == 4 {
+					x += $1; p += $2; t += $3; s += $4; c++
+					if (c == 1 || $1 < lo) lo = $1
+					if (c == 1 || $1 > hi) hi = $1 }
+					END { printf "| %s | %s | %s, mean of %d | %.2fx (%.2f-%.2f) | %.2fx | %.2fx | %.1f |\n",
+						m, k, l, n, x / c, lo, hi, p / c, t / c, s / c }'
+			done
+		fi
 	done
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
