@@ -22,8 +22,9 @@
  * above target (is it us, or did the foreground slow down by itself?), and LAT_RECHECK_NS
  * after one that learnt a foreground new to the scan (its first look may catch its start-up:
  * a cloud or QEMU-throttled disk lets a burst through after an idle spell, and half the
- * look's requests took 0.4 ms against 6 ms after; a slower relook is taken at once). Between
- * probes, at each decision (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the
+ * look's requests took 0.4 ms against 6 ms after; a slower relook starts the baseline
+ * afresh), and LAT_UNSURE_NS after one whose look is unsure or odd. The baseline is the mean
+ * of the probes' looks, pooled (gov_lat_probe_end). Between probes, at each decision (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the
  * mean is not one unlucky request; a light foreground is judged after LAT_QUIET_NS) the
  * rate is moved by the excess latency (gov_lat_decide): up while under the target, down,
  * multiplicatively and the more the further, while above. With no foreground at all (fewer
@@ -349,11 +350,12 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 		 * at a noisy thing: taking a slower look at once drew the baseline up to the
 		 * noise's peaks, and averaging the last two probes left it to the luck of two looks
 		 * (test_pacing's test_fg_noise_not_ours, a foreground whose own time jumps by a
-		 * CPU's delays: 1.24x alone on average over nine seeds, two above 1.25x; now 1.16x,
-		 * none; docs/performance.md section 13). A look off the pool beyond its noise
-		 * (gov_looks_differ) is held aside, the lower of the two taken meanwhile, and the
-		 * next probe comes soon: a second look off the same way means the foreground
-		 * changed (its reads grew: with the old average a foreground 1.6x slower by itself
+		 * CPU's delays, over 190 s: 1.24x alone on average over nine seeds, one at 1.46x,
+		 * the test's own 1.35x; now 1.16x, none above 1.25x; docs/performance.md section
+		 * 13). A look off the pool beyond its noise (gov_looks_differ) is held aside, the
+		 * lower of the two taken meanwhile, and the next probe comes soon: a look that
+		 * agrees with the pool then joins it and the odd one is dropped; a second look off
+		 * the same way means the foreground changed (its reads grew: with the old average a foreground 1.6x slower by itself
 		 * held the scan at 0.60x for 40 s, test_fg_changes_by_itself), and the pool starts
 		 * again from the two. The pool starts again, too, at the second look at a
 		 * foreground first seen at its sign when slower: the first look may have caught

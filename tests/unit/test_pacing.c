@@ -7,7 +7,7 @@
  * sectors, ticks in ms from a ns sum, as Linux does) and the scan its own count and
  * latency, as the executor does. Deterministic: a seeded generator, simulated time.
  *
- * One file though over 700 lines: the disk/foreground simulator and the sweep for the best
+ * One file though near 900 lines: the disk/foreground simulator and the sweep for the best
  * fixed rate are half of it and every case runs on them (split, each half would need the
  * other's internals); the cases alone are short.
  *
