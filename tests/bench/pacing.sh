@@ -89,6 +89,12 @@ run() {
 		fg "$kind" "$iops" $((DUR - 2)) "$fgo"
 	fi
 	wait "$scan_pid" || true
+	# the governor's own view of the foreground, beside fio's (stderr, as the sweep's lines)
+	jq -r '.pacing | select(.fg_alone_ms != null and .fg_alone_ms > 0) |
+		"#     governor: fg alone \(.fg_alone_ms * 1000 | floor) us, with the scan " +
+		"\(.fg_with_scan_ms * 1000 | floor) us " +
+		"(\(.fg_with_scan_ms / .fg_alone_ms * 100 | floor / 100)x), \(.probes) probes"' \
+		"$js" >&2 || true
 	printf '%s ' "$(jq -r '.scanned_bytes / .elapsed_s / 1048576' "$js")"
 	if [ "$kind" != none ]; then fg_stats "$fgo"; else echo "- - -"; fi
 }
