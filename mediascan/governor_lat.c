@@ -24,8 +24,9 @@
  * a cloud or QEMU-throttled disk lets a burst through after an idle spell, and half the
  * look's requests took 0.4 ms against 6 ms after; a slower relook starts the baseline
  * afresh), and LAT_UNSURE_NS after one whose look is unsure or odd. The baseline is the mean
- * of the probes' looks, pooled (gov_lat_probe_end). Between probes, at each decision (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the
- * mean is not one unlucky request; a light foreground is judged after LAT_QUIET_NS) the
+ * of the probes' looks, pooled (gov_lat_probe_end). Between probes, at each decision
+ * (>= LAT_MIN_IOS foreground requests and >= LAT_DECIDE_NS, so the mean is not one
+ * unlucky request; a light foreground is judged after LAT_QUIET_NS) the
  * rate is moved by the excess latency (gov_lat_decide): up while under the target, down,
  * multiplicatively and the more the further, while above. With no foreground at all (fewer
  * than LAT_FEW_IOS requests in LAT_QUIET_NS) the rate doubles each time up to the ceiling:
@@ -355,12 +356,13 @@ static void gov_lat_probe_end(struct scan_gov *g, uint64_t now_ns)
 		 * 13). A look off the pool beyond its noise (gov_looks_differ) is held aside, the
 		 * lower of the two taken meanwhile, and the next probe comes soon: a look that
 		 * agrees with the pool then joins it and the odd one is dropped; a second look off
-		 * the same way means the foreground changed (its reads grew: with the old average a foreground 1.6x slower by itself
-		 * held the scan at 0.60x for 40 s, test_fg_changes_by_itself), and the pool starts
-		 * again from the two. The pool starts again, too, at the second look at a
-		 * foreground first seen at its sign when slower: the first look may have caught
-		 * its start-up (a throttled disk lets a burst through after idle: in the VM the
-		 * first look read 2.2-3.3 ms against 6.5 alone).
+		 * the same way means the foreground changed (its reads grew: with the old average
+		 * a foreground 1.6x slower by itself held the scan at 0.60x for 40 s,
+		 * test_fg_changes_by_itself), and the pool starts again from the two. The pool
+		 * starts again, too, at the second look at a foreground first seen at its sign
+		 * when slower: the first look may have caught its start-up (a throttled disk
+		 * lets a burst through after idle: in the VM the first look read 2.2-3.3 ms
+		 * against 6.5 alone).
 		 */
 		if (!l->baseline_ns || (l->relook && b > l->baseline_ns)) {
 			memset(&l->pool, 0, sizeof(l->pool));

@@ -467,8 +467,9 @@ static void test_fg_target_and_rate(void **state)
 }
 
 /*
- * A journal's commits (commits_model). Each is a sign of a foreground the scan pauses to learn, and finds nothing; such pauses grow rarer (2 s, then
- * 4, 8, up to probe_every_s apart), so the scan keeps most of its speed.
+ * A journal's commits (commits_model). Each is a sign of a foreground the scan pauses to
+ * learn, and finds nothing; such pauses grow rarer (2 s, then 4, 8, up to probe_every_s
+ * apart), so the scan keeps most of its speed.
  */
 static void test_fg_sporadic(void **state)
 {
