@@ -134,13 +134,15 @@ static json_object *answer_json(const struct map_run *m)
 		json_object_object_add(j, "error", json_object_new_string(
 			m->from_log ? "kernel-log" : "query"));
 		json_object_object_add(j, "format", json_object_new_string(q->format));
+		if (m->from_log)
+			json_object_object_add(j, "precision", json_object_new_string(
+				q->vague ? "command" : "block"));
 		if (q->stale[0])
 			json_object_object_add(j, "not_mapped", json_object_new_string(q->stale));
 		if (m->from_log) {
 			json_object_object_add(j, "lines", json_object_new_int((int)q->lines));
-			json_object_object_add(j, strcmp(q->format, "buffer-io") == 0 ? "block" :
-					       strcmp(q->format, "xfs-metadata") == 0 ? "daddr" :
-					       "sector", json_object_new_uint64(q->value));
+			json_object_object_add(j, map_klog_unit_name(q->format),
+					       json_object_new_uint64(q->value));
 		}
 		if (q->tgt >= 0) {
 			const struct tgt *tg = &m->tg[q->tgt];
@@ -175,6 +177,10 @@ static json_object *answer_json(const struct map_run *m)
 				       json_object_new_int((int)m->kernel_lines));
 		json_object_object_add(kl, "too_long", json_object_new_int((int)m->too_long));
 		json_object_object_add(kl, "dropped", json_object_new_int((int)m->dropped));
+		json_object_object_add(kl, "narrowed", json_object_new_int((int)m->narrowed));
+		json_object_object_add(kl, "request_starts",
+				       json_object_new_int((int)m->request_starts));
+		json_object_object_add(kl, "vague", json_object_new_int((int)m->nr_vague));
 		json_object_object_add(kl, "logged_before_device",
 				       json_object_new_int((int)m->nr_stale));
 		json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
@@ -219,9 +225,10 @@ void cli_map_print_answer(const struct map_run *m, FILE *f)
 		fprintf(f, "%s offset %" PRIu64 " length %" PRIu64, q->stk ? q->asked_dev :
 			q->devpath, q->stk ? q->asked_off : q->offset, q->length);
 		if (m->from_log)
-			fprintf(f, "  (%s %" PRIu64 ", %u line%s)", strcmp(q->format, "buffer-io") ?
-				strcmp(q->format, "xfs-metadata") ? "sector" : "daddr" : "block",
-				q->value, q->lines, q->lines == 1 ? "" : "s");
+			fprintf(f, "  (%s %" PRIu64 ", %u line%s%s)", map_klog_unit_name(q->format),
+				q->value, q->lines, q->lines == 1 ? "" : "s", q->vague ?
+				"; the failed command's blocks: the bad one lies somewhere inside" :
+				"");
 		fputc('\n', f);
 		if (q->stk)
 			report_stack_print(f, q->stk);
@@ -272,6 +279,14 @@ void cli_map_print_answer(const struct map_run *m, FILE *f)
 		if (m->dropped)
 			fprintf(f, ", %u past %d distinct ranges (dropped)", m->dropped,
 				MAP_KLOG_MAX_RANGES);
+		if (m->narrowed || m->request_starts)
+			fprintf(f, ", %u command range%s narrowed by a later line, %u block-layer "
+				"line%s naming a command's first sector (not the bad one)",
+				m->narrowed, m->narrowed == 1 ? "" : "s", m->request_starts,
+				m->request_starts == 1 ? "" : "s");
+		if (m->nr_vague)
+			fprintf(f, ", %u too vague to narrow (a failed command's blocks, every "
+				"owner named)", m->nr_vague);
 		if (m->nr_unknown) {
 			fprintf(f, ", on unknown devices:");
 			for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)

@@ -140,6 +140,8 @@ int cli_map_all(struct map_run *m)
 		goto out_free;
 	}
 	cli_map_dedup(m);
+	if (m->from_log)
+		cli_map_narrow(m);
 	ret = stack_queries(m);
 	if (ret < 0)
 		goto out_free;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "klog.h"
 #include "map_stack.h"
 
 #define MAP_SHOW_UNUSABLE 20
@@ -38,6 +39,9 @@ struct query {
 	char kname[64];			/* the kernel's device name in the log line */
 	int64_t usec;			/* latest line's kernel time (us since boot), -1 unknown */
 	char stale[160];		/* why not mapped: logged before the device appeared */
+	int cmd_range;			/* a failed command's blocks: the bad one lies inside */
+	int vague;			/* such a range that no narrower line explained */
+	int drop;			/* cli_map_narrow: explained by another line */
 };
 
 struct tgt {
@@ -64,8 +68,12 @@ struct map_run {
 	unsigned nr_unknown;
 	char unknown[16][64];
 	int from_kmsg;			/* /dev/kmsg: times comparable with its events */
+	struct map_klog_ctx klog_ctx;	/* the log's lines in order (libata's result lines) */
 	unsigned kernel_lines;		/* lines that are the kernel's (usable) */
 	unsigned too_long, dropped, nr_stale;
+	unsigned narrowed;		/* command ranges explained by a narrower line */
+	unsigned request_starts;	/* block-layer lines naming a command's first sector */
+	unsigned nr_vague;		/* command ranges left: owners of the whole range */
 	/* when each device last (re)appeared or had a filesystem mounted, from the log */
 	struct {
 		char name[64];
@@ -90,6 +98,12 @@ int cli_map_add_query(struct map_run *m, const char *devpath, uint64_t off, uint
 int cli_map_cmp_query(const void *a, const void *b);
 /* Sort the queries by device and offset and merge repeats (counting their lines). */
 void cli_map_dedup(struct map_run *m);
+/*
+ * Drop what the kernel log says twice about one failed command: the block layer's line that
+ * names the command's first sector, and a command's range that a narrower line (the failing
+ * block, a smaller retry) explains; mark the command ranges left as vague.
+ */
+void cli_map_narrow(struct map_run *m);
 /* Return the open target for devpath (opened once), or NULL with why in its err. */
 struct tgt *cli_map_target_for(struct map_run *m, const char *devpath, unsigned *dev_idx);
 /* Set q->stale when q (from /dev/kmsg) was logged before its device or filesystem appeared. */

@@ -165,7 +165,7 @@ static int use_log_line(struct map_run *m, const char *line)
 	int ret;
 
 	m->lines++;
-	ret = map_klog_parse(line, &rec);
+	ret = map_klog_parse_ctx(&m->klog_ctx, line, &rec);
 	if (rec.form == MAP_KLOG_KERNEL)
 		m->kernel_lines++;
 	if (ret == 0) {
@@ -221,6 +221,7 @@ static int use_log_line(struct map_run *m, const char *line)
 	if (ret == 0) {
 		snprintf(m->q[m->nr_q - 1].kname, sizeof(m->q[0].kname), "%s", rec.dev);
 		m->q[m->nr_q - 1].usec = rec.usec;
+		m->q[m->nr_q - 1].cmd_range = rec.unit == MAP_KLOG_LBA && rec.count > 1;
 	}
 	return ret < 0 ? ret : 0;
 }

@@ -69,6 +69,58 @@ void cli_map_dedup(struct map_run *m)
 	m->nr_q = w;
 }
 
+void cli_map_narrow(struct map_run *m)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < m->nr_q; i++)
+		m->q[i].drop = 0;
+	/*
+	 * The block layer names a failed request by its first sector: beside a driver's line
+	 * of the same command it is that command's start, not the failing block.
+	 */
+	for (size_t i = 0; i < m->nr_q; i++) {
+		struct query *b = &m->q[i];
+
+		if (!b->format || strcmp(b->format, "block-layer"))
+			continue;
+		for (size_t k = 0; k < m->nr_q; k++)
+			if (m->q[k].cmd_range &&
+			    strcmp(m->q[k].devpath, b->devpath) == 0 &&
+			    m->q[k].offset == b->offset) {
+				b->drop = 1;
+				m->request_starts++;
+				break;
+			}
+	}
+	/* A command's range that holds a narrower line is explained by it. */
+	for (size_t i = 0; i < m->nr_q; i++) {
+		struct query *c = &m->q[i];
+
+		if (!c->cmd_range)
+			continue;
+		for (size_t k = 0; k < m->nr_q; k++) {
+			const struct query *e = &m->q[k];
+
+			if (k != i && !e->drop && e->length < c->length &&
+			    strcmp(e->devpath, c->devpath) == 0 && e->offset >= c->offset &&
+			    e->offset + e->length <= c->offset + c->length) {
+				c->drop = 2;
+				m->narrowed++;
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < m->nr_q; i++) {
+		if (m->q[i].drop)
+			continue;
+		m->q[i].vague = m->q[i].cmd_range;
+		m->nr_vague += m->q[i].vague;
+		m->q[w++] = m->q[i];
+	}
+	m->nr_q = w;
+}
+
 /* Return the open target for devpath (opened once), or NULL with why in its err. */
 struct tgt *cli_map_target_for(struct map_run *m, const char *devpath, unsigned *dev_idx)
 {

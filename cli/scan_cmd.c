@@ -46,7 +46,13 @@ static void scan_usage(FILE *f)
 		"  --queue-depth N        reads or device commands in flight (default %d)\n"
 		"  --engine %-14s I/O engine (default: the first that works)\n"
 		"  --method M             how blocks are verified: auto (default), read, nvme-verify,\n"
-		"                         scsi-verify, pi-read, xfs-verify (see mediascan probe)\n"
+		"                         scsi-verify, pi-read, xfs-verify (see mediascan probe);\n"
+		"                         a drive-side verify is trusted only where it proved that\n"
+		"                         it reads the medium (timed against reads of the plan)\n"
+		"  --trust-verify         use a drive-side verify that failed that proof\n"
+		"  --sample-reads PCT     also read PCT%% of what a drive-side verify passed; a read\n"
+		"                         that fails there voids the method on that device and the\n"
+		"                         plan is read again (default 1, 0 to 100)\n"
 		"  --merge-gap SIZE       bridge gaps up to SIZE between ranges (default 64k on\n"
 		"                         rotational disks, 0 otherwise)\n"
 		"  --io-timeout DURATION  a read slower than this is set aside; once the queue has\n"
@@ -88,7 +94,7 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
 		O_WINDOW, O_RATE_MIN, O_RATE_MAX, O_NO_BACKOFF, O_MAXDUR, O_IOTIMEOUT, O_IOPRIO,
 		O_STATE_DIR, O_RESUME, O_NO_STATE, O_TOP_ONLY, O_FORMAT, O_MAX_FAILED, O_RECHECK,
-		O_HTML, O_PACING, O_LAT_TARGET,
+		O_HTML, O_PACING, O_LAT_TARGET, O_TRUST_VERIFY, O_SAMPLE_READS,
 	};
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, O_JSON },
@@ -97,6 +103,8 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 		{ "queue-depth", required_argument, NULL, O_DEPTH },
 		{ "engine", required_argument, NULL, O_ENGINE },
 		{ "method", required_argument, NULL, O_METHOD },
+		{ "trust-verify", no_argument, NULL, O_TRUST_VERIFY },
+		{ "sample-reads", required_argument, NULL, O_SAMPLE_READS },
 		{ "merge-gap", required_argument, NULL, O_GAP },
 		{ "progress", required_argument, NULL, O_PROGRESS },
 		{ "rate", required_argument, NULL, O_RATE },
@@ -270,6 +278,22 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 		case O_TOP_ONLY:
 			a->pass.top_only = 1;
 			break;
+		case O_TRUST_VERIFY:
+			a->pass.trust_verify = 1;
+			break;
+		case O_SAMPLE_READS: {
+			char *end;
+			double pct = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(pct >= 0 && pct <= 100)) {
+				report_err("bad --sample-reads '%s': a percentage from 0 to 100",
+					   optarg);
+				return REPORT_EXIT_USAGE;
+			}
+			a->pass.sample_permille = (unsigned)(pct * 10 + 0.5);
+			a->pass.sample_set = 1;
+			break;
+		}
 		case O_NO_STATE:
 			a->pass.no_state = 1;
 			break;

@@ -220,7 +220,9 @@ void vfy_probe_scsi(struct vfy_dev *d, const struct kio_scsi_hints *h)
 int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d)
 {
 	struct kio_bdev_info bi, disk;
+	struct kio_disk_hw hw;
 	char p[256], level[16];
+	const char *emu;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
@@ -259,6 +261,14 @@ int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d)
 			 "is bfq: a dataless passthrough command can crash bfq's cgroup code "
 			 "(Linux 6.1); not sent (choose another scheduler to verify on the drive)");
 	}
+	/* what the disk says it is: the method's proof needs it (integrity/trust.c) */
+	if (kio_disk_hw(NULL, bi.disk_name, &hw) == 0) {
+		snprintf(d->vendor, sizeof(d->vendor), "%s", hw.vendor);
+		snprintf(d->driver, sizeof(d->driver), "%s", hw.driver);
+		d->libata = hw.ata_port >= 0;
+	}
+	if (kio_bdev_ident(bi.disk_name, d->ident, sizeof(d->ident)) < 0)
+		d->ident[0] = '\0';
 	snprintf(p, sizeof(p), "/sys/block/%s/device/scsi_level", bi.disk_name);
 	if (strncmp(bi.disk_name, "nvme", 4) == 0) {
 		d->kind = VFY_DEV_NVME;
@@ -273,6 +283,8 @@ int vfy_dev_open(int fd, int xfs_fd, uint32_t xfs_dev, struct vfy_dev *d)
 		}
 		vfy_probe_scsi(d, &h);
 	}
+	emu = vfy_emulated(d->vendor, d->model, d->driver);
+	snprintf(d->emulated, sizeof(d->emulated), "%s", emu ? emu : "");
 	return 0;
 }
 

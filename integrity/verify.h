@@ -57,6 +57,48 @@ enum vfy_guard {
 #define VFY_XFS_DEV_LOG KIO_XFS_DEV_LOG
 #define VFY_XFS_DEV_RT KIO_XFS_DEV_RT
 
+/*
+ * How far a dataless method (NVMe Verify, SCSI VERIFY: the device's word, no data) is trusted
+ * on a device (integrity/trust.c). A drive or an emulator may answer GOOD without reading the
+ * medium: QEMU's scsi-hd VERIFY and its IDE disk's READ VERIFY do.
+ */
+enum vfy_trust_state {
+	VFY_TRUST_NONE,			/* not needed: the method moves the data */
+	VFY_TRUST_PROVEN,		/* timed against reads of the same span: it reads */
+	VFY_TRUST_UNPROVEN,		/* too little written data to time (or not timed) */
+	VFY_TRUST_FAILED,		/* it does not read: answered far faster than reads, or
+					 * said clean where a read failed */
+	VFY_TRUST_VOIDED,		/* a sampled read failed where it said clean mid-scan */
+	VFY_TRUST_ASSERTED,		/* not proven, used on the admin's word (--trust-verify) */
+};
+
+/* What a proof measured on one device. */
+struct vfy_timing {
+	uint64_t bytes;			/* the span verified and then read */
+	uint64_t verify_ns, read_ns;
+	int read_failed;		/* a read of the span failed where verify said clean */
+	uint64_t read_fail_lba;		/* where (whole-device logical block) */
+	int verify_failed;		/* verify itself reported a failure in the span */
+};
+
+struct vfy_trust {
+	enum vfy_trust_state state;
+	struct vfy_timing t;
+	char why[320];			/* the reason, for probe, the report and the journal */
+};
+
+/* A span of the plan in whole-device logical blocks (for the proof). */
+struct vfy_span {
+	uint64_t lba;
+	uint64_t nlb;
+};
+
+/* The proof's sizes and thresholds (docs/robustness.md has the measurements). */
+#define VFY_PROOF_BYTES (64ull << 20)	/* verify then read this much of the plan */
+#define VFY_PROOF_MIN_BYTES (4ull << 20) /* less is too little to time */
+#define VFY_PROOF_RATIO 4		/* verify faster than reads by more: not reading */
+#define VFY_PROOF_MAX_BPS (20ull << 30)	/* no medium delivers more per device */
+
 /* One device as the methods see it: the whole disk or namespace under the scan target. */
 struct vfy_dev {
 	char path[128];			/* /dev/nvme0n1, /dev/sda (the whole disk) */
@@ -95,6 +137,13 @@ struct vfy_dev {
 	int no_dataless;		/* dataless passthrough (NVMe Verify, SCSI VERIFY) unsafe */
 	char dataless_why[200];		/* why, "" when safe */
 	char model[128];
+	/* What the disk says it is (kio_disk_hw) and what that makes it, for the method's trust */
+	char vendor[64];
+	char driver[64];		/* the adapter's driver: virtio_scsi, ata_piix, nvme */
+	char ident[160];		/* stable identity (wwid:, serial:), "" unknown */
+	char emulated[96];		/* what emulates it ("QEMU", "VMware"), "" a real disk */
+	int libata;			/* behind libata (SATA, PATA): its error handler's rules */
+	struct vfy_trust trust;		/* the dataless method's proof on this device */
 	void *priv;			/* the method's state */
 };
 
@@ -150,6 +199,7 @@ extern const struct vfy_ops vfy_scsi_verify;
 extern const struct vfy_ops vfy_pi_read;
 extern const struct vfy_ops vfy_xfs_verify;
 extern const struct vfy_ops vfy_scsi_read;	/* SG_IO READ(16): sense-based isolation */
+extern const struct vfy_ops vfy_ata_read;	/* ATA PASS-THROUGH READ: libata's disks */
 
 /* Return the method named name ("auto" returns NULL and 0), or -EINVAL with a reason. */
 int vfy_method_lookup(const char *name, const struct vfy_ops **ops, char *why, size_t len);
@@ -190,6 +240,29 @@ void vfy_nvme_decode_identify(struct vfy_dev *d, const void *id_ctrl, const void
  */
 int vfy_nvme_error_log_match(const void *log, unsigned n, uint32_t nsid, uint64_t lba,
 			     uint32_t nlb, uint64_t *last_count, uint64_t *bad);
+/*
+ * Return what emulates a disk of this vendor, model and driver ("QEMU", "VMware", "virtio",
+ * "Hyper-V", ...), or NULL for a disk that does not say it is emulated or virtual.
+ */
+const char *vfy_emulated(const char *vendor, const char *model, const char *driver);
+/*
+ * Return the trust state a proof's timing gives (why said), for a device emulated or not;
+ * pure, for the unit tier.
+ */
+enum vfy_trust_state vfy_trust_judge(const struct vfy_timing *t, const char *emulated,
+				     char *why, size_t len);
+/*
+ * Return 0 after timing ops (a dataless method) on d over spans sp[0..n) (at most
+ * VFY_PROOF_BYTES in all): every span verified, then read, with reader (a passthrough read
+ * method such as ata-read, which libata's error handler does not count) or else with
+ * O_DIRECT reads on read_fd (the scanned device; part_start_bytes maps the spans to it);
+ * d->trust is set from vfy_trust_judge(). -errno when the method could not run at all.
+ */
+int vfy_trust_prove(const struct vfy_ops *ops, struct vfy_dev *d, int read_fd,
+		    const struct vfy_ops *reader, const struct vfy_span *sp, unsigned n);
+/* Return a fixed name of a trust state ("proven", "failed", ...). */
+const char *vfy_trust_name(enum vfy_trust_state s);
+
 /* Close what vfy_dev_open opened. */
 void vfy_dev_close(struct vfy_dev *d);
 /* Return a fixed string naming a failure ("medium", "pi-guard", ...). */

@@ -63,6 +63,8 @@ static int scsi_verify_probe(struct vfy_dev *d, char *why, size_t len)
 	return 0;
 }
 
+/* At most 65535 blocks a command: libata turns VERIFY into READ VERIFY SECTORS (EXT), which
+ * covers 65536 sectors at most, and fails a larger VERIFY as "LBA out of range". */
 static uint32_t scsi_verify_max_blocks(const struct vfy_dev *d)
 {
 	return d->max_xfer_blocks && d->max_xfer_blocks < SCSI_MAX_BLOCKS_DEFAULT ?
@@ -209,4 +211,98 @@ const struct vfy_ops vfy_scsi_read = {
 	.prep = scsi_read_prep,
 	.complete = scsi_complete,
 	.buf_bytes = scsi_read_buf_bytes,
+};
+
+/*
+ * ata-read: READ DMA EXT through ATA PASS-THROUGH(16), for disks behind libata. libata
+ * translates a SCSI READ into an ATA read that its error handler retries and counts: more
+ * than six plain device errors in ten minutes lower the link's transfer mode until reboot
+ * (libata-eh.c, ata_eh_speed_down_verdict). A pass-through command is neither retried nor
+ * counted, so isolation and the method's proof read through it on such disks.
+ */
+static int ata_read_probe(struct vfy_dev *d, char *why, size_t len)
+{
+	if (d->kind != VFY_DEV_SCSI || !d->libata) {
+		snprintf(why, len, "not a disk behind libata");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static uint32_t ata_read_max_blocks(const struct vfy_dev *d)
+{
+	uint32_t n = scsi_read_max_blocks(d);
+
+	return n > 65536 ? 65536 : n;
+}
+
+static int ata_read_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct kio_dev_cmd *c,
+			 void *buf)
+{
+	int n;
+
+	if (nlb > ata_read_max_blocks(d) || !buf)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->kind = KIO_CMD_SCSI;
+	n = kio_scsi_build_ata_read(c->cdb, lba, nlb);
+	if (n < 0)
+		return n;
+	c->cdb_len = (unsigned)n;
+	c->data = buf;
+	c->data_bytes = nlb * d->lbs;
+	c->timeout_ms = SCSI_TIMEOUT_MS;
+	return 0;
+}
+
+static int ata_read_complete(struct vfy_dev *d, uint64_t lba, uint32_t nlb,
+			     const struct kio_dev_cmd *c, const void *buf, struct vfy_result *res)
+{
+	const struct kio_scsi_status *st = &c->scsi_st;
+	uint64_t bad;
+	int ret = scsi_complete(d, lba, nlb, c, buf, res);
+
+	if (ret != 1)
+		return ret;
+	/* the sense's information field is not the LBA here: the ATA registers are */
+	res->have_lba = kio_scsi_ata_sense_lba(st->sense, st->sense_len, lba, nlb, &bad);
+	res->lba = res->have_lba ? bad : 0;
+	if (res->have_lba && res->fail == VFY_FAIL_DEVICE)
+		res->fail = VFY_FAIL_MEDIUM;	/* UNC: an unreadable sector */
+	return 1;
+}
+
+static int ata_read(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
+{
+	if (nlb > ata_read_max_blocks(d))
+		return -EINVAL;
+	return scsi_sync(&vfy_ata_read, d, lba, nlb, d->priv, res);
+}
+
+static size_t ata_read_buf_bytes(const struct vfy_dev *d)
+{
+	return (size_t)ata_read_max_blocks(d) * d->lbs;
+}
+
+static int ata_read_init(struct vfy_dev *d)
+{
+	if (posix_memalign(&d->priv, 4096, ata_read_buf_bytes(d)))
+		return -ENOMEM;
+	return 0;
+}
+
+const struct vfy_ops vfy_ata_read = {
+	.name = "ata-read",
+	.summary = "ATA READ DMA EXT through ATA PASS-THROUGH(16): not retried, and not counted by "
+		   "libata's error handler",
+	.moves_data = 1,
+	.caps = VFY_CAP_CMD_SCSI | VFY_CAP_NAMES_LBA,
+	.probe = ata_read_probe,
+	.init = ata_read_init,
+	.verify = ata_read,
+	.max_blocks = ata_read_max_blocks,
+	.cleanup = scsi_read_cleanup,
+	.prep = ata_read_prep,
+	.complete = ata_read_complete,
+	.buf_bytes = ata_read_buf_bytes,
 };

@@ -92,6 +92,29 @@ int kio_devt_of_name(const char *name, dev_t *devt);
  * (at most max, sorted by start), from /sys/class/block/DISK/DISK*, or -errno. */
 int kio_partitions(const char *disk_name, struct kio_part *out, unsigned max);
 
+/* What a whole disk says it is, from sysfs: who made it and which driver carries it. */
+struct kio_disk_hw {
+	char vendor[64];		/* device/vendor (SCSI INQUIRY: "ATA", "QEMU", "VMware") */
+	char model[128];		/* device/model */
+	char driver[64];		/* the host adapter's driver (scsi_host proc_name:
+					 * virtio_scsi, vmw_pvscsi, ata_piix, ahci, storvsc,
+					 * scsi_debug), else the device's driver (virtio_blk,
+					 * nvme: the controller's); "" unknown */
+	int ata_port;			/* libata: N of ataN, -1 not on libata */
+	int ata_dev;			/* libata: the device on the port (the .DD of ataN.DD) */
+};
+
+/*
+ * Return 0 and fill hw for whole disk disk_name (sda, nvme0n1, vda) from sysfs (NULL:
+ * "/sys"), or -errno (-ENOENT: no such disk).
+ */
+int kio_disk_hw(const char *sysfs, const char *disk_name, struct kio_disk_hw *hw);
+/*
+ * Return 0 and write the kernel name of the disk libata calls ataPORT.DEV (sdc) to out, or
+ * -ENOENT when no disk is there (sysfs NULL: "/sys").
+ */
+int kio_ata_disk_name(const char *sysfs, int port, int dev, char *out, size_t len);
+
 /* ---- physical disks under block devices: sysfs slaves/ (kio_topology.c) ---- */
 
 #define KIO_DISK_NAME_LEN 64

@@ -120,6 +120,20 @@ int kio_scsi_hints(const char *sysfs, const char *disk, struct kio_scsi_hints *h
 int kio_scsi_build_verify16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t vrprotect);
 /* Return the CDB length after building READ(16) (rdprotect 0..7), or -EINVAL. */
 int kio_scsi_build_read16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t rdprotect);
+/*
+ * Return the CDB length after building ATA PASS-THROUGH(16) READ DMA EXT of nblocks (1..65536)
+ * at lba (48-bit), or -EINVAL. libata sends it as it is: its error handler neither retries a
+ * failed one nor counts it toward lowering the link's speed, as it does translated READs.
+ */
+int kio_scsi_build_ata_read(uint8_t *cdb, uint64_t lba, uint32_t nblocks);
+/*
+ * Return 1 and the failing block in *bad when the sense of a failed ATA PASS-THROUGH command
+ * for [lba, lba + nblocks) carries an uncorrectable-data error (UNC) and its LBA (the ATA
+ * Status Return descriptor, or libata's fixed format with LBA 23:0); 0 otherwise (an ABRT
+ * names no block).
+ */
+int kio_scsi_ata_sense_lba(const uint8_t *sense, unsigned len, uint64_t lba, uint32_t nblocks,
+			   uint64_t *bad);
 /* Return the CDB length after building READ CAPACITY(16) for alloc_len bytes. */
 int kio_scsi_build_readcap16(uint8_t *cdb, uint32_t alloc_len);
 /* Return the CDB length after building INQUIRY (evpd page when evpd) for alloc_len bytes. */

@@ -31,6 +31,10 @@
 #define SCSI_SERVICE_ACTION_IN16 0x9e
 #define SCSI_SAI_READ_CAPACITY16 0x10
 #define SCSI_REPORT_LUNS 0xa0
+#define SCSI_ATA_PASS_THROUGH16 0x85
+#define ATA_READ_DMA_EXT 0x25
+#define ATA_PROTO_DMA 6
+#define ATA_ERR_UNC 0x40		/* uncorrectable data: the LBA registers name the block */
 
 int kio_scsi_build_verify16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t vrprotect)
 {
@@ -54,6 +58,65 @@ int kio_scsi_build_read16(uint8_t *cdb, uint64_t lba, uint32_t nblocks, uint8_t 
 	sg_put_unaligned_be64(lba, cdb + 2);
 	sg_put_unaligned_be32(nblocks, cdb + 10);
 	return 16;
+}
+
+int kio_scsi_build_ata_read(uint8_t *cdb, uint64_t lba, uint32_t nblocks)
+{
+	if (nblocks == 0 || nblocks > 65536 || lba >> 48)
+		return -EINVAL;
+	if (nblocks == 65536)
+		nblocks = 0;			/* a count of 0 is 65536 in a 48-bit command */
+	memset(cdb, 0, 16);
+	cdb[0] = SCSI_ATA_PASS_THROUGH16;
+	cdb[1] = ATA_PROTO_DMA << 1 | 1;	/* EXTEND: 48-bit registers */
+	cdb[2] = 0x0e;				/* T_DIR from the device, BYT_BLOK, T_LENGTH: COUNT */
+	cdb[5] = (uint8_t)(nblocks >> 8);	/* COUNT 15:8 */
+	cdb[6] = (uint8_t)nblocks;		/* COUNT 7:0 */
+	cdb[7] = (uint8_t)(lba >> 24);		/* LBA 31:24 */
+	cdb[8] = (uint8_t)lba;			/* LBA 7:0 */
+	cdb[9] = (uint8_t)(lba >> 32);		/* LBA 39:32 */
+	cdb[10] = (uint8_t)(lba >> 8);		/* LBA 15:8 */
+	cdb[11] = (uint8_t)(lba >> 40);		/* LBA 47:40 */
+	cdb[12] = (uint8_t)(lba >> 16);		/* LBA 23:16 */
+	cdb[13] = 0x40;				/* DEVICE: LBA mode */
+	cdb[14] = ATA_READ_DMA_EXT;
+	return 16;
+}
+
+int kio_scsi_ata_sense_lba(const uint8_t *sense, unsigned len, uint64_t lba, uint32_t nblocks,
+			   uint64_t *bad)
+{
+	const unsigned char *d;
+	uint64_t v, cand;
+
+	if (len < 8)
+		return 0;
+	if ((sense[0] & 0x7f) >= 0x72) {
+		/* descriptor format: the ATA Status Return descriptor (SAT, code 09h) */
+		d = sg_scsi_sense_desc_find(sense, (int)len, 9);
+		if (!d || d[1] < 12 || !(d[3] & ATA_ERR_UNC))
+			return 0;
+		v = (uint64_t)d[7] | (uint64_t)d[9] << 8 | (uint64_t)d[11] << 16;
+		if (d[2] & 1)
+			v |= (uint64_t)d[6] << 24 | (uint64_t)d[8] << 32 | (uint64_t)d[10] << 40;
+		else
+			v |= (uint64_t)(d[12] & 0x0f) << 24;
+	} else {
+		/* fixed format (libata without D_SENSE): ERROR in the information field's first
+		 * byte, LBA 23:0 in the command-specific bytes 9..11; the bits above come from
+		 * the command, whose range holds the failing block */
+		if (len < 12 || !(sense[3] & ATA_ERR_UNC))
+			return 0;
+		v = (uint64_t)sense[9] | (uint64_t)sense[10] << 8 | (uint64_t)sense[11] << 16;
+		cand = (lba & ~0xffffffull) | v;
+		if (cand < lba)
+			cand += 1ull << 24;
+		v = cand;
+	}
+	if (v < lba || v >= lba + nblocks)
+		return 0;
+	*bad = v;
+	return 1;
 }
 
 int kio_scsi_build_readcap16(uint8_t *cdb, uint32_t alloc_len)
@@ -97,6 +160,10 @@ int kio_scsi_allowed(const uint8_t *cdb, unsigned len)
 		return len == 10 && (cdb[1] & 0x01) == 0;	/* SP would save parameters */
 	case SCSI_REPORT_LUNS:
 		return len == 12;
+	case SCSI_ATA_PASS_THROUGH16:
+		/* READ DMA EXT only, data from the device, 48-bit */
+		return len == 16 && cdb[14] == ATA_READ_DMA_EXT && cdb[1] == (ATA_PROTO_DMA << 1 | 1) &&
+		       cdb[2] == 0x0e;
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
  * its external log, realtime device or journal (the policy; kernel/ gives the mounts).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,14 @@
 
 int map_devpath_of_name(const char *name, char *out, size_t len)
 {
+	char disk[64];
+	int port, dev, n;
 	dev_t devt;
 
+	/* libata's name of a device, ataPORT.DEV: the disk sysfs finds on that port */
+	if (sscanf(name, "ata%d.%d%n", &port, &dev, &n) == 2 && !name[n] &&
+	    kio_ata_disk_name(NULL, port, dev, disk, sizeof(disk)) == 0)
+		name = disk;
 	if (kio_devt_of_name(name, &devt) < 0)
 		return -ENOENT;
 	return kio_devpath_from_devt(devt, out, len);

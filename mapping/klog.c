@@ -166,7 +166,42 @@ int map_klog_parse_msg(const char *msg, struct map_klog_rec *rec)
 	ret = map_klog_md_parse(msg, rec);
 	if (ret)
 		return ret;
+	ret = map_klog_parse_cmd(msg, rec);
+	if (ret)
+		return ret;
 	return parse_block_layer(msg, rec);
+}
+
+const char *map_klog_unit_name(const char *format)
+{
+	if (!format)
+		return "sector";
+	if (strcmp(format, "buffer-io") == 0)
+		return "block";
+	if (strcmp(format, "xfs-metadata") == 0)
+		return "daddr";
+	if (strcmp(format, "scsi-cdb") == 0 || strcmp(format, "scsi-info") == 0 ||
+	    strncmp(format, "libata-", 7) == 0 || strcmp(format, "nvme-cmd") == 0)
+		return "lba";
+	return "sector";
+}
+
+int map_klog_parse_ctx(struct map_klog_ctx *ctx, const char *line, struct map_klog_rec *rec)
+{
+	int ret = map_klog_parse(line, rec);
+
+	if (ret == 1 && rec->format && strncmp(rec->format, "libata-", 7) == 0) {
+		if (rec->dev[0]) {
+			snprintf(ctx->ata_dev, sizeof(ctx->ata_dev), "%s", rec->dev);
+			ctx->ata_usec = rec->usec;
+		} else if (ctx->ata_dev[0] && (rec->usec < 0 || rec->usec == ctx->ata_usec)) {
+			/* a result line: printed with its command, same record, same stamp */
+			snprintf(rec->dev, sizeof(rec->dev), "%s", ctx->ata_dev);
+		} else {
+			return -EINVAL;
+		}
+	}
+	return ret;
 }
 
 /* Skip "[...] " (a dmesg timestamp: seconds, ctime, reltime, delta); NULL if s does not start
@@ -529,6 +564,13 @@ int map_klog_range(const struct map_klog_rec *rec, uint32_t lbs, uint64_t block_
 		}
 		o -= o % lbs;
 		l = lbs;
+		break;
+	case MAP_KLOG_LBA:
+		if (__builtin_mul_overflow(rec->value, lbs, &o) ||
+		    __builtin_mul_overflow(rec->count, lbs, &l)) {
+			*why = "LBA or block count out of range: bytes do not fit 64 bits";
+			return -ERANGE;
+		}
 		break;
 	case MAP_KLOG_BLOCK:
 		l = block_bytes ? block_bytes : lbs;

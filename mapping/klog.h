@@ -11,6 +11,7 @@ enum map_klog_unit {
 	MAP_KLOG_SECTOR,		/* 512-byte sector of the named (whole) disk */
 	MAP_KLOG_BLOCK,			/* logical block of the named block device's page cache */
 	MAP_KLOG_DADDR,			/* XFS daddr: 512-byte unit on the filesystem's device */
+	MAP_KLOG_LBA,			/* logical block of the named whole disk (a command's) */
 };
 
 enum map_klog_form {
@@ -73,6 +74,51 @@ int map_klog_parse(const char *line, struct map_klog_rec *rec);
  * Return: 1 for such a line, 0 for other lines, -EINVAL for a malformed md line.
  */
 int map_klog_md_parse(const char *msg, struct map_klog_rec *rec);
+/**
+ * map_klog_parse_cmd() - parse a driver's line naming the failed command's blocks (klog_cmd.c).
+ * @msg: the message without prefix
+ * @rec: filled with the range: unit MAP_KLOG_LBA, count the command's blocks (1 when the line
+ *       names the failing block itself)
+ *
+ * sd: "sd 2:0:0:0: [sdb] tag#3 CDB: Read(10) 28 00 00 01 40 00 00 04 00 00" (the command's
+ * LBA and length, the bad block somewhere inside), "[sdb] ... Info fld=0x14a3" (the failing
+ * LBA, older kernels); libata: "ata1.00: cmd 25/00:08:a1:40:00/00:00:00:00:00/e0 tag 0 dma
+ * 4096 in" (the command's taskfile; rec->dev is "ata1.00") and its result "res
+ * 51/40:00:a9:40:00/00:00:00:00:00/e0 Emask 0x9 (media error)" (with UNC in the error
+ * register the LBA registers hold the failing block); on its own line (dmesg prints the
+ * record's second line so) the result has no device: rec->dev is "". NVMe: "nvme0n1: I/O
+ * Cmd(0x2) @ LBA 16384, 8 blocks, ..." or "nvme0n1: Read(0x2) @ LBA 16384, 8 blocks, ...".
+ * Reads and verifies only: a failed write names no data lost on the medium.
+ *
+ * Return: 1 for such a line, 0 for other lines, -EINVAL for a malformed one.
+ */
+int map_klog_parse_cmd(const char *msg, struct map_klog_rec *rec);
+
+/* The state of a log read line by line: the device of the last libata command line. */
+struct map_klog_ctx {
+	char ata_dev[64];
+	int64_t ata_usec;
+};
+
+/**
+ * map_klog_parse_ctx() - map_klog_parse() for the lines of one log in order: a libata result
+ * line without a device takes the device of the command line just before it.
+ * @ctx: zeroed before the first line
+ * @line: the line
+ * @rec: as map_klog_parse()
+ *
+ * Return: as map_klog_parse(); a result line whose device is not known is -EINVAL.
+ */
+int map_klog_parse_ctx(struct map_klog_ctx *ctx, const char *line, struct map_klog_rec *rec);
+
+/**
+ * map_klog_unit_name() - the name of the unit a record's value counts in.
+ * @format: the record's format
+ *
+ * Return: "sector", "block", "daddr" or "lba".
+ */
+const char *map_klog_unit_name(const char *format);
+
 /**
  * map_klog_range() - the byte range on a device that a record names.
  * @rec: the record

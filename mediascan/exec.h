@@ -20,6 +20,7 @@
 #include "scan.h"
 
 #define EXEC_IDLE_WAIT_NS 100000000ull		/* longest blind wait for completions */
+#define EXEC_SAMPLE_BYTES (1u << 20)		/* most one sampled read of a command covers */
 
 /* One queue slot: the read and a copy of the range it belongs to (for gap checks). */
 struct exec_slot {
@@ -134,6 +135,11 @@ struct exec {
 	uint64_t iso_first_off;
 	uint32_t iso_first_dev;
 	struct vfy_result alone_res;	/* what the last command sent alone said */
+	/* Sampled reads of what a dataless method passed (exec_cmd.c): their buffer, the bytes
+	 * owed to the share, and how many were taken (each one's place in its command) */
+	void *sample_buf;
+	uint64_t sample_credit;
+	unsigned sample_seq;
 };
 
 /* The queue (exec_queue.c): slots, reads and commands sent through them, their bookkeeping. */

@@ -52,6 +52,11 @@ int exec_cmd_start(struct exec *x)
 		if (b > buf_bytes)
 			buf_bytes = b;
 	}
+	if (!ops->moves_data && x->o->sample_permille &&
+	    posix_memalign(&x->sample_buf, 4096, EXEC_SAMPLE_BYTES)) {
+		snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "out of memory");
+		return -ENOMEM;
+	}
 	for (unsigned i = 0; buf_bytes && i < x->nr_slots; i++) {	/* isolation's too */
 		if (posix_memalign(&x->slots[i].cmd_buf, 4096, buf_bytes)) {
 			snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "out of memory");
@@ -80,6 +85,8 @@ void exec_cmd_stop(struct exec *x)
 			free(x->slots[i].cmd_buf);
 			x->slots[i].cmd_buf = NULL;
 		}
+	free(x->sample_buf);
+	x->sample_buf = NULL;
 	x->cmd_ops = NULL;
 	x->eng.cmd_ring = 0;
 }
@@ -99,6 +106,54 @@ int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err)
 	return scan_result_add(x->r, &e);
 }
 
+/*
+ * A share of what a dataless method passed is read as well (o->sample_permille): pieces of
+ * EXEC_SAMPLE_BYTES of a command as the share allows, each sample taking the next piece in
+ * turn (a counter over the scan), so they spread over the commands' extent. A read that
+ * fails where the device said clean proves that its verify does not read: the method is
+ * voided and the scan stops, for the caller to read the plan again. The reads are
+ * synchronous: few, and short next to the commands.
+ */
+static void cmd_sample(struct exec *x, const struct scan_io *io)
+{
+	const struct scan_device *dev = &x->devs[io->dev_idx];
+	uint64_t lbs = dev->logical_block_size ? dev->logical_block_size : 512;
+	uint64_t pieces = (io->length + EXEC_SAMPLE_BYTES - 1) / EXEC_SAMPLE_BYTES;
+	uint64_t off, len;
+	ssize_t n;
+
+	if (!x->sample_buf || x->r->voided || !io->length)
+		return;
+	x->sample_credit += io->length * x->o->sample_permille / 1000;
+	for (uint64_t taken = 0; taken < pieces && !x->r->voided; taken++) {
+		off = (uint64_t)(x->sample_seq % pieces) * EXEC_SAMPLE_BYTES;
+		len = io->length - off < EXEC_SAMPLE_BYTES ? io->length - off : EXEC_SAMPLE_BYTES;
+		len = len / lbs * lbs;
+		if (!len || x->sample_credit < len)
+			break;
+		x->sample_credit -= len;
+		x->sample_seq++;
+		off += io->offset;
+		n = kio_pread(dev->fd, x->sample_buf, len, off);
+		x->r->nr_samples++;
+		x->r->read_bytes += n > 0 ? (uint64_t)n : 0;
+		if (n == (ssize_t)len) {
+			x->r->sampled_bytes += len;
+			continue;
+		}
+		x->r->voided = 1;
+		x->r->void_dev = io->dev_idx;
+		x->r->void_offset = off;
+		x->r->void_length = len;
+		x->r->void_err = n < 0 ? (int)n : -EIO;
+		snprintf(x->r->method_note, sizeof(x->r->method_note), "%s voided on %s: a "
+			 "sampled read of %llu bytes at byte %llu failed (%s) where the device had "
+			 "said clean", x->cmd_ops->name, exec_cmd_dev(x, io->dev_idx)->path,
+			 (unsigned long long)len, (unsigned long long)off,
+			 strerror(n < 0 ? (int)-n : EIO));
+	}
+}
+
 int exec_cmd_done(struct exec *x, struct exec_slot *slot)
 {
 	struct scan_io *io = &slot->io;
@@ -106,6 +161,8 @@ int exec_cmd_done(struct exec *x, struct exec_slot *slot)
 
 	if (ret == 0) {
 		io->res = (int)io->length;
+		if (!x->cmd_ops->moves_data)
+			cmd_sample(x, io);
 		return 0;
 	}
 	if (ret == 1) {

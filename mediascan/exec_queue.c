@@ -37,7 +37,7 @@ void exec_sleep_ns(uint64_t ns)
 
 int exec_stopping(const struct exec *x)
 {
-	return x->halt || (x->o->stop && *x->o->stop);
+	return x->halt || x->r->voided || (x->o->stop && *x->o->stop);
 }
 
 void exec_failing(struct exec *x, const char *fmt, ...)

@@ -166,6 +166,7 @@ struct scan_opts {
 	uint64_t planned_total;		/* bytes of the whole pass, for progress and the window */
 	uint64_t scanned_base;		/* planned bytes already read before a resume */
 	uint64_t start_cursor[SCAN_MAX_DEVICES];	/* where a resumed plan starts, per device */
+	unsigned sample_permille;	/* dataless methods: share of verified bytes also read */
 	uint64_t io_timeout_ns;		/* a read slower than this is "slow" (re-read, narrowed);
 					 * 0 none */
 	unsigned max_failed_reads;	/* this many failed or late reads in a row on one device:
@@ -234,6 +235,17 @@ struct scan_result {
 	char engine[16];		/* engine that ran */
 	char engine_note[512];		/* why earlier engines were refused */
 	char method_note[512];		/* a verify method's fallback, said in the report */
+	/*
+	 * Sampling (scan_opts.sample_permille): bytes a dataless method passed that were also
+	 * read; a read that failed there voids the method (the scan stops: the caller reads
+	 * the plan again), the first such read's place and errno kept.
+	 */
+	uint64_t sampled_bytes;
+	unsigned nr_samples;
+	int voided;
+	uint32_t void_dev;
+	uint64_t void_offset, void_length;	/* bytes on the scanned device */
+	int void_err;
 	uint32_t io_size;		/* bytes per read, as the scan ran */
 	const char *io_buffer;		/* what backs the I/O buffers: thp, hugetlb, pages */
 	struct scan_error *errors;

@@ -5,6 +5,7 @@
  * sense-based isolation for the read method.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,32 @@ static uint32_t xfs_dev_of_role(enum map_role role)
 	default:
 		return VFY_XFS_DEV_DATA;
 	}
+}
+
+/*
+ * Hand the executor its method and devices; the read method isolates on SCSI disks through a
+ * passthrough READ whose sense names the LBA: ATA PASS-THROUGH behind libata (whose error
+ * handler counts translated READs and slows the link), else SCSI READ(16).
+ */
+static void method_handover(struct pass_method *m, struct scan_opts *so, const struct map_target *t)
+{
+	char why[160];
+	unsigned ata = 0, scsi = 0;
+
+	so->vfy = m->ops;
+	so->vfy_isolate = NULL;
+	for (unsigned d = 0; d < m->nr; d++)
+		so->vfy_devs[d] = &m->devs[d];
+	if (m->ops != &vfy_read || m->nr != t->nr_devices || !m->nr)
+		return;
+	for (unsigned d = 0; d < m->nr; d++) {	/* not behind USB bridges */
+		ata += vfy_ata_read.probe(&m->devs[d], why, sizeof(why)) == 0;
+		scsi += vfy_scsi_read.probe(&m->devs[d], why, sizeof(why)) == 0;
+	}
+	if (ata == m->nr)
+		so->vfy_isolate = &vfy_ata_read;
+	else if (scsi == m->nr)
+		so->vfy_isolate = &vfy_scsi_read;
 }
 
 int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
@@ -66,21 +93,24 @@ int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 		}
 	}
 out_isolate_probe:
-	so->vfy = m->ops;
-	for (unsigned d = 0; d < m->nr; d++)
-		so->vfy_devs[d] = &m->devs[d];
-	/* The read method on SCSI disks isolates with SG_IO READ: the sense names the LBA. */
-	if (m->ops == &vfy_read && m->nr == t->nr_devices && m->nr) {
-		unsigned scsi = 0;
-
-		char why[160];
-
-		for (unsigned d = 0; d < m->nr; d++)	/* not behind USB bridges */
-			scsi += vfy_scsi_read.probe(&m->devs[d], why, sizeof(why)) == 0;
-		if (scsi == m->nr)
-			so->vfy_isolate = &vfy_scsi_read;
-	}
+	method_handover(m, so, t);
 	return 0;
+}
+
+void pass_method_use_read(struct pass_method *m, const struct map_target *t, struct scan_opts *so)
+{
+	m->ops = &vfy_read;
+	method_handover(m, so, t);
+}
+
+void pass_method_note(struct pass_method *m, const char *fmt, ...)
+{
+	size_t n = strlen(m->why);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->why + n, sizeof(m->why) - n, fmt, ap);
+	va_end(ap);
 }
 
 void pass_method_close(struct pass_method *m)

@@ -32,6 +32,7 @@ struct pass {
 	const struct pass_opts *a;
 	const struct pass_hooks *h;
 	const struct vfy_ops *method;	/* asked for, then the one that runs */
+	const struct vfy_ops *asked;	/* asked for with --method, NULL auto */
 	struct map_target t;
 	int t_open;
 	struct pass_lock lk;		/* lk.nr: locks held */
@@ -169,6 +170,7 @@ static int stage_method(struct pass *p)
 	so->max_failed_reads = a->max_failed_reads_set ? a->max_failed_reads :
 			       PASS_DEFAULT_MAX_FAILED_READS;
 	so->max_duration_ns = (uint64_t)(a->max_duration_s * 1e9);
+	p->asked = p->method;
 	ret = pass_method_setup(p->method, &p->t, so, &p->cm, p->err, sizeof(p->err));
 	if (ret) {
 		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
@@ -233,6 +235,25 @@ static int stage_count(struct pass *p)
 		p->status = PASS_EXIT_OPERATIONAL;
 	}
 	return ret;
+}
+
+/* A dataless method proves that it reads each device's medium before it is trusted. */
+static int stage_prove(struct pass *p)
+{
+	int ret;
+
+	if (p->stk.active)
+		return 0;			/* member-level reads: the data moves */
+	ret = pass_method_prove(&p->cm, p->asked, p->a->trust_verify, &p->t, &p->po, &p->so,
+				p->err, sizeof(p->err));
+	if (ret < 0) {
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
+		p->status = PASS_EXIT_OPERATIONAL;
+		return ret;
+	}
+	p->method = p->cm.ops;
+	snprintf(p->r.method_note, sizeof(p->r.method_note), "%s", p->cm.why);
+	return 0;
 }
 
 /* Record: the pass begins (or resumes) in the state store. */
@@ -339,12 +360,58 @@ static int stage_plan(struct pass *p)
 	return 0;
 }
 
+/*
+ * A sampled read failed where the dataless method had said clean: the method is voided on
+ * that device, and the whole plan is read again with read from its start (what the method
+ * passed proves nothing). The first run's result goes; its voiding is kept for the report.
+ */
+static int scan_again_by_read(struct pass *p)
+{
+	struct scan_result *r = &p->r, first = *r;
+	struct vfy_dev *vd = &p->cm.devs[first.void_dev < p->cm.nr ? first.void_dev : 0];
+	int ret;
+
+	vd->trust.state = VFY_TRUST_VOIDED;
+	snprintf(vd->trust.why, sizeof(vd->trust.why), "%.300s", first.method_note);
+	pass_say(p->h, PASS_SAY_ERROR, "warning: %s; the whole plan is read again with read",
+		 first.method_note);
+	pass_plan_close(&p->plan);
+	first.errors = NULL;
+	scan_result_free(r);
+	memset(r, 0, sizeof(*r));
+	r->voided = 1;
+	r->void_dev = first.void_dev;
+	r->void_offset = first.void_offset;
+	r->void_length = first.void_length;
+	r->void_err = first.void_err;
+	r->sampled_bytes = first.sampled_bytes;
+	r->nr_samples = first.nr_samples;
+	snprintf(p->cm.why, sizeof(p->cm.why), "%.340s; the plan was read again with read",
+		 first.method_note);
+	pass_method_use_read(&p->cm, &p->t, &p->so);
+	p->method = p->cm.ops;
+	snprintf(r->method_note, sizeof(r->method_note), "%s", p->cm.why);
+	/* from the plan's start: a resumed pass's earlier part was passed by the method too */
+	p->so.scanned_base = 0;
+	memset(p->so.start_cursor, 0, sizeof(p->so.start_cursor));
+	memset(p->po.start_offset, 0, sizeof(p->po.start_offset));
+	ret = pass_plan_open(&p->plan, &p->t, &p->po, &p->src);
+	if (ret < 0) {
+		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "cannot plan %s again: %s",
+			 p->a->target, strerror(-ret));
+		return ret;
+	}
+	return scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
+}
+
 static int stage_scan(struct pass *p)
 {
 	struct scan_result *r = &p->r;
 	int ret;
 
 	p->err[0] = '\0';
+	p->so.sample_permille = p->a->sample_set ? p->a->sample_permille :
+				PASS_DEFAULT_SAMPLE_PERMILLE;
 	if (p->stk.active)
 		ret = pass_stack_scan(&p->stk, &p->src, &p->so, r, p->err, sizeof(p->err));
 	else if (p->stk.member_plan)	/* the stacks above watched: their change stops it */
@@ -352,6 +419,8 @@ static int stage_scan(struct pass *p)
 					     r);
 	else
 		ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
+	if (ret == 0 && r->voided && !p->stk.active && !p->stk.member_plan && !p->a->recheck)
+		ret = scan_again_by_read(p);
 	/* errors[0..sealed) are in the history, the rest? (a member-level scan keeps no
 	 * checkpoints: its errors reach the history through the record stage only) */
 	if (ret == 0 && !p->a->no_state && !p->stk.active)
@@ -386,6 +455,7 @@ static int stage_map(struct pass *p)
 	rep->t = &p->t;
 	rep->r = &p->r;
 	rep->method = p->method->name;
+	rep->cm = &p->cm;
 	rep->resumed = p->resumed;
 	rep->base_bytes = p->so.scanned_base;
 	/* --no-state, or a store that could not be opened: a stopped pass cannot resume */
@@ -471,6 +541,7 @@ static const struct pass_stage stages[] = {
 	{ "lock", stage_lock, 1 },
 	{ "method", stage_method, 1 },
 	{ "count", stage_count, 0 },
+	{ "prove", stage_prove, 1 },
 	{ "begin", stage_begin, 1 },
 	{ "plan", stage_plan, 1 },
 	{ "scan", stage_scan, 1 },

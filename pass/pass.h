@@ -35,6 +35,7 @@ enum pass_exit {
 #define PASS_DEFAULT_DEPTH 16
 /* Failed or late reads in a row on one device before the disk is called failing. */
 #define PASS_DEFAULT_MAX_FAILED_READS 4096
+#define PASS_DEFAULT_SAMPLE_PERMILLE 10	/* a dataless method's passed bytes also read: 1% */
 
 /* What a pass does: the scan options of `mediascan scan`, also built by patrol. */
 struct pass_opts {
@@ -60,6 +61,9 @@ struct pass_opts {
 	int no_state;
 	int window_from_start;		/* a resumed pass keeps the end of its window */
 	int top_only;			/* on md/dm: read the top device, not every copy */
+	int trust_verify;		/* use a dataless method that failed its proof */
+	unsigned sample_permille;	/* with sample_set: share of verified bytes also read; */
+	int sample_set;			/* else PASS_DEFAULT_SAMPLE_PERMILLE */
 };
 
 /* Everything a report is made of: the map stage builds it, the report hooks show it. */
@@ -82,6 +86,7 @@ struct pass_report {
 	unsigned nr_device_faults;	/* timeouts, transport, target, device gone */
 	unsigned nr_op_errors;
 	const struct pass_stack *stack;	/* a member-level scan: redundancy lost, members */
+	const struct pass_method *cm;	/* the method's devices: trust, sampling, voiding */
 };
 
 /* What a message of the pass is, so the hook knows where it goes. */
@@ -245,6 +250,46 @@ struct pass_method {
  */
 int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 		      struct scan_opts *so, struct pass_method *m, char *err, size_t len);
+/**
+ * pass_method_prove() - prove a dataless method on every device before it is trusted
+ * (prove.c): the plan's first VFY_PROOF_BYTES verified, then read, each device's verdict in
+ * m->devs[].trust; auto turns to read where a proof fails or cannot be made.
+ * @m: the chosen method and its devices
+ * @asked: the method asked for with --method, NULL for auto
+ * @trust_verify: --trust-verify: an unproven method is used on the admin's word
+ * @t: the open target
+ * @po: plan options
+ * @so: its vfy and vfy_isolate updated when the method changes
+ * @err: the refusal, when the return is negative
+ * @len: room in err
+ *
+ * Return: 0, -EPERM when the asked-for method failed its proof, or -errno.
+ */
+int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int trust_verify,
+		      struct map_target *t, const struct map_plan_opts *po, struct scan_opts *so,
+		      char *err, size_t len);
+/**
+ * pass_method_untrusted() - whether a dataless method was found not to read a device's medium.
+ * @m: the method and its devices
+ *
+ * Return: 1 when a device's proof failed or a sampled read voided the method there, else 0.
+ */
+int pass_method_untrusted(const struct pass_method *m);
+/**
+ * pass_method_use_read() - read instead of the chosen method (the proof failed, or the method
+ * was voided mid-scan), with the isolation that fits the devices.
+ * @m: the method and its devices
+ * @t: the open target
+ * @so: its vfy and vfy_isolate set
+ */
+void pass_method_use_read(struct pass_method *m, const struct map_target *t, struct scan_opts *so);
+/**
+ * pass_method_note() - add to why the method was chosen (printf-style).
+ * @m: the method
+ * @fmt: the format
+ */
+void pass_method_note(struct pass_method *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /**
  * pass_method_close() - close the devices pass_method_setup() opened (none: nothing done).
  * @m: the method's devices

@@ -33,6 +33,8 @@ static const struct {
 	[REPORT_EV_PASS_COMPLETE] = { REPORT_MSGID_PASS_COMPLETE, LOG_INFO, "pass complete" },
 	[REPORT_EV_SCAN_FAILED] = { REPORT_MSGID_SCAN_FAILED, LOG_ERR, "scan failed" },
 	[REPORT_EV_REDUNDANCY_LOST] = { REPORT_MSGID_REDUNDANCY_LOST, LOG_WARNING, "redundancy lost" },
+	[REPORT_EV_METHOD_UNTRUSTED] = { REPORT_MSGID_METHOD_UNTRUSTED, LOG_WARNING,
+					  "method untrusted" },
 };
 
 static int add_field(struct report_journal_fields *f, const char *fmt, ...)

@@ -13,6 +13,7 @@
 #define REPORT_MSGID_PASS_COMPLETE	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a83"
 #define REPORT_MSGID_SCAN_FAILED	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a84"
 #define REPORT_MSGID_REDUNDANCY_LOST	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a85"
+#define REPORT_MSGID_METHOD_UNTRUSTED	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a86"
 
 #define REPORT_JOURNAL_MAX_FIELDS 20
 
@@ -22,6 +23,8 @@ enum report_event_type {
 	REPORT_EV_PASS_COMPLETE,		/* a full pass ended (info) */
 	REPORT_EV_SCAN_FAILED,		/* a scan stopped on an operational error (err) */
 	REPORT_EV_REDUNDANCY_LOST,		/* a copy of an array failed, another reads (warning) */
+	REPORT_EV_METHOD_UNTRUSTED,		/* a drive-side verify does not read the medium
+						 * (warning) */
 	REPORT_EV_NR,
 };
 

@@ -90,6 +90,48 @@ static json_object *json_plain_error(const struct map_target *t, const struct sc
 	return o;
 }
 
+/* What the method was on one device, and why it was (or was not) trusted there. */
+static void json_device_method(json_object *d, const struct pass_report *rep,
+			       const struct vfy_dev *vd, unsigned i)
+{
+	const struct scan_result *r = rep->r;
+	int voided = r->voided && r->void_dev == i;
+
+	json_object_object_add(d, "method", json_object_new_string(rep->method));
+	if (vd->model[0])
+		json_object_object_add(d, "model", json_object_new_string(vd->model));
+	if (vd->driver[0])
+		json_object_object_add(d, "driver", json_object_new_string(vd->driver));
+	if (vd->emulated[0])
+		json_object_object_add(d, "emulated_by", json_object_new_string(vd->emulated));
+	if (vd->trust.state != VFY_TRUST_NONE) {
+		json_object *tr = json_object_new_object();
+
+		json_object_object_add(tr, "state", json_object_new_string(
+			vfy_trust_name(vd->trust.state)));
+		json_object_object_add(tr, "reason", json_object_new_string(vd->trust.why));
+		json_object_object_add(tr, "bytes", json_object_new_uint64(vd->trust.t.bytes));
+		json_object_object_add(tr, "verify_s", json_object_new_double(
+			(double)vd->trust.t.verify_ns / 1e9));
+		json_object_object_add(tr, "read_s", json_object_new_double(
+			(double)vd->trust.t.read_ns / 1e9));
+		json_object_object_add(d, "trust", tr);
+		json_object_object_add(d, "method_reason", json_object_new_string(vd->trust.why));
+	} else {
+		json_object_object_add(d, "method_reason", json_object_new_string(
+			r->method_note[0] ? r->method_note : "the data is read"));
+	}
+	if (voided) {
+		json_object *v = json_object_new_object();
+
+		json_object_object_add(v, "offset", json_object_new_uint64(r->void_offset));
+		json_object_object_add(v, "length", json_object_new_uint64(r->void_length));
+		json_object_object_add(v, "error", json_object_new_string(
+			strerrorname_np(-r->void_err) ? strerrorname_np(-r->void_err) : "EIO"));
+		json_object_object_add(d, "method_voided", v);
+	}
+}
+
 static json_object *json_report(const struct pass_report *rep)
 {
 	const struct map_target *t = rep->t;
@@ -128,6 +170,8 @@ static json_object *json_report(const struct pass_report *rep)
 				       json_object_new_int((int)t->devices[i].info.logical_block_size));
 		json_object_object_add(d, "size",
 				       json_object_new_uint64(t->devices[i].info.size_bytes));
+		if (rep->cm && i < rep->cm->nr)
+			json_device_method(d, rep, &rep->cm->devs[i], i);
 		json_object_array_add(devs, d);
 	}
 	json_object_object_add(root, "devices", devs);
@@ -137,6 +181,9 @@ static json_object *json_report(const struct pass_report *rep)
 	json_object_object_add(root, "read_bytes", json_object_new_uint64(r->read_bytes));
 	json_object_object_add(root, "isolation_reads",
 			       json_object_new_uint64(r->isolation_reads));
+	json_object_object_add(root, "sampled_bytes", json_object_new_uint64(r->sampled_bytes));
+	json_object_object_add(root, "method_untrusted", json_object_new_boolean(r->voided ||
+		(rep->cm && pass_method_untrusted(rep->cm))));
 	json_object_object_add(root, "max_inflight", json_object_new_uint64(r->max_inflight));
 	json_object_object_add(root, "elapsed_s", json_object_new_double(r->elapsed_s));
 	json_object_object_add(root, "complete", json_object_new_boolean(r->complete));

@@ -514,6 +514,19 @@ static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t p
 		snprintf(msg, sizeof(msg), "%s: scan failed: %s", label,
 			 r->fatal_msg[0] ? r->fatal_msg : strerror(-r->fatal));
 	report_journal_send(&ev);
+	for (unsigned d = 0; rep->cm && d < rep->cm->nr; d++) {
+		const struct vfy_dev *vd = &rep->cm->devs[d];
+		struct report_event mt = {
+			.type = REPORT_EV_METHOD_UNTRUSTED, .message = msg, .target = label,
+			.device = vd->path, .pass_id = pass_id,
+		};
+
+		if (vd->trust.state != VFY_TRUST_FAILED && vd->trust.state != VFY_TRUST_VOIDED)
+			continue;
+		snprintf(msg, sizeof(msg), "%s: the drive-side verify of %s is not trusted (%s): "
+			 "%s", label, vd->path, vfy_trust_name(vd->trust.state), vd->trust.why);
+		report_journal_send(&mt);
+	}
 }
 
 /* on_damage: the JSON of the damage not told before on stdin; told when it exits 0. */

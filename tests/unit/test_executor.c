@@ -74,6 +74,7 @@ static struct {
 	unsigned refuse_after;		/* ILLEGAL REQUEST from this command on (0 never) */
 	int64_t slow_block;		/* a command covering it answers after slow_us (-1 none) */
 	unsigned slow_us;
+	int lie;			/* VERIFY answers GOOD without reading (QEMU's scsi-hd) */
 } fk = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Return the first injected error in [offset, offset+len), or 0. */
@@ -215,7 +216,7 @@ int __wrap_kio_dev_cmd_submit(int fd, struct kio_dev_cmd *c)
 		st->sense_len = 18;
 		st->sense_key = 0x5;
 		st->asc = 0x20;
-	} else {
+	} else if (!fk.lie) {
 		for (uint64_t b = lba; b < lba + n && b < NR_BLOCKS; b++) {
 			if (!fk.err[b])
 				continue;
@@ -272,6 +273,7 @@ static int setup(void **state)
 	fk.cmds = fk.cmd_now = fk.cmd_max = 0;
 	fk.name_lba = 0;
 	fk.refuse_after = 0;
+	fk.lie = 0;
 	fk.slow_block = -1;
 	fk.max_small = 0;
 	fk.shared_buf = 0;
@@ -896,6 +898,88 @@ static void test_cmd_blocks_at_depth(void **state)
 	scan_result_free(&r);
 }
 
+/*
+ * A disk whose VERIFY answers GOOD without reading: every command passes over the bad blocks.
+ * A sampled read of what it passed fails: the method is voided on the device, the scan stops
+ * there (the caller reads the plan again), the failed read's place is kept.
+ */
+static void test_cmd_sample_voids_lying_verify(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct vfy_dev vd;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	inject_four();
+	fk.lie = 1;
+	scsi_vdev(&vd);
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, NULL);
+	o.depth = 8;
+	o.vfy = &vfy_scsi_verify;
+	o.vfy_devs[0] = &vd;
+	o.sample_permille = 1000;		/* every command read as well */
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.voided, 1);
+	assert_int_equal(r.void_dev, 0);
+	/* the first bad block, 100 KiB in, lies in the sample that failed */
+	assert_true(r.void_offset <= 100 * KiB && 100 * KiB < r.void_offset + r.void_length);
+	assert_int_equal(r.void_err, -EIO);
+	assert_int_equal(r.complete, 0);
+	assert_non_null(strstr(r.method_note, "voided"));
+	assert_int_equal(r.nr_errors, 0);	/* the lying disk said nothing */
+	scan_result_free(&r);
+
+	/* Without sampling the lie goes unseen: what the proof and sampling are for. */
+	memset(&s, 0, sizeof(s));
+	s.ranges = R;
+	s.nr = 3;
+	s.per_call = 2;
+	o.sample_permille = 0;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.voided, 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.nr_errors, 0);
+	scan_result_free(&r);
+}
+
+/* On an honest disk a tenth of the verified bytes is read too, nothing voided. */
+static void test_cmd_sample_share(void **state)
+{
+	struct scan_device dev = { 0 };
+	struct vfy_dev vd;
+	struct scan_opts o;
+	struct scan_result r;
+	struct src s = { .ranges = R, .nr = 3, .per_call = 2 };
+	struct scan_source src = { .next = src_next, .arg = &s };
+
+	(void)state;
+	scsi_vdev(&vd);
+	dev.fd = fk.fd;
+	dev.logical_block_size = LBS;
+	opts_init(&o, NULL);
+	o.depth = 8;
+	o.vfy = &vfy_scsi_verify;
+	o.vfy_devs[0] = &vd;
+	o.sample_permille = 100;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.voided, 0);
+	assert_true(r.nr_samples >= 1);
+	/* a tenth of the planned bytes, less what is owed to the next sample */
+	assert_true(r.sampled_bytes <= PLANNED / 10);
+	assert_true(r.sampled_bytes + 64 * KiB >= PLANNED / 10);
+	assert_int_equal(fk.preads, r.nr_samples);
+	scan_result_free(&r);
+}
+
 /* The disk refuses VERIFY midway: nothing more is sent and the rest is read, exactly once. */
 static void test_cmd_refused_reads_rest(void **state)
 {
@@ -1043,6 +1127,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cmd_depth_named_lba, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_blocks_at_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_refused_reads_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_sample_voids_lying_verify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_sample_share, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_io_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_cleanup_inflight, setup, teardown),
 	};

@@ -48,6 +48,63 @@ static void test_block_layer(void **state)
 	       "block-layer");
 }
 
+/*
+ * Drivers' lines of the failed command, as the VM's kernel 6.1 printed them over QEMU's disks
+ * (tests/vm/disks): sd's CDB after an ABORTED COMMAND, libata's taskfiles after ABRT, and a
+ * real drive's UNC result, whose LBA registers hold the failing block.
+ */
+static void test_driver_cmd_lines(void **state)
+{
+	struct map_klog_ctx ctx;
+	struct map_klog_rec r;
+
+	(void)state;
+	parses("[   10.071369] sd 0:0:0:0: [sda] tag#242 CDB: Read(10) 28 00 00 00 40 00 00 07 "
+	       "f0 00", "sda", MAP_KLOG_LBA, 0x4000, 0x7f0, "scsi-cdb");
+	parses("sd 2:0:0:0: [sdb] CDB: Read(16) 88 00 00 00 00 01 00 00 00 10 00 00 00 08 00 00",
+	       "sdb", MAP_KLOG_LBA, 0x100000010ull, 8, "scsi-cdb");
+	parses("sd 2:0:0:0: [sdb] CDB: Read(6) 08 01 02 03 00 00", "sdb", MAP_KLOG_LBA, 0x10203,
+	       256, "scsi-cdb");
+	parses("sd 3:0:0:0: [sdc]  Info fld=0x14a3", "sdc", MAP_KLOG_LBA, 0x14a3, 1, "scsi-info");
+	parses("[   12.590555] ata1.00: cmd 25/00:00:a1:40:00/00:04:00:00:00/e0 tag 0 dma 524288 in",
+	       "ata1.00", MAP_KLOG_LBA, 0x40a1, 0x400, "libata-cmd");
+	parses("ata3.00: cmd 60/08:00:a0:40:00/00:00:00:00:00/40 tag 5 ncq dma 4096 in", "ata3.00",
+	       MAP_KLOG_LBA, 0x40a0, 8, "libata-cmd");
+	parses("ata2.01: cmd c8/00:10:00:00:10/00:00:00:00:00/e3 tag 0 dma 8192 in", "ata2.01",
+	       MAP_KLOG_LBA, 0x3100000, 16, "libata-cmd");
+	/* /dev/kmsg keeps the result in the record: UNC names the block */
+	parses("3,412,12590555,-;ata1.00: cmd 25/00:08:a0:40:00/00:00:00:00:00/e0 tag 0 dma 4096 "
+	       "in\\x0a         res 51/40:00:a9:40:00/00:00:00:00:00/e0 Emask 0x9 (media error)",
+	       "ata1.00", MAP_KLOG_LBA, 0x40a9, 1, "libata-res");
+	parses("nvme0n1: I/O Cmd(0x2) @ LBA 16544, 32 blocks, I/O Error (sct 0x2 / sc 0x81) ",
+	       "nvme0n1", MAP_KLOG_LBA, 16544, 32, "nvme-cmd");
+	parses("nvme1n1: Read(0x2) @ LBA 7, 1 blocks, Unrecovered Read Error (sct 0x2 / sc 0x81) "
+	       "DNR", "nvme1n1", MAP_KLOG_LBA, 7, 1, "nvme-cmd");
+	/* writes name no data lost on the medium; an ABRT result names no block */
+	assert_int_equal(map_klog_parse_msg("sd 0:0:0:0: [sda] tag#1 CDB: Write(10) 2a 00 00 00 "
+					    "40 00 00 00 08 00", &r), 0);
+	assert_int_equal(map_klog_parse_msg("nvme0n1: I/O Cmd(0x1) @ LBA 200, 1 blocks, I/O "
+					    "Error (sct 0x2 / sc 0x80)", &r), 0);
+	assert_int_equal(map_klog_parse_msg("         res 41/04:00:a1:40:00/00:04:00:00:00/e0 "
+					    "Emask 0x1 (device error)", &r), 0);
+	assert_int_equal(map_klog_parse_msg("ata1.00: cmd 25/00:00:zz:40:00/00:04:00:00:00/e0",
+					    &r), -EINVAL);
+	/* dmesg prints the result on a line of its own: the command line's device */
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(map_klog_parse_ctx(&ctx, "[   12.5] ata4.00: cmd 25/00:08:a0:40:00/"
+					    "00:00:00:00:00/e0 tag 0 dma 4096 in", &r), 1);
+	assert_int_equal(map_klog_parse_ctx(&ctx, "[   12.5]          res 51/40:00:a9:40:00/"
+					    "00:00:00:00:00/e0 Emask 0x9 (media error)", &r), 1);
+	assert_string_equal(r.dev, "ata4.00");
+	assert_int_equal(r.value, 0x40a9);
+	assert_string_equal(r.format, "libata-res");
+	assert_string_equal(map_klog_unit_name(r.format), "lba");
+	/* a result line with no command before it names no device */
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(map_klog_parse_ctx(&ctx, "[   12.5]          res 51/40:00:a9:40:00/"
+					    "00:00:00:00:00/e0 Emask 0x9 (media error)", &r), -EINVAL);
+}
+
 static void test_buffer_io(void **state)
 {
 	(void)state;
@@ -302,6 +359,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_block_layer),
+		cmocka_unit_test(test_driver_cmd_lines),
 		cmocka_unit_test(test_buffer_io),
 		cmocka_unit_test(test_xfs),
 		cmocka_unit_test(test_unusable),
