@@ -31,7 +31,8 @@ const struct vfy_ops vfy_read = {
 };
 
 static const struct vfy_ops *const methods[] = {
-	&vfy_read, &vfy_nvme_verify, &vfy_scsi_verify, &vfy_pi_read, &vfy_xfs_verify,
+	&vfy_read, &vfy_ata_read, &vfy_nvme_verify, &vfy_scsi_verify, &vfy_pi_read,
+	&vfy_xfs_verify,
 };
 
 /* What auto tries, best first: drive-side verification moves no data. */
@@ -41,7 +42,7 @@ static const struct vfy_ops *const auto_order[] = {
 
 const char *vfy_method_names(void)
 {
-	return "auto|read|nvme-verify|scsi-verify|pi-read|xfs-verify";
+	return "auto|read|ata-read|nvme-verify|scsi-verify|pi-read|xfs-verify";
 }
 
 int vfy_method_lookup(const char *name, const struct vfy_ops **ops, char *why, size_t len)

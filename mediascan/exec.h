@@ -119,6 +119,7 @@ struct exec {
 	unsigned nr_proved, nr_transient;	/* entries written (the ring wraps) */
 	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
 	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
+	int names_ok[SCAN_MAX_DEVICES];		/* do the device's named blocks hold (isolate.c) */
 	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
 	int dev_changed[SCAN_MAX_DEVICES];	/* shrank or went away: told once */
 	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */

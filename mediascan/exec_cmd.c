@@ -124,7 +124,7 @@ static void cmd_sample(struct exec *x, const struct scan_io *io)
 
 	if (!x->sample_buf || x->r->voided || !io->length)
 		return;
-	x->sample_credit += io->length * x->o->sample_permille / 1000;
+	x->sample_credit += (uint64_t)io->length * x->o->sample_permille / 1000;
 	for (uint64_t taken = 0; taken < pieces && !x->r->voided; taken++) {
 		off = (uint64_t)(x->sample_seq % pieces) * EXEC_SAMPLE_BYTES;
 		len = io->length - off < EXEC_SAMPLE_BYTES ? io->length - off : EXEC_SAMPLE_BYTES;
@@ -246,7 +246,7 @@ int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, 
 		.dev_idx = dev, .lbs = vd->lbs, .part_start_bytes = vd->part_start_bytes,
 		.max_blocks = x->cmd_ops->max_blocks(vd), .cmd = cmd_alone, .cmd_many = cmd_many,
 		.clean = cmd_clean,
-		.arg = x, .range = rg, .r = x->r,
+		.arg = x, .range = rg, .r = x->r, .names_ok = &x->names_ok[dev],
 	};
 	int ret;
 

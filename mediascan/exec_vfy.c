@@ -42,7 +42,7 @@ int exec_vfy_span(struct exec *x, const struct vfy_ops *ops, unsigned dev_idx,
 	struct scan_isolate_cmd si = {
 		.dev_idx = dev_idx, .lbs = vd->lbs, .part_start_bytes = vd->part_start_bytes,
 		.max_blocks = ops->max_blocks(vd), .cmd = vfy_sync_cmd, .clean = vfy_sync_clean,
-		.arg = &v, .range = rg, .r = x->r,
+		.arg = &v, .range = rg, .r = x->r, .names_ok = &x->names_ok[dev_idx],
 	};
 
 	return scan_isolate_cmd_span(&si, offset, length, isolating, reads);

@@ -290,7 +290,33 @@ static int64_t cmd_settle(struct scan_isolate_cmd *si, uint64_t offset, uint64_t
 		ret = cmd_failed_op(si, offset, chunk, ret, reads + 1);
 		return ret < 0 ? ret : (int64_t)chunk;
 	}
-	if (res->have_lba && res->lba >= lba && res->lba < lba + nlb) {
+	if (res->have_lba && res->lba == lba && nlb > 1 && si->names_ok && *si->names_ok == 0) {
+		/*
+		 * A device may name the command's first block instead of the failing one:
+		 * scsi_debug's READ sense does, and so does libata's translated result after an
+		 * ABRT. The first time a device names a command's first block, that block is
+		 * read alone: failing, the names hold; clean, they are ignored from then on.
+		 */
+		struct vfy_result one;
+		int r1;
+
+		memset(&one, 0, sizeof(one));
+		r1 = si->cmd(si->arg, si->dev_idx, offset, si->lbs, &one);
+		si->r->isolation_reads++;
+		if (r1 == -EOPNOTSUPP || r1 == -EINTR)
+			return r1;
+		*si->names_ok = r1 == 1 ? 1 : r1 == 0 ? -1 : 0;
+		if (r1 == 1) {
+			ret = cmd_bad(si, offset, reads + 2, &one);
+			return ret < 0 ? ret : (int64_t)si->lbs;
+		}
+		if (r1 == 0)
+			cmd_clean(si, offset, si->lbs);
+		ret = scan_isolate_cmd_span(si, offset + si->lbs, chunk - si->lbs, 1, reads + 1);
+		return ret < 0 ? ret : (int64_t)chunk;
+	}
+	if (res->have_lba && res->lba >= lba && res->lba < lba + nlb &&
+	    !(si->names_ok && *si->names_ok < 0)) {
 		/* The device named the block: the ones before it are good. */
 		uint64_t bad = res->lba * si->lbs - si->part_start_bytes;
 

@@ -335,6 +335,12 @@ struct scan_isolate_cmd {
 	void *arg;
 	const struct scan_range *range;	/* for gap checks; may be NULL */
 	struct scan_result *r;		/* errors are appended; isolation_reads counted */
+	/*
+	 * Whether the device's named blocks hold on this device (kept across calls; NULL:
+	 * believed): 0 not yet checked, 1 a named first block failed alone, -1 it read clean
+	 * (the device echoes the command's start: its names are ignored from then on).
+	 */
+	int *names_ok;
 };
 
 /*

@@ -85,7 +85,8 @@ int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
 			size_t n = strlen(m->why);
 
 			snprintf(m->why + n, sizeof(m->why) - n, "; fell back to read");
-			m->ops = &vfy_read;
+			pass_method_use_read(m, t, so);
+			return 0;
 		} else {
 			snprintf(err, len, "--method: %s", m->why);
 			pass_method_close(m);
@@ -99,7 +100,17 @@ out_isolate_probe:
 
 void pass_method_use_read(struct pass_method *m, const struct map_target *t, struct scan_opts *so)
 {
-	m->ops = &vfy_read;
+	char why[160];
+	unsigned ata = 0;
+
+	/*
+	 * Behind libata a failed translated READ is retried five times and counted by its
+	 * error handler, which lowers the link's speed after six such errors in ten minutes:
+	 * ATA PASS-THROUGH reads are neither, and the device names an unreadable block.
+	 */
+	for (unsigned d = 0; d < m->nr; d++)
+		ata += vfy_ata_read.probe(&m->devs[d], why, sizeof(why)) == 0;
+	m->ops = m->nr && ata == m->nr && m->nr == t->nr_devices ? &vfy_ata_read : &vfy_read;
 	method_handover(m, so, t);
 }
 

@@ -373,22 +373,15 @@ static int scan_again_by_read(struct pass *p)
 
 	vd->trust.state = VFY_TRUST_VOIDED;
 	snprintf(vd->trust.why, sizeof(vd->trust.why), "%.300s", first.method_note);
-	pass_say(p->h, PASS_SAY_ERROR, "warning: %s; the whole plan is read again with read",
-		 first.method_note);
+	pass_method_use_read(&p->cm, &p->t, &p->so);
+	pass_say(p->h, PASS_SAY_ERROR, "warning: %s; the whole plan is read again with %s",
+		 first.method_note, p->cm.ops->name);
 	pass_plan_close(&p->plan);
 	first.errors = NULL;
 	scan_result_free(r);
 	memset(r, 0, sizeof(*r));
-	r->voided = 1;
-	r->void_dev = first.void_dev;
-	r->void_offset = first.void_offset;
-	r->void_length = first.void_length;
-	r->void_err = first.void_err;
-	r->sampled_bytes = first.sampled_bytes;
-	r->nr_samples = first.nr_samples;
-	snprintf(p->cm.why, sizeof(p->cm.why), "%.340s; the plan was read again with read",
-		 first.method_note);
-	pass_method_use_read(&p->cm, &p->t, &p->so);
+	snprintf(p->cm.why, sizeof(p->cm.why), "%.340s; the plan was read again with %s",
+		 first.method_note, p->cm.ops->name);
 	p->method = p->cm.ops;
 	snprintf(r->method_note, sizeof(r->method_note), "%s", p->cm.why);
 	/* from the plan's start: a resumed pass's earlier part was passed by the method too */
@@ -401,7 +394,16 @@ static int scan_again_by_read(struct pass *p)
 			 p->a->target, strerror(-ret));
 		return ret;
 	}
-	return scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
+	ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
+	/* after the run: a voided result stops the executor */
+	r->voided = 1;
+	r->void_dev = first.void_dev;
+	r->void_offset = first.void_offset;
+	r->void_length = first.void_length;
+	r->void_err = first.void_err;
+	r->sampled_bytes = first.sampled_bytes;
+	r->nr_samples = first.nr_samples;
+	return ret;
 }
 
 static int stage_scan(struct pass *p)

@@ -12,7 +12,9 @@
 
 #include "pass.h"
 
-#define PROOF_MAX_SPANS 256
+#define PROOF_MAX_SPANS 1024
+#define PROOF_MIN_SPAN (64u << 10)	/* shorter ranges time the command, not the medium */
+#define PROOF_MAX_RANGES 1000000	/* ranges looked at for long ones, at most */
 
 struct proof_spans {
 	struct vfy_span sp[PROOF_MAX_SPANS];
@@ -46,14 +48,19 @@ static void spans_add(struct proof_spans *s, const struct vfy_dev *d, uint64_t o
 	s->bytes += nlb * d->lbs;
 }
 
-/* Return 0 after taking the plan's first ranges on each device into spans[], or -errno. */
+/*
+ * Return 0 after taking the plan's first ranges of at least min_span bytes on each device
+ * into spans[], or -errno.
+ */
 static int proof_spans_of_plan(struct map_target *t, const struct map_plan_opts *po,
-			       const struct pass_method *m, struct proof_spans *spans)
+			       const struct pass_method *m, struct proof_spans *spans,
+			       uint64_t min_span)
 {
 	struct map_plan_opts from_start = *po;
 	struct scan_range rg[64];
 	struct pass_plan pp;
 	struct scan_source src;
+	uint64_t seen = 0;
 	int ret, n;
 
 	memset(&pp, 0, sizeof(pp));
@@ -70,9 +77,14 @@ static int proof_spans_of_plan(struct map_target *t, const struct map_plan_opts 
 			break;
 		}
 		for (int i = 0; i < n; i++)
-			if (rg[i].dev_idx < m->nr)
+			if (rg[i].dev_idx < m->nr && rg[i].length >= min_span)
 				spans_add(&spans[rg[i].dev_idx], &m->devs[rg[i].dev_idx],
 					  rg[i].offset, rg[i].length);
+		seen += (uint64_t)n;
+		if (seen >= PROOF_MAX_RANGES) {
+			ret = 0;
+			break;
+		}
 		for (unsigned d = 0; d < m->nr; d++)
 			full += spans[d].bytes >= VFY_PROOF_BYTES || spans[d].n == PROOF_MAX_SPANS;
 		if (full == m->nr) {
@@ -96,7 +108,14 @@ int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int tr
 	if (ops->moves_data || !(ops->caps & (VFY_CAP_CMD_NVME | VFY_CAP_CMD_SCSI)))
 		return 0;			/* the data crosses the bus: nothing to take on trust */
 	memset(spans, 0, sizeof(spans));
-	ret = proof_spans_of_plan(t, po, m, spans);
+	ret = proof_spans_of_plan(t, po, m, spans, PROOF_MIN_SPAN);
+	for (unsigned d = 0; ret == 0 && d < m->nr; d++)
+		if (spans[d].bytes < VFY_PROOF_MIN_BYTES) {
+			/* little written in long ranges: every range counts then */
+			memset(spans, 0, sizeof(spans));
+			ret = proof_spans_of_plan(t, po, m, spans, 0);
+			break;
+		}
 	if (ret < 0) {
 		snprintf(err, len, "cannot plan the proof of %s: %s", ops->name, strerror(-ret));
 		return ret;
@@ -138,9 +157,9 @@ int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int tr
 				 m->devs[bad].path, m->devs[bad].trust.why);
 		return 0;
 	}
-	snprintf(m->why, sizeof(m->why), "auto: %s not trusted on %s: %s; read", ops->name,
-		 m->devs[bad].path, m->devs[bad].trust.why);
 	pass_method_use_read(m, t, so);
+	snprintf(m->why, sizeof(m->why), "auto: %s not trusted on %s: %s; %s instead",
+		 ops->name, m->devs[bad].path, m->devs[bad].trust.why, m->ops->name);
 	return 0;
 }
 
