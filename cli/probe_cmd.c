@@ -19,7 +19,7 @@ static const char *const guard_names[] = { "crc16-t10dif", "crc32c", "crc64-nvme
 static const char *const kind_names[] = { "other", "nvme", "scsi" };
 
 static const struct vfy_ops *const all_methods[] = {
-	&vfy_nvme_verify, &vfy_scsi_verify, &vfy_pi_read, &vfy_xfs_verify,
+	&vfy_ata_read, &vfy_nvme_verify, &vfy_scsi_verify, &vfy_pi_read, &vfy_xfs_verify,
 };
 
 static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
@@ -32,6 +32,18 @@ static json_object *dev_json(const struct map_device *md, struct vfy_dev *d)
 	json_object_object_add(j, "disk", json_object_new_string(d->path));
 	json_object_object_add(j, "kind", json_object_new_string(kind_names[d->kind]));
 	json_object_object_add(j, "model", json_object_new_string(d->model));
+	json_object_object_add(j, "vendor", json_object_new_string(d->vendor));
+	json_object_object_add(j, "driver", json_object_new_string(d->driver));
+	json_object_object_add(j, "emulated_by", json_object_new_string(
+		d->emulated[0] ? d->emulated : "no (not a known emulated or virtual disk)"));
+	if (d->ident[0])
+		json_object_object_add(j, "identity", json_object_new_string(d->ident));
+	if (d->trust.state != VFY_TRUST_NONE) {
+		json_object_object_add(j, "verify_trust", json_object_new_string(
+			vfy_trust_name(d->trust.state)));
+		json_object_object_add(j, "verify_trust_reason",
+				       json_object_new_string(d->trust.why));
+	}
 	json_object_object_add(j, "size", json_object_new_uint64(md->info.size_bytes));
 	json_object_object_add(j, "partition_start", json_object_new_uint64(d->part_start_bytes));
 	json_object_object_add(j, "logical_block_size",
@@ -108,6 +120,7 @@ int cli_probe_main(int argc, char **argv)
 	struct map_target t;
 	struct scan_opts so;
 	struct pass_method cm;
+	struct map_plan_opts po;
 	json_object *root, *devs;
 	struct map_stack_node *tree = NULL;
 	char err[1024];
@@ -122,7 +135,9 @@ int cli_probe_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json FILE|-]\n"
 			       "  what each device of the target can verify itself (NVMe Verify, SCSI "
-			       "VERIFY, PI)\n");
+			       "VERIFY, PI),\n  what it says it is, and whether its verify proved "
+			       "that it reads (the\n  first 64 MiB of the plan verified, then "
+			       "read)\n");
 			report_print_exits(stdout, "probe");
 			return 0;
 		} else if (argv[i][0] == '-' || target) {
@@ -152,6 +167,12 @@ int cli_probe_main(int argc, char **argv)
 		map_target_close(&t);
 		return REPORT_EXIT_OPERATIONAL;
 	}
+	/* the proof a scan makes: the plan's first 64 MiB verified, then read */
+	memset(&po, 0, sizeof(po));
+	po.merge_gap = (uint64_t)-1;
+	ret = pass_method_prove(&cm, NULL, 0, &t, &po, &so, err, sizeof(err));
+	if (ret < 0)
+		report_err("probe: %s", err);
 	root = json_object_new_object();
 	devs = json_object_new_array();
 	json_object_object_add(root, "target", json_object_new_string(target));
