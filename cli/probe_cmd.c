@@ -170,7 +170,7 @@ int cli_probe_main(int argc, char **argv)
 	/* the proof a scan makes: the plan's first 64 MiB verified, then read */
 	memset(&po, 0, sizeof(po));
 	po.merge_gap = (uint64_t)-1;
-	ret = pass_method_prove(&cm, NULL, 0, &t, &po, &so, err, sizeof(err));
+	ret = pass_method_prove(&cm, NULL, 0, NULL, &t, &po, &so, err, sizeof(err));
 	if (ret < 0)
 		report_err("probe: %s", err);
 	root = json_object_new_object();

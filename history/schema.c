@@ -153,6 +153,24 @@ static const char *const state_migrations[] = {
 	"ALTER TABLE passes ADD COLUMN window_end INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE passes ADD COLUMN projected_end INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE passes ADD COLUMN window_late_since INTEGER NOT NULL DEFAULT 0;\n",
+	/*
+	 * 6 -> 7: whether a drive-side verify reads a device's medium (issue 28), kept under
+	 * the device's identity (WWN/serial: kernel names move at boot) and the method: the
+	 * proof's timing, or a sampled read that voided it. A later scan reuses it (a fresh
+	 * proof, or a distrust, saves timing again); the metrics show the distrusted ones.
+	 */
+	"CREATE TABLE method_trust (\n"
+	"	ident TEXT NOT NULL,			-- wwid:..., serial:...\n"
+	"	method TEXT NOT NULL,			-- nvme-verify, scsi-verify\n"
+	"	state TEXT NOT NULL,			-- proven, unproven, failed, voided, asserted\n"
+	"	reason TEXT NOT NULL,\n"
+	"	device_path TEXT,			-- its kernel path when last seen\n"
+	"	bytes INTEGER NOT NULL DEFAULT 0,	-- the span timed\n"
+	"	verify_s REAL NOT NULL DEFAULT 0,\n"
+	"	read_s REAL NOT NULL DEFAULT 0,\n"
+	"	at INTEGER NOT NULL,			-- unix seconds\n"
+	"	PRIMARY KEY (ident, method)\n"
+	");\n",
 };
 
 _Static_assert(sizeof(state_migrations) / sizeof(state_migrations[0]) == SCAN_STATE_SCHEMA_VERSION,

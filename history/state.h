@@ -22,7 +22,7 @@
 #include "scan.h"
 
 #define SCAN_STATE_DB_NAME "mediascan.db"
-#define SCAN_STATE_SCHEMA_VERSION 6
+#define SCAN_STATE_SCHEMA_VERSION 7
 #define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
 
 struct scan_state;
@@ -494,5 +494,46 @@ struct scan_state_forget {
  */
 int scan_state_forget(struct scan_state *st, const char *name, int dry_run,
 		      struct scan_state_forget *f);
+
+/* What a drive-side method's proof (or a voiding sampled read) found on one device. */
+struct scan_state_trust {
+	char ident[160];		/* the device's identity (WWN/serial) */
+	char method[32];
+	char state[16];			/* "proven", "unproven", "failed", "voided", "asserted" */
+	char reason[320];
+	char device_path[128];
+	uint64_t bytes;
+	double verify_s, read_s;
+	int64_t at;			/* unix seconds */
+};
+
+/**
+ * scan_state_trust_put() - keep what was found of a method on a device (replacing the last).
+ * @st: the store
+ * @t: the record (at 0: now)
+ *
+ * Return: 0, or -errno.
+ */
+int scan_state_trust_put(struct scan_state *st, const struct scan_state_trust *t);
+/**
+ * scan_state_trust_get() - what was last found of a method on a device.
+ * @st: the store
+ * @ident: the device's identity
+ * @method: the method
+ * @t: filled when there is a record
+ *
+ * Return: 1 with t filled, 0 when there is none, or -errno.
+ */
+int scan_state_trust_get(struct scan_state *st, const char *ident, const char *method,
+			 struct scan_state_trust *t);
+/**
+ * scan_state_trust_list() - every device and method the store has a record of.
+ * @st: the store
+ * @out: filled with at most max records, by identity and method
+ * @max: room in out
+ *
+ * Return: the number written, or -errno.
+ */
+int scan_state_trust_list(struct scan_state *st, struct scan_state_trust *out, unsigned max);
 
 #endif

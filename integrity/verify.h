@@ -83,6 +83,7 @@ struct vfy_timing {
 
 struct vfy_trust {
 	enum vfy_trust_state state;
+	int kept;			/* taken from an earlier scan's verdict, not timed now */
 	struct vfy_timing t;
 	char why[320];			/* the reason, for probe, the report and the journal */
 };

@@ -242,10 +242,18 @@ static int stage_prove(struct pass *p)
 {
 	int ret;
 
+	struct scan_state *st = NULL;
+	char warn[256];
+
 	if (p->stk.active)
 		return 0;			/* member-level reads: the data moves */
-	ret = pass_method_prove(&p->cm, p->asked, p->a->trust_verify, &p->t, &p->po, &p->so,
-				p->err, sizeof(p->err));
+	/* the history's verdicts on these devices (a store that does not open: timed anew) */
+	if (!p->a->no_state && !(p->cm.ops->moves_data) &&
+	    scan_state_open(p->a->state_dir, &st, warn, sizeof(warn)) < 0)
+		st = NULL;
+	ret = pass_method_prove(&p->cm, p->asked, p->a->trust_verify, st, &p->t, &p->po,
+				&p->so, p->err, sizeof(p->err));
+	scan_state_close(st);
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
 		p->status = PASS_EXIT_OPERATIONAL;
@@ -372,7 +380,10 @@ static int scan_again_by_read(struct pass *p)
 	int ret;
 
 	vd->trust.state = VFY_TRUST_VOIDED;
+	vd->trust.kept = 0;
 	snprintf(vd->trust.why, sizeof(vd->trust.why), "%.300s", first.method_note);
+	if (!p->a->no_state)
+		pass_method_trust_keep(p->ck.st, &p->cm, p->method->name);
 	pass_method_use_read(&p->cm, &p->t, &p->so);
 	pass_say(p->h, PASS_SAY_ERROR, "warning: %s; the whole plan is read again with %s",
 		 first.method_note, p->cm.ops->name);

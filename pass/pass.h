@@ -36,6 +36,7 @@ enum pass_exit {
 /* Failed or late reads in a row on one device before the disk is called failing. */
 #define PASS_DEFAULT_MAX_FAILED_READS 4096
 #define PASS_DEFAULT_SAMPLE_PERMILLE 10	/* a dataless method's passed bytes also read: 1% */
+#define PASS_TRUST_KEEP_S (30 * 86400)	/* a device's proof (or distrust) holds this long */
 
 /* What a pass does: the scan options of `mediascan scan`, also built by patrol. */
 struct pass_opts {
@@ -257,6 +258,8 @@ int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
  * @m: the chosen method and its devices
  * @asked: the method asked for with --method, NULL for auto
  * @trust_verify: --trust-verify: an unproven method is used on the admin's word
+ * @st: the history: a verdict younger than PASS_TRUST_KEEP_S under the device's identity is
+ *      used instead of timing, and each new one kept (NULL: every device timed, none kept)
  * @t: the open target
  * @po: plan options
  * @so: its vfy and vfy_isolate updated when the method changes
@@ -266,8 +269,18 @@ int pass_method_setup(const struct vfy_ops *asked, const struct map_target *t,
  * Return: 0, -EPERM when the asked-for method failed its proof, or -errno.
  */
 int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int trust_verify,
-		      struct map_target *t, const struct map_plan_opts *po, struct scan_opts *so,
-		      char *err, size_t len);
+		      struct scan_state *st, struct map_target *t, const struct map_plan_opts *po,
+		      struct scan_opts *so, char *err, size_t len);
+/**
+ * pass_method_trust_keep() - keep each device's trust verdict in the history under its
+ * identity (best effort; devices without an identity, or whose verdict came from there, are
+ * skipped).
+ * @st: the store (NULL: nothing kept)
+ * @m: the method's devices
+ * @method: the dataless method the verdicts are about
+ */
+void pass_method_trust_keep(struct scan_state *st, const struct pass_method *m,
+			    const char *method);
 /**
  * pass_method_untrusted() - whether a dataless method was found not to read a device's medium.
  * @m: the method and its devices

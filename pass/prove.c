@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "pass.h"
 
@@ -96,21 +97,89 @@ static int proof_spans_of_plan(struct map_target *t, const struct map_plan_opts 
 	return ret;
 }
 
+/* Trust states as the history keeps them. */
+static const char *const trust_states[] = {
+	[VFY_TRUST_NONE] = "none", [VFY_TRUST_PROVEN] = "proven",
+	[VFY_TRUST_UNPROVEN] = "unproven", [VFY_TRUST_FAILED] = "failed",
+	[VFY_TRUST_VOIDED] = "voided", [VFY_TRUST_ASSERTED] = "asserted",
+};
+
+/*
+ * Return 1 after taking a device's trust from the history (a proof or a distrust younger than
+ * PASS_TRUST_KEEP_S under its identity), 0 when it has to be timed.
+ */
+static int trust_from_history(struct scan_state *st, const struct vfy_ops *ops,
+			      struct vfy_dev *vd)
+{
+	struct scan_state_trust h;
+	int64_t now = time(NULL);
+	char when[32];
+	struct tm tm;
+	time_t at;
+
+	if (!st || !vd->ident[0] || scan_state_trust_get(st, vd->ident, ops->name, &h) != 1 ||
+	    h.at > now || now - h.at > PASS_TRUST_KEEP_S)
+		return 0;
+	for (unsigned i = 0; i < sizeof(trust_states) / sizeof(trust_states[0]); i++) {
+		if (strcmp(h.state, trust_states[i]) || (i != VFY_TRUST_PROVEN &&
+							 i != VFY_TRUST_FAILED &&
+							 i != VFY_TRUST_VOIDED))
+			continue;
+		at = (time_t)h.at;
+		strftime(when, sizeof(when), "%Y-%m-%d", gmtime_r(&at, &tm) ? &tm : NULL);
+		vd->trust.state = (enum vfy_trust_state)i;
+		vd->trust.t.bytes = h.bytes;
+		vd->trust.t.verify_ns = (uint64_t)(h.verify_s * 1e9);
+		vd->trust.t.read_ns = (uint64_t)(h.read_s * 1e9);
+		snprintf(vd->trust.why, sizeof(vd->trust.why), "%s on %s (kept for %s): %.240s",
+			 h.state, when, vd->ident, h.reason);
+		return 1;
+	}
+	return 0;
+}
+
+void pass_method_trust_keep(struct scan_state *st, const struct pass_method *m,
+			    const char *method)
+{
+	for (unsigned d = 0; st && d < m->nr; d++) {
+		const struct vfy_dev *vd = &m->devs[d];
+		struct scan_state_trust h;
+
+		if (!vd->ident[0] || vd->trust.state == VFY_TRUST_NONE ||
+		    vd->trust.state == VFY_TRUST_ASSERTED || vd->trust.kept)
+			continue;
+		memset(&h, 0, sizeof(h));
+		snprintf(h.ident, sizeof(h.ident), "%s", vd->ident);
+		snprintf(h.method, sizeof(h.method), "%s", method);
+		snprintf(h.state, sizeof(h.state), "%s", trust_states[vd->trust.state]);
+		snprintf(h.reason, sizeof(h.reason), "%s", vd->trust.why);
+		snprintf(h.device_path, sizeof(h.device_path), "%s", vd->path);
+		h.bytes = vd->trust.t.bytes;
+		h.verify_s = (double)vd->trust.t.verify_ns / 1e9;
+		h.read_s = (double)vd->trust.t.read_ns / 1e9;
+		scan_state_trust_put(st, &h);	/* best effort: the next scan times it again */
+	}
+}
+
 int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int trust_verify,
-		      struct map_target *t, const struct map_plan_opts *po, struct scan_opts *so,
-		      char *err, size_t len)
+		      struct scan_state *st, struct map_target *t, const struct map_plan_opts *po,
+		      struct scan_opts *so, char *err, size_t len)
 {
 	static struct proof_spans spans[SCAN_MAX_DEVICES];
 	const struct vfy_ops *ops = m->ops;
-	unsigned bad = SCAN_MAX_DEVICES;
+	unsigned bad = SCAN_MAX_DEVICES, timed = 0;
 	int ret;
 
 	if (ops->moves_data || !(ops->caps & (VFY_CAP_CMD_NVME | VFY_CAP_CMD_SCSI)))
 		return 0;			/* the data crosses the bus: nothing to take on trust */
+	for (unsigned d = 0; d < m->nr; d++) {
+		m->devs[d].trust.kept = trust_from_history(st, ops, &m->devs[d]);
+		timed += !m->devs[d].trust.kept;
+	}
 	memset(spans, 0, sizeof(spans));
-	ret = proof_spans_of_plan(t, po, m, spans, PROOF_MIN_SPAN);
-	for (unsigned d = 0; ret == 0 && d < m->nr; d++)
-		if (spans[d].bytes < VFY_PROOF_MIN_BYTES) {
+	ret = timed ? proof_spans_of_plan(t, po, m, spans, PROOF_MIN_SPAN) : 0;
+	for (unsigned d = 0; ret == 0 && timed && d < m->nr; d++)
+		if (!m->devs[d].trust.kept && spans[d].bytes < VFY_PROOF_MIN_BYTES) {
 			/* little written in long ranges: every range counts then */
 			memset(spans, 0, sizeof(spans));
 			ret = proof_spans_of_plan(t, po, m, spans, 0);
@@ -126,7 +195,8 @@ int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int tr
 		const struct vfy_ops *reader = vfy_ata_read.probe(vd, why, sizeof(why)) == 0 ?
 					       &vfy_ata_read : NULL;
 
-		ret = vfy_trust_prove(ops, vd, t->devices[d].fd, reader, spans[d].sp, spans[d].n);
+		ret = vd->trust.kept ? 0 : vfy_trust_prove(ops, vd, t->devices[d].fd, reader,
+							   spans[d].sp, spans[d].n);
 		if (ret < 0) {
 			vd->trust.state = VFY_TRUST_FAILED;
 			snprintf(vd->trust.why, sizeof(vd->trust.why), "%s could not be timed: %s",
@@ -135,6 +205,7 @@ int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int tr
 		if (vd->trust.state != VFY_TRUST_PROVEN && bad == SCAN_MAX_DEVICES)
 			bad = d;
 	}
+	pass_method_trust_keep(st, m, ops->name);
 	if (bad == SCAN_MAX_DEVICES) {
 		pass_method_note(m, "; proven on every device (a verify timed against reads)");
 		return 0;

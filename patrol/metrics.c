@@ -194,6 +194,33 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 	return 0;
 }
 
+/*
+ * Each device and drive-side method the history has a verdict on: 1 where the method was
+ * found not to read the medium (its proof failed, or a sampled read voided it), else 0.
+ */
+static int trust_metrics(FILE *f, struct scan_state *st)
+{
+	struct scan_state_trust t[64];
+	int n = scan_state_trust_list(st, t, sizeof(t) / sizeof(t[0]));
+
+	if (n < 0)
+		return n;
+	fputs("# HELP mediascan_method_untrusted 1 when a drive-side verify was found not to read "
+	      "the device's medium (proof failed, or a sampled read voided it).\n"
+	      "# TYPE mediascan_method_untrusted gauge\n", f);
+	for (int i = 0; i < n; i++) {
+		fputs("mediascan_method_untrusted{identity=\"", f);
+		put_label(f, t[i].ident);
+		fputs("\",device=\"", f);
+		put_label(f, t[i].device_path);
+		fputs("\",method=\"", f);
+		put_label(f, t[i].method);
+		fprintf(f, "\"} %d\n", strcmp(t[i].state, "failed") == 0 ||
+			strcmp(t[i].state, "voided") == 0);
+	}
+	return 0;
+}
+
 int patrol_metrics_write(struct scan_state *st, const struct patrol_metrics_target *targets,
 		      unsigned nr, const char *path)
 {
@@ -223,6 +250,7 @@ int patrol_metrics_write(struct scan_state *st, const struct patrol_metrics_targ
 			put_label(m.f, targets[i].name);
 			fprintf(m.f, "\"} %d\n", targets[i].available ? 1 : 0);
 		}
+		ret = trust_metrics(m.f, st);
 	}
 	return report_out_close(&o, ret < 0 ? ret : 0);
 }

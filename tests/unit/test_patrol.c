@@ -455,6 +455,40 @@ static void read_file(const char *path, char *buf, size_t len)
 	close(fd);
 }
 
+/* A drive-side verify found not to read a device's medium is a metric, under its identity. */
+static void test_metrics_method_untrusted(void **state)
+{
+	char sdir[256], prom[256], buf[8192];
+	struct scan_state *st = NULL;
+	struct scan_state_trust t;
+	char warn[256] = "";
+
+	(void)state;
+	snprintf(sdir, sizeof(sdir), "%s/state-trust", tmp_dir);
+	snprintf(prom, sizeof(prom), "%s/trust.prom", tmp_dir);
+	assert_int_equal(scan_state_open(sdir, &st, warn, sizeof(warn)), 0);
+	memset(&t, 0, sizeof(t));
+	snprintf(t.ident, sizeof(t.ident), "serial:QM00003");
+	snprintf(t.method, sizeof(t.method), "scsi-verify");
+	snprintf(t.state, sizeof(t.state), "voided");
+	snprintf(t.reason, sizeof(t.reason), "a sampled read failed");
+	snprintf(t.device_path, sizeof(t.device_path), "/dev/sdc");
+	assert_int_equal(scan_state_trust_put(st, &t), 0);
+	snprintf(t.ident, sizeof(t.ident), "wwid:eui.0001");
+	snprintf(t.method, sizeof(t.method), "nvme-verify");
+	snprintf(t.state, sizeof(t.state), "proven");
+	snprintf(t.device_path, sizeof(t.device_path), "/dev/nvme0n1");
+	assert_int_equal(scan_state_trust_put(st, &t), 0);
+	assert_int_equal(patrol_metrics_write(st, NULL, 0, prom), 0);
+	read_file(prom, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "# TYPE mediascan_method_untrusted gauge\n"));
+	assert_non_null(strstr(buf, "mediascan_method_untrusted{identity=\"serial:QM00003\","
+				    "device=\"/dev/sdc\",method=\"scsi-verify\"} 1\n"));
+	assert_non_null(strstr(buf, "mediascan_method_untrusted{identity=\"wwid:eui.0001\","
+				    "device=\"/dev/nvme0n1\",method=\"nvme-verify\"} 0\n"));
+	scan_state_close(st);
+}
+
 /* The metrics file is written through a new temp file: a symlink planted where the temp file
  * used to go ("PATH.tmp", in a directory the prometheus user owns) clobbers nothing. */
 static void test_metrics_no_follow(void **state)
@@ -542,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_journal_fields),
 		cmocka_unit_test(test_owners_files),
 		cmocka_unit_test(test_metrics_no_follow),
+		cmocka_unit_test(test_metrics_method_untrusted),
 		cmocka_unit_test(test_state_dir_checked),
 		cmocka_unit_test(test_owners_json_tampered),
 	};

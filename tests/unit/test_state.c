@@ -583,7 +583,8 @@ static void test_device_details_kept(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 
 	/* A store of schema 2 (before these columns) is migrated and keeps its errors. */
-	exec_sql(f->db, "DROP TABLE redundancy_lost;"	/* schema 5 */
+	exec_sql(f->db, "DROP TABLE method_trust;"	/* schema 7 */
+			"DROP TABLE redundancy_lost;"	/* schema 5 */
 			"DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
@@ -678,7 +679,8 @@ static void test_verdict_migration(void **state)
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 16384 AND "
 				      "verdict = 'transient'"), 1);
 	/* A schema-3 store has no verdict: the migration computes the same ones. */
-	exec_sql(f->db, "DROP TABLE redundancy_lost;"	/* schema 5 */
+	exec_sql(f->db, "DROP TABLE method_trust;"	/* schema 7 */
+			"DROP TABLE redundancy_lost;"	/* schema 5 */
 			"DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
 			"ALTER TABLE errors DROP COLUMN cleared_why;"
@@ -731,6 +733,61 @@ static int keep_target(const struct scan_state_target *t, void *arg)
 	return 0;
 }
 
+/*
+ * A method's trust is kept under the device's identity and the method, replaced by the next
+ * verdict, listed for the metrics; a store of schema 6 gains the table when opened.
+ */
+static void test_method_trust(void **state)
+{
+	struct fixture *f = *state;
+	struct scan_state *st = open_ok(f);
+	struct scan_state_trust t, got, list[4];
+
+	memset(&t, 0, sizeof(t));
+	snprintf(t.ident, sizeof(t.ident), "serial:QM00003");
+	snprintf(t.method, sizeof(t.method), "scsi-verify");
+	snprintf(t.state, sizeof(t.state), "failed");
+	snprintf(t.reason, sizeof(t.reason), "verify of 64 MiB took 4.8 ms, reading it 94 ms");
+	snprintf(t.device_path, sizeof(t.device_path), "/dev/sda");
+	t.bytes = 64 << 20;
+	t.verify_s = 0.0048;
+	t.read_s = 0.094;
+	t.at = 1796000000;
+	assert_int_equal(scan_state_trust_get(st, t.ident, t.method, &got), 0);
+	assert_int_equal(scan_state_trust_put(st, &t), 0);
+	assert_int_equal(scan_state_trust_get(st, t.ident, t.method, &got), 1);
+	assert_string_equal(got.state, "failed");
+	assert_string_equal(got.reason, t.reason);
+	assert_string_equal(got.device_path, "/dev/sda");
+	assert_int_equal(got.bytes, 64 << 20);
+	assert_true(got.read_s > 0.09 && got.read_s < 0.1);
+	assert_int_equal(got.at, 1796000000);
+	/* the next verdict replaces it; another method is another row */
+	snprintf(t.state, sizeof(t.state), "voided");
+	assert_int_equal(scan_state_trust_put(st, &t), 0);
+	snprintf(t.method, sizeof(t.method), "nvme-verify");
+	snprintf(t.state, sizeof(t.state), "proven");
+	assert_int_equal(scan_state_trust_put(st, &t), 0);
+	assert_int_equal(scan_state_trust_list(st, list, 4), 2);
+	assert_string_equal(list[0].method, "nvme-verify");
+	assert_string_equal(list[1].method, "scsi-verify");
+	assert_string_equal(list[1].state, "voided");
+	assert_int_equal(scan_state_trust_get(st, t.ident, "scsi-verify", &got), 1);
+	assert_string_equal(got.state, "voided");
+	/* refused: no identity */
+	t.ident[0] = '\0';
+	assert_int_equal(scan_state_trust_put(st, &t), -EINVAL);
+	assert_int_equal(scan_state_close(st), 0);
+	/* a schema-6 store gains the table */
+	exec_sql(f->db, "DROP TABLE method_trust;"
+			"UPDATE meta SET value = '6' WHERE key = 'schema_version';");
+	st = open_ok(f);
+	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			 SCAN_STATE_SCHEMA_VERSION);
+	assert_int_equal(scan_state_trust_list(st, list, 4), 0);
+	assert_int_equal(scan_state_close(st), 0);
+}
+
 static void test_redundancy_lost(void **state)
 {
 	struct fixture *f = *state;
@@ -758,7 +815,8 @@ static void test_redundancy_lost(void **state)
 	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, e, 1, devs), 0);
 	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 1 << 30, 1e6), 0);
 	assert_int_equal(scan_state_close(st), 0);
-	exec_sql(f->db, "DROP TABLE redundancy_lost;"
+	exec_sql(f->db, "DROP TABLE method_trust;"	/* schema 7 */
+			"DROP TABLE redundancy_lost;"
 			"ALTER TABLE passes DROP COLUMN window_end;"	/* schema 6 */
 			"ALTER TABLE passes DROP COLUMN projected_end;"
 			"ALTER TABLE passes DROP COLUMN window_late_since;"
@@ -1054,6 +1112,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoint_cost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_passes_listed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_redundancy_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_method_trust, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
