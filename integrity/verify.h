@@ -270,6 +270,12 @@ void vfy_dev_close(struct vfy_dev *d);
 const char *vfy_fail_name(enum vfy_fail f);
 /* Return the errno a failure maps to: -ENODATA medium, -EILSEQ PI, -EIO other. */
 int vfy_fail_errno(const struct vfy_result *res);
+/*
+ * Return the errno the block layer gives a SCSI command that failed with this host byte and
+ * no sense data (-ETIMEDOUT, -ENOLINK, -EREMOTEIO, -ENODEV: the path or device; -ENODATA;
+ * else -EIO).
+ */
+int vfy_scsi_host_errno(unsigned host_status);
 /* Return the failure class of an NVMe status (SCT << 8 | SC). */
 enum vfy_fail vfy_nvme_status_fail(uint32_t status);
 

@@ -24,14 +24,51 @@
 #define SK_ILLEGAL_REQUEST 0x5
 #define ASC_PI_CHECK 0x10		/* ASCQ 1 guard, 2 application tag, 3 reference tag */
 
-/* Return 0 clean, 1 failed (res), -EOPNOTSUPP ILLEGAL REQUEST, -EIO transport failure. */
+/* SCSI host bytes (include/scsi/scsi_status.h) the block layer turns into a status of its own */
+#define DID_NO_CONNECT 0x01
+#define DID_TIME_OUT 0x03
+#define DID_TRANSPORT_FAILFAST 0x0f
+#define DID_TARGET_FAILURE 0x10
+#define DID_MEDIUM_ERROR 0x13
+#define DID_TRANSPORT_MARGINAL 0x14
+
+/*
+ * Return the errno a read through the block layer would have got for a command that failed
+ * without sense data, from its host byte (scsi_result_to_blk_status): the path or the device
+ * failing (a device fault), never the medium's fault; -EIO for the rest.
+ */
+int vfy_scsi_host_errno(unsigned host_status)
+{
+	switch (host_status) {
+	case DID_NO_CONNECT:
+		return -ENODEV;			/* gone */
+	case DID_TIME_OUT:
+		return -ETIMEDOUT;		/* BLK_STS_TIMEOUT */
+	case DID_TRANSPORT_FAILFAST:
+	case DID_TRANSPORT_MARGINAL:
+		return -ENOLINK;		/* BLK_STS_TRANSPORT */
+	case DID_TARGET_FAILURE:
+		return -EREMOTEIO;		/* BLK_STS_TARGET */
+	case DID_MEDIUM_ERROR:
+		return -ENODATA;		/* BLK_STS_MEDIUM */
+	}
+	return -EIO;
+}
+
+/* Return 0 clean, 1 failed (res), -EOPNOTSUPP ILLEGAL REQUEST, or -errno without sense. */
 static int scsi_outcome(const struct kio_scsi_status *st, struct vfy_result *res)
 {
 	if (st->scsi_status == 0 && !st->host_status && !(st->driver_status & 0x0f))
 		return 0;
 	memset(res, 0, sizeof(*res));
-	if (!st->sense_len)
-		return -EIO;			/* no sense: the transport failed, not the media */
+	if (!st->sense_len) {
+		/* no sense: the path, the controller or the device failed, not the medium */
+		if (st->host_status == DID_MEDIUM_ERROR) {
+			res->fail = VFY_FAIL_MEDIUM;
+			return 1;
+		}
+		return vfy_scsi_host_errno(st->host_status);
+	}
 	if (st->sense_key == SK_RECOVERED)
 		return 0;
 	if (st->sense_key == SK_ILLEGAL_REQUEST)

@@ -95,9 +95,12 @@ int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err)
 {
 	struct scan_error e = {
 		.dev_idx = slot->io.dev_idx, .offset = slot->io.offset,
-		.length = slot->io.length, .err = err, .cls = SCAN_ERR_OPERATIONAL, .reads = 1,
-		.reproducible = 1,
+		.length = slot->io.length, .err = err, .reads = 1, .reproducible = 1,
 	};
+
+	/* the path or the device failing (timeout, transport, target, gone) is a device fault,
+	 * as on a read; anything else short of the medium is our own trouble */
+	e.cls = scan_classify(err) == SCAN_ERR_DEVICE ? SCAN_ERR_DEVICE : SCAN_ERR_OPERATIONAL;
 
 	if (!slot->timed_out)
 		x->r->scanned_bytes += slot->io.planned_bytes;

@@ -219,7 +219,8 @@ static int cmd_failed_op(struct scan_isolate_cmd *si, uint64_t offset, uint64_t 
 {
 	struct scan_error e = {
 		.dev_idx = si->dev_idx, .offset = offset, .length = length, .err = err,
-		.cls = err == -ETIME ? SCAN_ERR_TIMEOUT : SCAN_ERR_OPERATIONAL,
+		.cls = err == -ETIME ? SCAN_ERR_TIMEOUT :
+		       scan_classify(err) == SCAN_ERR_DEVICE ? SCAN_ERR_DEVICE : SCAN_ERR_OPERATIONAL,
 		.reads = reads, .reproducible = 1,
 	};
 

@@ -568,6 +568,44 @@ static void test_ata_read(void **state)
 	assert_int_equal(kio_scsi_ata_sense_lba(abrt, sizeof(abrt), 0x10040a0, 16, &bad), 0);
 }
 
+/*
+ * A SCSI command that failed without sense data failed on the path or in the device, as the
+ * block layer says of the same host byte: never a medium error unless the host byte says so.
+ */
+static void test_scsi_host_status(void **state)
+{
+	struct kio_dev_cmd c;
+	struct vfy_dev d;
+	struct vfy_result res;
+
+	(void)state;
+	assert_int_equal(vfy_scsi_host_errno(0x03), -ETIMEDOUT);	/* DID_TIME_OUT */
+	assert_int_equal(vfy_scsi_host_errno(0x0f), -ENOLINK);		/* TRANSPORT_FAILFAST */
+	assert_int_equal(vfy_scsi_host_errno(0x14), -ENOLINK);		/* TRANSPORT_MARGINAL */
+	assert_int_equal(vfy_scsi_host_errno(0x10), -EREMOTEIO);	/* TARGET_FAILURE */
+	assert_int_equal(vfy_scsi_host_errno(0x01), -ENODEV);		/* NO_CONNECT */
+	assert_int_equal(vfy_scsi_host_errno(0x07), -EIO);		/* DID_ERROR */
+	memset(&d, 0, sizeof(d));
+	d.kind = VFY_DEV_SCSI;
+	d.lbs = 512;
+	memset(&c, 0, sizeof(c));
+	c.kind = KIO_CMD_SCSI;
+	c.scsi_st.host_status = 0x0f;
+	assert_int_equal(vfy_scsi_verify.complete(&d, 0, 8, &c, NULL, &res), -ENOLINK);
+	c.scsi_st.host_status = 0x13;				/* DID_MEDIUM_ERROR */
+	assert_int_equal(vfy_scsi_verify.complete(&d, 0, 8, &c, NULL, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_MEDIUM);
+	/* QEMU's scsi-hd over a failing image: ABORTED COMMAND 00/06, as the block layer's EIO */
+	memset(&c.scsi_st, 0, sizeof(c.scsi_st));
+	c.scsi_st.scsi_status = 2;
+	c.scsi_st.sense_len = 18;
+	c.scsi_st.sense_key = 0x0b;
+	c.scsi_st.ascq = 0x06;
+	assert_int_equal(vfy_scsi_verify.complete(&d, 0, 8, &c, NULL, &res), 1);
+	assert_int_equal(res.fail, VFY_FAIL_DEVICE);
+	assert_int_equal(vfy_fail_errno(&res), -EIO);
+}
+
 /* Which disks say they are emulated, and what the proof's timing makes of a method. */
 static void test_trust(void **state)
 {
@@ -1209,6 +1247,7 @@ int main(void)
 		cmocka_unit_test_setup(test_scsi_probe_usb, reset),
 		cmocka_unit_test_setup(test_ata_read, reset),
 		cmocka_unit_test_setup(test_trust, reset),
+		cmocka_unit_test_setup(test_scsi_host_status, reset),
 		cmocka_unit_test_setup(test_nvme_identify_bounds, reset),
 		cmocka_unit_test_setup(test_nvme_verify_method, reset),
 		cmocka_unit_test_setup(test_nvme_status_decoding, reset),
