@@ -259,6 +259,8 @@ static int stage_prove(struct pass *p)
 		p->status = PASS_EXIT_OPERATIONAL;
 		return ret;
 	}
+	if (p->cm.ops != p->method)		/* auto turned away from an unproven method */
+		pass_say(p->h, PASS_SAY_NOTE, "note: %s", p->cm.why);
 	p->method = p->cm.ops;
 	snprintf(p->r.method_note, sizeof(p->r.method_note), "%s", p->cm.why);
 	return 0;
