@@ -59,6 +59,7 @@ void exec_note_read(struct exec *x, uint32_t dev, int bad)
 		x->bad_run[dev] = 0;
 		return;
 	}
+	x->r->failed_ios[dev]++;
 	if (x->o->max_failed_reads && ++x->bad_run[dev] >= x->o->max_failed_reads)
 		exec_failing(x, "%u reads in a row failed or answered late on %s",
 			     x->bad_run[dev], x->devs[dev].path ? x->devs[dev].path : "the device");

@@ -242,6 +242,9 @@ struct scan_result {
 	 */
 	uint64_t sampled_bytes;
 	unsigned nr_samples;
+	/* reads and commands that failed or answered late, per device: each one a disk's error
+	 * handler may count (libata lowers a link's speed after a few) */
+	unsigned failed_ios[SCAN_MAX_DEVICES];
 	int voided;
 	uint32_t void_dev;
 	uint64_t void_offset, void_length;	/* bytes on the scanned device */

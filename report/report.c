@@ -98,6 +98,8 @@ static void json_device_method(json_object *d, const struct pass_report *rep,
 	int voided = r->voided && r->void_dev == i;
 
 	json_object_object_add(d, "method", json_object_new_string(rep->method));
+	json_object_object_add(d, "failed_ios", json_object_new_int((int)r->failed_ios[i]));
+	json_object_object_add(d, "libata", json_object_new_boolean(vd->libata));
 	if (vd->model[0])
 		json_object_object_add(d, "model", json_object_new_string(vd->model));
 	if (vd->driver[0])
