@@ -209,23 +209,28 @@ static size_t scsi_read_buf_bytes(const struct vfy_dev *d)
 	return (size_t)scsi_read_max_blocks(d) * d->lbs;
 }
 
-static int scsi_read_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct kio_dev_cmd *c,
-			  void *buf)
+/* Return 0 after making c a data-in command of nlb blocks into buf, whose CDB (n bytes, or
+ * the builder's -errno) is in c->cdb; or that -errno. */
+static int data_in_cmd(const struct vfy_dev *d, struct kio_dev_cmd *c, int n, uint32_t nlb,
+		       void *buf)
 {
-	int n;
-
-	if (nlb > scsi_read_max_blocks(d) || !buf)
-		return -EINVAL;
-	memset(c, 0, sizeof(*c));
-	c->kind = KIO_CMD_SCSI;
-	n = kio_scsi_build_read16(c->cdb, lba, nlb, 0);
 	if (n < 0)
 		return n;
+	c->kind = KIO_CMD_SCSI;
 	c->cdb_len = (unsigned)n;
 	c->data = buf;
 	c->data_bytes = nlb * d->lbs;
 	c->timeout_ms = SCSI_TIMEOUT_MS;
 	return 0;
+}
+
+static int scsi_read_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct kio_dev_cmd *c,
+			  void *buf)
+{
+	if (nlb > scsi_read_max_blocks(d) || !buf)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	return data_in_cmd(d, c, kio_scsi_build_read16(c->cdb, lba, nlb, 0), nlb, buf);
 }
 
 static int scsi_read(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct vfy_result *res)
@@ -276,20 +281,10 @@ static uint32_t ata_read_max_blocks(const struct vfy_dev *d)
 static int ata_read_prep(struct vfy_dev *d, uint64_t lba, uint32_t nlb, struct kio_dev_cmd *c,
 			 void *buf)
 {
-	int n;
-
 	if (nlb > ata_read_max_blocks(d) || !buf)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
-	c->kind = KIO_CMD_SCSI;
-	n = kio_scsi_build_ata_read(c->cdb, lba, nlb);
-	if (n < 0)
-		return n;
-	c->cdb_len = (unsigned)n;
-	c->data = buf;
-	c->data_bytes = nlb * d->lbs;
-	c->timeout_ms = SCSI_TIMEOUT_MS;
-	return 0;
+	return data_in_cmd(d, c, kio_scsi_build_ata_read(c->cdb, lba, nlb), nlb, buf);
 }
 
 static int ata_read_complete(struct vfy_dev *d, uint64_t lba, uint32_t nlb,
