@@ -20,7 +20,7 @@ checks=(
 		history/state.h pass/pass.h report/report.h"
 	"integrity/libvfy.a.p/verify.c.o kio_dev.h mapping/target.h mediascan/scan.h history/state.h
 		pass/pass.h"
-	"mapping/libmap.a.p/names.c.o kio.h integrity/verify.h mediascan/scan.h history/state.h
+	"mapping/libmap.a.p/names_names.c.o kio.h integrity/verify.h mediascan/scan.h history/state.h
 		pass/pass.h report/report.h"
 	"libscan.a.p/mediascan_result.c.o verify.h mapping/target.h mapping/fs.h history/state.h
 		pass/pass.h report/report.h"
