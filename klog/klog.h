@@ -1,5 +1,5 @@
 /*
- * mapping/klog.h - kernel log lines that name a failed device range, parsed into the device
+ * klog/klog.h - kernel log lines that name a failed device range, parsed into the device
  * and the unit the kernel counts in (no device lookups here: pure parsing, unit-tested).
  */
 #ifndef MEDIASCAN_KLOG_H

@@ -1,5 +1,5 @@
 /*
- * mapping/klog_md.c - md RAID's own kernel log lines that name a failed range (pure parsing):
+ * klog/klog_md.c - md RAID's own kernel log lines that name a failed range (pure parsing):
  *   "md/raid1:md0: read error corrected (8 sectors at 2056 on sdb1)"
  *   "md/raid10:md0: read error corrected (8 sectors at 2056 on sdb1)"
  *   "md/raid:md0: read error corrected (8 sectors at 2056 on sdc)"

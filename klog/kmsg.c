@@ -1,5 +1,5 @@
 /*
- * mapping/kmsg.c - the live kernel log through kernel/kio_kmsg.c, so that cli/ reads it
+ * klog/kmsg.c - the live kernel log through kernel/kio_kmsg.c, so that cli/ reads it
  * through mapping (which parses its lines) rather than calling kernel/ itself.
  */
 #include "kio.h"

@@ -1,5 +1,5 @@
 /*
- * mapping/kmsg.h - the live kernel log (/dev/kmsg) record by record, for `mediascan map
+ * klog/kmsg.h - the live kernel log (/dev/kmsg) record by record, for `mediascan map
  * --kernel-log` (kmsg.c); klog.h parses what it gives.
  */
 #ifndef MEDIASCAN_KMSG_H

@@ -1,5 +1,5 @@
 /*
- * mapping/stack.c - a range's way up the storage stack, read from sysfs (holders/, partition
+ * stack/stack.c - a range's way up the storage stack, read from sysfs (holders/, partition
  * starts, /sys/block/mdX/md/) and device-mapper tables: partitions, md arrays (through
  * stack_md.c's arithmetic) and dm rows (stack_dm.c), to the device with no holders, which is
  * where a filesystem sits. The other copies of the range are collected on the way; a layer

@@ -1,5 +1,5 @@
 /*
- * mapping/stack.h - the storage stack under a filesystem (partitions, md RAID, device-mapper)
+ * stack/stack.h - the storage stack under a filesystem (partitions, md RAID, device-mapper)
  * and a range's way up through it: from a member disk's sector to the device the filesystem
  * sits on, with the other copies, or the name of the layer that cannot be mapped and why.
  */

@@ -1,5 +1,5 @@
 /*
- * mapping/stack_dm.c - device-mapper table rows read upward (pure): which sector of the dm
+ * stack/stack_dm.c - device-mapper table rows read upward (pure): which sector of the dm
  * device a sector of one of its devices holds, for linear (and flakey, delay: linear with
  * faults), striped, crypt (a fixed offset; the key never reaches this file), multipath (the
  * same sector on every path) and raid (LVM RAID LVs: md's layouts inside dm). Everything else

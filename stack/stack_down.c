@@ -1,5 +1,5 @@
 /*
- * mapping/stack_down.c - a range mapped down the storage stack: from a device (the one a
+ * stack/stack_down.c - a range mapped down the storage stack: from a device (the one a
  * filesystem sits on) through dm rows, md arrays (stack_md.c's arithmetic) and partitions to
  * every copy, and the parity of its stripe rows, on the devices at the bottom.
  */

@@ -1,5 +1,5 @@
 /*
- * mapping/stack_geom.c - the geometry of a storage stack as one text, to tell whether it
+ * stack/stack_geom.c - the geometry of a storage stack as one text, to tell whether it
  * changed between the plan and the reads (issue 19: a grown or reshaped array, a member added
  * or replaced, an LV extended or moved, a dm table reloaded): one line per layer, from the top
  * device down: its kind and size; for md its level, raid_disks, chunk, layout, reshape

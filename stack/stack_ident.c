@@ -1,5 +1,5 @@
 /*
- * mapping/stack_ident.c - what the history knows a member of the stack by: the member disk's
+ * stack/stack_ident.c - what the history knows a member of the stack by: the member disk's
  * own identity (WWN/serial, ":partN" for a partition), which survives a reboot that renames
  * it, and the UUID of the array that holds the other copies (md's uuid, or the DM uuid of an
  * LVM RAID LV), which survives the array being assembled under another name.

@@ -1,5 +1,5 @@
 /*
- * mapping/stack_int.h - what the files of the storage stack (stack.c, stack_down.c,
+ * stack/stack_int.h - what the files of the storage stack (stack.c, stack_down.c,
  * stack_tree.c, stack_sysfs.c) share; nothing outside mapping/stack*.c includes it.
  */
 #ifndef MEDIASCAN_STACK_INT_H

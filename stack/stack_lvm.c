@@ -1,5 +1,5 @@
 /*
- * mapping/stack_lvm.c - an LVM physical volume's own areas, from its label (lvm2's
+ * stack/stack_lvm.c - an LVM physical volume's own areas, from its label (lvm2's
  * lib/label/label.h and lib/format_text/layout.h): the label header ("LABELONE", in one of
  * the first four sectors) points at the pv_header, which lists the data area (its offset is
  * pe_start, where the first extent begins) and the metadata areas (the text metadata's ring

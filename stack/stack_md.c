@@ -1,5 +1,5 @@
 /*
- * mapping/stack_md.c - md RAID and dm-striped address arithmetic, both ways: an array range
+ * stack/stack_md.c - md RAID and dm-striped address arithmetic, both ways: an array range
  * to every member range holding it (copies, and the parity of its stripe rows), and a member
  * sector to the array sector it holds. The formulas are those of the kernel's
  * drivers/md/raid0.c (one zone), raid1.c, raid5.c (raid5_compute_sector), raid10.c

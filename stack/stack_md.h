@@ -1,5 +1,5 @@
 /*
- * mapping/stack_md.h - the address arithmetic of md RAID (linear, 0, 1, 4, 5, 6, 10) and of
+ * stack/stack_md.h - the address arithmetic of md RAID (linear, 0, 1, 4, 5, 6, 10) and of
  * device-mapper striping, as the kernel's drivers/md computes it. Pure: no I/O, sectors are
  * 512 bytes, member sectors are counted from the member's data offset.
  */

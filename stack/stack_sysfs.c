@@ -1,5 +1,5 @@
 /*
- * mapping/stack_sysfs.c - what sysfs says of a layer of the storage stack, for the files that
+ * stack/stack_sysfs.c - what sysfs says of a layer of the storage stack, for the files that
  * walk it (stack.c up, stack_down.c down, stack_tree.c the tree): which kind of device a
  * kernel name is, a partition's disk and start, and an md array's geometry and members.
  */

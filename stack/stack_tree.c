@@ -1,5 +1,5 @@
 /*
- * mapping/stack_tree.c - the storage stack below a device as a tree (probe's tree, the safety
+ * stack/stack_tree.c - the storage stack below a device as a tree (probe's tree, the safety
  * checks: busy and degraded arrays), its leaves (the disks a member-level scan opens), and
  * where each layer keeps its data on the device below it (what lies before is its metadata).
  */

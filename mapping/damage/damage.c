@@ -1,5 +1,5 @@
 /*
- * mapping/damage.c - from bad ranges to what was lost: the owners GETFSMAP named, the owners
+ * mapping/damage/damage.c - from bad ranges to what was lost: the owners GETFSMAP named, the owners
  * the owner index finds where GETFSMAP cannot (ext4, XFS without rmapbt), every path of
  * every owning inode (parent pointers, else one walk per filesystem), the health XFS keeps
  * and its online scrub verdicts, grouped into damaged files and damaged metadata.

@@ -1,5 +1,5 @@
 /*
- * mapping/damage.h - from bad device ranges to what was lost: owners of each range, the
+ * mapping/damage/damage.h - from bad device ranges to what was lost: owners of each range, the
  * damaged files (every path, ranges within the file) and the damaged metadata.
  */
 #ifndef MEDIASCAN_DAMAGE_H

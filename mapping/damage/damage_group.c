@@ -1,5 +1,5 @@
 /*
- * mapping/damage_group.c - the grouping stage: what is lost where the owner is itself a
+ * mapping/damage/damage_group.c - the grouping stage: what is lost where the owner is itself a
  * damaged object, then the owners grouped into damaged files (ranges within each file) and
  * damaged metadata.
  */

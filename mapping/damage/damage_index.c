@@ -1,5 +1,5 @@
 /*
- * mapping/damage_index.c - the owner index stage: the owners of what GETFSMAP left
+ * mapping/damage/damage_index.c - the owner index stage: the owners of what GETFSMAP left
  * "unknown" (ext4, XFS without rmapbt), found by each filesystem's index over the pending
  * ranges, one device space at a time.
  */

@@ -1,5 +1,5 @@
 /*
- * mapping/damage_int.h - what damage.c's stages share: the owner table's helpers and the
+ * mapping/damage/damage_int.h - what damage.c's stages share: the owner table's helpers and the
  * stages themselves, run in order by map_damage_resolve. Not for use outside mapping/.
  */
 #ifndef MEDIASCAN_DAMAGE_INT_H

@@ -1,5 +1,5 @@
 /*
- * mapping/damage_itable.c - the inode table stage: the inodes stored in a damaged inode
+ * mapping/damage/damage_itable.c - the inode table stage: the inodes stored in a damaged inode
  * table block (ext4) or inode chunk (XFS) become owners of their own.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * mapping/damage_names.c - the naming stage: every owning inode to all its paths (parent
+ * mapping/damage/damage_names.c - the naming stage: every owning inode to all its paths (parent
  * pointers, else one walk per filesystem), and the lookups of those paths.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * mapping/damage_owners.c - the owner table that damage.c's stages share: appending owners,
+ * mapping/damage/damage_owners.c - the owner table that damage.c's stages share: appending owners,
  * the offset space of an owner's range, inode-table owners; and do no harm: every bad range
  * noted on its filesystem, and the inodes whose own metadata lies there tainted, so that
  * nothing makes the kernel read them through the VFS.

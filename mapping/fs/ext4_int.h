@@ -1,5 +1,5 @@
 /*
- * mapping/ext4_int.h - what the libext2fs files of mapping/ share (index_ext4.c, names_ext4.c,
+ * mapping/fs/ext4_int.h - what the libext2fs files of mapping/ share (index_ext4.c, names_ext4.c,
  * io_ext4.c): the read-only io_manager and the state it reads with. Not for use outside
  * mapping/; only with HAVE_EXT2FS.
  */

@@ -1,5 +1,5 @@
 /*
- * mapping/fs.c - picking a filesystem's ops table (fs.h) by the mounted type, the generic
+ * mapping/fs/fs.c - picking a filesystem's ops table (fs.h) by the mounted type, the generic
  * naming walk the tables share, and the per-target private state.
  */
 #include <errno.h>

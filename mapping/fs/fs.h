@@ -1,5 +1,5 @@
 /*
- * mapping/fs.h - filesystems behind one ops table: what mapping asks of an XFS, an ext4, a
+ * mapping/fs/fs.h - filesystems behind one ops table: what mapping asks of an XFS, an ext4, a
  * partitioned disk or a bare device (open it, plan its GETFSMAP records, index the owners
  * GETFSMAP cannot name, name inodes, its health), in fio's ioengine_ops shape. The tables
  * live in fs_xfs.c, fs_ext4.c and fs_disk.c (disk and bare device); fs.c picks one by the

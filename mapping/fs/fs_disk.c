@@ -1,5 +1,5 @@
 /*
- * mapping/fs_disk.c - the two kinds of target without a mounted filesystem behind the ops
+ * mapping/fs/fs_disk.c - the two kinds of target without a mounted filesystem behind the ops
  * table (fs.h): a bare device, read whole, and a partitioned disk, whose table is read here
  * (through the device, handed to the parser in parts.c), each partition matched to the
  * kernel's partition device and to the XFS or ext4 mounted on it, and the disk cut into

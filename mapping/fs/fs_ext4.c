@@ -1,5 +1,5 @@
 /*
- * mapping/fs_ext4.c - ext4 (and ext2/ext3 mounted by the ext4 driver) behind the ops table
+ * mapping/fs/fs_ext4.c - ext4 (and ext2/ext3 mounted by the ext4 driver) behind the ops table
  * (fs.h): the superblock decoded for block size, size, UUID, block groups and an external
  * journal device (found and confirmed through GETFSMAP, else libblkid); GETFSMAP lists only
  * static metadata, so all file data goes to the owner index (libext2fs, else the FIEMAP walk);

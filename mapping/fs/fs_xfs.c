@@ -1,5 +1,5 @@
 /*
- * mapping/fs_xfs.c - XFS behind the ops table (fs.h): its devices (data, external log,
+ * mapping/fs/fs_xfs.c - XFS behind the ops table (fs.h): its devices (data, external log,
  * realtime) from the geometry and mountinfo, what its GETFSMAP leaves to the owner index
  * (everything without rmapbt, realtime data always), the inode sweep that finds those owners,
  * names through parent pointers (else the walk), and the health the kernel keeps per AG.

@@ -1,5 +1,5 @@
 /*
- * mapping/io_ext4.c - the read-only io_manager through which libext2fs reads an ext4
+ * mapping/fs/io_ext4.c - the read-only io_manager through which libext2fs reads an ext4
  * filesystem for index_ext4.c (the inode-table walk) and names_ext4.c (naming below a damaged
  * directory from the raw device).
  */

@@ -1,5 +1,5 @@
 /*
- * mapping/index.c - the owner index shared parts: matching extents against the queried bad
+ * mapping/index/index.c - the owner index shared parts: matching extents against the queried bad
  * ranges, FIEMAP of one inode, confirming candidates with FIEMAP, and the directory-walk
  * index used when nothing better is available (on the bounded walk of walk.c).
  */

@@ -1,5 +1,5 @@
 /*
- * mapping/index.h - the owner index's shared parts, for filesystems whose GETFSMAP cannot
+ * mapping/index/index.h - the owner index's shared parts, for filesystems whose GETFSMAP cannot
  * name file owners (ext4; XFS without rmapbt): the queried ranges, the hits, matching
  * extents against them, FIEMAP of one inode, confirming candidates with FIEMAP, and the
  * directory-walk index used when nothing better is available.

@@ -1,5 +1,5 @@
 /*
- * mapping/index_ext4.c - owners of ext4 blocks that GETFSMAP reports as "unknown" (all file
+ * mapping/index/index_ext4.c - owners of ext4 blocks that GETFSMAP reports as "unknown" (all file
  * data, directories, extent trees, xattr blocks, the journal and other special inodes).
  *
  * One pass over the inode tables with libext2fs, opened read-only on the filesystem's device

@@ -1,5 +1,5 @@
 /*
- * mapping/index_ext4.h - ext4 owners GETFSMAP cannot name, through libext2fs (read-only).
+ * mapping/index/index_ext4.h - ext4 owners GETFSMAP cannot name, through libext2fs (read-only).
  */
 #ifndef MEDIASCAN_INDEX_EXT4_H
 #define MEDIASCAN_INDEX_EXT4_H

@@ -1,5 +1,5 @@
 /*
- * mapping/index_xfs.c - owners on an XFS made without the reverse-mapping btree
+ * mapping/index/index_xfs.c - owners on an XFS made without the reverse-mapping btree
  * (-m rmapbt=0), where GETFSMAP reports every allocated block as "unknown". The log and the
  * AG headers come from the geometry, inode chunks from XFS_IOC_INUMBERS, and files from every
  * inode bulkstat lists (so unlinked-but-open files too), opened by handle and mapped with

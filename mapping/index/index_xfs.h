@@ -1,5 +1,5 @@
 /*
- * mapping/index_xfs.h - XFS owners without rmapbt: an inode sweep, and the inodes of a chunk.
+ * mapping/index/index_xfs.h - XFS owners without rmapbt: an inode sweep, and the inodes of a chunk.
  */
 #ifndef MEDIASCAN_INDEX_XFS_H
 #define MEDIASCAN_INDEX_XFS_H

@@ -1,5 +1,5 @@
 /*
- * mapping/names.c - inode numbers to every path by one directory walk (walk.c) that stops
+ * mapping/names/names.c - inode numbers to every path by one directory walk (walk.c) that stops
  * once every wanted inode has all its links; directories the walk could not read are
  * counted, so the report can say that paths below them may be missing.
  *

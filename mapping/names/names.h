@@ -1,5 +1,5 @@
 /*
- * mapping/names.h - inode numbers to every path by one directory walk of a mount point.
+ * mapping/names/names.h - inode numbers to every path by one directory walk of a mount point.
  */
 #ifndef MEDIASCAN_NAMES_H
 #define MEDIASCAN_NAMES_H

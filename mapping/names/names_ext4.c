@@ -1,5 +1,5 @@
 /*
- * mapping/names_ext4.c - naming below a damaged ext4 directory from the raw device: the entries
+ * mapping/names/names_ext4.c - naming below a damaged ext4 directory from the raw device: the entries
  * of each directory block that is not known bad, read with libext2fs through the read-only
  * io_manager (io_ext4.c), never through the mounted filesystem.
  */

@@ -1,5 +1,5 @@
 /*
- * mapping/parents.c - inode numbers to every path through XFS parent pointers
+ * mapping/names/parents.c - inode numbers to every path through XFS parent pointers
  * (XFS_IOC_GETPARENTS_BY_HANDLE, Linux 6.10+ on a filesystem made with parent pointers):
  * each inode's parents (directory handle and name), then each directory's own parent up to the
  * root, with directory paths cached. No directory walk is needed. Callers fall back to the

@@ -1,5 +1,5 @@
 /*
- * mapping/parents.h - inode numbers to every path through XFS parent pointers.
+ * mapping/names/parents.h - inode numbers to every path through XFS parent pointers.
  */
 #ifndef MEDIASCAN_PARENTS_H
 #define MEDIASCAN_PARENTS_H

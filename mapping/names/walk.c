@@ -1,5 +1,5 @@
 /*
- * mapping/walk.c - the bounded directory walk (walk.h): getdents64 into one reused buffer
+ * mapping/names/walk.c - the bounded directory walk (walk.h): getdents64 into one reused buffer
  * per depth, one open directory per level, the path grown as needed (never cut at PATH_MAX).
  * A tree deeper than MAP_WALK_MAX_DEPTH (any user can make one, to hide a file from damage
  * naming) is not walked below it and is counted, as are directories that cannot be opened

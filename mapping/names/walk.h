@@ -1,5 +1,5 @@
 /*
- * mapping/walk.h - one bounded directory walk with callbacks, used to name inodes (names.c)
+ * mapping/names/walk.h - one bounded directory walk with callbacks, used to name inodes (names.c)
  * and to build the FIEMAP owner index (index.c): depth bounded, paths grown past PATH_MAX,
  * other filesystems mounted below not entered, and every directory that could not be opened,
  * read or walked (deeper than the bound) counted, never skipped silently.

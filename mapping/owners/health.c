@@ -1,5 +1,5 @@
 /*
- * mapping/health.c - what the XFS kernel knows about the objects that own damaged blocks:
+ * mapping/owners/health.c - what the XFS kernel knows about the objects that own damaged blocks:
  * the health it keeps without online scrub (XFS_IOC_AG_GEOMETRY sick/checked masks per AG,
  * bulkstat bs_sick/bs_checked per inode, XFS_IOC_FSGEOMETRY for the whole filesystem), and,
  * where the kernel has online scrub (XFS_IOC_SCRUB_METADATA, probed once per filesystem), its

@@ -1,5 +1,5 @@
 /*
- * mapping/health.h - what the XFS kernel knows about owners of damaged blocks: the health it
+ * mapping/owners/health.h - what the XFS kernel knows about owners of damaged blocks: the health it
  * keeps (bulkstat, AG and filesystem geometry) and online scrub's verdicts, with their names.
  */
 #ifndef MEDIASCAN_HEALTH_H

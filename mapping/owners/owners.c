@@ -1,5 +1,5 @@
 /*
- * mapping/owners.c - owners of bad device ranges through GETFSMAP (reverse mapping), split
+ * mapping/owners/owners.c - owners of bad device ranges through GETFSMAP (reverse mapping), split
  * by partition on a partitioned disk. What GETFSMAP cannot name (ext4 file data, XFS without
  * rmapbt: the filesystem's ops say, fs.h) is marked pending here and found by the owner index
  * in damage.c.

@@ -1,5 +1,5 @@
 /*
- * mapping/owners.h - who owns a device range: files (inode, file offset; their paths come
+ * mapping/owners/owners.h - who owns a device range: files (inode, file offset; their paths come
  * from names.h or parents.h), filesystem metadata (type, AG), the log, or free space.
  */
 #ifndef MEDIASCAN_OWNERS_H

@@ -1,5 +1,5 @@
 /*
- * mapping/fsmap.c - what GETFSMAP records mean: which are planned, how owners are named.
+ * mapping/plan/fsmap.c - what GETFSMAP records mean: which are planned, how owners are named.
  * The XFS special owner codes come from xfs_fs.h; ext4 uses the generic FMR_OWN_* codes
  * and its own ('f') codes for its static metadata.
  */

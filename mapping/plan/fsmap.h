@@ -1,5 +1,5 @@
 /*
- * mapping/fsmap.h - GETFSMAP record helpers shared by the planner and owner lookup:
+ * mapping/plan/fsmap.h - GETFSMAP record helpers shared by the planner and owner lookup:
  * query keys, what a record means for the plan, and the names of special owners.
  */
 #ifndef MEDIASCAN_FSMAP_H

@@ -1,5 +1,5 @@
 /*
- * mapping/plan.c - the streaming scan plan: GETFSMAP records (or a whole device) become
+ * mapping/plan/plan.c - the streaming scan plan: GETFSMAP records (or a whole device) become
  * sorted, merged, aligned device ranges, a batch at a time, so memory does not grow with
  * the filesystem. A partitioned disk is planned segment by segment: partitions with a mounted
  * filesystem through its GETFSMAP (offsets shifted by the partition start), everything else

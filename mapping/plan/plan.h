@@ -1,5 +1,5 @@
 /*
- * mapping/plan.h - the scan plan: which device ranges hold written data or metadata.
+ * mapping/plan/plan.h - the scan plan: which device ranges hold written data or metadata.
  * Ranges are produced in device order, in batches, from GETFSMAP (or the whole device),
  * merged across small gaps, aligned to the logical block size. Gap bytes are read only to
  * bridge two planned ranges; they are not planned and a failure inside them is not damage.

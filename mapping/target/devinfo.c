@@ -1,5 +1,5 @@
 /*
- * mapping/devinfo.c - device facts for cli/ and target.c: /dev paths of kernel names, the
+ * mapping/target/devinfo.c - device facts for cli/ and target.c: /dev paths of kernel names, the
  * physical disks under a target (scan locks), and which mounted filesystem uses a device as
  * its external log, realtime device or journal (the policy; kernel/ gives the mounts).
  */

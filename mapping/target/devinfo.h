@@ -1,5 +1,5 @@
 /*
- * mapping/devinfo.h - facts about devices that the rest of the tree asks mapping for
+ * mapping/target/devinfo.h - facts about devices that the rest of the tree asks mapping for
  * (devinfo.c): a kernel name's /dev path, the physical disks under a target, and the
  * filesystem an external log, realtime or journal device belongs to.
  */

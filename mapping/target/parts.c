@@ -1,5 +1,5 @@
 /*
- * mapping/parts.c - partition tables parsed from a disk's bytes, which a reader callback
+ * mapping/target/parts.c - partition tables parsed from a disk's bytes, which a reader callback
  * hands over (no I/O here: fs_disk.c reads the disk, the fuzzer a buffer): a GPT (primary
  * header, else the backup at the last block; header and entry CRCs checked) or an MBR with
  * its chain of extended boot records; and the disk cut into segments in disk order: partition

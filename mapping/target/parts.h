@@ -1,5 +1,5 @@
 /*
- * mapping/parts.h - partition tables parsed from bytes a reader hands over (GPT, MBR with
+ * mapping/target/parts.h - partition tables parsed from bytes a reader hands over (GPT, MBR with
  * extended boot records), and a partitioned disk cut into segments. No I/O.
  */
 #ifndef MEDIASCAN_PARTS_H

@@ -1,5 +1,5 @@
 /*
- * mapping/target.c - resolve what the user named (mount point or block device) to the
+ * mapping/target/target.c - resolve what the user named (mount point or block device) to the
  * filesystem and the devices to read, with their roles and facts: XFS (data, external log,
  * realtime), ext4, a partitioned disk (partitions through their mounted filesystems, the rest
  * read whole) or a bare device. What each kind needs to open is its ops table's (fs.h):

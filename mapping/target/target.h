@@ -1,5 +1,5 @@
 /*
- * mapping/target.h - what the user asked to scan: a mounted filesystem (its data device and
+ * mapping/target/target.h - what the user asked to scan: a mounted filesystem (its data device and
  * external log device), a partitioned disk (its partitions, each planned through its mounted
  * filesystem or read whole, and the gaps between them) or a bare block device, with the facts
  * of each device.

@@ -3,7 +3,7 @@
 # source file of each library, its own compile command (from ninja) is run again with a header
 # of a module above it forced in (-include HEADER): it must fail with "HEADER: No such file".
 # Each forbidden header is tried in every spelling a source file could use: its plain name
-# (fs.h) and its path from each folder above it up to the source root (mapping/fs.h), so
+# (fs.h) and its path from each folder above it up to the source root (mapping/fs/fs.h), so
 # neither the library's include path nor an implicit include directory (the folder a library
 # is built from, the source root) may reach it. The same command with a header of a module
 # below must compile (so a failure is the include path's doing, not the method's). Output goes
@@ -16,17 +16,21 @@ fails=0
 
 # object  allowed-header  forbidden-headers (paths from the source root)...
 checks=(
-	"kernel/libkio.a.p/kio_io.c.o kio.h integrity/verify.h mapping/target.h mediascan/scan.h
-		history/state.h pass/pass.h report/report.h"
-	"integrity/libvfy.a.p/verify.c.o kio_dev.h mapping/target.h mediascan/scan.h history/state.h
-		pass/pass.h"
-	"mapping/libmap.a.p/names_names.c.o kio.h integrity/verify.h mediascan/scan.h history/state.h
-		pass/pass.h report/report.h"
-	"libscan.a.p/mediascan_result.c.o verify.h mapping/target.h mapping/fs.h history/state.h
-		pass/pass.h report/report.h"
-	"history/libhistory.a.p/passes.c.o scan.h mapping/target.h pass/pass.h report/report.h"
-	"pass/libpass.a.p/pass.c.o state.h report/report.h report/html.h
-		patrol/patrol.h cli/cli.h"
+	"kernel/libkio.a.p/kio_io.c.o kio.h integrity/verify.h mapping/target/target.h
+		stack/stack.h klog/klog.h mediascan/scan.h history/state.h pass/pass.h report/report.h"
+	"integrity/libvfy.a.p/verify.c.o kio_dev.h mapping/target/target.h stack/stack.h
+		mediascan/scan.h history/state.h pass/pass.h"
+	"klog/libklog.a.p/klog_md.c.o kio.h mapping/fs/fs.h mapping/target/target.h stack/stack.h
+		integrity/verify.h mediascan/scan.h pass/pass.h"
+	"stack/libstack.a.p/stack.c.o kio.h mapping/fs/fs.h mapping/target/target.h klog/klog.h
+		integrity/verify.h mediascan/scan.h pass/pass.h"
+	"mapping/libmap.a.p/names_names.c.o kio.h stack/stack.h klog/klog.h integrity/verify.h
+		mediascan/scan.h history/state.h pass/pass.h report/report.h"
+	"libscan.a.p/mediascan_result.c.o verify.h mapping/target/target.h mapping/fs/fs.h
+		stack/stack.h klog/klog.h history/state.h pass/pass.h report/report.h"
+	"history/libhistory.a.p/passes.c.o scan.h mapping/target/target.h stack/stack.h pass/pass.h
+		report/report.h"
+	"pass/libpass.a.p/pass.c.o state.h report/report.h report/html.h patrol/patrol.h cli/cli.h"
 	"report/libreport.a.p/report.c.o pass.h patrol/patrol.h patrol/config_file.h
 		patrol/metrics.h cli/cli.h cli/report_cmd.h"
 	"patrol/libpatrol.a.p/patrol.c.o report.h cli/cli.h cli/report_cmd.h cli/status_cmd.h
@@ -83,8 +87,8 @@ done
 # A quoted include is looked up next to the including file first, whatever the include path:
 # "../pass/pass.h" would cross any layer, so no source file may climb out of its folder.
 src=$(cd "$(dirname "$0")/../.." && pwd)
-for d in kernel integrity mapping mediascan history pass report patrol cli; do
-	if grep -n '#include "\.\./' "$src/$d"/*.[ch]; then
+for d in kernel integrity klog stack mapping mediascan history pass report patrol cli; do
+	if grep -rn --include='*.[ch]' '#include "\.\./' "$src/$d"; then
 		echo "FAIL: an include climbs out of $d/"
 		fails=$((fails + 1))
 	fi

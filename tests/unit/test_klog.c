@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_klog.c - mapping/klog.c: kernel log lines that name a failed range, in
+ * tests/unit/test_klog.c - klog/klog.c: kernel log lines that name a failed range, in
  * every prefix style (/dev/kmsg, dmesg, journal), old and new kernel wordings, and lines that
  * look like errors but cannot be used (malformed numbers, empty names, garbage).
  */

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_plan.c - mapping/plan.c's streaming plan over a mocked GETFSMAP
+ * tests/unit/test_plan.c - mapping/plan/plan.c's streaming plan over a mocked GETFSMAP
  * (kio_getfsmap wrapped): which records become ranges, batches stitched across ioctl
  * calls and across map_plan_next calls, resume offsets, counting, whole devices.
  */
