@@ -17,19 +17,11 @@
 #include "fs.h"
 #include "fsmap.h"
 #include "index_xfs.h"
+#include "xfs_ino.h"
 
 #define XFS_INODES_PER_CHUNK_ 64
 #define BULK 256
 #define BMX 64
-
-static unsigned log2_roundup(uint64_t v)
-{
-	unsigned l = 0;
-
-	while ((1ull << l) < v)
-		l++;
-	return l;
-}
 
 /* Data (attr 0) or attribute fork of a directory through GETBMAPX. */
 static int bmapx_match(int fd, int attr, const struct map_ix_query *q, size_t nq,
@@ -113,8 +105,8 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 	const struct kio_xfs_geom *g = &fs->xfs;
 	struct map_fsx *x = map_fsx_get(fs);
 	uint64_t bs = g->blocksize, ag_bytes = (uint64_t)g->agblocks * g->blocksize;
-	unsigned agblklog = log2_roundup(g->agblocks), inopblog;
 	struct kio_xfs_geom_ext ge;
+	struct map_xfs_ino xi;
 	struct kio_xfs_ichunk *chunks = NULL;
 	struct kio_xfs_inode *inodes = NULL;
 	struct map_owner o;
@@ -129,16 +121,15 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 		snprintf(why, whylen, "cannot read the XFS geometry: %s", strerror(-ret));
 		return ret < 0 ? ret : -EINVAL;
 	}
-	inopblog = log2_roundup(bs / ge.inodesize);
+	map_xfs_ino_init(&xi, g, ge.inodesize);
 	/* Log, AG headers and inode chunks live on the data device only. */
 	mq = rt ? 0 : nq;
 
 	/* The internal log. */
 	memset(&o, 0, sizeof(o));
 	if (g->logstart) {
-		uint64_t agno = g->logstart >> agblklog;
-		uint64_t agbno = g->logstart & ((1ull << agblklog) - 1);
-		uint64_t start = agno * ag_bytes + agbno * bs;
+		uint64_t agno = map_xfs_fsb_agno(&xi, g->logstart);
+		uint64_t start = map_xfs_fsb_offset(&xi, g->logstart);
 
 		o.kind = MAP_OWN_LOG;
 		o.meta_type = "log";
@@ -170,13 +161,11 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 	x->skipped_ags = x->unopened = 0;
 	sw = (struct sweep){ .next = 0, .batch = BULK, .skipped = NULL };
 	while (mq && ((n = kio_xfs_inumbers(fs->mount_fd, &sw.next, chunks, sw.batch)) > 0 ||
-		      sweep_retry(&sw, g, agblklog + inopblog, n))) {
+		      sweep_retry(&sw, g, map_xfs_ino_agshift(&xi), n))) {
 		for (int i = 0; i < n; i++) {
 			uint64_t ino = chunks[i].startino;
-			uint64_t agno = ino >> (agblklog + inopblog);
-			uint64_t agino = ino & ((1ull << (agblklog + inopblog)) - 1);
-			uint64_t start = agno * ag_bytes + (agino >> inopblog) * bs +
-					 (agino & ((1ull << inopblog) - 1)) * ge.inodesize;
+			uint64_t agno = map_xfs_ino_agno(&xi, ino);
+			uint64_t start = map_xfs_ino_offset(&xi, ino);
 			uint64_t len = (uint64_t)XFS_INODES_PER_CHUNK_ * ge.inodesize;
 
 			memset(&o, 0, sizeof(o));
@@ -203,7 +192,7 @@ int map_index_xfs(struct map_target *fs, const struct map_ix_query *q, size_t nq
 	}
 	sw = (struct sweep){ .next = 0, .batch = BULK, .skipped = &x->skipped_ags };
 	while ((n = kio_xfs_bulkstat(fs->mount_fd, &sw.next, inodes, sw.batch)) > 0 ||
-	       sweep_retry(&sw, g, agblklog + inopblog, n)) {
+	       sweep_retry(&sw, g, map_xfs_ino_agshift(&xi), n)) {
 		for (int i = 0; i < n; i++) {
 			const struct kio_xfs_inode *in = &inodes[i];
 			int fd;
@@ -263,8 +252,8 @@ int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, int 
 {
 	const struct kio_xfs_geom *g = &fs->xfs;
 	uint64_t bs = g->blocksize, ag_bytes = (uint64_t)g->agblocks * g->blocksize, pos;
-	unsigned agblklog = log2_roundup(g->agblocks), inopblog;
 	struct kio_xfs_geom_ext ge;
+	struct map_xfs_ino xi;
 	size_t n = 0;
 	int ret;
 
@@ -273,7 +262,7 @@ int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, int 
 		return ret;
 	if (!ge.inodesize || !bs || !ag_bytes || ge.inodesize > bs)
 		return -EINVAL;
-	inopblog = log2_roundup(bs / ge.inodesize);
+	map_xfs_ino_init(&xi, g, ge.inodesize);
 	/*
 	 * The kernel reads inodes a cluster at a time (8 KiB of 256-byte inodes, scaled by the
 	 * inode size on v5: 32 inodes): a bad sector loses every inode of its cluster. Clusters
@@ -287,11 +276,7 @@ int map_xfs_chunk_inodes(struct map_target *fs, uint64_t off, uint64_t len, int 
 		end = ag0 + (end - ag0 + cl - 1) / cl * cl;
 		len = end - off;
 	}
-	for (pos = off - off % ge.inodesize; pos < off + len && n < max; pos += ge.inodesize) {
-		uint64_t agno = pos / ag_bytes, agbno = pos % ag_bytes / bs;
-
-		inos[n++] = agno << (agblklog + inopblog) | agbno << inopblog |
-			    (pos % bs) / ge.inodesize;
-	}
+	for (pos = off - off % ge.inodesize; pos < off + len && n < max; pos += ge.inodesize)
+		inos[n++] = map_xfs_ino_at(&xi, pos);
 	return (int)n;
 }

@@ -15,6 +15,7 @@
 #include "damage.h"
 #include "fs.h"
 #include "health.h"
+#include "xfs_ino.h"
 
 /* Health bits newer than xfslibs-dev 6.1's header (values from the kernel's xfs_fs.h). */
 #ifndef XFS_AG_GEOM_SICK_INODES
@@ -261,15 +262,6 @@ static int scrub_available(struct map_target *fs, struct map_fsx *x)
 	return x->scrub == 1;
 }
 
-static unsigned log2_roundup(uint64_t v)
-{
-	unsigned l = 0;
-
-	while ((1ull << l) < v)
-		l++;
-	return l;
-}
-
 /* Whether inode ino is allocated, from the inode btree (XFS_IOC_INUMBERS, which reads no inode
  * cluster): 1 allocated, 0 free, -errno when the kernel did not say. */
 static int inode_allocated(struct map_target *fs, uint64_t ino)
@@ -296,17 +288,15 @@ static void scrub_inode_records(struct map_target *fs, struct map_fsx *x, struct
 {
 	const struct kio_xfs_geom *g = &fs->xfs;
 	uint64_t bs = g->blocksize, ag_bytes = (uint64_t)g->agblocks * bs;
-	unsigned agblklog = log2_roundup(g->agblocks), inopblog;
 	uint64_t end = o->fs_offset + o->length;
+	struct map_xfs_ino xi;
 
 	if (!x->inodesize || !bs || !ag_bytes)
 		return;
-	inopblog = log2_roundup(bs / x->inodesize);
+	map_xfs_ino_init(&xi, g, x->inodesize);
 	for (uint64_t b = o->fs_offset - o->fs_offset % x->inodesize;
 	     b < end && o->nr_scrub < MAP_MAX_SCRUB; b += x->inodesize) {
-		uint64_t agno = b / ag_bytes, in_ag = b % ag_bytes;
-		uint64_t ino = agno << (agblklog + inopblog) | (in_ag / bs) << inopblog |
-			       (in_ag % bs) / x->inodesize;
+		uint64_t ino = map_xfs_ino_at(&xi, b);
 		struct kio_xfs_inode in;
 		int alloc = inode_allocated(fs, ino);
 		uint32_t gen = 0;
