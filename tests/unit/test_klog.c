@@ -155,7 +155,7 @@ static void kernel_line(const char *line)
 }
 
 /*
- * Every form dmesg, journalctl, syslog files and /dev/kmsg give: the README's bare form,
+ * Every form dmesg, journalctl, syslog files and /dev/kmsg give: docs/usage.md's bare form,
  * dmesg -x, -r (<3>), --time-format iso/ctime/reltime/delta, journalctl -o short-full,
  * short-unix, json; a line of no form known is neither kernel's nor another program's.
  */
