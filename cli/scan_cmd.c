@@ -1,6 +1,6 @@
 /*
- * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct report_scan_cfg and run
- * it with report_scan_run() (report/scan_hooks.c).
+ * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct run_cfg and run
+ * it with run_scan() (run/scan.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -82,7 +82,7 @@ static void scan_usage(FILE *f)
 }
 
 /* Return 0, or REPORT_EXIT_USAGE after printing why. */
-static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
+static int parse_args(int argc, char **argv, struct run_cfg *a)
 {
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
@@ -328,11 +328,11 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 
 int cli_scan_main(int argc, char **argv)
 {
-	struct report_scan_cfg a;
+	struct run_cfg a;
 	int ret;
 
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret;
-	return report_scan_run(&a);
+	return run_scan(&a);
 }

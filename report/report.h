@@ -54,6 +54,8 @@ double report_rate(const struct pass_report *rep);
  * @f: where to print it
  */
 void report_print(const struct pass_report *rep, FILE *f);
+/* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
+void report_print_xfs_scrub(const struct pass_report *rep, FILE *f);
 /**
  * report_error_json() - one error of the report as JSON, as in media_errors[].
  * @rep: the report of the pass

@@ -13,8 +13,7 @@ shift
 nm=$(command -v nm) || { echo "skip: no nm"; exit 77; }
 libs=("$@")
 [ ${#libs[@]} -gt 0 ] || libs=(kernel/libkio.a.p stack/libstack.a.p klog/libklog.a.p libscan.a.p
-	pass/libpass.a.p report/libreport.a.p
-	patrol/libpatrol.a.p cli/libcli.a.p)
+	pass/libpass.a.p report/libreport.a.p run/librun.a.p patrol/libpatrol.a.p cli/libcli.a.p)
 fails=0
 
 for lib in "${libs[@]}"; do

@@ -30,10 +30,13 @@ checks=(
 		stack/stack.h klog/klog.h history/state.h pass/pass.h report/report.h"
 	"history/libhistory.a.p/passes.c.o scan.h mapping/target/target.h stack/stack.h pass/pass.h
 		report/report.h"
-	"pass/libpass.a.p/pass.c.o state.h report/report.h report/html.h patrol/patrol.h cli/cli.h"
-	"report/libreport.a.p/report.c.o pass.h patrol/patrol.h patrol/config_file.h
+	"pass/libpass.a.p/pass.c.o state.h report/report.h report/html.h run/run.h patrol/patrol.h
+		cli/cli.h"
+	"report/libreport.a.p/report.c.o pass.h run/run.h patrol/patrol.h patrol/config_file.h
 		patrol/metrics.h cli/cli.h cli/report_cmd.h"
-	"patrol/libpatrol.a.p/patrol.c.o report.h cli/cli.h cli/report_cmd.h cli/status_cmd.h
+	"run/librun.a.p/scan.c.o report.h patrol/patrol.h patrol/config_file.h cli/cli.h
+		cli/report_cmd.h"
+	"patrol/libpatrol.a.p/patrol.c.o run.h cli/cli.h cli/report_cmd.h cli/status_cmd.h
 		cli/map_cmd.h"
 )
 
@@ -87,7 +90,7 @@ done
 # A quoted include is looked up next to the including file first, whatever the include path:
 # "../pass/pass.h" would cross any layer, so no source file may climb out of its folder.
 src=$(cd "$(dirname "$0")/../.." && pwd)
-for d in kernel integrity klog stack mapping mediascan history pass report patrol cli; do
+for d in kernel integrity klog stack mapping mediascan history pass report run patrol cli; do
 	if grep -rn --include='*.[ch]' '#include "\.\./' "$src/$d"; then
 		echo "FAIL: an include climbs out of $d/"
 		fails=$((fails + 1))

@@ -1,19 +1,15 @@
 /*
- * report/scan_hooks.c - the output hooks of a pass (pass/pass.h) as `mediascan scan` and patrol's
- * runs fill them in: messages, the banner and progress, the JSON report and the owners kept
- * in the history, journal events and the on_damage command for damage not told before, and
- * the human summary or the xfs_scrub-shaped error lines of --format xfs_scrub. report_scan_run
- * turns the command line's options into the pass's and runs it.
+ * run/scan.c - the output hooks of a pass (pass/pass.h) as `mediascan scan` and patrol's runs
+ * fill them in with report/'s writers: messages, the banner and progress, the JSON report and
+ * the owners kept in the history, journal events and the on_damage command (hook.c) for damage
+ * not told before, and the human summary or the xfs_scrub-shaped error lines of --format
+ * xfs_scrub. run_scan turns the command line's options into the pass's and runs it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -22,9 +18,8 @@
 #include "files.h"
 #include "journal.h"
 #include "map_stack.h"
-#include "proc.h"
 #include "escape.h"
-#include "scan_hooks.h"
+#include "run.h"
 #include "state.h"
 #include "units.h"
 
@@ -36,7 +31,7 @@ static const char *first_path(const struct pass_report *rep, uint64_t inode)
 }
 
 /* Journal events for error i: the bad range, then each file that lost data in it. */
-static void journal_error(const struct report_scan_cfg *cfg, const struct pass_report *rep,
+static void journal_error(const struct run_cfg *cfg, const struct pass_report *rep,
 			  size_t i, int64_t pass_id)
 {
 	const struct scan_error *e = &rep->r->errors[i];
@@ -78,137 +73,8 @@ static void journal_error(const struct report_scan_cfg *cfg, const struct pass_r
 	}
 }
 
-/* SIGTERM/SIGINT while a hook runs: stop it, then let the handler of the scan see it too. */
-static volatile sig_atomic_t hook_stop;
-static struct sigaction hook_old_term, hook_old_int;
-
-static void on_hook_signal(int sig)
-{
-	const struct sigaction *old = sig == SIGTERM ? &hook_old_term : &hook_old_int;
-
-	hook_stop = sig;
-	if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL &&
-	    old->sa_handler != SIG_IGN)
-		old->sa_handler(sig);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/*
- * Return the wait status of hook pid after ending its process group: SIGTERM, up to
- * HOOK_GRACE_S for the leader to go, then SIGKILL to whatever is left (sent while the leader
- * is not yet reaped, so the group id cannot have been reused), or -errno.
- */
-#define HOOK_GRACE_S 2.0
-static int hook_kill(pid_t pid)
-{
-	double until = mono_s() + HOOK_GRACE_S;
-	int status;
-
-	kill(-pid, SIGTERM);
-	while (mono_s() < until) {
-		siginfo_t si = { 0 };
-
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == pid)
-			break;
-		usleep(20000);
-	}
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return status;
-}
-
-int report_run_hook(const char *cmd, const char *input, double timeout_s)
-{
-	size_t len = strlen(input), off = 0;
-	int pfd[2], status, ret, wfd;
-	double deadline;
-	struct sigaction sa;
-	pid_t pid, self = getpid();
-
-	if (timeout_s <= 0)
-		timeout_s = REPORT_HOOK_TIMEOUT_DEFAULT_S;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return ret;
-	}
-	if (pid == 0) {
-		/* Its own process group, so a timeout ends the hook and all it started. */
-		setpgid(0, 0);
-		if (pass_proc_die_with_parent(SIGTERM, self) == -ESRCH)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);	/* patrol's scanners ignore it */
-		if (dup2(pfd[0], STDIN_FILENO) < 0)
-			_exit(127);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	setpgid(pid, pid);			/* both sides: whichever runs first */
-	close(pfd[0]);
-	wfd = pfd[1];
-	fcntl(wfd, F_SETFL, O_NONBLOCK);
-	signal(SIGPIPE, SIG_IGN);
-	hook_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_hook_signal;
-	sigaction(SIGTERM, &sa, &hook_old_term);
-	sigaction(SIGINT, &sa, &hook_old_int);
-
-	deadline = mono_s() + timeout_s;
-	for (;;) {
-		struct pollfd pf = { .fd = wfd, .events = POLLOUT };
-
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			ret = WIFEXITED(status) ? WEXITSTATUS(status) :
-			      128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-			break;
-		}
-		if (hook_stop || mono_s() >= deadline) {
-			ret = hook_kill(pid);
-			ret = ret < 0 ? ret : hook_stop ? -EINTR : -ETIMEDOUT;
-			break;
-		}
-		/* Feed stdin without blocking: a hook that does not read must still time out. */
-		if (poll(&pf, wfd >= 0 ? 1 : 0, 50) > 0 && wfd >= 0) {
-			ssize_t n = write(wfd, input + off, len - off);
-
-			if (n > 0)
-				off += (size_t)n;
-			else if (n < 0 && errno != EAGAIN && errno != EINTR)
-				off = len;	/* it does not read it all: its choice */
-		}
-		if (wfd >= 0 && off == len) {
-			close(wfd);
-			wfd = -1;
-		}
-	}
-	if (wfd >= 0)
-		close(wfd);
-	sigaction(SIGTERM, &hook_old_term, NULL);
-	sigaction(SIGINT, &hook_old_int, NULL);
-	if (hook_stop && (hook_stop == SIGTERM ? &hook_old_term : &hook_old_int)->sa_handler ==
-	    SIG_DFL)
-		raise(hook_stop);		/* nobody else will act on it */
-	return ret;
-}
-
-/* Say why on_damage (result ret of report_run_hook) did not succeed, and what happens next. */
-static void hook_warn(const struct report_scan_cfg *cfg, int ret, unsigned nr)
+/* Say why on_damage (result ret of run_hook) did not succeed, and what happens next. */
+static void hook_warn(const struct run_cfg *cfg, int ret, unsigned nr)
 {
 	char why[64];
 
@@ -216,7 +82,7 @@ static void hook_warn(const struct report_scan_cfg *cfg, int ret, unsigned nr)
 		return;
 	if (ret == -ETIMEDOUT)
 		snprintf(why, sizeof(why), "timed out after %.0fs and was killed",
-			 cfg->hook_timeout_s > 0 ? cfg->hook_timeout_s : REPORT_HOOK_TIMEOUT_DEFAULT_S);
+			 cfg->hook_timeout_s > 0 ? cfg->hook_timeout_s : RUN_HOOK_TIMEOUT_DEFAULT_S);
 	else if (ret == -EINTR)
 		snprintf(why, sizeof(why), "was stopped: mediascan is stopping");
 	else if (ret < 0)
@@ -231,7 +97,7 @@ static void hook_warn(const struct report_scan_cfg *cfg, int ret, unsigned nr)
 }
 
 /* The JSON handed to on_damage: schema mediascan-damage/1. */
-static json_object *damage_doc(const struct report_scan_cfg *cfg, const struct pass_report *rep,
+static json_object *damage_doc(const struct run_cfg *cfg, const struct pass_report *rep,
 			       int64_t pass_id, json_object *errors)
 {
 	json_object *j = json_object_new_object();
@@ -252,79 +118,16 @@ static json_object *damage_doc(const struct report_scan_cfg *cfg, const struct p
 	return j;
 }
 
-void report_print_xfs_scrub(const struct pass_report *rep, FILE *f)
-{
-	const struct scan_result *r = rep->r;
-	const char *where = rep->t->mount_point[0] ? rep->t->mount_point : rep->t->arg;
-	/* Names are hostile: escaped, so no name forges a line or carries terminal escapes. */
-	char esc[PATH_MAX * 4], wesc[PATH_MAX * 4], desc[PATH_MAX * 4];
-	unsigned nr = 0;
-
-	where = report_escape(where, wesc, sizeof(wesc));
-
-	for (size_t i = 0; i < r->nr_errors; i++) {
-		const struct scan_error *e = &r->errors[i];
-		const char *dev =
-		    report_escape(rep->t->devices[e->dev_idx].path, desc, sizeof(desc));
-
-		if (!scan_is_damage(e))
-			continue;
-		if (!rep->own_count[i]) {
-			fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64
-				" length %" PRIu64 ".\n", dev, e->offset, e->length);
-			nr++;
-		}
-		for (size_t k = 0; k < rep->own_count[i]; k++) {
-			const struct map_owner *o = &rep->dmg.owners[rep->own_first[i] + k];
-			const struct map_inode_paths *p;
-
-			switch (o->kind) {
-			case MAP_OWN_FILE:
-				p = map_damage_paths(&rep->dmg, o->inode);
-				for (unsigned n = 0; p && n < p->nr_paths; n++)
-					fprintf(f, "Unfixable Error: %s: media error %sat data "
-						"offset %" PRIu64 " length %" PRIu64 ".\n",
-						report_escape(p->paths[n], esc, sizeof(esc)),
-						o->flags & MAP_OWNF_ATTR_FORK ?
-						"in extended attribute data " : "",
-						o->file_offset, o->length);
-				if (!p || !p->nr_paths)
-					fprintf(f, "Unfixable Error: inode %" PRIu64 ": media error "
-						"at data offset %" PRIu64 " length %" PRIu64 ".\n",
-						o->inode, o->file_offset, o->length);
-				nr++;
-				break;
-			case MAP_OWN_FREE:
-				break;
-			case MAP_OWN_METADATA:
-			case MAP_OWN_LOG:
-				/* xfs_scrub names metadata by 512-byte disk address. */
-				fprintf(f, "Corruption: disk offset %" PRIu64 ": media error in %s.\n",
-					o->dev_offset / 512, o->meta_type ? o->meta_type : "metadata");
-				nr++;
-				break;
-			default:
-				fprintf(f, "Unfixable Error: %s: media error at disk offset %" PRIu64
-					" length %" PRIu64 ".\n", dev, o->dev_offset, o->length);
-				nr++;
-				break;
-			}
-		}
-	}
-	if (nr)
-		fprintf(f, "%s: unfixable errors found: %u\n", where, nr);
-}
-
 /* What the hooks of one `mediascan scan` (or patrol run) know: its options and the bar. */
-struct report_hooks {
-	const struct report_scan_cfg *cfg;
+struct run_hooks {
+	const struct run_cfg *cfg;
 	int human;			/* the human report goes to stdout */
 	struct report_progress pr;
 };
 
 static void hook_say(void *arg, enum pass_say kind, const char *msg)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 
 	switch (kind) {
 	case PASS_SAY_ERROR:
@@ -348,7 +151,7 @@ static void hook_say(void *arg, enum pass_say kind, const char *msg)
 /* Human: what is about to be read, on one line. */
 static void hook_begin(void *arg, const struct pass_begin *b)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 	const struct map_target *t = b->t;
 	char sz[32], rb[32];
 
@@ -377,21 +180,21 @@ static void hook_begin(void *arg, const struct pass_begin *b)
 
 static void hook_progress(const struct scan_progress *p, void *arg)
 {
-	struct report_hooks *c = arg;
+	struct run_hooks *c = arg;
 
 	report_progress_cb(p, &c->pr);
 }
 
 static void hook_progress_done(void *arg)
 {
-	struct report_hooks *c = arg;
+	struct run_hooks *c = arg;
 
 	report_progress_done(&c->pr);
 }
 
 static int hook_json(void *arg, const struct pass_report *rep)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 	int ret = report_write_json(rep, c->cfg->json);
 
 	if (ret < 0)
@@ -402,7 +205,7 @@ static int hook_json(void *arg, const struct pass_report *rep)
 
 static int hook_html(void *arg, const struct pass_report *rep)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 
 	return report_html_write(rep, c->cfg->html);	/* said why (report/html.c) */
 }
@@ -424,7 +227,7 @@ static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i
 static void hook_journal_error(void *arg, const struct pass_report *rep, size_t i,
 			       int64_t pass_id)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 
 	journal_error(c->cfg, rep, i, pass_id);
 }
@@ -446,7 +249,7 @@ static char *hook_rl_json(void *arg, const struct pass_report *rep, size_t i, in
 /* Journal: a member range lost its redundancy (one event, member and array named). */
 static void hook_journal_rl(void *arg, const struct pass_report *rep, size_t i, int64_t pass_id)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 	const struct pass_stack_rl *e = &rep->stack->rl[i];
 	const char *label = c->cfg->pass.label ? c->cfg->pass.label : c->cfg->pass.target;
 	char msg[PATH_MAX + 1024], array[MAP_STACK_NAME + 8] = "";
@@ -474,7 +277,7 @@ static void hook_journal_rl(void *arg, const struct pass_report *rep, size_t i, 
 static int hook_on_rl(void *arg, const struct pass_report *rep, const size_t *idx, unsigned n,
 		      int64_t pass_id)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 	json_object *rl = json_object_new_array(), *doc;
 	int ret;
 
@@ -485,7 +288,7 @@ static int hook_on_rl(void *arg, const struct pass_report *rep, const size_t *id
 		"a copy failed while another reads: repair each range from the good copy (its "
 		"repair command), then watch or replace the member disk"));
 	json_object_object_add(doc, "redundancy_lost", rl);
-	ret = report_run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
+	ret = run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
 			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
 			   c->cfg->hook_timeout_s);
 	hook_warn(c->cfg, ret, n);
@@ -496,7 +299,7 @@ static int hook_on_rl(void *arg, const struct pass_report *rep, const size_t *id
 static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t pass_id,
 			     int cleared)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 	const struct scan_result *r = rep->r;
 	const char *label = c->cfg->pass.label ? c->cfg->pass.label : c->cfg->pass.target;
 	char msg[PATH_MAX + 256], sz[32];
@@ -520,14 +323,14 @@ static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t p
 static int hook_on_damage(void *arg, const struct pass_report *rep, const size_t *idx,
 			  unsigned n, int64_t pass_id)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 	json_object *fresh = json_object_new_array(), *doc;
 	int ret;
 
 	for (unsigned k = 0; k < n; k++)
 		json_object_array_add(fresh, report_error_json(rep, idx[k]));
 	doc = damage_doc(c->cfg, rep, pass_id, fresh);
-	ret = report_run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
+	ret = run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
 			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
 			   c->cfg->hook_timeout_s);
 	hook_warn(c->cfg, ret, n);
@@ -537,7 +340,7 @@ static int hook_on_damage(void *arg, const struct pass_report *rep, const size_t
 
 static void hook_human(void *arg, const struct pass_report *rep)
 {
-	const struct report_hooks *c = arg;
+	const struct run_hooks *c = arg;
 
 	if (c->cfg->format && strcmp(c->cfg->format, "xfs_scrub") == 0)
 		report_print_xfs_scrub(rep, stderr);
@@ -545,9 +348,9 @@ static void hook_human(void *arg, const struct pass_report *rep)
 		report_print(rep, stdout);
 }
 
-int report_scan_run(const struct report_scan_cfg *a)
+int run_scan(const struct run_cfg *a)
 {
-	struct report_hooks c = { .cfg = a };
+	struct run_hooks c = { .cfg = a };
 	struct pass_hooks h = {
 		.arg = &c, .say = hook_say, .begin = hook_begin, .progress = hook_progress,
 		.progress_done = hook_progress_done, .owners_json = hook_owners_json,
