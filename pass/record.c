@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 #define PASS_CHECKPOINT_INTERVAL_NS 5000000000ull	/* after SIGKILL at most this much is re-read */
 #define PASS_CHECKPOINT_RETRIES 2	/* last tries of a refused final checkpoint (busy: 5 s each) */

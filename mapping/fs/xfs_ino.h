@@ -60,7 +60,8 @@ static inline uint64_t map_xfs_ino_offset(const struct map_xfs_ino *xi, uint64_t
 {
 	uint64_t agino = ino & ((1ull << map_xfs_ino_agshift(xi)) - 1);
 
-	return map_xfs_ino_agno(xi, ino) * xi->ag_bytes + (agino >> xi->inopblog) * xi->block_bytes +
+	return map_xfs_ino_agno(xi, ino) * xi->ag_bytes +
+	       (agino >> xi->inopblog) * xi->block_bytes +
 	       (agino & ((1ull << xi->inopblog) - 1)) * xi->inode_bytes;
 }
 

@@ -97,5 +97,17 @@ for d in kernel integrity klog stack mapping mediascan history pass report run p
 	fi
 done
 
+# A module's internal header (NAME_int.h: pass_int.h, state_int.h, ...) is shared by the files
+# of its own module (top folder) only; the module's interface is its other headers.
+while read -r h; do
+	dir=${h%%/*}
+	out=$(grep -rln --include='*.[ch]' "#include \"$(basename "$h")\"" "$src" |
+		grep -v "^$src/build" | grep -v "^$src/$dir/" | tr '\n' ' ' || :)
+	if [ -n "$out" ]; then
+		echo "FAIL: $h is included outside $dir/: $out"
+		fails=$((fails + 1))
+	fi
+done < <(cd "$src" && find */ -name '*_int.h' -not -path 'build*' -not -path 'tests/*')
+
 [ "$fails" -eq 0 ] || { echo "$fails layering checks failed"; exit 1; }
 echo "every library refuses the headers of the modules above it"
