@@ -1,7 +1,7 @@
 /*
  * stack/stack_geom.c - the geometry of a storage stack as one text, to tell whether it
- * changed between the plan and the reads (issue 19: a grown or reshaped array, a member added
- * or replaced, an LV extended or moved, a dm table reloaded): one line per layer, from the top
+ * changed between the plan and the reads (a grown or reshaped array, a member added or
+ * replaced, an LV extended or moved, a dm table reloaded): one line per layer, from the top
  * device down: its kind and size; for md its level, raid_disks, chunk, layout, reshape
  * position and each member's slot, data offset and size; for dm every row of its live table.
  * A dm-crypt row gives only its device and offset: the key is never copied.

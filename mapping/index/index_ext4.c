@@ -7,8 +7,9 @@
  * every in-use inode's extents (read from the inode itself for shallow trees) are matched
  * against the bad ranges by binary search. Candidates that are files or directories are then
  * confirmed with FIEMAP on the inode opened by handle, so what is reported is what the running
- * kernel maps. Measured on 100k files: ~15 ms for the pass, where FIEMAP of every file costs
- * ~550 ms (docs/performance.md).
+ * kernel maps. The pass reads the inode tables in order and opens no file, so its cost grows
+ * with the inode tables, not with an open and a FIEMAP per file; FIEMAP stays the authority
+ * for the few candidates.
  *
  * The read-only io_manager libext2fs reads through is in io_ext4.c; naming below a damaged
  * directory from the raw device (map_ext4_name_below) in names_ext4.c.

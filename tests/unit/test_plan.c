@@ -337,7 +337,7 @@ static void test_getfsmap_error(void **state)
 }
 
 /*
- * Issue 12: the space map of one AG cannot be read (GETFSMAP fails with EUCLEAN as soon as a
+ * A corrupted filesystem: the space map of one AG cannot be read (GETFSMAP fails with EUCLEAN as soon as a
  * call reaches it): the plan lists the AGs one by one from there, reads the failing one whole
  * from the geometry, records a note, and plans the others from their records.
  */
