@@ -17,9 +17,7 @@
 #include "engine.h"
 #include "state.h"
 
-#define DEFAULT_DEPTH REPORT_SCAN_DEFAULT_DEPTH
 #define MAX_DEPTH 4096
-#define DEFAULT_IO_TIMEOUT_S 30.0
 #define DEFAULT_STATE_DIR REPORT_DEFAULT_STATE_DIR
 
 static void scan_usage(FILE *f)
@@ -77,7 +75,7 @@ static void scan_usage(FILE *f)
 		"  --no-state             keep no checkpoints\n"
 		"  --top-only             on md RAID/LVM/dm-crypt: read the filesystem's device as\n"
 		"                         md serves it, not every copy on the member disks\n",
-		DEFAULT_DEPTH, scan_engine_names(), REPORT_DEFAULT_MAX_FAILED_READS);
+		PASS_DEFAULT_DEPTH, scan_engine_names(), REPORT_DEFAULT_MAX_FAILED_READS);
 	report_print_exits(f, "scan");
 }
 
@@ -127,7 +125,7 @@ static int parse_args(int argc, char **argv, struct run_cfg *a)
 	a->progress = "auto";
 	a->pass.method = "auto";
 	a->pass.state_dir = DEFAULT_STATE_DIR;
-	a->pass.io_timeout_s = DEFAULT_IO_TIMEOUT_S;
+	a->pass.io_timeout_s = PASS_DEFAULT_IO_TIMEOUT_S;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {

@@ -33,6 +33,8 @@ enum pass_exit {
 };
 
 #define PASS_DEFAULT_DEPTH 16
+/* A read slower than this is set aside, read again alone and narrowed (`--io-timeout`). */
+#define PASS_DEFAULT_IO_TIMEOUT_S 30.0
 /* Failed or late reads in a row on one device before the disk is called failing. */
 #define PASS_DEFAULT_MAX_FAILED_READS 4096
 

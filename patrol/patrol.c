@@ -101,7 +101,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	a.quiet = 1;
 	a.pass.resume = 1;
 	a.pass.merge_gap = (uint64_t)-1;
-	a.pass.io_timeout_s = 30.0;
+	a.pass.io_timeout_s = PASS_DEFAULT_IO_TIMEOUT_S;
 	a.pass.window_s = pt->c.o.window_s;
 	a.pass.window_from_start = 1;
 	a.pass.rate_min = pt->c.o.rate_min_bps;

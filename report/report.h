@@ -27,7 +27,6 @@ enum report_exit {
 };
 
 #define REPORT_DEFAULT_STATE_DIR "/var/lib/mediascan"
-#define REPORT_SCAN_DEFAULT_DEPTH PASS_DEFAULT_DEPTH
 /* Failed or late reads in a row on one device before the disk is called failing. */
 #define REPORT_DEFAULT_MAX_FAILED_READS PASS_DEFAULT_MAX_FAILED_READS
 
