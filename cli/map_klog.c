@@ -1,6 +1,6 @@
 /*
  * cli/map_klog.c - `mediascan map --kernel-log`: kernel log lines (a file, stdin or /dev/kmsg)
- * turned into queries. Each line is parsed (mapping/klog.c), its kernel device name looked up
+ * turned into queries. Each line is parsed (klog/klog.c), its kernel device name looked up
  * once, its sector or buffer block turned into bytes; lines that cannot be used are counted
  * and a few shown; from /dev/kmsg, the times a device (re)appeared or had a filesystem mounted
  * are kept, so that a range logged before is not mapped onto what is there now.

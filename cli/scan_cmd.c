@@ -1,6 +1,6 @@
 /*
- * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct report_scan_cfg and run
- * it with report_scan_run() (report/scan_hooks.c).
+ * cli/scan_cmd.c - `mediascan scan TARGET`: parse options into a struct run_cfg and run
+ * it with run_scan() (run/scan.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,9 +17,7 @@
 #include "engine.h"
 #include "state.h"
 
-#define DEFAULT_DEPTH REPORT_SCAN_DEFAULT_DEPTH
 #define MAX_DEPTH 4096
-#define DEFAULT_IO_TIMEOUT_S 30.0
 #define DEFAULT_STATE_DIR REPORT_DEFAULT_STATE_DIR
 
 static void scan_usage(FILE *f)
@@ -84,12 +82,12 @@ static void scan_usage(FILE *f)
 		"  --no-state             keep no checkpoints\n"
 		"  --top-only             on md RAID/LVM/dm-crypt: read the filesystem's device as\n"
 		"                         md serves it, not every copy on the member disks\n",
-		DEFAULT_DEPTH, scan_engine_names(), REPORT_DEFAULT_MAX_FAILED_READS);
+		PASS_DEFAULT_DEPTH, scan_engine_names(), REPORT_DEFAULT_MAX_FAILED_READS);
 	report_print_exits(f, "scan");
 }
 
 /* Return 0, or REPORT_EXIT_USAGE after printing why. */
-static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
+static int parse_args(int argc, char **argv, struct run_cfg *a)
 {
 	enum {
 		O_JSON = 256, O_IOSIZE, O_DEPTH, O_ENGINE, O_METHOD, O_GAP, O_PROGRESS, O_RATE,
@@ -136,7 +134,7 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 	a->progress = "auto";
 	a->pass.method = "auto";
 	a->pass.state_dir = DEFAULT_STATE_DIR;
-	a->pass.io_timeout_s = DEFAULT_IO_TIMEOUT_S;
+	a->pass.io_timeout_s = PASS_DEFAULT_IO_TIMEOUT_S;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -353,11 +351,11 @@ static int parse_args(int argc, char **argv, struct report_scan_cfg *a)
 
 int cli_scan_main(int argc, char **argv)
 {
-	struct report_scan_cfg a;
+	struct run_cfg a;
 	int ret;
 
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret;
-	return report_scan_run(&a);
+	return run_scan(&a);
 }

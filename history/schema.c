@@ -111,7 +111,7 @@ static const char *const state_migrations[] = {
 	"ALTER TABLE passes ADD COLUMN kind TEXT NOT NULL DEFAULT 'full';\n"
 	"CREATE INDEX errors_target_device ON errors(target_id, device, offset);\n",
 	/*
-	 * 4 -> 5: redundancy lost (issue 19): a member range of an array failed while another
+	 * 4 -> 5: redundancy lost: a member range of an array failed while another
 	 * copy read fine. Kept under the member disk's identity (WWN/serial, ":partN" for a
 	 * partition; its path only when it has none) and the UUID of the array that holds the
 	 * other copies (md's uuid, or the DM uuid of an LVM RAID LV), never under the

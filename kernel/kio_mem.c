@@ -3,12 +3,11 @@
  *
  * A registered (or pinned) buffer of 4 KiB pages reaches the block layer as one segment per
  * page, and a device's segment limit (queue/max_segments: loop 128, NVMe 127-128) then splits
- * every 1 MiB read in two; one huge page is one segment (measured in docs/performance.md:
- * 1 MiB requests again, 3.8x on a loop device). Order of attempts: a transparent huge page
- * (2 MiB-aligned anonymous mapping + MADV_HUGEPAGE, faulted in at once), then a hugetlbfs
- * page (MAP_HUGETLB, when the admin reserved some: THP "never" is common on database hosts),
- * then plain pages (reads are then split at the block layer: correct, and measured no slower
- * on a loop device; the caller reports which kind it got).
+ * every 1 MiB read in two; one huge page is one segment, so each read stays one request.
+ * Order of attempts: a transparent huge page (2 MiB-aligned anonymous mapping +
+ * MADV_HUGEPAGE, faulted in at once), then a hugetlbfs page (MAP_HUGETLB, when the admin
+ * reserved some: THP "never" is common on database hosts), then plain pages (reads are then
+ * split at the block layer, which is correct; the caller reports which kind it got).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -54,10 +54,10 @@ static void exec_note_bw(struct exec *x, uint64_t bytes, uint64_t lat_ns, int fu
  * The reads the loop keeps in flight. Pacing by latency: twice the bandwidth-delay product
  * (BBR's in-flight cap: the most the disk delivers times its time for one read alone), at
  * least two reads, at most the depth. A one-queue disk gives the same throughput at two
- * reads in flight as at sixteen, but a foreground's first request waited behind all sixteen
- * (the bursty writer of docs/performance.md: each burst met 16 MiB of the scan's reads
- * queued before the scan could see it and pause). A parallel disk shows more bandwidth at
- * each step, so the cap doubles until it stops growing. Other pacing: the depth.
+ * reads in flight as at sixteen, while every read queued beyond that is time a foreground's
+ * first request waits behind before the scan can see it and pause. A parallel disk shows
+ * more bandwidth at each step, so the cap doubles until it stops growing. Other pacing: the
+ * depth.
  */
 static unsigned exec_inflight_cap(const struct exec *x)
 {
@@ -405,8 +405,9 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	}
 	/*
 	 * Small pages split a read that needs more than max_segments of them in two at the
-	 * block layer. Capping reads at max_segments pages instead was measured no faster
-	 * (docs/performance.md, "THP never"), so reads keep their size; the report says.
+	 * block layer. Reads keep the size asked for all the same: a split read is correct, and
+	 * the block layer splits at no more cost than two smaller reads would have; the report's
+	 * io_buffer says which kind of buffer the scan got.
 	 */
 	r->io_size = o->io_size;
 	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 /* Slow and device-fault ranges: not lost, but their owners are at risk. */
 static int is_at_risk(const struct scan_error *e)

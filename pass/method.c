@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 static uint32_t xfs_dev_of_role(enum map_role role)
 {

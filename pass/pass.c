@@ -17,7 +17,7 @@
 
 #include "engine.h"
 #include "kio.h"
-#include "pass.h"
+#include "pass_int.h"
 
 static volatile sig_atomic_t stop_requested;
 

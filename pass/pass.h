@@ -1,9 +1,9 @@
 /*
  * pass/pass.h - one pass over one target, as `mediascan scan` and each of patrol's runs do it:
  * plan (mapping/) -> scan (mediascan/) -> map (mapping/) -> record (history/) -> report (the
- * output hooks report/ fills in). The stages are files of this folder, as xfs_scrub's phases
- * are; pass.c runs them as a table over one context and undoes them with one teardown;
- * say.c carries their messages.
+ * output hooks run/ fills in). This is the interface the layers above use: the options, the
+ * report, the hooks, pass_run, and the few stage services they call (plan size, method probe,
+ * owner batches, the store's key, locks). The stages' own declarations are in pass_int.h.
  */
 #ifndef MEDIASCAN_PASS_H
 #define MEDIASCAN_PASS_H
@@ -33,6 +33,8 @@ enum pass_exit {
 };
 
 #define PASS_DEFAULT_DEPTH 16
+/* A read slower than this is set aside, read again alone and narrowed (`--io-timeout`). */
+#define PASS_DEFAULT_IO_TIMEOUT_S 30.0
 /* Failed or late reads in a row on one device before the disk is called failing. */
 #define PASS_DEFAULT_MAX_FAILED_READS 4096
 #define PASS_DEFAULT_SAMPLE_PERMILLE 10	/* a dataless method's passed bytes also read: 1% */
@@ -173,14 +175,7 @@ int pass_run(const struct pass_opts *o, const struct pass_hooks *h);
 void pass_say(const struct pass_hooks *h, enum pass_say kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* plan.c: the plan stage. */
-struct pass_plan {
-	struct map_plan *plan;
-	struct map_range buf[64];	/* mapping's ranges, handed over as scan_ranges */
-	const struct scan_watch *watch;	/* recheck: the open errors, as the plan */
-	size_t nr_watch, pos;
-	const struct map_target *t;
-};
+/* plan.c: the plan's size and ranges without a scan (patrol, the HTML report). */
 /**
  * pass_plan_count() - the planned bytes of a target (a counting pass, nothing read).
  * @t: the open target
@@ -190,34 +185,6 @@ struct pass_plan {
  * Return: 0, or -errno.
  */
 int pass_plan_count(struct map_target *t, const struct map_plan_opts *po, uint64_t *planned);
-/**
- * pass_plan_open() - open the plan of a target as the scan's source.
- * @pp: the plan stage's state (closed with pass_plan_close())
- * @t: the open target
- * @po: plan options
- * @src: set to a source handing mapping's ranges over as mediascan's scan_ranges
- *
- * Return: 0, or -errno.
- */
-int pass_plan_open(struct pass_plan *pp, struct map_target *t, const struct map_plan_opts *po,
-		   struct scan_source *src);
-/**
- * pass_plan_recheck() - make the history's open errors the plan (a recheck).
- * @pp: the plan stage's state
- * @t: the open target
- * @w: the watched open errors
- * @n: how many
- * @src: set to a source handing them over as scan_ranges
- *
- * Return: 0.
- */
-int pass_plan_recheck(struct pass_plan *pp, const struct map_target *t,
-		      const struct scan_watch *w, size_t n, struct scan_source *src);
-/**
- * pass_plan_close() - close what pass_plan_open() opened (nothing open: nothing done).
- * @pp: the plan stage's state
- */
-void pass_plan_close(struct pass_plan *pp);
 /**
  * pass_plan_each() - hand each range of a target's plan to a function: the plan for a reader
  * that wants the ranges, not a scan (the HTML report's map of planned cells).
@@ -272,16 +239,6 @@ int pass_method_prove(struct pass_method *m, const struct vfy_ops *asked, int tr
 		      struct scan_state *st, struct map_target *t, const struct map_plan_opts *po,
 		      struct scan_opts *so, char *err, size_t len);
 /**
- * pass_method_trust_keep() - keep each device's trust verdict in the history under its
- * identity (best effort; devices without an identity, or whose verdict came from there, are
- * skipped).
- * @st: the store (NULL: nothing kept)
- * @m: the method's devices
- * @method: the dataless method the verdicts are about
- */
-void pass_method_trust_keep(struct scan_state *st, const struct pass_method *m,
-			    const char *method);
-/**
  * pass_method_untrusted() - whether a dataless method was found not to read a device's medium.
  * @m: the method and its devices
  *
@@ -289,50 +246,10 @@ void pass_method_trust_keep(struct scan_state *st, const struct pass_method *m,
  */
 int pass_method_untrusted(const struct pass_method *m);
 /**
- * pass_method_use_read() - read instead of the chosen method (the proof failed, or the method
- * was voided mid-scan), with the isolation that fits the devices.
- * @m: the method and its devices
- * @t: the open target
- * @so: its vfy and vfy_isolate set
- */
-void pass_method_use_read(struct pass_method *m, const struct map_target *t, struct scan_opts *so);
-/**
- * pass_method_note() - add to why the method was chosen (printf-style).
- * @m: the method
- * @fmt: the format
- */
-void pass_method_note(struct pass_method *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/**
  * pass_method_close() - close the devices pass_method_setup() opened (none: nothing done).
  * @m: the method's devices
  */
 void pass_method_close(struct pass_method *m);
-
-/* scan.c: the scan stage's options from the target. */
-/**
- * pass_scan_devices() - the devices of a target as the executor sees them.
- * @t: the open target
- * @devs: filled in, SCAN_MAX_DEVICES entries
- *
- * Return: the number of devices written.
- */
-unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs);
-/* Watch disk or partition name (a view of the governor) for scan device d. */
-void pass_scan_view_add(struct scan_opts *so, const char *name, unsigned d);
-/**
- * pass_scan_views() - watch each device of a target and its whole disk for foreground load.
- * @t: the open target
- * @so: its views set (the governor backs off when they are busy)
- */
-void pass_scan_views(const struct map_target *t, struct scan_opts *so);
-
-/* stack.c: the storage stack's safety rules. */
-/*
- * Return 0 when the md arrays under t may be scanned (a degraded one with a warning through
- * h), or PASS_EXIT_OPERATIONAL (said why) when one resyncs, recovers, reshapes or checks.
- */
-int pass_stack_check(const struct map_target *t, const struct pass_hooks *h);
 
 /* stack_scan.c, stack_verdict.c: a stacked filesystem read at member level. */
 /* One member range that failed while another copy (or the rest of its stripe) read fine. */
@@ -414,104 +331,9 @@ struct pass_stack {
 	struct scan_error *loaded;
 	size_t nr_loaded;
 };
-/**
- * pass_stack_member_plan() - plan `scan MEMBER_DISK` through the stack above the disk.
- * @ps: the stack state; ps->mr gets the plan, ps->note what was done
- * @t: the open target (a bare disk)
- * @err: why it failed
- * @len: size of err
- *
- * The ranges of the disk that hold written data of the mounted filesystem above it (every
- * copy, parity of the rows) plus the layers' metadata on it.
- *
- * Return: 1 when planned so, 0 when t is not such a disk or the filesystem above is not
- * mounted or cannot be mapped down (the whole disk is planned, said in ps->note), -errno.
- */
-int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, char *err,
-			   size_t len);
-/* Open the mounted filesystem on top device top (kernel name) as a map target; -ENOENT when
- * it is not mounted (said in err). */
-int pass_stack_top_open(const char *top, struct map_target *ft, char *err, size_t len);
-/*
- * scan MEMBER_DISK: each media error of r on the disk mapped up the stack, its other copies
- * (or the rest of its stripe) read there and then (O_DIRECT, only that range) for the
- * verdict, into ps->rl: redundancy lost, or no copy reads (lost). r is left as it is: the
- * disk's own errors. Return 0 or -ENOMEM.
- */
-int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *r);
-/* Hand ps->mr over as the scan's source. */
-void pass_stack_member_source(struct pass_stack *ps, struct scan_source *src);
 /* Return the member range the error at fs offset off of the filesystem's device was read at. */
 const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64_t off);
-/*
- * Return 1 after opening the members (O_DIRECT) under t's filesystem device when it sits on
- * md or dm, 0 when it does not (nothing opened), or -errno with why in err.
- */
-int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err, size_t len);
-/*
- * Return 0 when the geometry of the stack under ps->top is what it was at pass_stack_open
- * (or could not be read then), -ESTALE with what changed in ps->geom_msg when it changed.
- */
-int pass_stack_geometry_check(struct pass_stack *ps);
-/* Keep the geometry the scan depends on now (ps->top's stack, or ps->gtop's). */
-void pass_stack_geometry_mark(struct pass_stack *ps);
-/*
- * Return pass_stack_geometry_check's answer when *at (CLOCK_MONOTONIC ns of the last check,
- * 0 never) is a second old or more, and set *at to now; 0 without a check otherwise.
- */
-int pass_stack_geometry_due(struct pass_stack *ps, uint64_t *at);
-/* Return scan_run's answer, the geometry watched from the progress callback (a change stops the
- * reads; *changed set, r not said stopped). */
-int pass_stack_run_watched(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
-			   struct scan_source *src, struct scan_opts *so, struct scan_result *r,
-			   int *changed);
-/* The geometry changed: r failed (-ESTALE, not complete) with ps->geom_msg as its message. */
-void pass_stack_geometry_fatal(const struct pass_stack *ps, struct scan_result *r);
-/*
- * Return scan_run's answer for scan MEMBER_DISK (ps->member_plan) over devs, stopped with
- * r->fatal -ESTALE when a stack above the disk changed its geometry during the reads.
- */
-int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
-			   struct scan_source *src, struct scan_opts *so, struct scan_result *r);
-/* Close the members and free the verdicts. */
-void pass_stack_close(struct pass_stack *ps);
-/*
- * Return 0 with *planned set to the bytes a member-level scan of t's plan reads (every copy,
- * the parity of the rows, as pass_stack_scan maps them at reads of io_size), or -errno.
- */
-int pass_stack_count(struct pass_stack *ps, struct map_target *t, const struct map_plan_opts *po,
-		     uint32_t io_size, uint64_t *planned);
-/*
- * Return scan_run's answer after reading src's ranges (the top's plan) on every copy. With
- * so->checkpoint set, checkpoints store the top device's cursor (no errors: see pass_stack);
- * errors already in r (loaded by a resume) move to ps->loaded.
- */
-int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_opts *so,
-		    struct scan_result *r, char *err, size_t len);
-/*
- * Return 0 after turning r's member errors into the filesystem device's errors (no copy
- * reads: damage) or ps->rl (redundancy lost), the loaded ones added back, or -ENOMEM.
- */
-int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r);
-/* Return 0 after naming the owners of ps->rl and setting rep's exit bits, or -errno. */
-int pass_stack_map(struct pass_stack *ps, struct pass_report *rep);
-
-/* map.c: the map stage. */
-/**
- * pass_map() - the map stage: verdict counts and exit bits of every error of rep->r, owners
- * and paths of damage and of ranges at risk.
- * @rep: the report (t, r, no_checkpoint set); freed with pass_report_free()
- *
- * Return: 0, or -errno (the exit bits are set as far as they were).
- */
-int pass_map(struct pass_report *rep);
-/**
- * pass_report_free() - free what pass_map() allocated.
- * @rep: the report
- *
- * Return: 0.
- */
-int pass_report_free(struct pass_report *rep);
+/* map.c: owners of ranges, one batch per device (the map stage and `mediascan map`). */
 /**
  * pass_map_batch() - add ranges to look owners up for, one batch per run of one device:
  * nearby ranges share GETFSMAP passes. The map stage and `mediascan map` both use it.
@@ -527,25 +349,7 @@ int pass_report_free(struct pass_report *rep);
 int pass_map_batch(struct map_damage *d, struct map_target *t, const uint32_t *dev,
 		   const uint64_t *off, const uint64_t *len, size_t n);
 
-/* record.c: the record stage (the state store). */
-struct pass_record {
-	struct scan_state *st;
-	int64_t pass_id;
-	int64_t pass_started;		/* unix seconds, of a resumed pass */
-	const char *dev_keys[MAP_MAX_DEVICES];	/* what error rows name each device by */
-	int warned;
-	size_t unsaved;			/* errors the last checkpoint could not store */
-	uint64_t cursor[MAP_MAX_DEVICES];	/* of the last checkpoint tried */
-	unsigned nr_cursor;
-	uint64_t scanned_bytes;
-	/* The history's open errors on this target's devices: what a clean read may clear. */
-	struct scan_watch *watch;
-	int64_t *watch_ids;
-	size_t nr_watch, cap_watch;
-	const struct map_target *t;
-	const struct pass_hooks *h;
-	char key[8192];			/* the store's key of the target */
-};
+/* record.c: the store's key of a target, and its directory checked. */
 /* Write the state store's key of target t (filesystem type:UUID:devices) into key. */
 void pass_target_key(const struct map_target *t, char *key, size_t len);
 /*
@@ -553,60 +357,6 @@ void pass_target_key(const struct map_target *t, char *key, size_t len);
  * write; -EPERM/-ENOTDIR/-errno with why otherwise (call it before opening the state store).
  */
 int pass_check_state_dir(const char *dir, char *why, size_t len);
-/*
- * Return 0 after opening the store and beginning (or resuming, *resumed set) the pass,
- * with so's watches, resume cursors and po's start offsets set and the errors found before
- * an interruption in r; -ENOENT for a recheck with nothing to recheck; -errno otherwise.
- */
-int pass_record_begin(struct pass_record *k, const struct pass_opts *o, const struct map_target *t,
-		      const struct vfy_ops *method, struct scan_opts *so, struct map_plan_opts *po,
-		      struct scan_result *r, int *resumed);
-/* Set the scan's checkpoint callback to store checkpoints in k. */
-void pass_record_checkpoints(struct pass_record *k, struct scan_opts *so);
-/*
- * A member-level scan's checkpoints store no errors (their verdicts need the whole pass): its
- * end stores the top device's errors (after the verdicts) with the cursor of a complete pass
- * (every device done) or top (device 0; any others read again). Set that cursor for
- * pass_record_unsaved, which stores it even when there is no error.
- */
-void pass_record_end_cursor(struct pass_record *k, const struct map_target *t,
-			    const struct scan_result *r, uint64_t top);
-/*
- * Return 0 when every error of r is in the store (a refused last checkpoint is tried again);
- * -EIO when some are not: then r is failed and incomplete, with why in r->fatal_msg.
- */
-int pass_record_unsaved(struct pass_record *k, struct scan_result *r);
-/* End the pass in the store: complete, failed or interrupted as r says. */
-void pass_record_finish(struct pass_record *k, const struct scan_result *r);
-/*
- * Return the number of settled errors after storing owners, settling the open errors a
- * complete pass did not see fail, and telling (journal, on_damage hooks) damage not told
- * before (k->st may be NULL: everything is new); damage is marked told only once told.
- */
-int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
-		       const struct pass_report *rep, const struct scan_opts *so, int resumed);
-/*
- * Return the number of redundancy-lost ranges of rep->stack never told before, after storing
- * them all (member identity, array UUID, copies, owners) and telling the new ones (journal,
- * on_damage); -errno when the store refused them (said). Called while the pass runs.
- */
-int pass_record_rl(struct pass_record *k, const struct pass_report *rep);
-/*
- * A resumed member-level pass: count in ps the open redundancy-lost ranges (no_copy apart) its
- * interrupted runs stored. Call before this run's are recorded.
- */
-void pass_record_rl_earlier(struct pass_record *k, struct pass_stack *ps);
-/* A complete pass (ended in the store) clears the redundancy-lost rows it did not see fail. */
-void pass_record_rl_settle(struct pass_record *k, const struct pass_report *rep);
-/*
- * A member-level pass stopped after its redundancy-lost ranges were stored: store where it
- * stopped (its checkpoints held the cursor before the first member error, whose verdict only
- * the run's end made), so a resume goes on from there.
- */
-void pass_record_stack_cursor(struct pass_record *k, uint64_t top);
-/* Close the store and free k's watches. */
-void pass_record_close(struct pass_record *k);
-
 /* lock.c: one scan per target and per physical disk (the disks: map_target_disks). */
 #define PASS_LOCK_DIR "/run/mediascan"
 #define PASS_MAX_DISKS 8		/* physical disks under one target */

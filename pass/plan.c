@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 /* The plan as a scan_source: mapping's ranges handed over as mediascan's. */
 _Static_assert(MAP_MAX_GAPS <= SCAN_MAX_GAPS, "every bridged gap of a plan range is handed over");

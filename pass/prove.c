@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 #define PROOF_MAX_SPANS 1024
 #define PROOF_MIN_SPAN (64u << 10)	/* shorter ranges time the command, not the medium */

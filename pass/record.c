@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 #define PASS_CHECKPOINT_INTERVAL_NS 5000000000ull	/* after SIGKILL at most this much is re-read */
 #define PASS_CHECKPOINT_RETRIES 2	/* last tries of a refused final checkpoint (busy: 5 s each) */
 
-/* The key under which the state store knows this target (mapping/target.c: UUID, WWN...). */
+/* The key under which the state store knows this target (mapping/target/target.c: UUID, WWN...). */
 void pass_target_key(const struct map_target *t, char *key, size_t len)
 {
 	char legacy[8192];

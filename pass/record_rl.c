@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 int pass_record_rl(struct pass_record *k, const struct pass_report *rep)
 {

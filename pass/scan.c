@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pass.h"
+#include "pass_int.h"
 
 unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs)
 {

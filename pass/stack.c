@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pass.h"
+#include "pass_int.h"
 #include "stack.h"
 
 int pass_stack_check(const struct map_target *t, const struct pass_hooks *h)

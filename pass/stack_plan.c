@@ -15,7 +15,7 @@
 #include <sys/sysmacros.h>
 
 #include "kio.h"
-#include "pass.h"
+#include "pass_int.h"
 #include "stack.h"
 
 #define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)

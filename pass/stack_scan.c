@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "kio.h"
-#include "pass.h"
+#include "pass_int.h"
 #include "stack.h"
 
 #define PEND_MAX 1024

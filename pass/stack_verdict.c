@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "kio.h"
-#include "pass.h"
+#include "pass_int.h"
 
 static int leaf_of(const struct pass_stack *ps, const char *name)
 {

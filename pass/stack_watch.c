@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pass.h"
+#include "pass_int.h"
 #include "stack.h"
 
 /* How often the stack's geometry is read again while its members are read. */

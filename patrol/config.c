@@ -468,7 +468,7 @@ int patrol_config_load(const char *file, struct patrol_config *c, char *err, siz
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", REPORT_DEFAULT_STATE_DIR);
 	c->global.window_s = PATROL_DEFAULT_WINDOW_S;
-	c->global.hook_timeout_s = REPORT_HOOK_TIMEOUT_DEFAULT_S;
+	c->global.hook_timeout_s = RUN_HOOK_TIMEOUT_DEFAULT_S;
 	c->global.active_start_min = -1;
 	p.f = fopen(file, "re");
 	if (!p.f) {

@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "report.h"
-#include "scan_hooks.h"
+#include "run.h"
 
 /* -Dconfigfile (meson_options.txt), the same path the systemd units read. */
 #define PATROL_DEFAULT_CONFIG MEDIASCAN_CONFIG_FILE

@@ -8,7 +8,7 @@
  *
  * This file is the daemon's loop: signals, starting, reaping and reloading scans, the metrics
  * file. Its target table (resolve, load, when due) is targets.c; the scan it forks is the pass
- * (pass/pass.c) with cli's output hooks (report/scan_hooks.c).
+ * (pass/pass.c) with the output hooks of run/scan.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +31,7 @@
 #include "patrol.h"
 #include "patrol_int.h"
 #include "proc.h"
-#include "scan_hooks.h"
+#include "run.h"
 #include "units.h"
 
 #define PATROL_RUN_MAX_S 3600.0		/* a scan run ends (and reports) at least hourly */
@@ -74,7 +74,7 @@ static int patrol_metrics_s(void)
  */
 static void patrol_child(struct patrol *p, struct patrol_target *pt, int active, pid_t parent)
 {
-	struct report_scan_cfg a;
+	struct run_cfg a;
 	struct sigaction sa;
 	int ret;
 
@@ -101,7 +101,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	a.quiet = 1;
 	a.pass.resume = 1;
 	a.pass.merge_gap = (uint64_t)-1;
-	a.pass.io_timeout_s = 30.0;
+	a.pass.io_timeout_s = PASS_DEFAULT_IO_TIMEOUT_S;
 	a.pass.window_s = pt->c.o.window_s;
 	a.pass.window_from_start = 1;
 	a.pass.rate_min = pt->c.o.rate_min_bps;
@@ -115,7 +115,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 	a.journal = 1;
 	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
 	a.hook_timeout_s = pt->c.o.hook_timeout_s;
-	_exit(report_scan_run(&a));
+	_exit(run_scan(&a));
 }
 
 /*

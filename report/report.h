@@ -27,7 +27,6 @@ enum report_exit {
 };
 
 #define REPORT_DEFAULT_STATE_DIR "/var/lib/mediascan"
-#define REPORT_SCAN_DEFAULT_DEPTH PASS_DEFAULT_DEPTH
 /* Failed or late reads in a row on one device before the disk is called failing. */
 #define REPORT_DEFAULT_MAX_FAILED_READS PASS_DEFAULT_MAX_FAILED_READS
 
@@ -54,6 +53,8 @@ double report_rate(const struct pass_report *rep);
  * @f: where to print it
  */
 void report_print(const struct pass_report *rep, FILE *f);
+/* Print the damage of rep in xfs_scrub's shape ("Unfixable Error: PATH: media error ..."). */
+void report_print_xfs_scrub(const struct pass_report *rep, FILE *f);
 /**
  * report_error_json() - one error of the report as JSON, as in media_errors[].
  * @rep: the report of the pass

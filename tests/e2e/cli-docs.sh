@@ -1,21 +1,22 @@
 #!/bin/bash
-# cli-docs.sh - --help, README and the man page say the same things, and the small answers of
-# the command line are true (issue 20): every long option of every subcommand's --help is in
-# README and the man page; every row of `mediascan help exit` (the one exit table) is in
-# README's table and the man page; `help CMD` is `CMD --help`; the unknown-command line names
-# every command; the bash completion offers --quiet once and devices for map; status and
-# report without a state store say "no history yet" and exit 0; --io-size 3000 is refused.
+# cli-docs.sh - --help, the docs and the man page say the same things, and the small answers of
+# the command line are true: every long option of every subcommand's --help is in the options
+# reference (docs/usage.md) and the man page; every row of `mediascan help exit` (the one exit
+# table) is in README's table and the man page; `help CMD` is `CMD --help`; the unknown-command
+# line names every command; the bash completion offers --quiet once and devices for map; status
+# and report without a state store say "no history yet" and exit 0; --io-size 3000 is refused.
 set -euo pipefail
 . "$(dirname "$0")/../lib/ms.sh"
 ms_require
 M=$MEDIASCAN
 readme=$E2E_ROOT/README.md
+usage=$E2E_ROOT/docs/usage.md
 man=$E2E_ROOT/man/mediascan.8.scd
 cmds="scan map patrol status report probe forget"
 
 for c in $cmds; do
 	for o in $("$M" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-		e2e_check "README names $c $o" grep -qE -- "$o([^a-z-]|$)" "$readme"
+		e2e_check "docs/usage.md names $c $o" grep -qE -- "$o([^a-z-]|$)" "$usage"
 		e2e_check "the man page names $c $o" grep -q -- "$o" "$man"
 	done
 	ms_expect_eq "help $c is $c --help" "$("$M" help "$c" | md5sum)" "$("$M" "$c" --help | md5sum)"

@@ -143,7 +143,7 @@ rc=0
 ms_expect_eq "empty log: exit 4 (nothing checked)" "$rc" 4
 e2e_check "empty log: said so" grep -q "kernel log is empty" "$E2E_DIR/err"
 
-# Every form dmesg, journalctl and syslog give, the README's bare form first: each is the
+# Every form dmesg, journalctl and syslog give, docs/usage.md's bare form first: each is the
 # kernel's line and is mapped (they used to be "not from the kernel (ignored)", exit 0).
 forms=$E2E_DIR/forms.log
 json_msg="I/O error, dev $DN, sector $SEC_X op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2"

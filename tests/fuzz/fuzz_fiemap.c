@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_fiemap.c - FIEMAP extent lists (a corrupted inode maps to odd extents:
  * overlapping, any physical address, any flags, lengths near 2^64) matched against the
- * damaged ranges (mapping/index.c map_ix_match_fd), through a fake kio_fiemap (linked with
+ * damaged ranges (mapping/index/index.c map_ix_match_fd), through a fake kio_fiemap (linked with
  * --wrap=kio_fiemap) that answers as the kernel does: extents sorted by file offset, those
  * ending after fm_start, at most fm_extent_count, the last one flagged. Every hit must lie in
  * a queried range; the walk must end.

@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_fsmap.c - GETFSMAP record streams (a corrupted filesystem answers with odd
  * records: overlapping, past the device end, lengths that overflow, any owner and flags) fed
- * to the streaming planner (mapping/plan.c) and the record helpers (mapping/fsmap.c), through
+ * to the streaming planner (mapping/plan/plan.c) and the record helpers (mapping/plan/fsmap.c), through
  * a fake kio_getfsmap (linked with --wrap=kio_getfsmap). The records are sorted as the kernel
  * sorts them; the plan must stay inside the device, ordered and without overlaps.
  */

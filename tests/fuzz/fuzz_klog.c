@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_klog.c - kernel log lines (mapping/klog.c): any line, with or without a
+ * tests/fuzz/fuzz_klog.c - kernel log lines (klog/klog.c): any line, with or without a
  * kernel prefix, parsed; a parsed record turned into a byte range on devices of several sizes.
  */
 #include "fuzz.h"

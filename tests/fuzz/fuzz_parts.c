@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_parts.c - partition tables: the input is a disk image handed to the parser
- * of mapping/parts.c through a reader over the bytes (a disk of the input's size, in 512- and
+ * of mapping/target/parts.c through a reader over the bytes (a disk of the input's size, in 512- and
  * 4096-byte blocks), then cut into segments. Every partition must lie in the disk as parsed,
  * the segments must cover the disk once, in order. Also map_parts_segments on a partition
  * list taken from the input.

@@ -12,8 +12,8 @@ build=${1:?usage: callgraph.sh BUILD_DIR [LIBRARY_DIR...]}
 shift
 nm=$(command -v nm) || { echo "skip: no nm"; exit 77; }
 libs=("$@")
-[ ${#libs[@]} -gt 0 ] || libs=(kernel/libkio.a.p libscan.a.p pass/libpass.a.p report/libreport.a.p
-	patrol/libpatrol.a.p cli/libcli.a.p)
+[ ${#libs[@]} -gt 0 ] || libs=(kernel/libkio.a.p stack/libstack.a.p klog/libklog.a.p libscan.a.p
+	pass/libpass.a.p report/libreport.a.p run/librun.a.p patrol/libpatrol.a.p cli/libcli.a.p)
 fails=0
 
 for lib in "${libs[@]}"; do

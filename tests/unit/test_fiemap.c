@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_fiemap.c - mapping/index.c's FIEMAP walk takes the kernel's answer as input:
+ * tests/unit/test_fiemap.c - mapping/index/index.c's FIEMAP walk takes the kernel's answer as input:
  * a count above the buffer it gave is not read past, and an answer that does not move forward
  * ends the walk instead of asking the same thing forever (a fake kio_fiemap, --wrap).
  */

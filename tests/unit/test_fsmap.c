@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_fsmap.c - mapping/fsmap.c: which GETFSMAP records are planned (and with
+ * tests/unit/test_fsmap.c - mapping/plan/fsmap.c: which GETFSMAP records are planned (and with
  * what tag), how special owners are named, and the query keys.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_klog.c - mapping/klog.c: kernel log lines that name a failed range, in
+ * tests/unit/test_klog.c - klog/klog.c: kernel log lines that name a failed range, in
  * every prefix style (/dev/kmsg, dmesg, journal), old and new kernel wordings, and lines that
  * look like errors but cannot be used (malformed numbers, empty names, garbage).
  */
@@ -212,7 +212,7 @@ static void kernel_line(const char *line)
 }
 
 /*
- * Every form dmesg, journalctl, syslog files and /dev/kmsg give: the README's bare form,
+ * Every form dmesg, journalctl, syslog files and /dev/kmsg give: docs/usage.md's bare form,
  * dmesg -x, -r (<3>), --time-format iso/ctime/reltime/delta, journalctl -o short-full,
  * short-unix, json; a line of no form known is neither kernel's nor another program's.
  */

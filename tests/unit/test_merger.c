@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_merger.c - mapping/plan.c's merger: a device-ordered stream of extents
+ * tests/unit/test_merger.c - mapping/plan/plan.c's merger: a device-ordered stream of extents
  * becomes merged, aligned ranges with the bridged gaps recorded; and the planned-bytes
  * arithmetic over gaps.
  */

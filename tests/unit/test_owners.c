@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_owners.c - mapping/owners.c and mapping/damage.c over a mocked GETFSMAP
+ * tests/unit/test_owners.c - mapping/owners/owners.c and mapping/damage/damage.c over a mocked GETFSMAP
  * (kio_getfsmap wrapped): who owns a bad device range (files with their file offsets,
  * reflinked pairs, metadata, the log, free space), clipping, allocation groups; then the
  * grouping of owners into damaged files and damaged metadata (no directory walk).

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_parents.c - naming inodes through XFS parent pointers (mapping/parents.c)
+ * tests/unit/test_parents.c - naming inodes through XFS parent pointers (mapping/names/parents.c)
  * over a mocked XFS_IOC_GETPARENTS_BY_HANDLE (kio_xfs_getparents_by_handle, kio_xfs_fshandle
  * and kio_xfs_bulkstat_one wrapped; no filesystem here can be made with parent pointers):
  * the handle passed (filesystem id, fid_len, inode, generation), records parsed from the

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_parts.c - mapping/parts.c's partition table parser on images built in
+ * tests/unit/test_parts.c - mapping/target/parts.c's partition table parser on images built in
  * memory and handed over by a reader: an MBR with an extended partition (logical partitions
  * numbered from 5, as libblkid and the kernel number them), a GPT (type and partition GUIDs
  * as text, UTF-16 names), its backup header when the primary is damaged, both damaged, and a

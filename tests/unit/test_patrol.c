@@ -24,7 +24,7 @@
 #include "kio.h"
 #include "metrics.h"
 #include "owners_json.h"
-#include "scan_hooks.h"
+#include "run.h"
 #include "status_cmd.h"
 #include "state.h"
 
@@ -65,7 +65,7 @@ static void test_config_good(void **state)
 	assert_int_equal(cfg.targets[1].o.rate_max_bps, 50ull << 20);	/* overridden */
 	assert_int_equal(cfg.targets[1].o.rate_min_bps, 5ull << 20);	/* still inherited */
 	assert_string_equal(cfg.targets[1].o.method, "read");
-	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, (int)REPORT_HOOK_TIMEOUT_DEFAULT_S);
+	assert_int_equal((int)cfg.targets[0].o.hook_timeout_s, (int)RUN_HOOK_TIMEOUT_DEFAULT_S);
 }
 
 /* text must fail with an error starting "FILE:LINE: " and containing why. */
@@ -191,18 +191,18 @@ static void test_config_hook_timeout(void **state)
 	bad("[target a]\npath = /x\nhook_timeout = soon\n", 3, "bad hook_timeout");
 }
 
-/* report_run_hook: exit status, stdin, a timeout that kills the hook's whole group. */
+/* run_hook: exit status, stdin, a timeout that kills the hook's whole group. */
 static void test_run_hook(void **state)
 {
 	static char big[200000];
 
 	(void)state;
-	assert_int_equal(report_run_hook("exit 3", "x", 5), 3);
-	assert_int_equal(report_run_hook("test \"$(cat)\" = hello", "hello", 5), 0);
+	assert_int_equal(run_hook("exit 3", "x", 5), 3);
+	assert_int_equal(run_hook("test \"$(cat)\" = hello", "hello", 5), 0);
 	/* A hook that reads nothing while stdin is larger than a pipe still times out. */
 	memset(big, 'x', sizeof(big) - 1);
-	assert_int_equal(report_run_hook("sleep 30 & sleep 30; wait", big, 1), -ETIMEDOUT);
-	assert_int_equal(report_run_hook("kill -9 $$", "", 5), 128 + 9);
+	assert_int_equal(run_hook("sleep 30 & sleep 30; wait", big, 1), -ETIMEDOUT);
+	assert_int_equal(run_hook("kill -9 $$", "", 5), 128 + 9);
 }
 
 /* kio_lockfile_take: exclusive, names its holder, released on close; kio_pdeathsig_set. */

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_plan.c - mapping/plan.c's streaming plan over a mocked GETFSMAP
+ * tests/unit/test_plan.c - mapping/plan/plan.c's streaming plan over a mocked GETFSMAP
  * (kio_getfsmap wrapped): which records become ranges, batches stitched across ioctl
  * calls and across map_plan_next calls, resume offsets, counting, whole devices.
  */
@@ -337,7 +337,7 @@ static void test_getfsmap_error(void **state)
 }
 
 /*
- * Issue 12: the space map of one AG cannot be read (GETFSMAP fails with EUCLEAN as soon as a
+ * A corrupted filesystem: the space map of one AG cannot be read (GETFSMAP fails with EUCLEAN as soon as a
  * call reaches it): the plan lists the AGs one by one from there, reads the failing one whole
  * from the geometry, records a note, and plans the others from their records.
  */

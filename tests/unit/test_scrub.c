@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_scrub.c - XFS scrub queries and health (mapping/health.c) over mocked ioctls
+ * tests/unit/test_scrub.c - XFS scrub queries and health (mapping/owners/health.c) over mocked ioctls
  * (kio_xfs_scrub_metadata, kio_xfs_bulkstat_one, kio_xfs_ag_geometry, kio_xfs_geometry_ext
  * wrapped): XFS_IOC_SCRUB_METADATA is probed once per filesystem; each owning object is asked
  * about with the exact struct xfs_scrub_metadata (sm_type, sm_agno for AG metadata, sm_ino and

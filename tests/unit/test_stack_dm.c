@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_stack_dm.c - mapping/stack_dm.c's device-mapper rows read upward (linear
+ * tests/unit/test_stack_dm.c - stack/stack_dm.c's device-mapper rows read upward (linear
  * as LVM writes it, striped over three PVs, crypt with its key already replaced, multipath,
  * dm-raid raid1 and raid5_ls, refused targets with a reason), klog_md.c's md log lines and
  * stack_lvm.c's LVM label (pe_start and the metadata areas, malformed labels refused).

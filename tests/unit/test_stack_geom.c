@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_stack_geom.c - mapping/stack_geom.c on a fake sysfs: the geometry text of an
+ * tests/unit/test_stack_geom.c - stack/stack_geom.c on a fake sysfs: the geometry text of an
  * md RAID5 of three names its level, raid_disks, chunk, layout and each member's slot, data
  * offset and size; each change a grow or reshape makes (chunk, layout, raid_disks, a member's
  * data offset, a member added) changes the text, and the diff names the array.

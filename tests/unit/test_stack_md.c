@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_stack_md.c - mapping/stack_md.c's md RAID arithmetic against numbers worked
+ * tests/unit/test_stack_md.c - stack/stack_md.c's md RAID arithmetic against numbers worked
  * out by hand from the kernel's formulas (raid5_compute_sector, __raid10_find_phys,
  * raid10_find_virt, calc_sectors, raid0's one-zone map, md-linear), then a round trip: every
  * array chunk of every level and layout mapped down, each copy mapped back up to the same

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_walk.c - the one bounded directory walk (mapping/walk.c) under both of its
+ * tests/unit/test_walk.c - the one bounded directory walk (mapping/names/walk.c) under both of its
  * users, on real directories of the host's filesystem with the kernel's own FIEMAP: the FIEMAP
  * owner index (index.c) finds a file 600 directories deep (its old walker stopped at depth 512
  * and said nothing), and both the index and the naming walk count a tree deeper than the bound

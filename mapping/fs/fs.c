@@ -1,0 +1,160 @@
+/*
+ * mapping/fs/fs.c - picking a filesystem's ops table (fs.h) by the mounted type, the generic
+ * naming walk the tables share, and the per-target private state.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "damage.h"
+#include "fs.h"
+
+static const struct {
+	const char *type;		/* as mountinfo names it */
+	const struct map_fs_ops *ops;
+} mounted_types[] = {
+	{ "xfs", &map_fs_xfs },
+	{ "ext4", &map_fs_ext4 },
+	{ "ext3", &map_fs_ext4 },	/* ext2/ext3 mounted by the ext4 driver */
+	{ "ext2", &map_fs_ext4 },
+};
+
+const struct map_fs_ops *map_fs_by_type(const char *fs_type)
+{
+	for (size_t i = 0; i < sizeof(mounted_types) / sizeof(mounted_types[0]); i++)
+		if (strcmp(fs_type, mounted_types[i].type) == 0)
+			return mounted_types[i].ops;
+	return NULL;
+}
+
+const struct map_fs_ops *map_target_ops(const struct map_target *t)
+{
+	return t->ops ? t->ops : &map_fs_bare;
+}
+
+int map_fs_name_walk(struct map_target *fs, struct map_inode_paths *want, size_t nr,
+		     struct map_damage *d)
+{
+	unsigned unreadable = 0;
+	int ret = map_paths_resolve_fs(fs, want, nr, &unreadable);
+
+	if (ret < 0 && !d->paths_err)
+		d->paths_err = ret;
+	d->unreadable_dirs += unreadable;
+	return 0;
+}
+
+struct map_fsx *map_fsx_get(struct map_target *t)
+{
+	if (!t->x)
+		t->x = calloc(1, sizeof(*t->x));
+	return t->x;
+}
+
+int map_fsx_add_bad(struct map_target *fs, uint64_t start, uint64_t end)
+{
+	struct map_fsx *x = map_fsx_get(fs);
+	struct map_ix_query *n;
+	size_t i, w;
+
+	if (!x)
+		return -ENOMEM;
+	if (end <= start)
+		return 0;
+	n = realloc(x->bad, sizeof(*n) * (x->nr_bad + 1));
+	if (!n)
+		return -ENOMEM;
+	x->bad = n;
+	/* insert in order, then merge what overlaps or touches */
+	for (i = x->nr_bad; i > 0 && n[i - 1].start > start; i--)
+		n[i] = n[i - 1];
+	n[i] = (struct map_ix_query){ start, end };
+	x->nr_bad++;
+	for (i = 0, w = 0; i < x->nr_bad; i++) {
+		if (w && n[i].start <= n[w - 1].end) {
+			if (n[i].end > n[w - 1].end)
+				n[w - 1].end = n[i].end;
+			continue;
+		}
+		n[w++] = n[i];
+	}
+	x->nr_bad = w;
+	return 0;
+}
+
+int map_fsx_is_bad(const struct map_target *fs, uint64_t start, uint64_t end)
+{
+	const struct map_fsx *x = fs->x;
+	size_t i;
+
+	if (!x || !x->nr_bad || end <= start)
+		return 0;
+	i = map_ix_first(x->bad, x->nr_bad, start);
+	return i < x->nr_bad && x->bad[i].start < end;
+}
+
+/* Return the index of the first tainted inode >= ino. */
+static size_t taint_pos(const struct map_fsx *x, uint64_t ino)
+{
+	size_t lo = 0, hi = x->nr_tainted;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (x->tainted[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int map_fsx_taint(struct map_target *fs, uint64_t ino)
+{
+	struct map_fsx *x = map_fsx_get(fs);
+	size_t i;
+
+	if (!x)
+		return -ENOMEM;
+	i = taint_pos(x, ino);
+	if (i < x->nr_tainted && x->tainted[i] == ino)
+		return 0;
+	if (x->nr_tainted == x->cap_tainted) {
+		size_t cap = x->cap_tainted ? x->cap_tainted * 2 : 64;
+		uint64_t *n = realloc(x->tainted, sizeof(*n) * cap);
+
+		if (!n)
+			return -ENOMEM;
+		x->tainted = n;
+		x->cap_tainted = cap;
+	}
+	memmove(x->tainted + i + 1, x->tainted + i, sizeof(*x->tainted) * (x->nr_tainted - i));
+	x->tainted[i] = ino;
+	x->nr_tainted++;
+	return 0;
+}
+
+int map_fsx_tainted(const struct map_target *fs, uint64_t ino)
+{
+	const struct map_fsx *x = fs ? fs->x : NULL;
+	size_t i;
+
+	if (!x || !x->nr_tainted)
+		return 0;
+	i = taint_pos(x, ino);
+	return i < x->nr_tainted && x->tainted[i] == ino;
+}
+
+int map_fsx_free(struct map_target *t)
+{
+	if (t->x) {
+		free(t->x->bad);
+		free(t->x->tainted);
+		free(t->x->ag_done);
+		free(t->x->ag_sick);
+		free(t->x->ag_checked);
+		free(t->x);
+		t->x = NULL;
+	}
+	return 0;
+}

@@ -1,0 +1,349 @@
+/*
+ * stack/stack.c - a range's way up the storage stack, read from sysfs (holders/, partition
+ * starts, /sys/block/mdX/md/) and device-mapper tables: partitions, md arrays (through
+ * stack_md.c's arithmetic) and dm rows (stack_dm.c), to the device with no holders, which is
+ * where a filesystem sits. The other copies of the range are collected on the way; a layer
+ * that cannot be mapped is named, never guessed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "kio.h"
+#include "stack.h"
+#include "stack_int.h"
+
+static void set_bad(struct map_stack_up *u, const char *name, const char *kind,
+		    const char *reason)
+{
+	u->unmappable = 1;
+	snprintf(u->bad_name, sizeof(u->bad_name), "%s", name);
+	snprintf(u->bad_kind, sizeof(u->bad_kind), "%s", kind);
+	snprintf(u->bad_reason, sizeof(u->bad_reason), "%s", reason);
+}
+
+static int push_hop(struct map_stack_up *u, const char *name, const char *kind, uint64_t off)
+{
+	struct map_stack_hop *h;
+
+	if (u->nr_hops == MAP_STACK_MAX_HOPS)
+		return -ELOOP;
+	h = &u->hop[u->nr_hops++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	snprintf(h->kind, sizeof(h->kind), "%s", kind);
+	h->offset = off;
+	return 0;
+}
+
+static void add_copy(struct map_stack_up *u, const char *sysfs, const char *name,
+		     const char *array, uint64_t off, uint64_t length, enum map_md_role role)
+{
+	struct map_stack_copy *c;
+	struct map_stack_leaf lf[4];
+	char leaf[MAP_STACK_NAME];
+	uint64_t start, cnt = (length + off % 512 + 511) / 512;
+	const char *bad = NULL;
+	unsigned nl = 0;
+
+	if (u->nr_copies == MAP_STACK_MAX_COPIES)
+		return;
+	/* a leg that is itself a dm or md device (dm-raid's rimage LVs): its disk range */
+	if ((map_stack_is_dm(name) || map_stack_is_md(name)) &&
+	    map_stack_down_at(sysfs, name, off / 512, &cnt, MAP_MD_DATA, lf, 4, &nl, &bad, 0) >= 0 &&
+	    nl == 1) {
+		snprintf(leaf, sizeof(leaf), "%s", lf[0].name);
+		name = leaf;
+		off = lf[0].offset + off % 512;
+		if (length > cnt * 512 - off % 512)
+			length = cnt * 512 - off % 512;
+	}
+	c = &u->copy[u->nr_copies++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->array, sizeof(c->array), "%s", array);
+	map_stack_disk_of(sysfs, name, c->disk, sizeof(c->disk), &start);
+	c->offset = off;
+	c->disk_offset = off + start;
+	c->length = length;
+	c->role = map_md_role_name(role);
+}
+
+/* Up one md layer: cur (member of md) at byte *off. */
+static int up_md(const char *sysfs, const char *md, const char *cur, uint64_t *off,
+		 uint64_t *len, struct map_stack_up *u)
+{
+	struct map_md_loc locs[3 * MAP_MD_MAX_DISKS];
+	struct md_info mi;
+	enum map_md_role role;
+	uint64_t slot, doff, ms, a, run, done, inb = *off % 512;
+	char attr[160], kind[24];
+	const char *why;
+	unsigned nd;
+	int ret = map_stack_md_read(sysfs, md, &mi, &why);
+
+	if (ret < 0)
+		return ret;
+	snprintf(kind, sizeof(kind), "md-%s", mi.level);
+	if (why) {
+		set_bad(u, md, kind, why);
+		return 0;
+	}
+	snprintf(attr, sizeof(attr), "md/dev-%s/slot", cur);
+	if (kio_blk_attr_u64(sysfs, md, attr, &slot) < 0 || slot >= mi.g.raid_disks) {
+		push_hop(u, md, kind, 0);
+		u->unused = 1;
+		snprintf(u->bad_reason, sizeof(u->bad_reason), "%s is a spare (or failed) in %s: "
+			 "it holds no data", cur, md);
+		return 0;
+	}
+	doff = mi.data_offset[slot];
+	if (*off / 512 < doff) {
+		push_hop(u, md, kind, 0);
+		u->unused = 1;
+		snprintf(u->bad_reason, sizeof(u->bad_reason), "md metadata of %s (superblock, "
+			 "bitmap) before the data offset %" PRIu64, md, doff * 512);
+		u->length = *len < doff * 512 - *off ? *len : doff * 512 - *off;
+		return 0;
+	}
+	ms = *off / 512 - doff;
+	ret = map_md_up(&mi.g, (unsigned)slot, ms, &a, &role, &run);
+	if (ret == -ERANGE) {
+		push_hop(u, md, kind, 0);
+		u->unused = 1;
+		snprintf(u->bad_reason, sizeof(u->bad_reason), "past the used area of %s", md);
+		return 0;
+	}
+	if (ret < 0) {
+		set_bad(u, md, kind, "the member sector does not map back (geometry not understood)");
+		return 0;
+	}
+	if (*len > run * 512 - inb)
+		*len = run * 512 - inb;
+	push_hop(u, md, kind, a * 512 + inb);
+	u->hop[u->nr_hops - 1].degraded = mi.degraded > 0;
+	/* the other copies: the whole stripe row for parity, else every copy of a */
+	nd = mi.g.level == 6 ? mi.g.raid_disks - 2 :
+	     mi.g.level == 4 || mi.g.level == 5 ? mi.g.raid_disks - 1 : 1;
+	for (unsigned d = 0; d < nd; d++) {
+		uint64_t s = role == MAP_MD_PARITY || role == MAP_MD_SYNDROME ||
+			     (mi.g.level >= 4 && mi.g.level <= 6) ?
+			     a - (a % (mi.g.chunk_sectors * nd)) + d * mi.g.chunk_sectors +
+			     a % mi.g.chunk_sectors : a;
+		int k;
+
+		if (!(mi.g.level >= 4 && mi.g.level <= 6) && d)
+			break;
+		k = map_md_down(&mi.g, s, (*len + inb + 511) / 512, locs, 3 * MAP_MD_MAX_DISKS,
+				&done);
+		for (int i = 0; i < k; i++) {
+			if (locs[i].slot == slot)
+				continue;
+			if (d && locs[i].role != MAP_MD_DATA)
+				continue;	/* P and Q once */
+			if (!mi.member[locs[i].slot][0])
+				continue;	/* missing member */
+			add_copy(u, sysfs, mi.member[locs[i].slot], md,
+				 (locs[i].sector + mi.data_offset[locs[i].slot]) * 512 + inb,
+				 *len, locs[i].role);
+		}
+	}
+	if (role == MAP_MD_PARITY || role == MAP_MD_SYNDROME) {
+		u->hop[u->nr_hops - 1].parity = 1;
+		u->parity = 1;
+	}
+	*off = a * 512 + inb;
+	return 1;
+}
+
+/* Up one dm layer: cur (a device of dm) at byte *off. */
+static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *off,
+		 uint64_t *len, struct map_stack_up *u)
+{
+	struct kio_dm_target *rows = malloc(sizeof(*rows) * DM_MAX_ROWS);
+	struct map_dm_leg legs[MAP_MD_MAX_DISKS * 2];
+	char below[32], dmdev[32];
+	const char *why, *bad_type = NULL;
+	unsigned a, b, nl;
+	uint64_t top, run, inb = *off % 512;
+	int n, ret = 0, found = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	if (kio_blk_attr(sysfs, cur, "dev", below, sizeof(below)) < 0 ||
+	    kio_blk_attr(sysfs, dm, "dev", dmdev, sizeof(dmdev)) < 0 ||
+	    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
+		ret = -ENODEV;
+		goto out;
+	}
+	n = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	for (int i = 0; i < n && !found; i++) {
+		int r;
+
+		if (!map_dm_supported(rows[i].type, &why)) {
+			bad_type = rows[i].type;
+			continue;
+		}
+		r = map_dm_row_up(rows[i].type, rows[i].start, rows[i].length, rows[i].params,
+				  below, *off / 512, &top, &run, legs,
+				  sizeof(legs) / sizeof(legs[0]), &nl);
+		if (r <= 0)
+			continue;
+		found = 1;
+		if (*len > run * 512 - inb)
+			*len = run * 512 - inb;
+		push_hop(u, dm, map_dm_kind(rows[i].type), top * 512 + inb);
+		for (unsigned k = 0; k < nl; k++) {
+			unsigned ma, mi;
+			char path[128];
+
+			if (sscanf(legs[k].devt, "%u:%u", &ma, &mi) != 2 ||
+			    kio_devpath_from_devt(makedev(ma, mi), path, sizeof(path)) < 0)
+				continue;
+			add_copy(u, sysfs, strncmp(path, "/dev/", 5) ? path : path + 5, dm,
+				 legs[k].sector * 512 + inb, *len, legs[k].role);
+		}
+		if (r == 2) {
+			u->hop[u->nr_hops - 1].parity = 1;
+			u->parity = 1;
+		}
+		*off = top * 512 + inb;
+	}
+	if (!found) {
+		if (bad_type) {
+			map_dm_supported(bad_type, &why);
+			set_bad(u, dm, map_dm_kind(bad_type), why);
+		} else {
+			push_hop(u, dm, n > 0 ? map_dm_kind(rows[0].type) : "unknown", 0);
+			u->unused = 1;
+			snprintf(u->bad_reason, sizeof(u->bad_reason), "not in any row of %s's "
+				 "table (unallocated)", dm);
+		}
+		ret = 0;
+		goto out;
+	}
+	ret = 1;
+out:
+	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
+	free(rows);
+	return ret;
+}
+
+/* The partition of whole disk name holding byte off (and its start), or -ENOENT. */
+static int part_at(const char *sysfs, const char *name, uint64_t off, char *part, size_t len,
+		   uint64_t *start, uint64_t *size)
+{
+	char (*p)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 256);
+	int n, ret = -ENOENT;
+
+	if (!p)
+		return -ENOMEM;
+	n = kio_blk_list(sysfs, name, ".", name, p, 256);
+	for (int i = 0; i < n; i++) {
+		uint64_t s, z;
+
+		if (kio_blk_attr_u64(sysfs, p[i], "start", &s) < 0 ||
+		    kio_blk_attr_u64(sysfs, p[i], "size", &z) < 0)
+			continue;
+		if (off >= s * 512 && off < (s + z) * 512) {
+			snprintf(part, len, "%s", p[i]);
+			*start = s * 512;
+			*size = z * 512;
+			ret = 0;
+			break;
+		}
+	}
+	free(p);
+	return ret;
+}
+int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
+		 struct map_stack_up *u)
+{
+	char (*h)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 16);
+	char cur[MAP_STACK_NAME];
+	int ret = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (!h)
+		return -ENOMEM;
+	snprintf(cur, sizeof(cur), "%s", name);
+	u->length = len;
+	ret = push_hop(u, cur, map_stack_base_kind(sysfs, cur), off);
+	for (unsigned depth = 0; ret >= 0 && depth < MAP_STACK_MAX_HOPS; depth++) {
+		int n = kio_blk_list(sysfs, cur, "holders", NULL, h, 16);
+		const char *kind = map_stack_base_kind(sysfs, cur);
+
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		if (n == 0) {
+			char part[MAP_STACK_NAME];
+			uint64_t start, size;
+
+			if (!strcmp(kind, "partition") || part_at(sysfs, cur, off, part, sizeof(part),
+								  &start, &size) < 0)
+				break;		/* the top (a partitioned md array goes on) */
+			if (!map_stack_is_stacked(sysfs, part) && depth == 0)
+				break;		/* a plain partitioned disk: the caller maps it */
+			off -= start;
+			if (u->length > size - off)
+				u->length = size - off;
+			snprintf(cur, sizeof(cur), "%s", part);
+			ret = push_hop(u, cur, "partition", off);
+			continue;
+		}
+		/* several holders: LVs of one PV each take their own rows; the first that maps
+		 * the range (or cannot be mapped) is the way up */
+		for (int k = 0; k < n; k++) {
+			unsigned hops = u->nr_hops, copies = u->nr_copies;
+
+			u->unused = 0;
+			if (map_stack_is_md(h[k]))
+				ret = up_md(sysfs, h[k], cur, &off, &u->length, u);
+			else if (map_stack_is_dm(h[k]))
+				ret = up_dm(sysfs, h[k], cur, &off, &u->length, u);
+			else {
+				set_bad(u, h[k], strncmp(h[k], "bcache", 6) ? "unknown" : "bcache",
+					strncmp(h[k], "bcache", 6) ?
+					"a holder that is neither md nor dm" :
+					"bcache places blocks by its own B-tree index");
+				ret = 0;
+			}
+			if (ret != 0 || u->unmappable || k == n - 1)
+				break;
+			u->nr_hops = hops;		/* unused by this holder: try the next */
+			u->nr_copies = copies;
+		}
+		if (ret <= 0 || u->parity)
+			break;
+		snprintf(cur, sizeof(cur), "%s", u->hop[u->nr_hops - 1].name);
+	}
+	free(h);
+	return ret < 0 ? ret : 0;
+}
+
+int map_stack_is_stacked(const char *sysfs, const char *name)
+{
+	char (*p)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 256);
+	char one[1][KIO_DISK_NAME_LEN];
+	int n, stacked = 0;
+
+	if (!p)
+		return 0;
+	if (kio_blk_list(sysfs, name, "holders", NULL, p, 256) > 0)
+		stacked = 1;
+	n = stacked ? 0 : kio_blk_list(sysfs, name, ".", name, p, 256);
+	for (int i = 0; i < n && !stacked; i++)
+		if (kio_blk_list(sysfs, p[i], "holders", NULL, one, 1) != 0)
+			stacked = 1;
+	free(p);
+	return stacked;
+}

@@ -1,0 +1,325 @@
+/*
+ * stack/stack_down.c - a range mapped down the storage stack: from a device (the one a
+ * filesystem sits on) through dm rows, md arrays (stack_md.c's arithmetic) and partitions to
+ * every copy, and the parity of its stripe rows, on the devices at the bottom.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "kio.h"
+#include "stack.h"
+#include "stack_int.h"
+
+/* Name of the block device with "MAJ:MIN" devt text, from sysfs. */
+static int name_of_devt(const char *devt, char *name, size_t len)
+{
+	unsigned a, b;
+	char path[128];
+
+	if (sscanf(devt, "%u:%u", &a, &b) != 2 ||
+	    kio_devpath_from_devt(makedev(a, b), path, sizeof(path)) < 0)
+		return -ENODEV;
+	const char *base = strncmp(path, "/dev/", 5) ? path : path + 5;
+
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+static int leaf_put(struct map_stack_leaf *out, unsigned max, unsigned *n, const char *name,
+		    uint64_t off, uint64_t len, enum map_md_role role)
+{
+	if (*n == max)
+		return -E2BIG;
+	snprintf(out[*n].name, sizeof(out[0].name), "%s", name);
+	out[*n].offset = off;
+	out[*n].length = len;
+	out[*n].role = role;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * dm-raid raid1 ("raid1 #params params... #devs meta0 data0 meta1 data1 ..."): every data leg
+ * holds sector rel at rel (LVM's raid1 legs have no data offset; a superblock in the data
+ * leg, which dm-raid only uses after a reshape, is not mapped: -EOPNOTSUPP below).
+ */
+static int down_raid1(const char *sysfs, const char *params, uint64_t rel, uint64_t *cnt,
+		      enum map_md_role role, struct map_stack_leaf *out, unsigned max,
+		      unsigned *n, const char **bad, int depth)
+{
+	char all[1100], *tok[4 + 4 * MAP_MD_MAX_DISKS], *sv = NULL, *t, below[MAP_STACK_NAME];
+	unsigned nt = 0, np, nd, legs = 0;
+	int ret = 0;
+
+	snprintf(all, sizeof(all), "%s", params);
+	for (t = strtok_r(all, " ", &sv); t && nt < sizeof(tok) / sizeof(tok[0]);
+	     t = strtok_r(NULL, " ", &sv))
+		tok[nt++] = t;
+	if (nt < 2 || sscanf(tok[1], "%u", &np) != 1 || np > nt - 3 ||
+	    sscanf(tok[2 + np], "%u", &nd) != 1 || nd > MAP_MD_MAX_DISKS || 3 + np + 2 * nd > nt)
+		return -EINVAL;
+	for (unsigned i = 0; i < np; i++)
+		if (!strcmp(tok[2 + i], "data_offset")) {
+			*bad = "dm-raid";
+			return -EOPNOTSUPP;
+		}
+	for (unsigned d = 0; d < nd && ret >= 0; d++) {
+		const char *data = tok[3 + np + 2 * d + 1];
+		uint64_t c = *cnt;
+
+		if (!strcmp(data, "-") || name_of_devt(data, below, sizeof(below)) < 0)
+			continue;			/* a missing leg */
+		ret = map_stack_down_at(sysfs, below, rel, &c, role == MAP_MD_DATA && nd > 1 ? MAP_MD_MIRROR :
+			   role, out, max, n, bad, depth + 1);
+		if (ret >= 0 && c < *cnt)
+			*cnt = c;
+		legs++;
+	}
+	return ret < 0 ? ret : legs ? 0 : -ENODEV;
+}
+
+/*
+ * dm-raid of any level with an md layout (raid0, 4, 5, 6, 10; LVM's raid LVs): md's own
+ * down-mapping over the row's geometry, then each location down its data leg (an rimage
+ * LV) at the row's data offset. Parity and syndrome chunks of the rows come back too.
+ */
+static int down_raid(const char *sysfs, const char *params, uint64_t length, uint64_t rel,
+		     uint64_t *cnt, enum map_md_role role, struct map_stack_leaf *out,
+		     unsigned max, unsigned *n, const char **bad, int depth)
+{
+	char data[MAP_MD_MAX_DISKS][16], below[MAP_STACK_NAME];
+	struct map_md_loc locs[3 * MAP_MD_MAX_DISKS];
+	struct map_md_geo g;
+	uint64_t doff, done;
+	const char *why;
+	int nd, k, ret = 0;
+
+	nd = map_dm_raid_geo(params, length, &g, &doff, data, MAP_MD_MAX_DISKS);
+	if (nd == -EOPNOTSUPP || (nd >= 0 && map_md_check(&g, &why) < 0)) {
+		*bad = "dm-raid";
+		return -EOPNOTSUPP;
+	}
+	if (nd < 0)
+		return nd;
+	k = map_md_down(&g, rel, *cnt, locs, 3 * MAP_MD_MAX_DISKS, &done);
+	if (k < 0)
+		return k;
+	*cnt = done;
+	for (int i = 0; i < k && ret >= 0; i++) {
+		uint64_t c = done;
+
+		if (!strcmp(data[locs[i].slot], "-") ||
+		    name_of_devt(data[locs[i].slot], below, sizeof(below)) < 0)
+			continue;			/* a missing leg */
+		ret = map_stack_down_at(sysfs, below, locs[i].sector + doff, &c,
+					role == MAP_MD_DATA ? locs[i].role : role, out, max, n,
+					bad, depth + 1);
+		if (ret >= 0 && c < *cnt)
+			*cnt = c;	/* a lower layer clipped: the caller loops */
+	}
+	return ret;
+}
+
+/* Down one device: sectors [s, s + cnt) of name, role so far; *cnt is clipped. */
+int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
+		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
+		const char **bad, int depth)
+{
+	char (*sl)[KIO_DISK_NAME_LEN] = NULL;
+	int nr, ret = 0;
+
+	if (depth > MAP_STACK_MAX_HOPS)
+		return -ELOOP;
+	if (map_stack_is_md(name)) {
+		struct map_md_loc locs[3 * MAP_MD_MAX_DISKS];
+		struct md_info mi;
+		const char *why;
+		uint64_t done;
+		int k;
+
+		ret = map_stack_md_read(sysfs, name, &mi, &why);
+		if (ret < 0)
+			return ret;
+		if (why) {
+			*bad = "md";
+			return -EOPNOTSUPP;
+		}
+		k = map_md_down(&mi.g, s, *cnt, locs, 3 * MAP_MD_MAX_DISKS, &done);
+		if (k < 0)
+			return k;
+		*cnt = done;
+		for (int i = 0; i < k && ret >= 0; i++) {
+			uint64_t c = done;
+
+			if (!mi.member[locs[i].slot][0])
+				continue;		/* a missing member */
+			ret = map_stack_down_at(sysfs, mi.member[locs[i].slot],
+				   locs[i].sector + mi.data_offset[locs[i].slot], &c,
+				   role == MAP_MD_DATA ? locs[i].role : role, out, max, n, bad,
+				   depth + 1);
+			if (ret >= 0 && c < *cnt)
+				*cnt = c;	/* a lower layer clipped: the caller loops */
+		}
+		return ret;
+	}
+	if (map_stack_is_dm(name)) {
+		struct kio_dm_target *rows = malloc(sizeof(*rows) * DM_MAX_ROWS);
+		char dmdev[32], below[MAP_STACK_NAME];
+		unsigned a, b;
+		int k;
+
+		if (!rows)
+			return -ENOMEM;
+		if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
+		    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
+			free(rows);
+			return -ENODEV;
+		}
+		k = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
+		ret = k < 0 ? k : -ERANGE;
+		for (int i = 0; i < k; i++) {
+			struct kio_dm_target *r = &rows[i];
+			char buf[1100], *tok[8], *save = NULL, *t;
+			uint64_t rel, off, c;
+			unsigned nt = 0;
+			const char *why;
+
+			if (s < r->start || s >= r->start + r->length)
+				continue;
+			rel = s - r->start;
+			if (*cnt > r->length - rel)
+				*cnt = r->length - rel;
+			if (!strcmp(r->type, "raid") && !strncmp(r->params, "raid1 ", 6)) {
+				ret = down_raid1(sysfs, r->params, rel, cnt, role, out, max, n, bad,
+						 depth);
+				break;
+			}
+			if (!strcmp(r->type, "raid")) {
+				ret = down_raid(sysfs, r->params, r->length, rel, cnt, role, out,
+						max, n, bad, depth);
+				break;
+			}
+			if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {
+				*bad = map_dm_kind(r->type);
+				ret = -EOPNOTSUPP;
+				break;
+			}
+			snprintf(buf, sizeof(buf), "%s", r->params);
+			for (t = strtok_r(buf, " ", &save); t && nt < 8; t = strtok_r(NULL, " ", &save))
+				tok[nt++] = t;
+			if (!strcmp(r->type, "striped")) {
+				uint64_t nrs, chunk, row, sidx, ch;
+				char *sv = NULL;
+				char all[1100], *at[2 * MAP_MD_MAX_DISKS + 2];
+				unsigned na = 0;
+
+				snprintf(all, sizeof(all), "%s", r->params);
+				for (t = strtok_r(all, " ", &sv); t && na < 2 * MAP_MD_MAX_DISKS + 2;
+				     t = strtok_r(NULL, " ", &sv))
+					at[na++] = t;
+				if (na < 2 || sscanf(at[0], "%" SCNu64, &nrs) != 1 ||
+				    sscanf(at[1], "%" SCNu64, &chunk) != 1 || !nrs || !chunk ||
+				    na < 2 + 2 * nrs) {
+					ret = -EINVAL;
+					break;
+				}
+				ch = rel / chunk;
+				sidx = ch % nrs;
+				row = ch / nrs;
+				if (*cnt > chunk - rel % chunk)
+					*cnt = chunk - rel % chunk;
+				if (sscanf(at[3 + 2 * sidx], "%" SCNu64, &off) != 1 ||
+				    name_of_devt(at[2 + 2 * sidx], below, sizeof(below)) < 0) {
+					ret = -EINVAL;
+					break;
+				}
+				off += row * chunk + rel % chunk;
+			} else {
+				/* linear, flakey, delay: dev off; crypt: cipher - iv dev off;
+				 * multipath: the first path (every path is the same media) */
+				int di = !strcmp(r->type, "crypt") ? 3 : 0;
+
+				if (!strcmp(r->type, "multipath")) {
+					char all[1100], *sv = NULL;
+
+					snprintf(all, sizeof(all), "%s", r->params);
+					ret = -EINVAL;
+					for (t = strtok_r(all, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
+						if (strchr(t, ':') &&
+						    name_of_devt(t, below, sizeof(below)) == 0) {
+							ret = 0;
+							break;
+						}
+					if (ret < 0)
+						break;
+					off = s;
+				} else {
+					if ((unsigned)di + 2 > nt ||
+					    sscanf(tok[di + 1], "%" SCNu64, &off) != 1 ||
+					    name_of_devt(tok[di], below, sizeof(below)) < 0) {
+						ret = -EINVAL;
+						break;
+					}
+					off += rel;
+				}
+			}
+			c = *cnt;
+			ret = map_stack_down_at(sysfs, below, off, &c, role, out, max, n, bad, depth + 1);
+			if (ret >= 0 && c < *cnt)
+				*cnt = c;
+			break;
+		}
+		explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
+		free(rows);
+		return ret;
+	}
+	{
+		/* a partition of an md array or dm device: down through its parent */
+		char parent[MAP_STACK_NAME];
+		uint64_t start;
+
+		if (kio_blk_parent(sysfs, name, parent, sizeof(parent)) == 0 &&
+		    (map_stack_is_md(parent) || map_stack_is_dm(parent)) &&
+		    kio_blk_attr_u64(sysfs, name, "start", &start) == 0)
+			return map_stack_down_at(sysfs, parent, s + start, cnt, role, out, max, n, bad,
+				    depth + 1);
+	}
+	sl = malloc(KIO_DISK_NAME_LEN * 4);
+	if (!sl)
+		return -ENOMEM;
+	nr = kio_blk_list(sysfs, name, "slaves", NULL, sl, 4);
+	free(sl);
+	if (nr > 0) {
+		*bad = "unknown";
+		return -EOPNOTSUPP;
+	}
+	return leaf_put(out, max, n, name, s * 512, *cnt * 512, role);
+}
+
+int map_stack_down(const char *sysfs, const char *name, uint64_t off, uint64_t len,
+		   struct map_stack_leaf *out, unsigned max, uint64_t *done, const char **bad_kind)
+{
+	uint64_t cnt = (len + off % 512 + 511) / 512;
+	unsigned n = 0;
+	int ret;
+
+	*bad_kind = NULL;
+	*done = 0;
+	ret = map_stack_down_at(sysfs, name, off / 512, &cnt, MAP_MD_DATA, out, max, &n, bad_kind, 0);
+	if (ret < 0)
+		return ret;
+	/* a lower layer may have clipped after an upper one wrote longer leaves */
+	for (unsigned i = 0; i < n; i++)
+		if (out[i].length > cnt * 512)
+			out[i].length = cnt * 512;
+	*done = cnt * 512 - off % 512;
+	if (*done > len)
+		*done = len;
+	return (int)n;
+}

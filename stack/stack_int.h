@@ -1,0 +1,44 @@
+/*
+ * stack/stack_int.h - what the files of the storage stack (stack.c, stack_down.c,
+ * stack_tree.c, stack_sysfs.c) share; nothing outside mapping/stack*.c includes it.
+ */
+#ifndef MEDIASCAN_STACK_INT_H
+#define MEDIASCAN_STACK_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stack.h"
+
+#define DM_MAX_ROWS 256
+
+/* One md array as sysfs shows it. */
+struct md_info {
+	struct map_md_geo g;
+	char member[MAP_MD_MAX_DISKS][MAP_STACK_NAME];	/* by slot, "" missing */
+	uint64_t data_offset[MAP_MD_MAX_DISKS];		/* sectors */
+	char level[16];
+	char sync_action[32];
+	char reshape[32];
+	uint64_t degraded;
+};
+
+/* Return 1 for an md array's name (md0, md127; not md0p1, a partition of one). */
+int map_stack_is_md(const char *n);
+/* Return 1 for a device-mapper device's name (dm-3). */
+int map_stack_is_dm(const char *n);
+/* Write the whole disk of name to disk and name's start on it in bytes to *start. */
+void map_stack_disk_of(const char *sysfs, const char *name, char *disk, size_t len,
+		       uint64_t *start);
+/* Return 0 after reading array md's geometry and members into mi, -errno; *why set when it
+ * cannot be mapped. */
+int map_stack_md_read(const char *sysfs, const char *md, struct md_info *mi, const char **why);
+/* Return the kind of device name by sysfs alone: "partition", "md", "dm" or "disk". */
+const char *map_stack_base_kind(const char *sysfs, const char *name);
+/* Return 0 after adding the leaves holding sectors [s, s + *cnt) of name to out (*n of max),
+ * *cnt clipped at the first boundary; -EOPNOTSUPP (*bad the kind), -errno. */
+int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
+		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
+		const char **bad, int depth);
+
+#endif

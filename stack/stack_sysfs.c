@@ -1,0 +1,145 @@
+/*
+ * stack/stack_sysfs.c - what sysfs says of a layer of the storage stack, for the files that
+ * walk it (stack.c up, stack_down.c down, stack_tree.c the tree): which kind of device a
+ * kernel name is, a partition's disk and start, and an md array's geometry and members.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "kio.h"
+#include "stack.h"
+#include "stack_int.h"
+
+/* md0, md127 (not md0p1, a partition of one) */
+int map_stack_is_md(const char *n)
+{
+	unsigned u;
+	char c;
+
+	return sscanf(n, "md%u%c", &u, &c) == 1;
+}
+
+int map_stack_is_dm(const char *n)
+{
+	return strncmp(n, "dm-", 3) == 0;
+}
+
+/* The whole disk of name and name's start on it in bytes. */
+void map_stack_disk_of(const char *sysfs, const char *name, char *disk, size_t len, uint64_t *start)
+{
+	uint64_t s = 0;
+
+	*start = 0;
+	if (kio_blk_parent(sysfs, name, disk, len) == 0) {
+		if (kio_blk_attr_u64(sysfs, name, "start", &s) == 0)
+			*start = s * 512;
+		return;
+	}
+	snprintf(disk, len, "%s", name);
+}
+
+static int md_level(const char *s, int *level)
+{
+	if (strcmp(s, "linear") == 0)
+		*level = -1;
+	else if (strncmp(s, "raid", 4) == 0 && s[4] >= '0' && s[4] <= '9')
+		*level = atoi(s + 4);
+	else
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Read array md's geometry and members; *why set when it cannot be mapped. */
+int map_stack_md_read(const char *sysfs, const char *md, struct md_info *mi, const char **why)
+{
+	char (*devs)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 2 * MAP_MD_MAX_DISKS);
+	char buf[64], attr[160];
+	uint64_t v;
+	int n, ret = 0;
+
+	*why = NULL;
+	memset(mi, 0, sizeof(*mi));
+	if (!devs)
+		return -ENOMEM;
+	if (kio_blk_attr(sysfs, md, "md/level", mi->level, sizeof(mi->level)) < 0 ||
+	    md_level(mi->level, &mi->g.level) < 0) {
+		*why = "md personality that is not mapped (multipath, faulty, container)";
+		goto out;
+	}
+	if (mi->g.level != -1 && mi->g.level != 0 && mi->g.level != 1 && mi->g.level != 4 &&
+	    mi->g.level != 5 && mi->g.level != 6 && mi->g.level != 10) {
+		*why = "unknown md RAID level";
+		goto out;
+	}
+	if (kio_blk_attr_u64(sysfs, md, "md/raid_disks", &v) < 0 || !v ||
+	    v > MAP_MD_MAX_DISKS) {
+		*why = "md/raid_disks unreadable or over 64";
+		goto out;
+	}
+	mi->g.raid_disks = (unsigned)v;
+	if (kio_blk_attr_u64(sysfs, md, "md/chunk_size", &v) == 0)
+		mi->g.chunk_sectors = v / 512;
+	if (kio_blk_attr_u64(sysfs, md, "md/layout", &v) == 0)
+		mi->g.layout = (uint32_t)v;
+	if (kio_blk_attr_u64(sysfs, md, "md/component_size", &v) == 0)
+		mi->g.dev_sectors = v * 2;
+	kio_blk_attr_u64(sysfs, md, "md/degraded", &mi->degraded);
+	kio_blk_attr(sysfs, md, "md/sync_action", mi->sync_action, sizeof(mi->sync_action));
+	kio_blk_attr(sysfs, md, "md/reshape_position", mi->reshape, sizeof(mi->reshape));
+	if (mi->reshape[0] && strcmp(mi->reshape, "none")) {
+		*why = "the array is reshaping: its geometry changes while it runs";
+		goto out;
+	}
+	n = kio_blk_list(sysfs, md, "md", "dev-", devs, 2 * MAP_MD_MAX_DISKS);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		uint64_t slot, off = 0, size = 0;
+
+		snprintf(attr, sizeof(attr), "md/%s/slot", devs[i]);
+		if (kio_blk_attr(sysfs, md, attr, buf, sizeof(buf)) < 0 ||
+		    kio_blk_attr_u64(sysfs, md, attr, &slot) < 0 || slot >= mi->g.raid_disks)
+			continue;		/* a spare ("none") or a journal */
+		snprintf(attr, sizeof(attr), "md/%s/offset", devs[i]);
+		kio_blk_attr_u64(sysfs, md, attr, &off);
+		snprintf(attr, sizeof(attr), "md/%s/size", devs[i]);
+		kio_blk_attr_u64(sysfs, md, attr, &size);
+		snprintf(mi->member[slot], sizeof(mi->member[0]), "%s", devs[i] + 4);
+		mi->data_offset[slot] = off;
+		mi->g.member_sectors[slot] = size * 2;
+	}
+	if (mi->g.level == 0 || mi->g.level == -1) {
+		/* members missing from a raid0/linear: the array cannot run */
+		for (unsigned s = 0; s < mi->g.raid_disks; s++)
+			if (!mi->member[s][0]) {
+				*why = "a member of a raid0/linear array is missing";
+				goto out;
+			}
+	}
+	if (map_md_check(&mi->g, why) < 0)
+		goto out;
+	*why = NULL;
+out:
+	free(devs);
+	return ret;
+}
+
+
+const char *map_stack_base_kind(const char *sysfs, const char *name)
+{
+	char buf[16];
+
+	if (kio_blk_attr(sysfs, name, "partition", buf, sizeof(buf)) >= 0)
+		return "partition";
+	if (map_stack_is_md(name))
+		return "md";
+	if (map_stack_is_dm(name))
+		return "dm";
+	return "disk";
+}
