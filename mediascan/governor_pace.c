@@ -171,7 +171,9 @@ void gov_tick(struct scan_gov *g, uint64_t now_ns)
 
 /*
  * Cap the credit of a caller that fell behind: at most SCAN_GOV_CREDIT_NS worth of bytes,
- * counting the I/O about to go, may be issued at once.
+ * counting the I/O about to go, may be issued at once; none while pacing by latency sees a
+ * foreground (one read at a time at the pace: OpenZFS's fewer scrub I/Os while other I/O is
+ * outstanding).
  */
 void gov_clamp_credit(struct scan_gov *g, uint64_t now_ns, uint64_t next_io_bytes)
 {
@@ -181,6 +183,8 @@ void gov_clamp_credit(struct scan_gov *g, uint64_t now_ns, uint64_t next_io_byte
 		return;
 	io_ns = gov_bytes_ns(next_io_bytes, g->rate_bps);
 	cap_ns = io_ns < SCAN_GOV_CREDIT_NS ? SCAN_GOV_CREDIT_NS - io_ns : 0;
+	if (g->o.latency && g->lat.fg_now)
+		cap_ns = 0;
 	if (now_ns > gov_sat_add(gov_due_ns(g), cap_ns)) {
 		g->anchor_ns = now_ns - cap_ns;
 		g->anchor_bytes = 0;
