@@ -10,6 +10,7 @@
  *     dip that never stops the scan. The base, L0, is L at the dip (its first sample left out:
  *     reads already queued) less x, the scan's reads' work in the queue as a request arriving
  *     then finds it: sum of S (latency - S/2), S their least sample mean (LEDBAT's base delay).
+ *     L counts at most L0 plus twice the scan's reads' time per request (more is not its doing).
  *  3. The aim: the cycle's mean L at L0 plus LAT_AIM_PCT of what the target allows; for a
  *     foreground waiting on the disk above 3/4 of its cycle alone, LAT_BUSY_PCT of the cycle.
  *  4. At each cycle's end the rate moves by 2 / (1 + excess / aim), at least a quarter; at once
@@ -107,7 +108,7 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 {
 	struct scan_gov_lat *l = &g->lat;
 	double lat = (double)l->acc_fg_ns / (double)l->acc_fg_ios, s = (double)l->base_ns, x = 0;
-	double alone;
+	double alone, cap, waiting;
 
 	if (l->acc_own_ios && s > 0)
 		x = (s * (double)l->acc_own_ns - (double)l->acc_own_ios * s * s / 2) /
@@ -122,8 +123,17 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	}
 	l->baseline_ns = (uint64_t)l->alone;
 	l->last_lat_ns = (uint64_t)lat;
+	/*
+	 * The scan delays each request waiting behind one of its reads by at most that read's
+	 * time: beyond twice its reads' time per request (times the requests waiting, Little), the
+	 * excess is not its own (a busy host's CPU: it cut a never-idle disk's pass to the floor).
+	 */
+	waiting = (double)l->acc_fg_ns / (double)span_ns;
+	cap = 2 * (double)l->acc_own_ns * (waiting > 1 ? waiting : 1) / (double)l->acc_fg_ios;
+	if (lat > l->alone + cap)
+		lat = l->alone + cap;
 	l->cyc_w += (double)l->acc_fg_ios;
-	l->cyc_lat += (double)l->acc_fg_ns;
+	l->cyc_lat += (double)l->acc_fg_ios * lat;
 	l->aim = gov_lat_aim(g, lat, l->alone, span_ns);
 	if (lat > l->alone * g->o.lat_target_pct / 100.0)
 		g->nr_backoffs++;
