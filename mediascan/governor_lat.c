@@ -6,7 +6,7 @@
  *     each interval of LAT_DECIDE_NS. Present once LAT_FEW_IOS requests come in one, until
  *     none comes for LAT_QUIET_NS; absent, the rate doubles each interval to the ceiling (the
  *     window's pace, --rate, --rate-max, or unlimited).
- *  2. Present, the rate in force cycles by gains (BBR's ProbeBW): LAT_GAINS_PCT, the last a
+ *  2. Present, the rate in force cycles by gains (BBR's ProbeBW): lat_gains_pct, the last a
  *     dip that never stops the scan. The base, L0, is L at the dip (its first sample left out:
  *     reads already queued) less x, the scan's reads' work in the queue as a request arriving
  *     then finds it: sum of S (latency - S/2), S their least sample mean (LEDBAT's base delay).
@@ -14,9 +14,9 @@
  *  3. The aim: the cycle's mean L at L0 plus LAT_AIM_PCT of what the target allows; for a
  *     foreground waiting on the disk above 3/4 of its cycle alone, LAT_BUSY_PCT of the cycle.
  *  4. At each cycle's end the rate moves by 2 / (1 + excess / aim), at least a quarter; at once
- *     by a quarter when one interval is LAT_FAR above; from what the scan achieved, never up
- *     while it uses under half. An interval without foreground requests holds (no news), or
- *     halves when some waited through it (starved behind the scan, they show no time).
+ *     to an eighth when one interval (or a new foreground's first sample) is LAT_FAR above;
+ *     from what the scan achieved, never up while it uses under half. An interval without
+ *     foreground requests holds (no news), or halves when some waited through it (starved).
  *  5. With a foreground the scan banks no credit (reads one by one at the pace: OpenZFS's fewer
  *     scrub I/Os while other I/O is outstanding); the executor caps reads in flight at twice the
  *     bandwidth-delay product (BBR's cap).
@@ -142,8 +142,8 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 
 /*
  * One decision interval with a foreground: the factor the rate moves by, per mille (rule 4):
- * at a cycle's end by its mean against the aim (about halfway in log terms), at once when far
- * above, halved when other requests waited and none completed.
+ * at a cycle's end by its mean against the aim (about halfway in log terms), to an eighth at
+ * once when far above, halved when other requests waited and none completed.
  */
 static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 {
@@ -154,7 +154,7 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 	if (l->acc_fg_ios && gov_lat_look(g, span_ns)) {
 		l->phase = 0;
 		l->cyc_w = l->cyc_lat = 0;
-		return 250;
+		return 125;
 	}
 	l->phase = (l->phase + 1) % SCAN_GOV_LAT_GAINS;
 	if (l->phase || !(l->cyc_w > 0))
@@ -199,7 +199,8 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		gov_lat_acc_reset(g, now_ns);
 		return;
 	}
-	if (span < LAT_DECIDE_NS)
+	/* A foreground new to the scan is judged at once (it meets the scan at full speed). */
+	if (span < LAT_DECIDE_NS && (l->fg_now || l->acc_fg_ios < LAT_FEW_IOS))
 		return;
 	if (g->issued_bytes > l->acc_bytes0)
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
