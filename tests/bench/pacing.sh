@@ -121,6 +121,7 @@ for m in $MODELS; do
 			fg "$kind" "$iops" $((DUR - 2)) "$BENCH_TMP/alone.json"
 			read -r a_mean a_p99 a_iops < <(fg_stats "$BENCH_TMP/alone.json")
 			echo "| $m | $kind | alone | $(calc "$a_mean" 2) | $(calc "$a_p99" 2) | $(calc "$a_iops" 0)/s | - |"
+			RUN_MS=			# the sweep runs our binary, not the last row's
 			ksweep=$sweep
 			[ "$kind" = busy ] && ksweep=
 			for r in $ksweep; do
