@@ -2,24 +2,20 @@
  * mediascan/governor_lat.c - the rate governor's pacing by the foreground's latency, in the
  * LEDBAT spirit (RFC 6817): a target of delay added to the foreground over a base it measures
  * while the scan runs, never pausing. Pure arithmetic on governor.c's stat deltas. The rules:
- *  1. The foreground: the view's requests and time less the scan's own; its mean time L over
- *     each interval of LAT_DECIDE_NS. Present once LAT_FEW_IOS requests come in one, until
- *     none comes for LAT_QUIET_NS; absent, the rate doubles each interval to the ceiling (the
- *     window's pace, --rate, --rate-max, or unlimited).
- *  2. Present, the rate in force cycles by gains (BBR's ProbeBW): lat_gains_pct, the last a
- *     dip that never stops the scan. The base, L0, is L at the dip (its first sample left out:
- *     reads already queued) less x, the scan's reads' work in the queue as a request arriving
- *     then finds it: sum of S (latency - S/2), S their least sample mean (LEDBAT's base delay).
- *     L counts at most L0 plus twice the scan's reads' time per request (more is not its doing).
- *  3. The aim: the cycle's mean L at L0 plus LAT_AIM_PCT of what the target allows; for a
- *     foreground waiting on the disk above 3/4 of its cycle alone, LAT_BUSY_PCT of the cycle.
- *  4. At each cycle's end the rate moves by 2 / (1 + excess / aim), at least a quarter; at once
- *     to an eighth when one interval (or a new foreground's first sample) is LAT_FAR above;
- *     from what the scan achieved, never up while it uses under half. An interval without
- *     foreground requests holds (no news), or halves when some waited through it (starved).
- *  5. With a foreground the scan banks no credit (reads one by one at the pace: OpenZFS's fewer
- *     scrub I/Os while other I/O is outstanding); the executor caps reads in flight at twice the
- *     bandwidth-delay product (BBR's cap).
+ *  1. Foreground: the view's requests and time less the scan's own, mean L per LAT_DECIDE_NS;
+ *     present from LAT_FEW_IOS requests in one interval until LAT_QUIET_NS without any.
+ *  2. None: the rate doubles each interval up to the window's pace, --rate(-max), or unlimited.
+ *  3. Present: the rate in force cycles by lat_gains_pct (BBR's gains), never stopping.
+ *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's last 0.5 s, less the scan's
+ *     queued work x = sum of S (latency - S/2) over its reads, S their least sample mean.
+ *  5. L counts at most L0 plus twice the scan's reads' time per request (the rest is not ours).
+ *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of its
+ *     cycle alone gets LAT_BUSY_PCT of that cycle (it keeps >= 95% of its throughput).
+ *  7. Each cycle's end: rate x 2 / (1 + excess / aim), at least 1/4, from what was achieved,
+ *     never up while under half used. LAT_FAR above in one interval: 1/8 at once.
+ *  8. An interval without foreground requests holds; with some waiting, none done, halves.
+ *  9. No credit banked with a foreground (OpenZFS: fewer scrub I/Os while others wait); the
+ *     executor caps reads in flight at twice the bandwidth-delay product (BBR).
  * Why the mean, not a p99 or PSI: the stat file gives sums only, and a foreground waiting on
  * each request has its throughput in its mean; PSI is system-wide and counts the scan's waits.
  */
@@ -51,7 +47,7 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 	l->acc_bytes0 = g->issued_bytes;
 }
 
-/* The scan's base read time: the least sample mean in the last buckets (rule 2). */
+/* The scan's base read time: the least sample mean in the last buckets (rule 4). */
 static void gov_lat_base(struct scan_gov_lat *l, uint64_t now_ns, uint64_t own_ios,
 			 uint64_t own_ns)
 {
@@ -85,7 +81,7 @@ static uint64_t gov_lat_idle_bps(const struct scan_gov *g, uint64_t r, uint64_t 
 }
 
 /*
- * The scan's aim, ns of the foreground's wait per request (rule 3), for its mean time lat and
+ * The scan's aim, ns of the foreground's wait per request (rule 6), for its mean time lat and
  * time alone over the interval of span_ns.
  */
 static double gov_lat_aim(const struct scan_gov *g, double lat, double alone, uint64_t span_ns)
@@ -101,8 +97,8 @@ static double gov_lat_aim(const struct scan_gov *g, double lat, double alone, ui
 }
 
 /*
- * A look at the foreground over an interval of span_ns with its requests (rules 1-3): its mean
- * time into the cycle's, its time alone from the dip. Return true when far above the aim.
+ * A look at the foreground over an interval of span_ns with its requests (rules 1, 4, 5): its
+ * mean time into the cycle's, its time alone from the dip. Return true when far above the aim.
  */
 static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 {
@@ -141,8 +137,8 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 }
 
 /*
- * One decision interval with a foreground: the factor the rate moves by, per mille (rule 4):
- * at a cycle's end by its mean against the aim (about halfway in log terms), to an eighth at
+ * One decision interval with a foreground: the factor the rate moves by, per mille (rules 7,
+ * 8): at a cycle's end by its mean against the aim (about halfway in log terms), to an eighth at
  * once when far above, halved when other requests waited and none completed.
  */
 static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
@@ -206,7 +202,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
 	l->fg_now = l->last_fg_ns && now_ns - l->last_fg_ns < LAT_QUIET_NS;
 	if (!l->fg_now) {
-		r = gov_lat_idle_bps(g, r, achieved);	/* rule 1 */
+		r = gov_lat_idle_bps(g, r, achieved);	/* rule 2 */
 		l->alone = l->cyc_w = l->cyc_lat = 0;
 		l->dips = 0;
 		l->baseline_ns = l->last_lat_ns = 0;
