@@ -224,6 +224,8 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	}
 	l->ctl_bps = r;
 	l->rate_bps = l->fg_now && r ? gov_muldiv(r, lat_gains_pct[l->phase], 100, false) : r;
+	if (r && l->rate_bps < floor)
+		l->rate_bps = floor;		/* --rate-min holds at the dip too */
 	gov_lat_acc_reset(g, now_ns);
 	gov_update_rate(g, now_ns);
 	/* The rate in force, smoothed: what the projected end is judged by. */

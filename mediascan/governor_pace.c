@@ -71,6 +71,13 @@ static void gov_set_rate(struct scan_gov *g, uint64_t new_bps, uint64_t now_ns)
 	if (new_bps == g->rate_bps)
 		return;
 	due = g->rate_bps ? gov_due_ns(g) : now_ns;
+	/*
+	 * Pacing by latency moves its rate every half second, down to a tenth at its gain cycle's
+	 * dip: the wait still to go scales with the rate, or a read issued at the dip's pace held
+	 * the next one back for seconds after the rate rose (a 9 s stall at 2 MiB/s).
+	 */
+	if (g->o.latency && g->rate_bps && new_bps && due > now_ns)
+		due = now_ns + gov_muldiv(due - now_ns, g->rate_bps, new_bps, false);
 	if (now_ns > SCAN_GOV_CREDIT_NS && due < now_ns - SCAN_GOV_CREDIT_NS)
 		due = now_ns - SCAN_GOV_CREDIT_NS;
 	g->rate_bps = new_bps;
