@@ -14,8 +14,6 @@
 
 #define FG_IO_COST_BYTES 4096ull	/* a request weighs at least this against the threshold */
 
-#define LAT_PROBE_POLL_NS 50000000ull	/* wait_ns while probing: the caller keeps sampling */
-
 int scan_gov_init(struct scan_gov *g, const struct scan_gov_opts *o, uint64_t now_ns)
 {
 	if (!g || !o)
@@ -33,8 +31,6 @@ int scan_gov_init(struct scan_gov *g, const struct scan_gov_opts *o, uint64_t no
 		g->o.quiet_s = SCAN_GOV_QUIET_S_DEFAULT;
 	if (!g->o.lat_target_pct)
 		g->o.lat_target_pct = SCAN_GOV_LAT_TARGET_PCT_DEFAULT;
-	if (!g->o.probe_every_s)
-		g->o.probe_every_s = SCAN_GOV_PROBE_EVERY_S_DEFAULT;
 	g->start_ns = now_ns;
 	g->anchor_ns = now_ns;
 	if (o->window_s) {
@@ -49,12 +45,8 @@ int scan_gov_init(struct scan_gov *g, const struct scan_gov_opts *o, uint64_t no
 		g->pace_bps = o->rate_max_bps;	/* unlimited unless capped */
 	}
 	g->rate_bps = g->pace_bps;
-	if (o->latency) {
-		g->lat.rate_bps = gov_floor_bps(g);
-		g->lat.ramp = true;
-		gov_lat_probe_start(g, now_ns, false, 0);
-		gov_update_rate(g, now_ns);
-	}
+	/* Pacing by latency starts at the ceiling: nothing to yield to is known yet. */
+	g->lat.ctl_bps = g->lat.rate_bps = g->pace_bps;
 	return 0;
 }
 
@@ -63,8 +55,6 @@ uint64_t scan_gov_wait_ns(struct scan_gov *g, uint64_t now_ns, uint32_t next_io_
 	uint64_t due;
 
 	gov_tick(g, now_ns);
-	if (g->lat.probing)
-		return LAT_PROBE_POLL_NS;	/* the probe ends at a sample */
 	if (!g->rate_bps)
 		return 0;
 	gov_clamp_credit(g, now_ns, next_io_bytes);
@@ -173,7 +163,7 @@ static void gov_done_sample(struct scan_gov *g, uint64_t now_ns)
 {
 	uint64_t dt, cur;
 
-	if (!g->done_mark_ns || g->lat.probing) {
+	if (!g->done_mark_ns) {
 		g->done_mark_ns = now_ns ? now_ns : 1;
 		g->done_mark_bytes = g->issued_bytes;
 		return;
@@ -206,8 +196,8 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 			const struct scan_gov_own *own, unsigned nr_st)
 {
 	uint64_t other_bytes = 0, other_sectors = 0, other_ios = 0, interval_ns;
-	uint64_t fg_ios = 0, fg_ns = 0, fg_wait = 0, fg_own_ns = 0;
-	bool seen, own_done = false;
+	uint64_t fg_ios = 0, fg_ns = 0, fg_wait = 0, own_ios = 0, own_ns = 0;
+	bool seen;
 
 	if (!g || !st || !own || !nr_st || nr_st > SCAN_GOV_MAX_VIEWS)
 		return -EINVAL;
@@ -233,7 +223,6 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 			gov_view_reset(v, &st[i], own[i].sectors);
 			v->last_own_ios = own[i].ios;
 			v->last_own_ns = own[i].ns;
-			own_done = true;	/* not a clean look */
 			continue;
 		}
 		/* Views overlap (a partition and its disk): the busiest one speaks. */
@@ -247,10 +236,11 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 		if (f_ios > fg_ios) {
 			fg_ios = f_ios;
 			fg_ns = f_ns;
-			fg_own_ns = own[i].ns - v->last_own_ns;
 		}
-		if (o_ios)
-			own_done = true;
+		if (o_ios > own_ios) {
+			own_ios = o_ios;
+			own_ns = own[i].ns - v->last_own_ns;
+		}
 		if (st[i].in_flight > own[i].inflight && st[i].in_flight - own[i].inflight > fg_wait)
 			fg_wait = st[i].in_flight - own[i].inflight;
 		v->last = st[i];
@@ -265,7 +255,7 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 	g->last_sample_ns = now_ns;
 	if (g->o.latency) {
 		gov_tick(g, now_ns);
-		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, fg_own_ns, fg_wait, own_done);
+		gov_lat_sample(g, now_ns, interval_ns, fg_ios, fg_ns, fg_wait, own_ios, own_ns);
 		return fg_ios > 0;
 	}
 	if (g->o.fg_threshold_bps)
@@ -319,7 +309,7 @@ uint64_t scan_gov_projected_end_ns(const struct scan_gov *g, uint64_t now_ns, bo
 		return 0;
 	left = g->issued_bytes < g->o.planned_total_bytes ?
 	       g->o.planned_total_bytes - g->issued_bytes : 0;
-	if (g->o.latency && ((g->lat.ramp && g->lat.fg_now) || !g->lat.avg_bps))
+	if (g->o.latency && !g->lat.avg_bps)
 		return 0;		/* still finding its rate: nothing to say yet */
 	bps = g->o.latency ? g->lat.avg_bps : g->rate_bps;
 	/*
@@ -355,5 +345,6 @@ uint64_t scan_gov_fg_latency_ns(const struct scan_gov *g, uint64_t *with_scan_ns
 
 bool scan_gov_probing(const struct scan_gov *g)
 {
-	return g->lat.probing;
+	(void)g;
+	return false;
 }

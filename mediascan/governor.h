@@ -4,7 +4,7 @@
  * window (remaining bytes / remaining time), and one of two ways to yield to other I/O:
  * pacing by the foreground's latency (the rate rises while the other requests' mean time
  * in /sys/class/block/NAME/stat, minus the scan's own requests and time, stays within a
- * target of the baseline learnt in brief pauses; it is cut when it rises), or the older
+ * target of its time alone, learnt while the scan runs; it is cut when it rises), or the older
  * backoff to a floor while any other I/O is seen at all.
  *
  * The governor never sleeps and never reads a clock: every call takes now_ns
@@ -30,7 +30,6 @@
 
 /* Pacing by latency (see governor.c for why these values). */
 #define SCAN_GOV_LAT_TARGET_PCT_DEFAULT 125	/* foreground mean latency within 1.25x alone */
-#define SCAN_GOV_PROBE_EVERY_S_DEFAULT 20	/* a pause to relearn the baseline this often */
 
 /* The scan's own completed reads through one stat view, since the start. */
 struct scan_gov_own {
@@ -50,7 +49,6 @@ struct scan_gov_opts {
 	bool backoff;			/* drop to the floor while other I/O hits the disk */
 	bool latency;			/* pace by the foreground's latency (not with backoff) */
 	unsigned lat_target_pct;	/* latency target, percent of the baseline (0: default) */
-	unsigned probe_every_s;		/* seconds between baseline probes (0: default) */
 	unsigned quiet_s;		/* seconds without other I/O before returning to pace
 					   (0: SCAN_GOV_QUIET_S_DEFAULT) */
 	uint64_t planned_total_bytes;	/* bytes this pass will account; needed by window_s */
@@ -69,47 +67,32 @@ struct scan_gov_view {
 	uint64_t last_own_ios, last_own_ns;
 };
 
-/*
- * The foreground seen alone: its requests and their summed time, and its samples' means (k
- * samples with requests; the sum of their means and of their squares, in us) for how far one
- * look can be trusted.
- */
-struct scan_gov_looks {
-	uint64_t ios, sum_ns;
-	uint64_t k, m1_us, m2_us;
-};
+#define SCAN_GOV_LAT_GAINS 4		/* BBR's gain cycle of pacing by latency */
+#define SCAN_GOV_LAT_BASE_BUCKETS 4	/* the scan's base read time: minima kept */
 
-/* The latency controller's state (pacing by latency). */
+/* The latency controller's state (pacing by latency; the rules in governor_lat.c). */
 struct scan_gov_lat {
-	bool probing;			/* paused to learn the foreground's latency alone */
-	uint64_t probe_start_ns, probe_end_ns;
-	uint64_t probe_clean_ns;	/* probe time with none of our reads completing */
-	struct scan_gov_looks probe;	/* what this probe saw */
-	struct scan_gov_looks pool;	/* what the probes of this foreground saw, older decayed */
-	struct scan_gov_looks odd;	/* a probe off the pool, kept until the next says why */
-	int odd_dir;			/* it was slower (1) or faster (-1) than the pool */
-	uint64_t next_probe_ns;
+	uint64_t ctl_bps;		/* the controller's rate; 0 = unlimited */
+	uint64_t rate_bps;		/* that times the gain in force */
+	unsigned phase;			/* the gain cycle's step */
+	uint64_t acc_start_ns, acc_bytes0;	/* decision interval: start, bytes issued then */
+	uint64_t acc_fg_ios, acc_fg_ns;	/* the foreground's requests and time in it */
+	uint64_t acc_own_ios, acc_own_ns;	/* the scan's completed reads and their time */
+	bool acc_wait;			/* other requests waited through a sample, none done */
+	uint64_t base_ns;		/* the scan's read time alone (least sample mean) */
+	uint64_t base_min[SCAN_GOV_LAT_BASE_BUCKETS], base_bucket_ns;
+	double alone;			/* foreground's time alone, ns, from the dips (0: none) */
+	double aim;			/* the foreground's wait per request aimed at, ns */
+	unsigned dips;			/* looks at the dip so far */
+	bool dip_settled;		/* the dip's first sample is over */
+	double cyc_w, cyc_lat;		/* the gain cycle so far: requests, their summed time */
 	uint64_t baseline_ns;		/* foreground's mean request time alone; 0: unknown */
-	uint64_t acc_start_ns, acc_ios, acc_sum_ns, acc_bytes0;	/* decision interval */
-	uint64_t acc_own_ns;		/* the scan's own reads' summed latency in it */
-	uint64_t rate_bps;		/* the controller's rate; 0 = unlimited */
-	int64_t err_pm;			/* smoothed excess latency, per mille of the aim */
-	bool have_err;
-	bool ramp;			/* start-up: doubling until the excess shows */
-	unsigned ramp_near;		/* readings in a row near the aim while ramping */
-	bool fg_now;			/* the last decision saw a foreground */
-	unsigned cuts_in_row;		/* decisions in a row above target */
-	uint64_t avg_bps;		/* achieved rate, smoothed: for the projected end */
 	uint64_t last_lat_ns;		/* foreground's mean request time, last decision */
+	uint64_t last_fg_ns;		/* the last sample that saw a foreground */
+	bool fg_now;			/* a foreground within LAT_QUIET_NS */
+	uint64_t avg_bps;		/* the rate in force, smoothed: for the projected end */
 	uint64_t slowed_ns;		/* time held below the pace by the foreground */
-	uint64_t starved_ns;		/* other requests waiting, none completing, this long */
 	bool slowed;
-	bool probe_sign;		/* this probe was started by a sign of a new foreground */
-	uint64_t prior_bps;		/* the rate achieved before a new foreground's probe */
-	uint64_t sign_after_ns;		/* no probe on a mere sign before this... */
-	uint64_t sign_holdoff_ns;	/* ...set this long after one that found nothing */
-	unsigned sign_run;		/* samples in a row with other requests done or waiting */
-	bool relook;			/* the next probe is the second look at a new foreground */
 };
 
 struct scan_gov {
@@ -138,8 +121,9 @@ struct scan_gov {
 	uint64_t done_mark_ns, done_mark_bytes;	/* start of the achieved rate's interval */
 	uint64_t done_bps;		/* rate achieved, smoothed over SCAN_GOV_DONE_NS intervals
 					   (0: not known yet): what the projected end is judged by */
-	unsigned nr_probes;		/* baseline probes (latency pacing) */
-	uint64_t probe_ns;		/* time paused for them */
+	unsigned nr_probes;		/* baseline probes: always 0 (pacing by latency no longer
+					   pauses; kept for the report's field) */
+	uint64_t probe_ns;		/* time paused for them: always 0 */
 };
 
 /* Return 0 after setting g up from o at now_ns, or -EINVAL for inconsistent options. */
@@ -182,7 +166,7 @@ uint64_t scan_gov_window_end_ns(const struct scan_gov *g);
  * *with_scan_ns to it with the scan running, at the last decision (0: not known).
  */
 uint64_t scan_gov_fg_latency_ns(const struct scan_gov *g, uint64_t *with_scan_ns);
-/* Return true while paused for a baseline probe. */
+/* Return true while paused for a baseline probe: never (kept for callers). */
 bool scan_gov_probing(const struct scan_gov *g);
 /* Return the rate in force in bytes/s (0: unlimited). */
 uint64_t scan_gov_rate_bps(const struct scan_gov *g);

@@ -27,9 +27,8 @@ void gov_tick(struct scan_gov *g, uint64_t now_ns);
 void gov_clamp_credit(struct scan_gov *g, uint64_t now_ns, uint64_t next_io_bytes);
 
 /* governor_lat.c */
-void gov_lat_probe_start(struct scan_gov *g, uint64_t now_ns, bool sign, uint64_t prior_bps);
 void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
-		    uint64_t fg_ios, uint64_t fg_ns, uint64_t own_ns, uint64_t fg_wait,
-		    bool own_done);
+		    uint64_t fg_ios, uint64_t fg_ns, uint64_t fg_wait, uint64_t own_ios,
+		    uint64_t own_ns);
 
 #endif

@@ -71,6 +71,13 @@ static void gov_set_rate(struct scan_gov *g, uint64_t new_bps, uint64_t now_ns)
 	if (new_bps == g->rate_bps)
 		return;
 	due = g->rate_bps ? gov_due_ns(g) : now_ns;
+	/*
+	 * Pacing by latency moves its rate every half second, down to a tenth at its gain cycle's
+	 * dip: the wait still to go scales with the rate, or a read issued at the dip's pace held
+	 * the next one back for seconds after the rate rose (a 9 s stall at 2 MiB/s).
+	 */
+	if (g->o.latency && g->rate_bps && new_bps && due > now_ns)
+		due = now_ns + gov_muldiv(due - now_ns, g->rate_bps, new_bps, false);
 	if (now_ns > SCAN_GOV_CREDIT_NS && due < now_ns - SCAN_GOV_CREDIT_NS)
 		due = now_ns - SCAN_GOV_CREDIT_NS;
 	g->rate_bps = new_bps;
@@ -171,7 +178,9 @@ void gov_tick(struct scan_gov *g, uint64_t now_ns)
 
 /*
  * Cap the credit of a caller that fell behind: at most SCAN_GOV_CREDIT_NS worth of bytes,
- * counting the I/O about to go, may be issued at once.
+ * counting the I/O about to go, may be issued at once; none while pacing by latency sees a
+ * foreground (one read at a time at the pace: OpenZFS's fewer scrub I/Os while other I/O is
+ * outstanding).
  */
 void gov_clamp_credit(struct scan_gov *g, uint64_t now_ns, uint64_t next_io_bytes)
 {
@@ -181,6 +190,8 @@ void gov_clamp_credit(struct scan_gov *g, uint64_t now_ns, uint64_t next_io_byte
 		return;
 	io_ns = gov_bytes_ns(next_io_bytes, g->rate_bps);
 	cap_ns = io_ns < SCAN_GOV_CREDIT_NS ? SCAN_GOV_CREDIT_NS - io_ns : 0;
+	if (g->o.latency && g->lat.fg_now)
+		cap_ns = 0;
 	if (now_ns > gov_sat_add(gov_due_ns(g), cap_ns)) {
 		g->anchor_ns = now_ns - cap_ns;
 		g->anchor_bytes = 0;

@@ -7,6 +7,8 @@
 #   none
 #   randread: 4 KiB random reads at queue depth 1, paced at FG_IOPS_HDD (50) / FG_IOPS_SSD
 #             (1000) a second (a database's steady reads)
+#   busy:     4 KiB random reads at queue depth 1, back to back (the disk never idle: the goal
+#             is the foreground's throughput, >= 0.95x alone; no sweep, no fixed row)
 #   writer:   bursts of 32 MiB of sequential 1 MiB writes, then 1 s of nothing
 # Modes: unthrottled (no option), fixed (--rate R --pacing off, R the best fixed rate from a
 # sweep: the highest that keeps the foreground's mean latency within 1.25x alone), backoff
@@ -17,7 +19,7 @@
 # Reported: the foreground's mean and p99 completion latency and its throughput relative to
 # running alone, and the scan's MiB/s. The scratch image is ours (sparse, under BENCH_DIR):
 # the writer writes to it. Needs root, FUSE, fio. Environment: DUR, MODELS ("hdd ssd"),
-# FGS ("none randread writer"), MODES ("unthrottled fixed backoff pacing"), SWEEP_HDD,
+# FGS ("none randread busy writer"), MODES ("unthrottled fixed backoff pacing"), SWEEP_HDD,
 # SWEEP_SSD (fixed rates tried, MiB/s; SWEEP_HDD="" skips the sweep), FG_IOPS_HDD,
 # FG_IOPS_SSD, FAULTDISK, MEDIASCAN_ALT (another binary: its pacing row beside ours, run
 # right after it, for a before/after on the same load), REPS (1: each mode's run, with the
@@ -31,7 +33,7 @@ DUR=${DUR:-12}
 REPS=${REPS:-1}
 declare -A acc_label
 MODELS=${MODELS:-"hdd ssd"}
-FGS=${FGS:-"none randread writer"}
+FGS=${FGS:-"none randread busy writer"}
 MODES=${MODES:-"unthrottled fixed backoff pacing"}
 SWEEP_HDD=${SWEEP_HDD-"5 10 20 40"}
 SWEEP_SSD=${SWEEP_SSD-"25 50 100 200"}
@@ -60,6 +62,10 @@ fg() {
 	randread)
 		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=randread \
 			--bs=4k --rate_iops="$iops" --time_based --runtime="$secs" \
+			--output-format=json --output="$out" >/dev/null 2>&1 ;;
+	busy)
+		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=randread \
+			--bs=4k --time_based --runtime="$secs" \
 			--output-format=json --output="$out" >/dev/null 2>&1 ;;
 	writer)
 		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=write --bs=1M \
@@ -115,7 +121,10 @@ for m in $MODELS; do
 			fg "$kind" "$iops" $((DUR - 2)) "$BENCH_TMP/alone.json"
 			read -r a_mean a_p99 a_iops < <(fg_stats "$BENCH_TMP/alone.json")
 			echo "| $m | $kind | alone | $(calc "$a_mean" 2) | $(calc "$a_p99" 2) | $(calc "$a_iops" 0)/s | - |"
-			for r in $sweep; do
+			RUN_MS=			# the sweep runs our binary, not the last row's
+			ksweep=$sweep
+			[ "$kind" = busy ] && ksweep=
+			for r in $ksweep; do
 				read -r s mean p99 fiops < <(run "$kind" "$iops" --rate "${r}M" --pacing off)
 				echo "#   sweep --rate ${r}M: fg mean $(calc "$mean / $a_mean" 2)x, scan $(calc "$s" 1) MiB/s" >&2
 				if awk -v x="$mean" -v a="$a_mean" 'BEGIN { exit !(x <= 1.25 * a) }'; then

@@ -11,11 +11,14 @@
  * fixed rate are half of it and every case runs on them (split, each half would need the
  * other's internals); the cases alone are short.
  *
- * Asserted: with no foreground the scan runs at the disk's speed (or the window's pace);
- * with one, the foreground's mean latency stays within the target (1.25x alone) and the
- * scan reads at >= 0.8x the best fixed --rate that keeps it there, found by a sweep here;
- * the scan slows when a foreground comes and speeds up when it goes; and the presence
- * backoff's time counts a backoff still running.
+ * Asserted (issue 32's goals): with no foreground the scan runs at the disk's speed (or the
+ * window's pace); with one, the foreground's mean latency stays within the target (1.25x
+ * alone) and the scan reads at >= 0.8x the best fixed --rate that keeps it there, found by a
+ * sweep here; a busy foreground (back to back) keeps >= 0.95x its throughput; a bursty writer
+ * stays within the target on both disks; the scan never pauses; it slows when a foreground
+ * comes and speeds up when it goes; and the presence backoff's time counts a backoff still
+ * running. The simulated scan keeps at most SCAN_DEPTH_LAT reads in flight when paced by
+ * latency, as the executor does.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -39,6 +42,11 @@
 #define FG_BYTES 4096u
 #define SCAN_BYTES (1u << 20)
 #define SCAN_DEPTH 16
+/*
+ * Pacing by latency: the executor keeps at most twice the bandwidth-delay product in flight
+ * (exec_inflight_cap, BBR's cap), at least two reads; a one-queue disk's product is one read.
+ */
+#define SCAN_DEPTH_LAT 2
 
 struct sim_req {
 	int scan, write;
@@ -72,6 +80,7 @@ struct sim {
 	/* the scan */
 	int mode;			/* 0 unthrottled, 1 governed */
 	struct scan_gov g;
+	unsigned depth;			/* reads the scan keeps in flight at most */
 	unsigned inflight;
 	uint64_t try_ns;		/* next time to ask the governor */
 	uint64_t scan_bytes, scan_bytes_meas;
@@ -222,7 +231,7 @@ static void sim_sample(struct sim *s)
 
 static void sim_try_scan(struct sim *s)
 {
-	while (s->inflight < SCAN_DEPTH && (!s->planned || s->issued < s->planned)) {
+	while (s->inflight < s->depth && (!s->planned || s->issued < s->planned)) {
 		if (s->mode) {
 			uint64_t w = scan_gov_wait_ns(&s->g, s->now, SCAN_BYTES);
 
@@ -281,7 +290,7 @@ static void sim_run(struct sim *s, uint64_t end_ns)
 		case 4:
 			s->next_sample_ns += SIM_SAMPLE_NS;
 			sim_sample(s);
-			if (s->try_ns == UINT64_MAX && s->inflight < SCAN_DEPTH)
+			if (s->try_ns == UINT64_MAX && s->inflight < s->depth)
 				s->try_ns = s->now;
 			break;
 		default:
@@ -351,6 +360,7 @@ static void sim_init(struct sim *s, const struct model *m, int fg, int mode, uin
 	s->issued = mode < 0 ? 1 : 0;
 	s->try_ns = 0;
 	s->mode = mode > 0;
+	s->depth = mode == 2 ? SCAN_DEPTH_LAT : SCAN_DEPTH;
 	if (mode > 0) {
 		memset(&o, 0, sizeof(o));
 		o.rate_bps = mode == 1 ? rate : 0;
@@ -430,10 +440,10 @@ static void test_no_fg_window(void **state)
 }
 
 /*
- * The foreground's mean latency within 1.25x its latency alone, and the scan at >= 0.8x the
- * best fixed rate that keeps it there (a bisection of fixed rates up to hi_bps).
+ * The foreground's mean latency within 1.25x its latency alone, and (rate_goal) the scan at
+ * >= 0.8x the best fixed rate that keeps it there (a bisection of fixed rates up to hi_bps).
  */
-static void check_target_and_rate(const struct model *m, double hi_bps)
+static void check_target_and_rate(const struct model *m, double hi_bps, int rate_goal)
 {
 	double alone = sim_fg_mean(m, -1, 0, 20 * NS_S, 0, NULL), target = alone * 1.25;
 	double lo = 0, hi = hi_bps, best, lat, bps, fixed_bps = 0;
@@ -455,7 +465,8 @@ static void check_target_and_rate(const struct model *m, double hi_bps)
 		      m->name, alone / 1e6, target / 1e6, best / 1e6, fixed_bps / 1e6,
 		      lat / 1e6, lat / alone, bps / 1e6, bps / fixed_bps);
 	assert_true(lat <= target);
-	assert_true(bps >= 0.8 * fixed_bps);
+	if (rate_goal)
+		assert_true(bps >= 0.8 * fixed_bps);
 }
 
 /* With a steady foreground, on each disk. */
@@ -463,13 +474,12 @@ static void test_fg_target_and_rate(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		check_target_and_rate(&models[i], 200e6);
+		check_target_and_rate(&models[i], 200e6, 1);
 }
 
 /*
- * A journal's commits (commits_model). Each is a sign of a foreground the scan pauses to
- * learn, and finds nothing; such pauses grow rarer (2 s, then 4, 8, up to probe_every_s
- * apart), so the scan keeps most of its speed.
+ * A journal's commits (commits_model): each is a foreground for a moment; the scan yields to it
+ * and takes its speed back once it has gone, so it keeps most of its speed.
  */
 static void test_fg_sporadic(void **state)
 {
@@ -485,16 +495,16 @@ static void test_fg_sporadic(void **state)
 	sim_init(s, commits, 1, 2, 0, 0, 0);
 	sim_run(s, 100 * NS_S);
 	paced_bps = (double)s->scan_bytes / 100;
-	print_message("%s: unthrottled %.1f MB/s, paced %.1f MB/s; %u probes, %.1f s of 100 "
-		      "paused\n", commits->name, free_bps / 1e6, paced_bps / 1e6, s->g.nr_probes,
-		      s->g.probe_ns / 1e9);
+	print_message("%s: unthrottled %.1f MB/s, paced %.1f MB/s\n", commits->name,
+		      free_bps / 1e6, paced_bps / 1e6);
 	assert_true(paced_bps >= 0.85 * free_bps);
 	free(s);
 }
 
 /*
- * A reader that starts while those commits hold off the next sign's probe (here for 8 s or
- * more) is learnt at once all the same: it is no stray request.
+ * A reader that starts after half a minute of those commits is within the target within 3 s,
+ * as one that starts on an idle disk. (It replaces a test of the sign holdoff, a rule of the
+ * probing controller that the new signal made unneeded.)
  */
 static void test_fg_after_commits(void **state)
 {
@@ -502,17 +512,12 @@ static void test_fg_after_commits(void **state)
 	struct sim *s = calloc(1, sizeof(*s));
 	double alone = sim_fg_mean(reader, -1, 0, 20 * NS_S, 2 * NS_S, NULL);
 	int within = -1;
-	uint64_t t0 = 20 * NS_S;
+	uint64_t t0 = 30 * NS_S;
 
 	(void)state;
 	assert_non_null(s);
 	sim_init(s, &commits_model, 1, 2, 0, 0, 0);
-	/* the premise: a time when the next sign would wait 8 s or more */
-	for (; t0 < 120 * NS_S && s->g.lat.sign_after_ns < t0 + 8 * NS_S; t0 += NS_S / 4)
-		sim_run(s, t0);
-	print_message("commits for %.2f s: a sign would be acted on at %.1f s\n", t0 / 1e9,
-		      s->g.lat.sign_after_ns / 1e9);
-	assert_true(s->g.lat.sign_after_ns >= t0 + 8 * NS_S);
+	sim_run(s, t0);
 	sim_set_fg(s, reader);			/* now a steady reader */
 	if (!s->fg_waiting)
 		s->fg_next_ns = s->now;
@@ -520,8 +525,36 @@ static void test_fg_after_commits(void **state)
 	for (int t = (int)(t0 / NS_S) + 1; t < (int)(t0 / NS_S) + 10 && within < 0; t++)
 		if (s->fg_sec_ios[t] && (double)s->fg_sec_ns[t] / s->fg_sec_ios[t] <= alone * 1.25)
 			within = t - (int)(t0 / NS_S);
-	print_message("a reader from then on: within target from second %d after\n", within);
+	print_message("a reader after %.0f s of commits: within target from second %d after\n",
+		      t0 / 1e9, within);
 	assert_true(within >= 0 && within <= 3);
+	free(s);
+}
+
+/*
+ * A busy foreground (4 KiB reads at queue depth one, back to back: the disk is never idle)
+ * keeps >= 0.95x its throughput alone (issue 32), and the scan still reads (a never-idle
+ * server's pass is not starved to nothing).
+ */
+static void check_busy(const struct model *m)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	double alone_iops, paced_iops, bps;
+
+	assert_non_null(s);
+	sim_init(s, m, 1, -1, 0, 0, 0);
+	s->meas_from_ns = 10 * NS_S;
+	sim_run(s, 70 * NS_S);
+	alone_iops = (double)s->fg_ios / 60;
+	sim_init(s, m, 1, 2, 0, 0, 0);
+	s->meas_from_ns = 10 * NS_S;
+	sim_run(s, 70 * NS_S);
+	paced_iops = (double)s->fg_ios / 60;
+	bps = (double)s->scan_bytes_meas / 60;
+	print_message("%s: %.0f IOPS alone, %.0f with the scan (%.3fx); scan %.1f MB/s\n", m->name,
+		      alone_iops, paced_iops, paced_iops / alone_iops, bps / 1e6);
+	assert_true(paced_iops >= 0.95 * alone_iops);
+	assert_true(bps >= 0.5e6);
 	free(s);
 }
 
@@ -531,9 +564,11 @@ static void test_fg_after_commits(void **state)
  * foreground (4 KiB reads at queue depth one, back to back) starts during the scan's first
  * probe, which sees its burst: in the VM that look read 2.2-3.3 ms against 6.5 alone, every
  * later reading looked 2x slowed, and the scan kept near its floor until the 20 s relook
- * (here, on c05a3a5's governor: from 400 ms, 25 s; from 600 ms, not within 30 s). A look of
- * one sample, or of samples that disagree (the burst, then the throttle), is unsure: the
- * next probe comes in 5 s. Then the rate, as for a steady foreground.
+ * (here, on c05a3a5's governor: from 400 ms, 25 s; from 600 ms, not within 30 s). The time
+ * alone, now learnt at the gain cycle's dips, must be within 10% in 15 s. This foreground
+ * takes every request the throttle lets through: a busy one, which keeps >= 0.95x its
+ * throughput (issue 32's goal; until issue 32 this case asked for the scan at >= 0.8x the
+ * best fixed rate at 1.25x latency, which costs such a foreground 20% of its throughput).
  */
 static const struct model throttled_model = {
 	"ssd behind 150 IOPS, burst 15", 100 * NS_US, 1000000000, 0, 0, 0, 0, 0, 150, 15
@@ -563,7 +598,8 @@ static void test_fg_throttled_burst(void **state)
 		assert_true(t_ok >= 0 && t_ok <= 15);
 		free(s);
 	}
-	check_target_and_rate(&throttled_model, 200e6);
+	check_target_and_rate(&throttled_model, 200e6, 0);
+	check_busy(&throttled_model);
 }
 
 /* The SSD-like disk's reader, switched to 64 KiB reads: 1.6x slower alone. */
@@ -613,25 +649,43 @@ static void test_fg_changes_by_itself(void **state)
 }
 
 /*
- * A bursty writer whose bursts are over within one sample: the probe its first sign starts
- * waits for the next burst (it ended before the probe's first clean look, the probe saw
- * nothing, the scan ran on unthrottled into every burst and paused at each: two thirds of the
- * time paused on the fault disk), and the rate then settles as for a steady foreground.
+ * A bursty writer whose bursts are over within one sample (on the SSD-like disk, and on the
+ * rotating one where a burst takes a third of a second): within the target, the scan near the
+ * best fixed rate, and the scan never stopped (no second without a read: the controller that
+ * paused to learn the writer alone spent 5 s of 60 paused).
  */
+static const struct model writer_hdd_model = {
+	"hdd, bursty writer", 4 * NS_MS, 150000000, 0, 32, 1u << 20, NS_S, 1
+};
+
 static void test_fg_bursty_writer(void **state)
 {
 	struct sim *s = calloc(1, sizeof(*s));
+	int stopped = 0;
 
 	(void)state;
 	assert_non_null(s);
-	check_target_and_rate(&writer_model, 1000e6);
+	check_target_and_rate(&writer_model, 1000e6, 1);
+	check_target_and_rate(&writer_hdd_model, 200e6, 0);	/* issue 32: within target */
 	sim_init(s, &writer_model, 1, 2, 0, 0, 0);
 	sim_run(s, 60 * NS_S);
-	print_message("%s: %u probes, %.1f s of 60 paused\n", writer_model.name,
-		      s->g.nr_probes, s->g.probe_ns / 1e9);
-	/* the start, a second look 3 s after learning it, one every 20 s: each waits for a burst */
-	assert_true(s->g.probe_ns < 9 * NS_S);
+	for (int t = 0; t < 60; t++)
+		stopped += !s->sec_bytes[t];
+	print_message("%s: %d seconds of 60 without a read\n", writer_model.name, stopped);
+	assert_int_equal(stopped, 0);
 	free(s);
+}
+
+static void test_fg_busy(void **state)
+{
+	static const struct model busy[] = {
+		{ "hdd, back-to-back fg", 4 * NS_MS, 150000000, 0 },
+		{ "ssd, back-to-back fg", 100 * NS_US, 1000000000, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(busy) / sizeof(busy[0]); i++)
+		check_busy(&busy[i]);
 }
 
 /* The scan slows when a foreground comes and speeds up again when it goes. */
@@ -848,8 +902,9 @@ static void test_latency_options(void **state)
 	assert_int_equal(scan_gov_init(&g, &o, 0), -EINVAL);
 	o.backoff = false;
 	assert_int_equal(scan_gov_init(&g, &o, 0), 0);
-	assert_true(scan_gov_probing(&g));	/* the baseline is learnt first */
-	assert_true(scan_gov_wait_ns(&g, 0, SCAN_BYTES) > 0);
+	/* nothing to yield to is known yet: the scan starts at once (it paused to probe before) */
+	assert_false(scan_gov_probing(&g));
+	assert_int_equal(scan_gov_wait_ns(&g, 0, SCAN_BYTES), 0);
 }
 
 int main(void)
@@ -866,11 +921,14 @@ int main(void)
 		cmocka_unit_test(test_fg_arrival),
 		cmocka_unit_test(test_fg_target_and_rate),
 		cmocka_unit_test(test_fg_bursty_writer),
+		cmocka_unit_test(test_fg_busy),
 		cmocka_unit_test(test_fg_sporadic),
 		cmocka_unit_test(test_fg_after_commits),
 		cmocka_unit_test(test_fg_changes_by_itself),
 		cmocka_unit_test(test_fg_throttled_burst),
 	};
 
+	if (getenv("PACING_ONLY"))
+		cmocka_set_test_filter(getenv("PACING_ONLY"));	/* one case, by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
