@@ -94,7 +94,8 @@ int kio_scsi_ata_sense_lba(const uint8_t *sense, unsigned len, uint64_t lba, uin
 	if ((sense[0] & 0x7f) >= 0x72) {
 		/* descriptor format: the ATA Status Return descriptor (SAT, code 09h) */
 		d = sg_scsi_sense_desc_find(sense, (int)len, 9);
-		if (!d || d[1] < 12 || !(d[3] & ATA_ERR_UNC))
+		/* the descriptor whole inside the sense bytes (untrusted: a device's) */
+		if (!d || (size_t)(d - sense) + 14 > len || d[1] < 12 || !(d[3] & ATA_ERR_UNC))
 			return 0;
 		v = (uint64_t)d[7] | (uint64_t)d[9] << 8 | (uint64_t)d[11] << 16;
 		if (d[2] & 1)
