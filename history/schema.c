@@ -154,7 +154,7 @@ static const char *const state_migrations[] = {
 	"ALTER TABLE passes ADD COLUMN projected_end INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE passes ADD COLUMN window_late_since INTEGER NOT NULL DEFAULT 0;\n",
 	/*
-	 * 6 -> 7: whether a drive-side verify reads a device's medium (issue 28), kept under
+	 * 6 -> 7: whether a drive-side verify reads a device's medium, kept under
 	 * the device's identity (WWN/serial: kernel names move at boot) and the method: the
 	 * proof's timing, or a sampled read that voided it. A later scan reuses it (a fresh
 	 * proof, or a distrust, saves timing again); the metrics show the distrusted ones.
