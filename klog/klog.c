@@ -1,5 +1,5 @@
 /*
- * mapping/klog.c - parse kernel log lines that name a failed device range: the block layer's
+ * klog/klog.c - parse kernel log lines that name a failed device range: the block layer's
  * "<kind> error, dev NAME, sector N", the buffer cache's "Buffer I/O error on dev NAME,
  * logical block N" and XFS's "metadata I/O error ... at daddr 0xN len N". A line from a file
  * counts only when its prefix marks it as the kernel's (a /dev/kmsg record of facility 0, a
