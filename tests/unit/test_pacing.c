@@ -11,7 +11,7 @@
  * fixed rate are half of it and every case runs on them (split, each half would need the
  * other's internals); the cases alone are short.
  *
- * Asserted (issue 32's goals): with no foreground the scan runs at the disk's speed (or the
+ * Asserted (the pacing's goals): with no foreground the scan runs at the disk's speed (or the
  * window's pace); with one, the foreground's mean latency stays within the target (1.25x
  * alone) and the scan reads at >= 0.8x the best fixed --rate that keeps it there, found by a
  * sweep here; a busy foreground (back to back) keeps >= 0.95x its throughput; a bursty writer
@@ -533,7 +533,7 @@ static void test_fg_after_commits(void **state)
 
 /*
  * A busy foreground (4 KiB reads at queue depth one, back to back: the disk is never idle)
- * keeps >= 0.95x its throughput alone (issue 32), and the scan still reads (a never-idle
+ * keeps >= 0.95x its throughput alone, and the scan still reads (a never-idle
  * server's pass is not starved to nothing).
  */
 static void check_busy(const struct model *m)
@@ -567,8 +567,8 @@ static void check_busy(const struct model *m)
  * (here, on c05a3a5's governor: from 400 ms, 25 s; from 600 ms, not within 30 s). The time
  * alone, now learnt at the gain cycle's dips, must be within 10% in 15 s. This foreground
  * takes every request the throttle lets through: a busy one, which keeps >= 0.95x its
- * throughput (issue 32's goal; until issue 32 this case asked for the scan at >= 0.8x the
- * best fixed rate at 1.25x latency, which costs such a foreground 20% of its throughput).
+ * throughput (a busy user's goal: the scan at >= 0.8x the best fixed rate at 1.25x latency
+ * would cost such a foreground 20% of its throughput).
  */
 static const struct model throttled_model = {
 	"ssd behind 150 IOPS, burst 15", 100 * NS_US, 1000000000, 0, 0, 0, 0, 0, 150, 15
@@ -666,7 +666,7 @@ static void test_fg_bursty_writer(void **state)
 	(void)state;
 	assert_non_null(s);
 	check_target_and_rate(&writer_model, 1000e6, 1);
-	check_target_and_rate(&writer_hdd_model, 200e6, 0);	/* issue 32: within target */
+	check_target_and_rate(&writer_hdd_model, 200e6, 0);	/* within target */
 	sim_init(s, &writer_model, 1, 2, 0, 0, 0);
 	sim_run(s, 60 * NS_S);
 	for (int t = 0; t < 60; t++)
@@ -824,7 +824,7 @@ static void test_fg_noise_not_ours(void **state)
 }
 
 /*
- * How fast a foreground arriving against a full-speed scan is protected (issue 21's bench:
+ * How fast a foreground arriving against a full-speed scan is protected (the bench's
  * detection took 4 to 5 s): per model, the seconds after its arrival until its mean latency
  * over a second is within the target of its latency alone, and its mean over the first
  * 5 s. Printed for docs/performance.md; asserted loosely (within 3 s).
