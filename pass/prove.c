@@ -126,13 +126,14 @@ static int trust_from_history(struct scan_state *st, const struct vfy_ops *ops,
 							 i != VFY_TRUST_VOIDED))
 			continue;
 		at = (time_t)h.at;
-		strftime(when, sizeof(when), "%Y-%m-%d", gmtime_r(&at, &tm) ? &tm : NULL);
+		if (!gmtime_r(&at, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d", &tm))
+			snprintf(when, sizeof(when), "?");
 		vd->trust.state = (enum vfy_trust_state)i;
 		vd->trust.t.bytes = h.bytes;
 		vd->trust.t.verify_ns = (uint64_t)(h.verify_s * 1e9);
 		vd->trust.t.read_ns = (uint64_t)(h.read_s * 1e9);
-		snprintf(vd->trust.why, sizeof(vd->trust.why), "%s on %s (kept for %s): %.240s",
-			 h.state, when, vd->ident, h.reason);
+		snprintf(vd->trust.why, sizeof(vd->trust.why), "%.15s on %.10s (kept for %.48s): "
+			 "%.220s", h.state, when, h.ident, h.reason);
 		return 1;
 	}
 	return 0;
