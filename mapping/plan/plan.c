@@ -17,7 +17,6 @@
 #include "target.h"
 
 #define PLAN_FSMAP_BATCH 1024
-#define PLAN_DEFAULT_GAP_ROTATIONAL (64 * 1024)
 
 int map_merger_init(struct map_merger *m, uint64_t merge_gap, uint32_t align)
 {
@@ -133,7 +132,7 @@ struct map_plan {
 
 static uint64_t default_gap(const struct map_device *d)
 {
-	return d->info.rotational == 1 ? PLAN_DEFAULT_GAP_ROTATIONAL : 0;
+	return d->info.rotational == 1 ? MAP_DEFAULT_GAP_ROTATIONAL : 0;
 }
 
 /* Start planning device dev_idx. */

@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #define MAP_MAX_GAPS 8
+/* The merge gap on a rotational disk when none is given (bytes); 0 on others. */
+#define MAP_DEFAULT_GAP_ROTATIONAL (64 * 1024)
 
 /* What a planned range holds (bitmask: merged ranges may hold several). */
 enum map_tag {
