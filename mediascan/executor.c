@@ -353,14 +353,203 @@ int exec_loop(struct exec *x)
 	}
 }
 
+/* Return 0 after allocating x's buffer (2 x depth slots of it) and its slot arrays, or -errno. */
+static int exec_alloc(struct exec *x)
+{
+	const struct scan_opts *o = x->o;
+	struct scan_result *r = x->r;
+	enum kio_buf_kind kind;
+
+	/* As many slots again for isolation: its reads go out together while the loop's wait. */
+	x->nr_slots = 2 * o->depth;
+	x->eng.depth = x->nr_slots;
+	x->buf_piece = ((size_t)(o->io_size > EXEC_ISO_CHUNK ? o->io_size : EXEC_ISO_CHUNK) + 4095) &
+		       ~(size_t)4095;
+	x->eng.buf_len = (size_t)x->nr_slots * x->buf_piece;
+	x->eng.buf_piece = x->buf_piece;
+	x->eng.io_timeout_ns = o->io_timeout_ns;
+	/*
+	 * The read method keeps no data, but every slot reads into a piece of the buffer of
+	 * its own (exec_slot_buf): 2 x depth x io_size bytes, registered once with io_uring.
+	 */
+	x->eng.buf = kio_buf_alloc(x->eng.buf_len, &x->buf_map_len, &kind);
+	if (!x->eng.buf)
+		return -ENOMEM;
+	/*
+	 * Small pages split a read that needs more than max_segments of them in two at the
+	 * block layer. Reads keep the size asked for all the same: a split read is correct, and
+	 * the block layer splits at no more cost than two smaller reads would have; the report's
+	 * io_buffer says which kind of buffer the scan got.
+	 */
+	r->io_size = o->io_size;
+	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
+	x->slots = calloc(x->nr_slots, sizeof(*x->slots));
+	x->done = calloc(x->nr_slots, sizeof(*x->done));
+	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));
+	x->deferred = calloc(x->nr_slots, sizeof(*x->deferred));
+	x->batch = calloc(EXEC_BATCH + o->depth, sizeof(*x->batch));	/* + pieces put back */
+	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->batch)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Return 0 after setting x's cursors, the watchdog's cap, the clocks and the governor. */
+static int exec_start(struct exec *x)
+{
+	const struct scan_opts *o = x->o;
+	int ret;
+
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		x->cursor[d] = o->start_cursor[d];
+		x->reread_from[d] = UINT64_MAX;
+	}
+	x->reread_seq = UINT64_MAX;
+	/*
+	 * A read past the I/O timeout is waited for this long before the disk is called not
+	 * answering: a drive that retries a sector internally may take a minute.
+	 */
+	for (size_t i = 0; i < o->nr_watch; i++)
+		if (o->watch[i].length > x->watch_max_len)
+			x->watch_max_len = o->watch[i].length;
+	x->hard_cap_ns = UINT64_MAX;
+	if (o->io_timeout_ns)
+		x->hard_cap_ns = o->io_timeout_ns * 4 > EXEC_MIN_HARD_CAP_NS ?
+				 o->io_timeout_ns * 4 : EXEC_MIN_HARD_CAP_NS;
+	x->start_ns = x->last_progress_ns = x->rate_mark_ns = now_ns();
+	x->next_checkpoint_ns = x->start_ns + o->checkpoint_interval_ns;
+	if (o->gov) {
+		ret = scan_gov_init(&x->gov, o->gov, x->start_ns);
+		if (ret < 0) {
+			snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "bad rate settings");
+			return ret;
+		}
+		x->have_gov = 1;
+	}
+	x->sched_fd = o->gov && o->gov->latency ? kio_schedstat_open() : -1;
+	return 0;
+}
+
+/*
+ * Run the pass by the method's device commands or blocking calls, if it has them. Return the
+ * result with *over set when the pass ended there; *over clear when the method has none or
+ * was refused (the engine ops then reads the plan, x->eng put back to it).
+ */
+static int exec_run_method(struct exec *x, const struct scan_engine_ops *ops, int *fds,
+			   int *eng_ready, int *over)
+{
+	const struct scan_opts *o = x->o;
+	struct scan_result *r = x->r;
+	int ret;
+
+	*over = 0;
+	if (o->vfy && (o->vfy->caps & (VFY_CAP_CMD_NVME | VFY_CAP_CMD_SCSI))) {
+		/* Device commands through the one loop; the engine reads only what is refused. */
+		ret = exec_cmd_start(x);
+		*eng_ready = ret == 0;
+		if (ret == 0)
+			ret = exec_loop(x);
+		if (ret == 0)
+			ret = exec_recheck(x);
+		if (ret != -EOPNOTSUPP || x->inflight) {
+			if (ret == -EOPNOTSUPP)
+				snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%s was refused while "
+					 "commands were still in flight", o->vfy->name);
+			*over = 1;
+			return ret;
+		}
+		if (*eng_ready)
+			x->eng.ops->cleanup(&x->eng);
+		*eng_ready = 0;
+		exec_cmd_stop(x);
+		x->eng.ops = ops;
+		x->eng.fds = fds;
+		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
+	} else if (o->vfy && (o->vfy->caps & VFY_CAP_SYNC)) {
+		/* Blocking calls only (xfs-verify): the engine only reads what it refuses. */
+		ret = exec_vfy_init(x, o->vfy, x->vfy_ready);
+		if (ret == 0) {
+			snprintf(r->engine, sizeof(r->engine), "passthrough");
+			ret = exec_vfy_loop(x);
+		} else {
+			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "method %s failed to start: %s",
+				 o->vfy->name, strerror(-ret));
+		}
+		exec_vfy_cleanup(x, o->vfy, x->vfy_ready);
+		if (ret != -EOPNOTSUPP) {
+			*over = 1;
+			return ret;
+		}
+		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
+	}
+	return 0;
+}
+
+/* Let live reads finish before their buffer goes away (timed-out ones may not). */
+static void exec_drain(struct exec *x, int eng_ready)
+{
+	for (unsigned tries = 0; eng_ready && x->inflight && tries < 50; tries++) {
+		int n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, EXEC_IDLE_WAIT_NS);
+
+		for (int i = 0; i < n; i++)
+			exec_complete(x, (struct exec_slot *)x->done[i]);
+		exec_complete_deferred(x);
+		if (n < 0)
+			break;
+	}
+}
+
+/* Fill in how the pass ended: stopped, elapsed, complete, and what the governor did. */
+static void exec_sum_up(struct exec *x)
+{
+	const struct scan_opts *o = x->o;
+	struct scan_result *r = x->r;
+	uint64_t end_ns, with_ns, base_ns, end;
+	bool late;
+
+	if (o->stop && *o->stop && !r->stopped)
+		r->stopped = 1;
+	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
+	r->complete = x->src_done && x->batch_pos >= x->batch_len && !r->fatal && !r->stopped &&
+		      !r->failing;
+	if (!x->have_gov)
+		return;
+	end_ns = now_ns();
+	r->nr_backoffs = scan_gov_backoffs(&x->gov);
+	r->backoff_s = (double)scan_gov_backoff_ns(&x->gov, end_ns) / 1e9;
+	r->pacing = x->gov.o.latency ? "latency" : x->gov.o.backoff ? "backoff" : "fixed";
+	r->nr_probes = x->gov.nr_probes;
+	r->probe_s = (double)x->gov.probe_ns / 1e9;
+	base_ns = scan_gov_fg_latency_ns(&x->gov, &with_ns);
+	r->fg_base_ms = (double)base_ns / 1e6;
+	r->fg_lat_ms = (double)with_ns / 1e6;
+	end = scan_gov_projected_end_ns(&x->gov, end_ns, &late);
+	r->projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
+	r->window_late = late || r->window_late_first_s > 0;
+}
+
+/* Free what exec_alloc and exec_start took, but what a read or command still in flight owns. */
+static void exec_free(struct exec *x)
+{
+	if (x->sched_fd >= 0)
+		close(x->sched_fd);
+	if (x->inflight == 0)		/* a pool thread stuck in a command still owns its slot */
+		free(x->slots);
+	free(x->done);
+	free(x->done_alone);
+	free(x->deferred);
+	free(x->batch);
+	free(x->late);
+	if (x->inflight == 0)
+		kio_buf_free(x->eng.buf, x->buf_map_len);
+}
+
 int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_source *src,
 	     const struct scan_opts *o, struct scan_result *r)
 {
 	const struct scan_engine_ops *ops;
 	struct exec *x;
 	int fds[SCAN_MAX_DEVICES];
-	enum kio_buf_kind kind;
-	int ret, eng_ready = 0;
+	int ret, eng_ready = 0, over;
 
 	if (nr_devs == 0 || nr_devs > SCAN_MAX_DEVICES || o->depth == 0 || o->io_size == 0 ||
 	    (o->max_duration_ns && !o->stop))
@@ -386,103 +575,15 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	x->eng.ops = ops;
 	x->eng.fds = fds;
 	x->eng.nr_fds = nr_devs;
-	/* As many slots again for isolation: its reads go out together while the loop's wait. */
-	x->nr_slots = 2 * o->depth;
-	x->eng.depth = x->nr_slots;
-	x->buf_piece = ((size_t)(o->io_size > EXEC_ISO_CHUNK ? o->io_size : EXEC_ISO_CHUNK) + 4095) &
-		       ~(size_t)4095;
-	x->eng.buf_len = (size_t)x->nr_slots * x->buf_piece;
-	x->eng.buf_piece = x->buf_piece;
-	x->eng.io_timeout_ns = o->io_timeout_ns;
-	/*
-	 * The read method keeps no data, but every slot reads into a piece of the buffer of
-	 * its own (exec_slot_buf): 2 x depth x io_size bytes, registered once with io_uring.
-	 */
-	x->eng.buf = kio_buf_alloc(x->eng.buf_len, &x->buf_map_len, &kind);
-	if (!x->eng.buf) {
-		ret = -ENOMEM;
-		goto out_x;
-	}
-	/*
-	 * Small pages split a read that needs more than max_segments of them in two at the
-	 * block layer. Reads keep the size asked for all the same: a split read is correct, and
-	 * the block layer splits at no more cost than two smaller reads would have; the report's
-	 * io_buffer says which kind of buffer the scan got.
-	 */
-	r->io_size = o->io_size;
-	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
-	x->slots = calloc(x->nr_slots, sizeof(*x->slots));
-	x->done = calloc(x->nr_slots, sizeof(*x->done));
-	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));
-	x->deferred = calloc(x->nr_slots, sizeof(*x->deferred));
-	x->batch = calloc(EXEC_BATCH + o->depth, sizeof(*x->batch));	/* + pieces put back */
-	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->batch) {
-		ret = -ENOMEM;
+	ret = exec_alloc(x);
+	if (ret < 0)
 		goto out_mem;
-	}
-	for (unsigned d = 0; d < nr_devs; d++) {
-		x->cursor[d] = o->start_cursor[d];
-		x->reread_from[d] = UINT64_MAX;
-	}
-	x->reread_seq = UINT64_MAX;
-	/*
-	 * A read past the I/O timeout is waited for this long before the disk is called not
-	 * answering: a drive that retries a sector internally may take a minute.
-	 */
-	for (size_t i = 0; i < o->nr_watch; i++)
-		if (o->watch[i].length > x->watch_max_len)
-			x->watch_max_len = o->watch[i].length;
-	x->hard_cap_ns = UINT64_MAX;
-	if (o->io_timeout_ns)
-		x->hard_cap_ns = o->io_timeout_ns * 4 > EXEC_MIN_HARD_CAP_NS ?
-				 o->io_timeout_ns * 4 : EXEC_MIN_HARD_CAP_NS;
-	x->start_ns = x->last_progress_ns = x->rate_mark_ns = now_ns();
-	x->next_checkpoint_ns = x->start_ns + o->checkpoint_interval_ns;
-	if (o->gov) {
-		ret = scan_gov_init(&x->gov, o->gov, x->start_ns);
-		if (ret < 0) {
-			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "bad rate settings");
-			goto out_mem;
-		}
-		x->have_gov = 1;
-	}
-	x->sched_fd = o->gov && o->gov->latency ? kio_schedstat_open() : -1;
-	if (o->vfy && (o->vfy->caps & (VFY_CAP_CMD_NVME | VFY_CAP_CMD_SCSI))) {
-		/* Device commands through the one loop; the engine reads only what is refused. */
-		ret = exec_cmd_start(x);
-		eng_ready = ret == 0;
-		if (ret == 0)
-			ret = exec_loop(x);
-		if (ret == 0)
-			ret = exec_recheck(x);
-		if (ret != -EOPNOTSUPP || x->inflight) {
-			if (ret == -EOPNOTSUPP)
-				snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%s was refused while "
-					 "commands were still in flight", o->vfy->name);
-			goto out_loop;
-		}
-		if (eng_ready)
-			x->eng.ops->cleanup(&x->eng);
-		eng_ready = 0;
-		exec_cmd_stop(x);
-		x->eng.ops = ops;
-		x->eng.fds = fds;
-		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
-	} else if (o->vfy && (o->vfy->caps & VFY_CAP_SYNC)) {
-		/* Blocking calls only (xfs-verify): the engine only reads what it refuses. */
-		ret = exec_vfy_init(x, o->vfy, x->vfy_ready);
-		if (ret == 0) {
-			snprintf(r->engine, sizeof(r->engine), "passthrough");
-			ret = exec_vfy_loop(x);
-		} else {
-			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "method %s failed to start: %s",
-				 o->vfy->name, strerror(-ret));
-		}
-		exec_vfy_cleanup(x, o->vfy, x->vfy_ready);
-		if (ret != -EOPNOTSUPP)
-			goto out_loop;
-		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
-	}
+	ret = exec_start(x);
+	if (ret < 0)
+		goto out_mem;
+	ret = exec_run_method(x, ops, fds, &eng_ready, &over);
+	if (over)
+		goto out_loop;
 	if (o->vfy_isolate && exec_vfy_init(x, o->vfy_isolate, x->iso_ready) < 0)
 		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);	/* plain re-reads then */
 	ret = ops->init(&x->eng);
@@ -504,45 +605,14 @@ out_loop:
 				 strerror(-ret));
 		ret = 0;
 	}
-	/* Let live reads finish before their buffer goes away (timed-out ones may not). */
-	for (unsigned tries = 0; eng_ready && x->inflight && tries < 50; tries++) {
-		int n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, EXEC_IDLE_WAIT_NS);
-
-		for (int i = 0; i < n; i++)
-			exec_complete(x, (struct exec_slot *)x->done[i]);
-		exec_complete_deferred(x);
-		if (n < 0)
-			break;
-	}
-	if (o->stop && *o->stop && !r->stopped)
-		r->stopped = 1;
-	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
-	r->complete = x->src_done && x->batch_pos >= x->batch_len && !r->fatal && !r->stopped &&
-		      !r->failing;
-	if (x->have_gov) {
-		uint64_t end_ns = now_ns(), with_ns, base_ns, end;
-		bool late;
-
-		r->nr_backoffs = scan_gov_backoffs(&x->gov);
-		r->backoff_s = (double)scan_gov_backoff_ns(&x->gov, end_ns) / 1e9;
-		r->pacing = x->gov.o.latency ? "latency" : x->gov.o.backoff ? "backoff" : "fixed";
-		r->nr_probes = x->gov.nr_probes;
-		r->probe_s = (double)x->gov.probe_ns / 1e9;
-		base_ns = scan_gov_fg_latency_ns(&x->gov, &with_ns);
-		r->fg_base_ms = (double)base_ns / 1e6;
-		r->fg_lat_ms = (double)with_ns / 1e6;
-		end = scan_gov_projected_end_ns(&x->gov, end_ns, &late);
-		r->projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
-		r->window_late = late || r->window_late_first_s > 0;
-	}
+	exec_drain(x, eng_ready);
+	exec_sum_up(x);
 	if (!r->fatal) {
-		int cret = exec_checkpoint(x, 1);
-
 		/*
 		 * Refused (busy, full): errors[sealed..] are not in the store. The caller
 		 * sees that (sealed < nr_errors), may try again, and settles nothing if not.
 		 */
-		(void)cret;
+		(void)exec_checkpoint(x, 1);
 	}
 	exec_progress(x, 1);
 	/*
@@ -556,17 +626,7 @@ out_loop:
 		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);
 	exec_cmd_stop(x);
 out_mem:
-	if (x->sched_fd >= 0)
-		close(x->sched_fd);
-	if (x->inflight == 0)		/* a pool thread stuck in a command still owns its slot */
-		free(x->slots);
-	free(x->done);
-	free(x->done_alone);
-	free(x->deferred);
-	free(x->batch);
-	free(x->late);
-	if (x->inflight == 0)
-		kio_buf_free(x->eng.buf, x->buf_map_len);
+	exec_free(x);
 out_x:
 	free(x);
 	return ret;
