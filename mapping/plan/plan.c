@@ -26,27 +26,12 @@ int map_merger_init(struct map_merger *m, uint64_t merge_gap, uint32_t align)
 	return 0;
 }
 
-uint64_t map_range_planned_bytes(const struct map_range *r, uint64_t offset, uint64_t length)
+uint64_t map_range_planned_bytes(const struct map_range *r)
 {
-	uint64_t start = offset < r->offset ? r->offset : offset;
-	uint64_t end = offset + length;
-	uint64_t planned;
+	uint64_t planned = r->length;
 
-	if (end > r->offset + r->length)
-		end = r->offset + r->length;
-	if (end <= start)
-		return 0;
-	planned = end - start;
-	for (uint32_t i = 0; i < r->nr_gaps; i++) {
-		uint64_t gs = r->gaps[i].offset, ge = gs + r->gaps[i].length;
-
-		if (gs < start)
-			gs = start;
-		if (ge > end)
-			ge = end;
-		if (ge > gs)
-			planned -= ge - gs;
-	}
+	for (uint32_t i = 0; i < r->nr_gaps; i++)
+		planned -= r->gaps[i].length;
 	return planned;
 }
 
@@ -82,7 +67,7 @@ int map_merger_add(struct map_merger *m, uint32_t dev_idx, uint64_t offset, uint
 	}
 	if (m->have) {
 		*out = *p;
-		m->planned_bytes += map_range_planned_bytes(p, p->offset, p->length);
+		m->planned_bytes += map_range_planned_bytes(p);
 	}
 	memset(p, 0, sizeof(*p));
 	p->offset = start;
@@ -100,8 +85,7 @@ int map_merger_flush(struct map_merger *m, struct map_range *out)
 	if (!m->have)
 		return 0;
 	*out = m->pending;
-	m->planned_bytes += map_range_planned_bytes(&m->pending, m->pending.offset,
-						    m->pending.length);
+	m->planned_bytes += map_range_planned_bytes(&m->pending);
 	m->have = 0;
 	return 1;
 }
@@ -502,8 +486,7 @@ int map_plan_count(struct map_target *t, const struct map_plan_opts *o, uint64_t
 		goto out_free;
 	while ((ret = map_plan_next(p, batch, 256)) > 0) {
 		for (int i = 0; i < ret; i++)
-			bytes += map_range_planned_bytes(&batch[i], batch[i].offset,
-							 batch[i].length);
+			bytes += map_range_planned_bytes(&batch[i]);
 		count += (uint64_t)ret;
 	}
 	map_plan_close(p);
