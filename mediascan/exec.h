@@ -56,28 +56,18 @@ struct exec_late {
 
 #define EXEC_FAILED_RING 16		/* failed reads remembered to explain a transient */
 
-struct exec {
-	size_t buf_map_len;		/* mapped size of eng.buf */
-	size_t buf_piece;		/* bytes of eng.buf per slot (exec_slot_buf) */
-	const struct scan_device *devs;
-	unsigned nr_devs;
-	const struct scan_opts *o;
-	struct scan_result *r;
-	struct scan_source *src;
-	struct scan_engine eng;
-	struct exec_slot *slots;	/* nr_slots: the loop's depth, then as many for isolation */
-	unsigned nr_slots;
-	struct scan_io **done;		/* the loop's completions */
-	struct scan_io **done_alone;	/* exec_read_many's completions */
-	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
-	unsigned nr_deferred;
-	unsigned inflight;
+/* The plan as the executor takes it, batch by batch from the source (exec_batch.c). */
+struct exec_feed {
 	struct scan_range *batch;
-	unsigned batch_len, batch_pos;
-	uint64_t range_pos;		/* next byte to read in batch[batch_pos] */
+	unsigned len, pos;		/* ranges in batch, and the one being read */
+	uint64_t range_pos;		/* next byte to read in batch[pos] */
+	uint64_t src_seq;		/* ranges taken from the source so far */
 	int src_done;
-	int halt;			/* stop: the disk is failing, resized or gone */
-	uint64_t start_ns, last_progress_ns, rate_mark_ns, rate_mark_bytes;
+};
+
+/* Progress and pacing accounts (exec_progress.c). */
+struct exec_pace {
+	uint64_t last_progress_ns, rate_mark_ns, rate_mark_bytes;
 	double rate_bps;
 	struct scan_gov gov;
 	int have_gov;
@@ -85,28 +75,45 @@ struct exec {
 	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
 	uint64_t dev_read_ios[SCAN_MAX_DEVICES];	/* their count and summed latency, which */
 	uint64_t dev_read_ns[SCAN_MAX_DEVICES];		/* pacing by latency subtracts */
+};
+
+/* How many reads pacing by latency lets fly (executor.c, exec_inflight_cap). */
+struct exec_cap {
 	/*
-	 * The loop's run-queue wait while reaping (pacing by latency): on a busy CPU a read's
-	 * completion is reaped late, and its latency measured from here would be longer than
-	 * the kernel's count of it, which the governor subtracts it from.
+	 * The loop's run-queue wait while reaping: on a busy CPU a read's completion is reaped
+	 * late, and its latency measured from here would be longer than the kernel's count of
+	 * it, which the governor subtracts it from.
 	 */
 	int sched_fd;			/* /proc/thread-self/schedstat; -1: not known */
 	uint64_t reap_late_ns;		/* run-queue wait of the last wait for completions */
 	/*
-	 * Pacing by latency keeps no more in flight than twice what the disk completes in the
-	 * time of one read alone (exec_inflight_cap): the shortest full-size read seen, and the
-	 * most the reads delivered over EXEC_BW_NS (a slowly decaying maximum).
+	 * No more in flight than twice what the disk completes in the time of one read alone:
+	 * the shortest full-size read seen, and the most the reads delivered over EXEC_BW_NS
+	 * (a slowly decaying maximum).
 	 */
 	uint64_t min_read_ns;
 	uint64_t bw_max_bps, bw_bytes, bw_mark_ns;
-	uint64_t next_checkpoint_ns;
-	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
+};
+
+/* Checkpoints: how far each device is read, what to read again (exec_progress.c). */
+struct exec_ckpt {
+	uint64_t next_ns;
+	size_t nr_errors;		/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];
 	/* Isolation stopped part way: not proven, read again from here on the next run. */
 	uint64_t reread_from[SCAN_MAX_DEVICES];
 	uint64_t reread_seq;		/* the lowest scan_range.seq among them (UINT64_MAX none) */
-	uint64_t src_seq;		/* ranges taken from the source so far */
-	int late_nomem;			/* a late read could not be set aside: -ENOMEM */
+};
+
+/* Reads past the I/O timeout, in order, read again once the queue drained (recheck.c). */
+struct exec_lates {
+	struct exec_late *list;
+	size_t nr, cap;
+	int nomem;			/* a late read could not be set aside: -ENOMEM */
+};
+
+/* Narrowing failed reads (exec_isolate.c). */
+struct exec_iso {
 	/*
 	 * Recent failed reads of the loop: those whose narrowing proved damage, and those that
 	 * read fine block by block (transient). A transient read next to a proven one, in
@@ -117,30 +124,60 @@ struct exec {
 		uint64_t offset, length, issue_ns, done_ns;
 	} proved[EXEC_FAILED_RING], transient[EXEC_FAILED_RING];
 	unsigned nr_proved, nr_transient;	/* entries written (the ring wraps) */
-	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
-	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
-	int names_ok[SCAN_MAX_DEVICES];		/* do the device's named blocks hold (isolate.c) */
-	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
+	int ready[SCAN_MAX_DEVICES];		/* the isolation method's init() ran */
 	int dev_changed[SCAN_MAX_DEVICES];	/* shrank or went away: told once */
-	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */
-	uint64_t watch_max_len;		/* longest o->watch range, for the lookup */
-	struct exec_late *late;		/* reads past the I/O timeout, in order */
-	size_t nr_late, cap_late;
-	/* Drive-side methods through the engine (exec_cmd.c); NULL cmd_ops: reads. */
-	const struct vfy_ops *cmd_ops;
-	uint64_t cmd_max[SCAN_MAX_DEVICES];	/* bytes one command may cover */
-	int cmd_fds[SCAN_MAX_DEVICES];	/* where the engine sends commands */
-	int cmd_refused;		/* the device refused the method: drain, then read */
+};
+
+/* Drive-side methods through the engine, and the reads that sample them (exec_cmd.c). */
+struct exec_cmd {
+	const struct vfy_ops *ops;	/* NULL: reads */
+	uint64_t max[SCAN_MAX_DEVICES];	/* bytes one command may cover */
+	int fds[SCAN_MAX_DEVICES];	/* where the engine sends commands */
+	int refused;			/* the device refused the method: drain, then read */
 	struct vfy_result iso_first;	/* the failed command exec_isolate narrows next, */
 	int have_iso_first;		/* the one at iso_first_off on iso_first_dev */
 	uint64_t iso_first_off;
 	uint32_t iso_first_dev;
 	struct vfy_result alone_res;	/* what the last command sent alone said */
-	/* Sampled reads of what a dataless method passed (exec_cmd.c): their buffer, the bytes
-	 * owed to the share, and how many were taken (each one's place in its command) */
+	/* Sampled reads of what a dataless method passed: their buffer, the bytes owed to the
+	 * share, and how many were taken (each one's place in its command) */
 	void *sample_buf;
 	uint64_t sample_credit;
 	unsigned sample_seq;
+};
+
+/* One scan: what it reads with, the queue, and a part for each job, owned by its file. */
+struct exec {
+	const struct scan_device *devs;
+	unsigned nr_devs;
+	const struct scan_opts *o;
+	struct scan_result *r;
+	struct scan_source *src;
+	struct scan_engine eng;
+	size_t buf_map_len;		/* mapped size of eng.buf */
+	size_t buf_piece;		/* bytes of eng.buf per slot (exec_slot_buf) */
+	/* the queue (exec_queue.c) */
+	struct exec_slot *slots;	/* nr_slots: the loop's depth, then as many for isolation */
+	unsigned nr_slots;
+	struct scan_io **done;		/* the loop's completions */
+	struct scan_io **done_alone;	/* exec_read_many's completions */
+	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
+	unsigned nr_deferred;
+	unsigned inflight;
+	int halt;			/* stop: the disk is failing, resized or gone */
+	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
+	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */
+	uint64_t watch_max_len;		/* longest o->watch range, for the lookup */
+	uint64_t start_ns;
+	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
+	int names_ok[SCAN_MAX_DEVICES];	/* do the device's named blocks hold (isolate.c) */
+	struct exec_feed feed;
+	struct exec_pace pace;
+	struct exec_cap cap;
+	struct exec_ckpt ckpt;
+	struct exec_lates late;
+	struct exec_iso iso;
+	struct exec_cmd cmd;
 };
 
 /* The queue (exec_queue.c): slots, reads and commands sent through them, their bookkeeping. */
@@ -197,7 +234,7 @@ ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t 
 			uint64_t *lat_ns);
 /*
  * Return as exec_read_alone, counting the read as an isolation read only when count; with
- * a drive-side method the I/O is a command (len: clean; -errno of a failure, x->alone_res
+ * a drive-side method the I/O is a command (len: clean; -errno of a failure, x->cmd.alone_res
  * says what; -EOPNOTSUPP refused).
  */
 ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,

@@ -24,11 +24,11 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 	struct scan_isolate si;
 	int ret;
 
-	if (x->cmd_ops) {
+	if (x->cmd.ops) {
 		ret = exec_cmd_isolate(x, dev, rg, offset, length, err);
 		goto out;
 	}
-	if (x->o->vfy_isolate && x->iso_ready[dev]) {
+	if (x->o->vfy_isolate && x->iso.ready[dev]) {
 		uint64_t before = x->r->isolation_reads;
 
 		ret = exec_vfy_span(x, x->o->vfy_isolate, dev, rg, offset, length, 1, 1);
@@ -63,10 +63,10 @@ out:
 			.cls = scan_classify(err), .reads = 1, .reproducible = 0,
 		};
 
-		if (offset < x->reread_from[dev])
-			x->reread_from[dev] = offset;
-		if (rg->seq < x->reread_seq)
-			x->reread_seq = rg->seq;
+		if (offset < x->ckpt.reread_from[dev])
+			x->ckpt.reread_from[dev] = offset;
+		if (rg->seq < x->ckpt.reread_seq)
+			x->ckpt.reread_seq = rg->seq;
 		ret = x->r->failing ? scan_result_add(x->r, &e) : 0;
 	}
 	return ret;
@@ -105,9 +105,9 @@ int exec_device_changed(struct exec *x, const struct scan_io *io)
 	ret = kio_bdev_size(d->fd, &size);
 	if (ret == 0 && size >= d->size_bytes)
 		return 0;
-	if (x->dev_changed[io->dev_idx])
+	if (x->iso.dev_changed[io->dev_idx])
 		return 1;			/* told once; the reads still in flight say nothing */
-	x->dev_changed[io->dev_idx] = 1;
+	x->iso.dev_changed[io->dev_idx] = 1;
 	/*
 	 * Reads past the new end that failed (and were narrowed) before the size was seen to
 	 * change are no media damage: the bytes are gone, not bad. Drop those not yet
@@ -163,9 +163,9 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 	for (size_t i = nr_before; i < r->nr_errors; i++)
 		proved |= scan_is_damage(&r->errors[i]);
 	if (proved) {
-		x->proved[x->nr_proved++ % EXEC_FAILED_RING] = *f;
-		for (unsigned k = 0; k < x->nr_transient && k < EXEC_FAILED_RING; k++) {
-			const struct exec_failed_read *t = &x->transient[k];
+		x->iso.proved[x->iso.nr_proved++ % EXEC_FAILED_RING] = *f;
+		for (unsigned k = 0; k < x->iso.nr_transient && k < EXEC_FAILED_RING; k++) {
+			const struct exec_failed_read *t = &x->iso.transient[k];
 
 			if (!t->length || !failed_together(f, t))
 				continue;
@@ -177,7 +177,7 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 					exec_drop_error(x, i);
 					break;
 				}
-			x->transient[k].length = 0;
+			x->iso.transient[k].length = 0;
 		}
 		return;
 	}
@@ -185,10 +185,10 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 	if (!e || r->nr_errors != nr_before + 1 || e->offset != f->offset ||
 	    e->length != f->length || scan_error_verdict(e) != SCAN_V_TRANSIENT)
 		return;
-	for (unsigned k = 0; k < x->nr_proved && k < EXEC_FAILED_RING; k++)
-		if (failed_together(f, &x->proved[k])) {
+	for (unsigned k = 0; k < x->iso.nr_proved && k < EXEC_FAILED_RING; k++)
+		if (failed_together(f, &x->iso.proved[k])) {
 			exec_drop_error(x, nr_before);
 			return;
 		}
-	x->transient[x->nr_transient++ % EXEC_FAILED_RING] = *f;
+	x->iso.transient[x->iso.nr_transient++ % EXEC_FAILED_RING] = *f;
 }

@@ -122,9 +122,9 @@ static int wait_late(struct exec *x)
 		uint64_t now = exec_now_ns();
 		int waiting = 0, n, ret;
 
-		for (size_t i = 0; i < x->nr_late; i++)
-			if (x->late[i].state == EXEC_LATE_WAITING &&
-			    now - x->late[i].issue_ns < x->hard_cap_ns)
+		for (size_t i = 0; i < x->late.nr; i++)
+			if (x->late.list[i].state == EXEC_LATE_WAITING &&
+			    now - x->late.list[i].issue_ns < x->hard_cap_ns)
 				waiting = 1;
 		if (!waiting || exec_stopping(x) || !x->inflight)
 			return 0;
@@ -148,7 +148,7 @@ static int wait_late(struct exec *x)
 				s->alone = 0;
 				continue;
 			}
-			struct exec_late *l = &x->late[s->late_idx];
+			struct exec_late *l = &x->late.list[s->late_idx];
 
 			l->latency_ns = exec_now_ns() - l->issue_ns;
 			if (s->io.res == (int)s->io.length) {
@@ -171,13 +171,13 @@ int exec_recheck(struct exec *x)
 	int reproduced[SCAN_MAX_DEVICES] = { 0 };
 	int ret;
 
-	if (!x->nr_late)
+	if (!x->late.nr)
 		return 0;
 	ret = wait_late(x);
 	if (ret < 0)
 		return ret;
-	for (size_t i = 0; i < x->nr_late; i++) {
-		struct exec_late *l = &x->late[i];
+	for (size_t i = 0; i < x->late.nr; i++) {
+		struct exec_late *l = &x->late.list[i];
 		uint64_t lat;
 		ssize_t n;
 
@@ -231,8 +231,8 @@ int exec_recheck(struct exec *x)
 	 * otherwise the drive was slow once (it may have recovered or remapped the sector):
 	 * said so, with the latency seen, as not reproducible.
 	 */
-	for (size_t i = 0; i < x->nr_late; i++) {
-		struct exec_late *l = &x->late[i];
+	for (size_t i = 0; i < x->late.nr; i++) {
+		struct exec_late *l = &x->late.list[i];
 
 		if (l->state != EXEC_LATE_ANSWERED && l->state != EXEC_LATE_CANCELLED)
 			continue;
