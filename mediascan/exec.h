@@ -30,7 +30,7 @@ struct exec_slot {
 	int timed_out;			/* past the I/O timeout (or abandoned): see late_idx */
 	int alone;			/* issued by exec_read_many, not by the loop */
 	unsigned rd_idx;		/* alone: its entry in exec_read_many's batch */
-	int late_idx;			/* its entry in exec.late, -1 none */
+	int late_idx;			/* its entry in exec.late.list, -1 none */
 	struct kio_dev_cmd cmd;		/* drive-side methods: the command io.cmd points to */
 	struct vfy_result vres;		/* what its completion decoded */
 	void *cmd_buf;			/* its buffer (pi-read's data and metadata), or NULL */
@@ -211,9 +211,8 @@ void exec_failing(struct exec *x, const char *fmt, ...) __attribute__((format(pr
 void exec_note_read(struct exec *x, uint32_t dev, int bad);
 /* Count bytes [offset, offset+length) of dev, read cleanly, into the watches they cover. */
 void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
-/* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
-int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
-/* Return 0 after counting one of our reads of device dev that completed: bytes, latency. */
+/* Return 0 after counting one of our reads of device dev that completed into the pace's
+ * accounts (exec_progress.c reads them): bytes, latency. */
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns);
 /*
  * Return 0 after reading rd[0..n) of device dev through the engine, as many at once as free
@@ -264,6 +263,22 @@ void exec_progress(struct exec *x, int force);
 int exec_checkpoint(struct exec *x, int final);
 /* Feed the governor fresh disk statistics (every EXEC_SAMPLE_NS). */
 void exec_sample(struct exec *x, uint64_t now);
+/* Return 0 after starting the pace's clocks and the governor (o->gov), or -errno. */
+int exec_pace_start(struct exec *x);
+/* Return 1 when the governor paces by the foreground's latency. */
+int exec_pace_by_latency(const struct exec *x);
+/* Return how long to wait before a read of len bytes at now (0: go). */
+uint64_t exec_pace_wait_ns(struct exec *x, uint64_t now, uint32_t len);
+/* Count bytes issued at now toward the pace. */
+void exec_pace_account(struct exec *x, uint64_t bytes, uint64_t now);
+/* Fill in the result's pacing figures at the end of the pass, at end_ns. */
+void exec_pace_sum_up(struct exec *x, uint64_t end_ns);
+
+/* Late reads (recheck.c). */
+/* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
+int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
+/* Free the late reads. */
+void exec_late_free(struct exec *x);
 
 /* Methods with a blocking verify() only (exec_vfy.c): xfs-verify; scsi-read's narrowing. */
 /*
@@ -315,6 +330,10 @@ int exec_dev_shrunk(const struct exec *x, uint32_t dev);
 int exec_device_changed(struct exec *x, const struct scan_io *io);
 /* Remember the narrowed failed read f; drop a transient that a proven neighbour explains. */
 void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_before);
+/* Start the isolation method (o->vfy_isolate) on every device; plain re-reads if it fails. */
+void exec_iso_start(struct exec *x);
+/* Undo exec_iso_start. */
+void exec_iso_stop(struct exec *x);
 
 /* Return 0 after settling every late read (recheck.c), or -errno. */
 int exec_recheck(struct exec *x);

@@ -192,3 +192,15 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 		}
 	x->iso.transient[x->iso.nr_transient++ % EXEC_FAILED_RING] = *f;
 }
+
+void exec_iso_start(struct exec *x)
+{
+	if (x->o->vfy_isolate && exec_vfy_init(x, x->o->vfy_isolate, x->iso.ready) < 0)
+		exec_vfy_cleanup(x, x->o->vfy_isolate, x->iso.ready);	/* plain re-reads then */
+}
+
+void exec_iso_stop(struct exec *x)
+{
+	if (x->o->vfy_isolate)
+		exec_vfy_cleanup(x, x->o->vfy_isolate, x->iso.ready);
+}

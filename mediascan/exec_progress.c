@@ -199,3 +199,56 @@ void exec_sample(struct exec *x, uint64_t now)
 		}
 	}
 }
+
+int exec_pace_start(struct exec *x)
+{
+	int ret;
+
+	x->pace.last_progress_ns = x->pace.rate_mark_ns = x->start_ns;
+	if (!x->o->gov)
+		return 0;
+	ret = scan_gov_init(&x->pace.gov, x->o->gov, x->start_ns);
+	if (ret < 0) {
+		snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "bad rate settings");
+		return ret;
+	}
+	x->pace.have_gov = 1;
+	return 0;
+}
+
+int exec_pace_by_latency(const struct exec *x)
+{
+	return x->pace.have_gov && x->pace.gov.o.latency;
+}
+
+uint64_t exec_pace_wait_ns(struct exec *x, uint64_t now, uint32_t len)
+{
+	return x->pace.have_gov ? scan_gov_wait_ns(&x->pace.gov, now, len) : 0;
+}
+
+void exec_pace_account(struct exec *x, uint64_t bytes, uint64_t now)
+{
+	if (x->pace.have_gov)
+		scan_gov_account(&x->pace.gov, bytes, now);
+}
+
+void exec_pace_sum_up(struct exec *x, uint64_t end_ns)
+{
+	struct scan_result *r = x->r;
+	uint64_t with_ns, base_ns, end;
+	bool late;
+
+	if (!x->pace.have_gov)
+		return;
+	r->nr_backoffs = scan_gov_backoffs(&x->pace.gov);
+	r->backoff_s = (double)scan_gov_backoff_ns(&x->pace.gov, end_ns) / 1e9;
+	r->pacing = x->pace.gov.o.latency ? "latency" : x->pace.gov.o.backoff ? "backoff" : "fixed";
+	r->nr_probes = x->pace.gov.nr_probes;
+	r->probe_s = (double)x->pace.gov.probe_ns / 1e9;
+	base_ns = scan_gov_fg_latency_ns(&x->pace.gov, &with_ns);
+	r->fg_base_ms = (double)base_ns / 1e6;
+	r->fg_lat_ms = (double)with_ns / 1e6;
+	end = scan_gov_projected_end_ns(&x->pace.gov, end_ns, &late);
+	r->projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
+	r->window_late = late || r->window_late_first_s > 0;
+}

@@ -97,32 +97,6 @@ void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t len
 	}
 }
 
-int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state)
-{
-	struct exec_late *l;
-
-	if (x->late.nr == x->late.cap) {
-		size_t cap = x->late.cap ? x->late.cap * 2 : 16;
-		struct exec_late *n = realloc(x->late.list, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		x->late.list = n;
-		x->late.cap = cap;
-	}
-	l = &x->late.list[x->late.nr];
-	memset(l, 0, sizeof(*l));
-	l->dev_idx = slot->io.dev_idx;
-	l->offset = slot->io.offset;
-	l->length = slot->io.length;
-	l->range = slot->range;
-	l->issue_ns = slot->io.issue_ns;
-	l->latency_ns = state == EXEC_LATE_CANCELLED ? x->o->io_timeout_ns : 0;
-	l->state = state;
-	slot->late_idx = (int)x->late.nr++;
-	return 0;
-}
-
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns)
 {
 	x->pace.dev_read_bytes[dev] += bytes;

@@ -82,12 +82,10 @@ int exec_vfy_loop(struct exec *x)
 		len = rg.offset + rg.length - x->feed.range_pos;
 		if (len > max_bytes)
 			len = max_bytes;
-		if (x->pace.have_gov) {
-			w = scan_gov_wait_ns(&x->pace.gov, now, (uint32_t)len);
-			if (w) {
-				exec_sleep_ns(w < EXEC_IDLE_WAIT_NS ? w : EXEC_IDLE_WAIT_NS);
-				continue;
-			}
+		w = exec_pace_wait_ns(x, now, (uint32_t)len);
+		if (w) {
+			exec_sleep_ns(w < EXEC_IDLE_WAIT_NS ? w : EXEC_IDLE_WAIT_NS);
+			continue;
 		}
 		saved_pos = x->feed.pos;
 		saved_range_pos = x->feed.range_pos;
@@ -110,8 +108,7 @@ int exec_vfy_loop(struct exec *x)
 		if (ret < 0)
 			return ret;
 		x->r->scanned_bytes += scan_range_planned_bytes(&rg, off, len);
-		if (x->pace.have_gov)
-			scan_gov_account(&x->pace.gov, len, now);
+		exec_pace_account(x, len, now);
 		now = exec_now_ns();
 		exec_sample(x, now);
 		exec_progress(x, 0);

@@ -64,7 +64,7 @@ static unsigned exec_inflight_cap(const struct exec *x)
 {
 	uint64_t bytes, reads;
 
-	if (!x->pace.have_gov || !x->pace.gov.o.latency)
+	if (!exec_pace_by_latency(x))
 		return x->o->depth;
 	/* nothing measured yet: two, and twice what the disk then shows (BBR's start-up) */
 	if (!x->cap.min_read_ns || !x->cap.bw_max_bps)
@@ -95,7 +95,7 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		lat = x->cap.reap_late_ns < lat - lat / 10 ? lat - x->cap.reap_late_ns : lat / 10;
 		exec_own_read(x, io->dev_idx, (uint64_t)io->res, lat);
 		/* only the in-flight cap of pacing by latency uses them */
-		if (x->pace.have_gov && x->pace.gov.o.latency)
+		if (exec_pace_by_latency(x))
 			exec_note_bw(x, (uint64_t)io->res, lat, io->length >= x->o->io_size, now);
 	}
 	if (slot->alone) {
@@ -216,6 +216,7 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 /* Fill the queue within the governor's pace; return ns to wait before the next try. */
 static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 {
+	uint64_t w;
 	int ret;
 
 	unsigned cap = exec_inflight_cap(x);
@@ -231,13 +232,10 @@ static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 		ret = exec_have_work(x);
 		if (ret <= 0)
 			return ret;
-		if (x->pace.have_gov) {
-			uint64_t w = scan_gov_wait_ns(&x->pace.gov, now, exec_next_len(x));
-
-			if (w) {
-				*wait_ns = w;
-				return 0;
-			}
+		w = exec_pace_wait_ns(x, now, exec_next_len(x));
+		if (w) {
+			*wait_ns = w;
+			return 0;
 		}
 		exec_take_read(x, slot, now);
 		if (x->cmd.ops && (ret = exec_cmd_prep(x, slot)) < 0) {
@@ -251,8 +249,7 @@ static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 			/* Cannot happen with depth slots; do not lose the read if it does. */
 			return ret;
 		}
-		if (x->pace.have_gov)
-			scan_gov_account(&x->pace.gov, slot->io.length, now);
+		exec_pace_account(x, slot->io.length, now);
 		slot->busy = 1;
 		x->inflight++;
 		if (x->inflight > x->r->max_inflight)
@@ -418,16 +415,11 @@ static int exec_start(struct exec *x)
 	if (o->io_timeout_ns)
 		x->hard_cap_ns = o->io_timeout_ns * 4 > EXEC_MIN_HARD_CAP_NS ?
 				 o->io_timeout_ns * 4 : EXEC_MIN_HARD_CAP_NS;
-	x->start_ns = x->pace.last_progress_ns = x->pace.rate_mark_ns = now_ns();
+	x->start_ns = now_ns();
 	x->ckpt.next_ns = x->start_ns + o->checkpoint_interval_ns;
-	if (o->gov) {
-		ret = scan_gov_init(&x->pace.gov, o->gov, x->start_ns);
-		if (ret < 0) {
-			snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "bad rate settings");
-			return ret;
-		}
-		x->pace.have_gov = 1;
-	}
+	ret = exec_pace_start(x);
+	if (ret < 0)
+		return ret;
 	x->cap.sched_fd = o->gov && o->gov->latency ? kio_schedstat_open() : -1;
 	return 0;
 }
@@ -506,28 +498,13 @@ static void exec_sum_up(struct exec *x)
 {
 	const struct scan_opts *o = x->o;
 	struct scan_result *r = x->r;
-	uint64_t end_ns, with_ns, base_ns, end;
-	bool late;
 
 	if (o->stop && *o->stop && !r->stopped)
 		r->stopped = 1;
 	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
-	r->complete = x->feed.src_done && x->feed.pos >= x->feed.len && !r->fatal && !r->stopped &&
-		      !r->failing;
-	if (!x->pace.have_gov)
-		return;
-	end_ns = now_ns();
-	r->nr_backoffs = scan_gov_backoffs(&x->pace.gov);
-	r->backoff_s = (double)scan_gov_backoff_ns(&x->pace.gov, end_ns) / 1e9;
-	r->pacing = x->pace.gov.o.latency ? "latency" : x->pace.gov.o.backoff ? "backoff" : "fixed";
-	r->nr_probes = x->pace.gov.nr_probes;
-	r->probe_s = (double)x->pace.gov.probe_ns / 1e9;
-	base_ns = scan_gov_fg_latency_ns(&x->pace.gov, &with_ns);
-	r->fg_base_ms = (double)base_ns / 1e6;
-	r->fg_lat_ms = (double)with_ns / 1e6;
-	end = scan_gov_projected_end_ns(&x->pace.gov, end_ns, &late);
-	r->projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
-	r->window_late = late || r->window_late_first_s > 0;
+	r->complete = x->feed.src_done && x->feed.pos >= x->feed.len && !r->fatal &&
+		      !r->stopped && !r->failing;
+	exec_pace_sum_up(x, now_ns());
 }
 
 /* Free what exec_alloc and exec_start took, but what a read or command still in flight owns. */
@@ -541,7 +518,7 @@ static void exec_free(struct exec *x)
 	free(x->done_alone);
 	free(x->deferred);
 	free(x->feed.batch);
-	free(x->late.list);
+	exec_late_free(x);
 	if (x->inflight == 0)
 		kio_buf_free(x->eng.buf, x->buf_map_len);
 }
@@ -587,13 +564,12 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	ret = exec_run_method(x, ops, fds, &eng_ready, &over);
 	if (over)
 		goto out_loop;
-	if (o->vfy_isolate && exec_vfy_init(x, o->vfy_isolate, x->iso.ready) < 0)
-		exec_vfy_cleanup(x, o->vfy_isolate, x->iso.ready);	/* plain re-reads then */
+	exec_iso_start(x);
 	ret = ops->init(&x->eng);
 	if (ret < 0) {
 		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "engine %s failed to start: %s",
 			 ops->name, strerror(-ret));
-		exec_vfy_cleanup(x, o->vfy_isolate, x->iso.ready);
+		exec_iso_stop(x);
 		goto out_mem;
 	}
 	eng_ready = 1;
@@ -625,8 +601,7 @@ out_loop:
 	 */
 	if (eng_ready && (x->inflight == 0 || !(x->eng.ops->caps & SCAN_ENG_CLEANUP_WAITS)))
 		x->eng.ops->cleanup(&x->eng);
-	if (o->vfy_isolate)
-		exec_vfy_cleanup(x, o->vfy_isolate, x->iso.ready);
+	exec_iso_stop(x);
 	exec_cmd_stop(x);
 out_mem:
 	exec_free(x);

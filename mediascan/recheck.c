@@ -10,6 +10,7 @@
  * a read of it failed.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec.h"
@@ -244,4 +245,37 @@ int exec_recheck(struct exec *x)
 			return ret;
 	}
 	return 0;
+}
+
+int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state)
+{
+	struct exec_late *l;
+
+	if (x->late.nr == x->late.cap) {
+		size_t cap = x->late.cap ? x->late.cap * 2 : 16;
+		struct exec_late *n = realloc(x->late.list, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->late.list = n;
+		x->late.cap = cap;
+	}
+	l = &x->late.list[x->late.nr];
+	memset(l, 0, sizeof(*l));
+	l->dev_idx = slot->io.dev_idx;
+	l->offset = slot->io.offset;
+	l->length = slot->io.length;
+	l->range = slot->range;
+	l->issue_ns = slot->io.issue_ns;
+	l->latency_ns = state == EXEC_LATE_CANCELLED ? x->o->io_timeout_ns : 0;
+	l->state = state;
+	slot->late_idx = (int)x->late.nr++;
+	return 0;
+}
+
+void exec_late_free(struct exec *x)
+{
+	free(x->late.list);
+	x->late.list = NULL;
+	x->late.nr = x->late.cap = 0;
 }
