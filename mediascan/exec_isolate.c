@@ -195,8 +195,9 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 
 void exec_iso_start(struct exec *x)
 {
+	/* a method that does not start on every device: plain re-reads then */
 	if (x->o->vfy_isolate && exec_vfy_init(x, x->o->vfy_isolate, x->iso.ready) < 0)
-		exec_vfy_cleanup(x, x->o->vfy_isolate, x->iso.ready);	/* plain re-reads then */
+		exec_vfy_cleanup(x, x->o->vfy_isolate, x->iso.ready);
 }
 
 void exec_iso_stop(struct exec *x)
