@@ -297,6 +297,18 @@ int exec_vfy_init(struct exec *x, const struct vfy_ops *ops, int *ready);
 void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready);
 
 /* Drive-side commands in the loop (exec_cmd.c). */
+/* Return 1 when a drive-side method's commands carry the scan (exec_cmd_start ran). */
+static inline int exec_cmd_on(const struct exec *x)
+{
+	return x->cmd.ops != NULL;
+}
+
+/* Return 1 when the device refused the method that carries the scan: drain, then read. */
+static inline int exec_cmd_refused(const struct exec *x)
+{
+	return x->cmd.refused && x->cmd.ops;
+}
+
 /*
  * Return 0 after setting up the method on every device, the engine that carries its
  * commands (uring_cmd on NVMe generic char devices, else the thread pool) and the slots'

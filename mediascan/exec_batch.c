@@ -14,7 +14,7 @@ int exec_have_work(struct exec *x)
 {
 	int ret;
 
-	if (x->cmd.refused && x->cmd.ops)
+	if (exec_cmd_refused(x))
 		return 0;			/* refused: nothing more is sent, the rest is read */
 	while (x->feed.pos >= x->feed.len) {
 		if (x->feed.src_done)
@@ -44,7 +44,7 @@ uint32_t exec_next_len(const struct exec *x)
 {
 	const struct scan_range *rg = &x->feed.batch[x->feed.pos];
 	uint64_t len = rg->offset + rg->length - x->feed.range_pos;
-	uint64_t max = x->cmd.ops ? x->cmd.max[rg->dev_idx] : x->o->io_size;
+	uint64_t max = exec_cmd_on(x) ? x->cmd.max[rg->dev_idx] : x->o->io_size;
 
 	return (uint32_t)(len > max ? max : len);
 }

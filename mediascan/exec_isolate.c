@@ -24,7 +24,7 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 	struct scan_isolate si;
 	int ret;
 
-	if (x->cmd.ops) {
+	if (exec_cmd_on(x)) {
 		ret = exec_cmd_isolate(x, dev, rg, offset, length, err);
 		goto out;
 	}

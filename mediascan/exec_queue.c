@@ -171,7 +171,7 @@ int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsig
 			s->alone = 1;
 			s->late_idx = -1;
 			s->rd_idx = next;
-			if (x->cmd.ops) {	/* a drive-side method: the command for it */
+			if (exec_cmd_on(x)) {	/* a drive-side method: the command for it */
 				ret = exec_cmd_prep(x, s);
 				if (ret < 0)
 					break;
@@ -256,7 +256,8 @@ ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t 
 	struct scan_iso_read rd = { .offset = offset, .length = len };
 	int ret;
 
-	if (x->cmd.ops)		/* a drive-side method: one command, prepared and decoded */
+	/* a drive-side method: one command, prepared and decoded */
+	if (exec_cmd_on(x))
 		return exec_io_alone(x, dev, offset, len, lat_ns, 1);
 	ret = exec_read_many(x, dev, &rd, 1, 0);
 	*lat_ns = rd.lat_ns;
@@ -290,7 +291,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 	slot->timed_out = 0;
 	slot->alone = 1;
 	slot->late_idx = -1;
-	if (x->cmd.ops) {
+	if (exec_cmd_on(x)) {
 		memset(&x->cmd.alone_res, 0, sizeof(x->cmd.alone_res));
 		ret = exec_cmd_prep(x, slot);
 		if (ret < 0)

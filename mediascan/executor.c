@@ -238,7 +238,7 @@ static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 			return 0;
 		}
 		exec_take_read(x, slot, now);
-		if (x->cmd.ops && (ret = exec_cmd_prep(x, slot)) < 0) {
+		if (exec_cmd_on(x) && (ret = exec_cmd_prep(x, slot)) < 0) {
 			ret = exec_cmd_unsent(x, slot, ret);	/* could not be built */
 			if (ret < 0)
 				return ret;
@@ -292,7 +292,7 @@ int exec_loop(struct exec *x)
 		dog = exec_watchdog(x, now);
 		if (x->late.nomem)
 			return x->late.nomem;
-		if (x->cmd.refused && x->cmd.ops && x->inflight == 0)
+		if (exec_cmd_refused(x) && x->inflight == 0)
 			return -EOPNOTSUPP;	/* drained: the rest is read */
 		if (x->inflight == 0) {
 			if (exec_stopping(x) || (x->feed.src_done && x->feed.pos >= x->feed.len))
@@ -301,14 +301,14 @@ int exec_loop(struct exec *x)
 		/* Only timed-out reads left and nothing else to do: stop waiting for them. */
 		if (x->inflight && (exec_stopping(x) || (x->feed.src_done &&
 							  x->feed.pos >= x->feed.len) ||
-				    (x->cmd.refused && x->cmd.ops))) {
+				    exec_cmd_refused(x))) {
 			unsigned live = 0;
 
 			for (unsigned i = 0; i < x->o->depth; i++)
 				live += x->slots[i].busy && !x->slots[i].timed_out &&
 					!x->slots[i].alone;
 			if (!live)
-				return x->cmd.refused && x->cmd.ops ? -EOPNOTSUPP : 0;
+				return exec_cmd_refused(x) ? -EOPNOTSUPP : 0;
 		}
 		timeout = wait < dog ? wait : dog;
 		if (timeout > EXEC_IDLE_WAIT_NS)
