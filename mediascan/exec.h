@@ -255,12 +255,22 @@ uint32_t exec_next_len(const struct exec *x);
 void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now);
 /* Return 0 after adding [offset, offset+length) of rg in front of what is left to read. */
 int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length);
+/* Return 1 when the source has ended and every range taken from it is read. */
+int exec_feed_done(const struct exec *x);
 
 /* Progress, pacing samples and checkpoints (exec_progress.c). */
 /* Call the progress callback (at most twice a second unless force). */
 void exec_progress(struct exec *x, int force);
 /* Return 0 after handing the cursors and the errors since the last call to the caller. */
 int exec_checkpoint(struct exec *x, int final);
+/* Set the cursors where the pass resumes, nothing to read again, the first checkpoint due. */
+void exec_ckpt_start(struct exec *x);
+/* Return 1 when a checkpoint is due at now. */
+int exec_ckpt_due(const struct exec *x, uint64_t now);
+/* Make the next checkpoint due one interval after from. */
+void exec_ckpt_next(struct exec *x, uint64_t from);
+/* Isolation stopped part way at offset of dev, in the range of place seq: read it again. */
+void exec_ckpt_reread(struct exec *x, uint32_t dev, uint64_t offset, uint64_t seq);
 /* Feed the governor fresh disk statistics (every EXEC_SAMPLE_NS). */
 void exec_sample(struct exec *x, uint64_t now);
 /* Return 0 after starting the pace's clocks and the governor (o->gov), or -errno. */

@@ -100,3 +100,8 @@ int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint
 	x->feed.range_pos = b[x->feed.pos].offset;
 	return 0;
 }
+
+int exec_feed_done(const struct exec *x)
+{
+	return x->feed.src_done && x->feed.pos >= x->feed.len;
+}

@@ -63,10 +63,7 @@ out:
 			.cls = scan_classify(err), .reads = 1, .reproducible = 0,
 		};
 
-		if (offset < x->ckpt.reread_from[dev])
-			x->ckpt.reread_from[dev] = offset;
-		if (rg->seq < x->ckpt.reread_seq)
-			x->ckpt.reread_seq = rg->seq;
+		exec_ckpt_reread(x, dev, offset, rg->seq);
 		ret = x->r->failing ? scan_result_add(x->r, &e) : 0;
 	}
 	return ret;

@@ -252,3 +252,31 @@ void exec_pace_sum_up(struct exec *x, uint64_t end_ns)
 	r->projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
 	r->window_late = late || r->window_late_first_s > 0;
 }
+
+void exec_ckpt_start(struct exec *x)
+{
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		x->ckpt.cursor[d] = x->o->start_cursor[d];
+		x->ckpt.reread_from[d] = UINT64_MAX;
+	}
+	x->ckpt.reread_seq = UINT64_MAX;
+	x->ckpt.next_ns = x->start_ns + x->o->checkpoint_interval_ns;
+}
+
+int exec_ckpt_due(const struct exec *x, uint64_t now)
+{
+	return x->o->checkpoint_interval_ns && now >= x->ckpt.next_ns;
+}
+
+void exec_ckpt_next(struct exec *x, uint64_t from)
+{
+	x->ckpt.next_ns = from + x->o->checkpoint_interval_ns;
+}
+
+void exec_ckpt_reread(struct exec *x, uint32_t dev, uint64_t offset, uint64_t seq)
+{
+	if (offset < x->ckpt.reread_from[dev])
+		x->ckpt.reread_from[dev] = offset;
+	if (seq < x->ckpt.reread_seq)
+		x->ckpt.reread_seq = seq;
+}

@@ -112,8 +112,8 @@ int exec_vfy_loop(struct exec *x)
 		now = exec_now_ns();
 		exec_sample(x, now);
 		exec_progress(x, 0);
-		if (x->o->checkpoint_interval_ns && now >= x->ckpt.next_ns) {
-			x->ckpt.next_ns = now + x->o->checkpoint_interval_ns;
+		if (exec_ckpt_due(x, now)) {
+			exec_ckpt_next(x, now);
 			ret = exec_checkpoint(x, 0);
 			if (ret < 0)
 				return ret;

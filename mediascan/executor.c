@@ -295,13 +295,11 @@ int exec_loop(struct exec *x)
 		if (exec_cmd_refused(x) && x->inflight == 0)
 			return -EOPNOTSUPP;	/* drained: the rest is read */
 		if (x->inflight == 0) {
-			if (exec_stopping(x) || (x->feed.src_done && x->feed.pos >= x->feed.len))
+			if (exec_stopping(x) || exec_feed_done(x))
 				return 0;
 		}
 		/* Only timed-out reads left and nothing else to do: stop waiting for them. */
-		if (x->inflight && (exec_stopping(x) || (x->feed.src_done &&
-							  x->feed.pos >= x->feed.len) ||
-				    exec_cmd_refused(x))) {
+		if (x->inflight && (exec_stopping(x) || exec_feed_done(x) || exec_cmd_refused(x))) {
 			unsigned live = 0;
 
 			for (unsigned i = 0; i < x->o->depth; i++)
@@ -339,7 +337,7 @@ int exec_loop(struct exec *x)
 		now = now_ns();
 		exec_sample(x, now);
 		exec_progress(x, 0);
-		if (x->o->checkpoint_interval_ns && now >= x->ckpt.next_ns) {
+		if (exec_ckpt_due(x, now)) {
 			/*
 			 * A checkpoint the store refused (busy, full) keeps its errors pending for
 			 * the next one; the scan goes on. The last one says whether all were kept.
@@ -347,7 +345,7 @@ int exec_loop(struct exec *x)
 			 * busy timeout) must not take every turn of the loop.
 			 */
 			exec_checkpoint(x, 0);
-			x->ckpt.next_ns = now_ns() + x->o->checkpoint_interval_ns;
+			exec_ckpt_next(x, now_ns());
 		}
 	}
 }
@@ -399,11 +397,6 @@ static int exec_start(struct exec *x)
 	const struct scan_opts *o = x->o;
 	int ret;
 
-	for (unsigned d = 0; d < x->nr_devs; d++) {
-		x->ckpt.cursor[d] = o->start_cursor[d];
-		x->ckpt.reread_from[d] = UINT64_MAX;
-	}
-	x->ckpt.reread_seq = UINT64_MAX;
 	/*
 	 * A read past the I/O timeout is waited for this long before the disk is called not
 	 * answering: a drive that retries a sector internally may take a minute.
@@ -416,7 +409,7 @@ static int exec_start(struct exec *x)
 		x->hard_cap_ns = o->io_timeout_ns * 4 > EXEC_MIN_HARD_CAP_NS ?
 				 o->io_timeout_ns * 4 : EXEC_MIN_HARD_CAP_NS;
 	x->start_ns = now_ns();
-	x->ckpt.next_ns = x->start_ns + o->checkpoint_interval_ns;
+	exec_ckpt_start(x);
 	ret = exec_pace_start(x);
 	if (ret < 0)
 		return ret;
@@ -502,8 +495,7 @@ static void exec_sum_up(struct exec *x)
 	if (o->stop && *o->stop && !r->stopped)
 		r->stopped = 1;
 	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
-	r->complete = x->feed.src_done && x->feed.pos >= x->feed.len && !r->fatal &&
-		      !r->stopped && !r->failing;
+	r->complete = exec_feed_done(x) && !r->fatal && !r->stopped && !r->failing;
 	exec_pace_sum_up(x, now_ns());
 }
 
