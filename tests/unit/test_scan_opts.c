@@ -173,7 +173,8 @@ static void test_completion(void **state)
 
 		if (o->type == CLI_OPT_FLAG) {
 			if (c)
-				fail_msg("completion: --%s takes no value but is completed", o->name);
+				fail_msg("completion: --%s takes no value but is completed",
+					 o->name);
 			continue;
 		}
 		if (!c)
@@ -184,15 +185,16 @@ static void test_completion(void **state)
 		} else if (choices) {
 			w = strstr(c->action, "compgen -W \"");
 			if (!w)
-				fail_msg("completion: --%s has no word list: %s", o->name, c->action);
+				fail_msg("completion: --%s has no word list: %s", o->name,
+					 c->action);
 			char words[512];
 
 			snprintf(words, sizeof(words), "%s", w + strlen("compgen -W \""));
 			*strchrnul(words, '"') = '\0';
 			if (o->choices_fn ? !words_within(choices, words) :
 					    !same_words(choices, words))
-				fail_msg("completion: --%s offers '%s', the table '%s'", o->name, words,
-					 choices);
+				fail_msg("completion: --%s offers '%s', the table '%s'", o->name,
+					 words, choices);
 		} else if (strncmp(c->action, " return ;;", 10) != 0) {
 			fail_msg("completion: --%s takes a value, completed as: %s", o->name,
 				 c->action);
@@ -349,7 +351,8 @@ static void test_usage_md(void **state)
 			snprintf(pat, sizeof(pat), "default %s", def);
 			snprintf(quoted, sizeof(quoted), "default `%s`", def);
 			if (!strstr(row, pat) && !strstr(row, quoted))
-				fail_msg("docs/usage.md: --%s does not say 'default %s'", o->name, def);
+				fail_msg("docs/usage.md: --%s does not say 'default %s'",
+					 o->name, def);
 		}
 		free(row);
 	}
