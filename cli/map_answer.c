@@ -22,6 +22,166 @@ static const char *target_name(const struct tgt *tg)
 	return tg->t.mount_point[0] ? tg->t.mount_point : tg->t.arg;
 }
 
+/* Return the JSON of target tg; its damaged files, metadata and notes go to the arrays. */
+static json_object *target_json(const struct tgt *tg, json_object *files, json_object *meta,
+				json_object *notes)
+{
+	json_object *jt = json_object_new_object(), *devs = json_object_new_array();
+
+	json_object_object_add(jt, "device", json_object_new_string(tg->devpath));
+	if (!tg->open) {
+		json_object_object_add(jt, "error", json_object_new_string(tg->err));
+		json_object_put(devs);
+		return jt;
+	}
+	json_object_object_add(jt, "target", json_object_new_string(target_name(tg)));
+	json_object_object_add(jt, "fs_type", json_object_new_string(tg->t.fs_type));
+	if (tg->t.uuid[0])
+		json_object_object_add(jt, "fs_uuid", json_object_new_string(tg->t.uuid));
+	for (unsigned i = 0; i < tg->t.nr_devices; i++) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "path", json_object_new_string(tg->t.devices[i].path));
+		json_object_object_add(d, "role", json_object_new_string(
+			map_role_name(tg->t.devices[i].role)));
+		json_object_object_add(d, "logical_block_size", json_object_new_int(
+			(int)tg->t.devices[i].info.logical_block_size));
+		json_object_object_add(d, "size", json_object_new_uint64(
+			tg->t.devices[i].info.size_bytes));
+		json_object_array_add(devs, d);
+	}
+	json_object_object_add(jt, "devices", devs);
+	report_target_json(jt, &tg->t);
+	report_mapping_json(jt, &tg->d);
+	if (tg->err[0])
+		json_object_object_add(jt, "error", json_object_new_string(tg->err));
+	/* damaged files and metadata of this target, into the common arrays */
+	json_object *tmp = json_object_new_object(), *a;
+
+	report_damage_json(tmp, &tg->d, &tg->t);
+	json_object_object_get_ex(tmp, "damaged_files", &a);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *e = json_object_get(json_object_array_get_idx(a, i));
+
+		json_object_object_add(e, "target", json_object_new_string(target_name(tg)));
+		json_object_array_add(files, e);
+	}
+	json_object_object_get_ex(tmp, "damaged_metadata", &a);
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		json_object_array_add(meta, json_object_get(json_object_array_get_idx(a, i)));
+	json_object_put(tmp);
+	json_object_object_get_ex(jt, "notes", &a);
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		json_object_array_add(notes, json_object_get(json_object_array_get_idx(a, i)));
+	return jt;
+}
+
+/*
+ * Add the storage stack of query q to j; its unmappable layers and copies go to the arrays,
+ * and the first stack of the answer to root.
+ */
+static void query_stack_json(const struct query *q, json_object *j, json_object *root,
+			     int *stack_done, json_object *unmappable, json_object *copies)
+{
+	json_object *um = report_stack_unmappable_json(q->stk), *cj;
+
+	if (!q->no_owner) {
+		json_object_object_add(j, "fs_device", json_object_new_string(q->devpath));
+		json_object_object_add(j, "fs_offset", json_object_new_uint64(q->offset));
+	}
+	json_object_object_add(j, "stack", report_stack_hops_json(q->stk));
+	json_object_object_add(j, "copies", report_stack_copies_json(q->stk));
+	if (q->stk->parity)
+		json_object_object_add(j, "parity", json_object_new_boolean(1));
+	if (q->stk->unused)
+		json_object_object_add(j, "unused", json_object_new_string(q->stk->bad_reason));
+	if (um) {
+		json_object_array_add(unmappable, json_object_get(um));
+		json_object_object_add(j, "unmappable", um);
+	}
+	if (!*stack_done) {
+		json_object_object_add(root, "stack", report_stack_hops_json(q->stk));
+		*stack_done = 1;
+	}
+	cj = report_stack_copies_json(q->stk);
+	for (size_t c = 0; c < json_object_array_length(cj); c++)
+		json_object_array_add(copies, json_object_get(json_object_array_get_idx(cj, c)));
+	json_object_put(cj);
+}
+
+/* Return the JSON of query q of m, as an entry of media_errors[]. */
+static json_object *query_json(const struct map_run *m, const struct query *q, json_object *root,
+			       int *stack_done, json_object *unmappable, json_object *copies)
+{
+	json_object *j = json_object_new_object(), *owners = json_object_new_array();
+	size_t first = 0, count = 0;
+
+	json_object_object_add(j, "device", json_object_new_string(
+		q->stk ? q->asked_dev : q->devpath));
+	json_object_object_add(j, "offset", json_object_new_uint64(
+		q->stk ? q->asked_off : q->offset));
+	json_object_object_add(j, "length", json_object_new_uint64(q->length));
+	if (q->stk)
+		query_stack_json(q, j, root, stack_done, unmappable, copies);
+	json_object_object_add(j, "error", json_object_new_string(
+		m->from_log ? "kernel-log" : "query"));
+	json_object_object_add(j, "format", json_object_new_string(q->format));
+	if (m->from_log)
+		json_object_object_add(j, "precision", json_object_new_string(
+			q->vague ? "command" : "block"));
+	if (q->stale[0])
+		json_object_object_add(j, "not_mapped", json_object_new_string(q->stale));
+	if (m->from_log) {
+		json_object_object_add(j, "lines", json_object_new_int((int)q->lines));
+		json_object_object_add(j, map_klog_unit_name(q->format),
+				       json_object_new_uint64(q->value));
+	}
+	if (q->tgt >= 0) {
+		const struct tgt *tg = &m->tg[q->tgt];
+
+		json_object_object_add(j, "role", json_object_new_string(
+			map_role_name(tg->t.devices[q->dev_idx].role)));
+		map_damage_group(&tg->d, q->group, &first, &count);
+		for (size_t k = 0; k < count; k++)
+			json_object_array_add(owners, report_owner_json(&tg->d, &tg->t,
+					      &tg->d.owners[first + k]));
+	}
+	json_object_object_add(j, "owners", owners);
+	return j;
+}
+
+/* Return the kernel_log object of an answer from a kernel log: what its lines gave. */
+static json_object *kernel_log_json(const struct map_run *m)
+{
+	json_object *kl = json_object_new_object(), *u = json_object_new_array();
+	json_object *unk = json_object_new_array();
+
+	json_object_object_add(kl, "lines", json_object_new_int((int)m->lines));
+	json_object_object_add(kl, "matched", json_object_new_int((int)m->matched));
+	json_object_object_add(kl, "ranges", json_object_new_int((int)m->nr_q));
+	json_object_object_add(kl, "ignored", json_object_new_int((int)m->ignored));
+	json_object_object_add(kl, "not_kernel", json_object_new_int((int)m->not_kernel));
+	json_object_object_add(kl, "kernel_lines",
+			       json_object_new_int((int)m->kernel_lines));
+	json_object_object_add(kl, "too_long", json_object_new_int((int)m->too_long));
+	json_object_object_add(kl, "dropped", json_object_new_int((int)m->dropped));
+	json_object_object_add(kl, "narrowed", json_object_new_int((int)m->narrowed));
+	json_object_object_add(kl, "request_starts",
+			       json_object_new_int((int)m->request_starts));
+	json_object_object_add(kl, "vague", json_object_new_int((int)m->nr_vague));
+	json_object_object_add(kl, "logged_before_device",
+			       json_object_new_int((int)m->nr_stale));
+	json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
+	for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
+		json_object_array_add(u, json_object_new_string(m->unusable[i]));
+	json_object_object_add(kl, "unusable_lines", u);
+	for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
+		json_object_array_add(unk, json_object_new_string(m->unknown[i]));
+	json_object_object_add(kl, "unknown_devices", unk);
+	return kl;
+}
+
+/* Return the answer of m as JSON (schema mediascan-map/1). */
 static json_object *answer_json(const struct map_run *m)
 {
 	json_object *root = json_object_new_object(), *errs = json_object_new_array();
@@ -34,129 +194,12 @@ static json_object *answer_json(const struct map_run *m)
 	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
 	json_object_object_add(root, "source", json_object_new_string(
 		m->from_log ? "kernel-log" : "query"));
-	for (size_t k = 0; k < m->nr_tg; k++) {
-		const struct tgt *tg = &m->tg[k];
-		json_object *jt = json_object_new_object(), *devs = json_object_new_array();
-
-		json_object_object_add(jt, "device", json_object_new_string(tg->devpath));
-		if (!tg->open) {
-			json_object_object_add(jt, "error", json_object_new_string(tg->err));
-			json_object_array_add(targets, jt);
-			continue;
-		}
-		json_object_object_add(jt, "target", json_object_new_string(target_name(tg)));
-		json_object_object_add(jt, "fs_type", json_object_new_string(tg->t.fs_type));
-		if (tg->t.uuid[0])
-			json_object_object_add(jt, "fs_uuid", json_object_new_string(tg->t.uuid));
-		for (unsigned i = 0; i < tg->t.nr_devices; i++) {
-			json_object *d = json_object_new_object();
-
-			json_object_object_add(d, "path",
-					       json_object_new_string(tg->t.devices[i].path));
-			json_object_object_add(d, "role", json_object_new_string(
-				map_role_name(tg->t.devices[i].role)));
-			json_object_object_add(d, "logical_block_size", json_object_new_int(
-				(int)tg->t.devices[i].info.logical_block_size));
-			json_object_object_add(d, "size", json_object_new_uint64(
-				tg->t.devices[i].info.size_bytes));
-			json_object_array_add(devs, d);
-		}
-		json_object_object_add(jt, "devices", devs);
-		report_target_json(jt, &tg->t);
-		report_mapping_json(jt, &tg->d);
-		if (tg->err[0])
-			json_object_object_add(jt, "error", json_object_new_string(tg->err));
-		/* damaged files and metadata of this target, into the common arrays */
-		json_object *tmp = json_object_new_object(), *a;
-
-		report_damage_json(tmp, &tg->d, &tg->t);
-		json_object_object_get_ex(tmp, "damaged_files", &a);
-		for (size_t i = 0; i < json_object_array_length(a); i++) {
-			json_object *e = json_object_get(json_object_array_get_idx(a, i));
-
-			json_object_object_add(e, "target",
-					       json_object_new_string(target_name(tg)));
-			json_object_array_add(files, e);
-		}
-		json_object_object_get_ex(tmp, "damaged_metadata", &a);
-		for (size_t i = 0; i < json_object_array_length(a); i++)
-			json_object_array_add(meta, json_object_get(json_object_array_get_idx(a, i)));
-		json_object_put(tmp);
-		json_object_object_get_ex(jt, "notes", &a);
-		for (size_t i = 0; a && i < json_object_array_length(a); i++)
-			json_object_array_add(notes,
-					      json_object_get(json_object_array_get_idx(a, i)));
-		json_object_array_add(targets, jt);
-	}
+	for (size_t k = 0; k < m->nr_tg; k++)
+		json_object_array_add(targets, target_json(&m->tg[k], files, meta, notes));
 	json_object_object_add(root, "targets", targets);
-	for (size_t i = 0; i < m->nr_q; i++) {
-		const struct query *q = &m->q[i];
-		json_object *j = json_object_new_object(), *owners = json_object_new_array();
-		size_t first = 0, count = 0;
-
-		json_object_object_add(j, "device", json_object_new_string(
-			q->stk ? q->asked_dev : q->devpath));
-		json_object_object_add(j, "offset", json_object_new_uint64(
-			q->stk ? q->asked_off : q->offset));
-		json_object_object_add(j, "length", json_object_new_uint64(q->length));
-		if (q->stk) {
-			json_object *um = report_stack_unmappable_json(q->stk);
-
-			if (!q->no_owner) {
-				json_object_object_add(j, "fs_device",
-						       json_object_new_string(q->devpath));
-				json_object_object_add(j, "fs_offset",
-						       json_object_new_uint64(q->offset));
-			}
-			json_object_object_add(j, "stack", report_stack_hops_json(q->stk));
-			json_object_object_add(j, "copies", report_stack_copies_json(q->stk));
-			if (q->stk->parity)
-				json_object_object_add(j, "parity", json_object_new_boolean(1));
-			if (q->stk->unused)
-				json_object_object_add(j, "unused", json_object_new_string(
-					q->stk->bad_reason));
-			if (um) {
-				json_object_array_add(unmappable, json_object_get(um));
-				json_object_object_add(j, "unmappable", um);
-			}
-			if (!stack_done) {
-				json_object_object_add(root, "stack",
-						       report_stack_hops_json(q->stk));
-				stack_done = 1;
-			}
-			json_object *cj = report_stack_copies_json(q->stk);
-
-			for (size_t c = 0; c < json_object_array_length(cj); c++)
-				json_object_array_add(copies, json_object_get(
-					json_object_array_get_idx(cj, c)));
-			json_object_put(cj);
-		}
-		json_object_object_add(j, "error", json_object_new_string(
-			m->from_log ? "kernel-log" : "query"));
-		json_object_object_add(j, "format", json_object_new_string(q->format));
-		if (m->from_log)
-			json_object_object_add(j, "precision", json_object_new_string(
-				q->vague ? "command" : "block"));
-		if (q->stale[0])
-			json_object_object_add(j, "not_mapped", json_object_new_string(q->stale));
-		if (m->from_log) {
-			json_object_object_add(j, "lines", json_object_new_int((int)q->lines));
-			json_object_object_add(j, map_klog_unit_name(q->format),
-					       json_object_new_uint64(q->value));
-		}
-		if (q->tgt >= 0) {
-			const struct tgt *tg = &m->tg[q->tgt];
-
-			json_object_object_add(j, "role", json_object_new_string(
-				map_role_name(tg->t.devices[q->dev_idx].role)));
-			map_damage_group(&tg->d, q->group, &first, &count);
-			for (size_t k = 0; k < count; k++)
-				json_object_array_add(owners, report_owner_json(&tg->d, &tg->t,
-						      &tg->d.owners[first + k]));
-		}
-		json_object_object_add(j, "owners", owners);
-		json_object_array_add(errs, j);
-	}
+	for (size_t i = 0; i < m->nr_q; i++)
+		json_object_array_add(errs, query_json(m, &m->q[i], root, &stack_done, unmappable,
+						       copies));
 	json_object_object_add(root, "media_errors", errs);
 	if (!stack_done)
 		json_object_object_add(root, "stack", json_object_new_array());
@@ -164,34 +207,8 @@ static json_object *answer_json(const struct map_run *m)
 	json_object_object_add(root, "unmappable", unmappable);
 	json_object_object_add(root, "damaged_files", files);
 	json_object_object_add(root, "damaged_metadata", meta);
-	if (m->from_log) {
-		json_object *kl = json_object_new_object(), *u = json_object_new_array();
-		json_object *unk = json_object_new_array();
-
-		json_object_object_add(kl, "lines", json_object_new_int((int)m->lines));
-		json_object_object_add(kl, "matched", json_object_new_int((int)m->matched));
-		json_object_object_add(kl, "ranges", json_object_new_int((int)m->nr_q));
-		json_object_object_add(kl, "ignored", json_object_new_int((int)m->ignored));
-		json_object_object_add(kl, "not_kernel", json_object_new_int((int)m->not_kernel));
-		json_object_object_add(kl, "kernel_lines",
-				       json_object_new_int((int)m->kernel_lines));
-		json_object_object_add(kl, "too_long", json_object_new_int((int)m->too_long));
-		json_object_object_add(kl, "dropped", json_object_new_int((int)m->dropped));
-		json_object_object_add(kl, "narrowed", json_object_new_int((int)m->narrowed));
-		json_object_object_add(kl, "request_starts",
-				       json_object_new_int((int)m->request_starts));
-		json_object_object_add(kl, "vague", json_object_new_int((int)m->nr_vague));
-		json_object_object_add(kl, "logged_before_device",
-				       json_object_new_int((int)m->nr_stale));
-		json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
-		for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
-			json_object_array_add(u, json_object_new_string(m->unusable[i]));
-		json_object_object_add(kl, "unusable_lines", u);
-		for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
-			json_object_array_add(unk, json_object_new_string(m->unknown[i]));
-		json_object_object_add(kl, "unknown_devices", unk);
-		json_object_object_add(root, "kernel_log", kl);
-	}
+	if (m->from_log)
+		json_object_object_add(root, "kernel_log", kernel_log_json(m));
 	json_object_object_add(root, "notes", notes);
 	json_object_object_add(root, "exit_status", json_object_new_int((int)m->exit_bits));
 	return root;

@@ -43,7 +43,15 @@ static void map_usage(FILE *f)
 	report_print_exits(f, "map");
 }
 
-int cli_map_main(int argc, char **argv)
+/* What the command line of `mediascan map` asked, besides the run itself. */
+struct map_args {
+	const char *json;
+	uint64_t sector, count;
+	int have_sector, quiet, help;
+};
+
+/* Return 0 after parsing the options into a and m, or REPORT_EXIT_USAGE after saying why. */
+static int map_parse_opts(int argc, char **argv, struct map_args *a, struct map_run *m)
 {
 	enum { O_JSON = 256, O_SECTOR, O_COUNT, O_KLOG, O_BS };
 	static const struct option opts[] = {
@@ -56,18 +64,14 @@ int cli_map_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct map_run m;
-	const char *json = NULL;
-	uint64_t sector = 0, count = 1;
-	int have_sector = 0, quiet = 0, c, ret, status;
+	int c;
 
-	memset(&m, 0, sizeof(m));
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case O_JSON:
-			json = optarg;
+			a->json = optarg;
 			break;
 		case O_SECTOR:
 		case O_COUNT: {
@@ -83,29 +87,29 @@ int cli_map_main(int argc, char **argv)
 				return REPORT_EXIT_USAGE;
 			}
 			if (c == O_SECTOR) {
-				sector = v;
-				have_sector = 1;
+				a->sector = v;
+				a->have_sector = 1;
 			} else {
-				count = v;
+				a->count = v;
 			}
 			break;
 		}
 		case O_KLOG:
-			m.from_log = 1;
+			m->from_log = 1;
 			break;
 		case O_BS:
-			if (report_parse_size(optarg, &m.block_size) || m.block_size < 512 ||
-			    (m.block_size & (m.block_size - 1)) || m.block_size > 65536) {
+			if (report_parse_size(optarg, &m->block_size) || m->block_size < 512 ||
+			    (m->block_size & (m->block_size - 1)) || m->block_size > 65536) {
 				report_err("bad --block-size '%s': a power of two from 512 to 64k",
 					optarg);
 				return REPORT_EXIT_USAGE;
 			}
 			break;
 		case 'q':
-			quiet = 1;
+			a->quiet = 1;
 			break;
 		case 'h':
-			map_usage(stdout);
+			a->help = 1;
 			return 0;
 		default:
 			report_err(
@@ -114,80 +118,148 @@ int cli_map_main(int argc, char **argv)
 			return REPORT_EXIT_USAGE;
 		}
 	}
+	return 0;
+}
+
+/* Return 0 after reading the bytes DEVICE OFFSET [LENGTH] or --sector name into *off, *len. */
+static int map_parse_range(int argc, char **argv, const struct map_args *a, uint64_t *off,
+			   uint64_t *len)
+{
+	if (optind >= argc) {
+		report_err("map: name a DEVICE and an OFFSET (or --sector N), or --kernel-log");
+		return REPORT_EXIT_USAGE;
+	}
+	if (a->have_sector ? argc - optind != 1 : argc - optind < 2 || argc - optind > 3) {
+		report_err("map: give DEVICE OFFSET [LENGTH] or DEVICE --sector N [--count N]");
+		return REPORT_EXIT_USAGE;
+	}
+	if (a->have_sector) {
+		if (__builtin_mul_overflow(a->sector, 512, off) ||
+		    __builtin_mul_overflow(a->count, 512, len) || *off + *len < *off) {
+			report_err("map: --sector %" PRIu64 " --count %" PRIu64
+				" out of range: the bytes do not fit 64 bits", a->sector,
+				a->count);
+			return REPORT_EXIT_USAGE;
+		}
+	} else if (report_parse_size(argv[optind + 1], off) ||
+		   (argc - optind == 3 && (report_parse_size(argv[optind + 2], len) ||
+					   *len == 0))) {
+		report_err("map: bad OFFSET or LENGTH '%s %s': give bytes, e.g. 1048576 4k",
+			argv[optind + 1], argc - optind == 3 ? argv[optind + 2] : "");
+		return REPORT_EXIT_USAGE;
+	}
+	if (*len > UINT64_MAX - *off) {
+		report_err(
+		    "map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
+		return REPORT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Return 0 after adding the query of DEVICE OFFSET [LENGTH] to m, or the exit status. */
+static int map_add_cmdline_query(int argc, char **argv, const struct map_args *a,
+				 struct map_run *m)
+{
+	uint64_t off = 0, len = 0, size;
+	unsigned dev_idx = 0;
+	struct tgt *tg;
+	int ret;
+
+	ret = map_parse_range(argc, argv, a, &off, &len);
+	if (ret)
+		return ret;
+	if (report_out_refuse("map", "--json", a->json))
+		return REPORT_EXIT_USAGE;
+	tg = cli_map_target_for(m, argv[optind], &dev_idx);
+	if (!tg)
+		return REPORT_EXIT_OPERATIONAL;
+	if (!tg->open) {
+		report_err("%s", tg->err);
+		return tg->err_class == MAP_TERR_USAGE ? REPORT_EXIT_USAGE :
+							REPORT_EXIT_OPERATIONAL;
+	}
+	size = tg->t.devices[dev_idx].info.size_bytes;
+	if (!len)
+		len = tg->t.devices[dev_idx].info.logical_block_size ?
+		      tg->t.devices[dev_idx].info.logical_block_size : 512;
+	if (off >= size) {
+		report_err("map: offset %" PRIu64 " is past the end of %s (%" PRIu64
+			   " bytes)",
+			   off, argv[optind], size);
+		return REPORT_EXIT_USAGE;
+	}
+	if (len > size - off)
+		len = size - off;
+	ret = cli_map_add_query(m, tg->devpath, off, len, "query", 0);
+	if (ret < 0)
+		return REPORT_EXIT_OPERATIONAL;
+	return 0;
+}
+
+/* Set the exit bits of what m could not check, and say why a kernel log gave nothing. */
+static void map_judge(struct map_run *m)
+{
+	for (size_t k = 0; k < m->nr_tg; k++)
+		if (!m->tg[k].open && !m->from_log)
+			m->exit_bits |= REPORT_EXIT_OPERATIONAL;
+	/* README's exit table: a line naming an unknown device, past a device's end or
+	 * otherwise unusable, or dropped, is a range not checked: bit 4 */
+	if (m->from_log && (m->nr_unknown || m->nr_unusable || m->too_long || m->dropped))
+		m->exit_bits |= REPORT_EXIT_OPERATIONAL;
+	if (m->from_log && !m->kernel_lines) {
+		if (!m->lines)
+			report_err("map: the kernel log is empty: nothing was checked");
+		else
+			report_err(
+			    "map: none of the %u lines is a kernel log line (dmesg, journalctl "
+			    "-k, syslog, /dev/kmsg): nothing was checked",
+			    m->lines);
+		m->exit_bits |= REPORT_EXIT_OPERATIONAL;
+	}
+}
+
+/* Free what m holds. */
+static void map_run_free(struct map_run *m)
+{
+	for (size_t k = 0; k < m->nr_tg; k++) {
+		map_damage_free(&m->tg[k].d);
+		map_target_close(&m->tg[k].t);
+	}
+	free(m->tg);
+	for (size_t i = 0; i < m->nr_q; i++)
+		free(m->q[i].stk);
+	free(m->q);
+	for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
+		free(m->unusable[i]);
+}
+
+int cli_map_main(int argc, char **argv)
+{
+	struct map_args a = { .count = 1 };
+	struct map_run m;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	ret = map_parse_opts(argc, argv, &a, &m);
+	if (ret)
+		return ret;
+	if (a.help) {
+		map_usage(stdout);
+		return 0;
+	}
 	if (m.from_log) {
-		if (have_sector || argc - optind > 1) {
+		if (a.have_sector || argc - optind > 1) {
 			report_err("map --kernel-log takes at most one FILE, and no DEVICE or --sector");
 			return REPORT_EXIT_USAGE;
 		}
-		if (report_out_refuse("map", "--json", json))
+		if (report_out_refuse("map", "--json", a.json))
 			return REPORT_EXIT_USAGE;
 		ret = cli_map_read_log(&m, optind < argc ? argv[optind] : NULL);
-		if (ret)
-			goto out_free;
 	} else {
-		uint64_t off = 0, len = 0;
-		unsigned dev_idx = 0;
-		struct tgt *tg;
-
-		if (optind >= argc) {
-			report_err("map: name a DEVICE and an OFFSET (or --sector N), or --kernel-log");
-			return REPORT_EXIT_USAGE;
-		}
-		if (have_sector ? argc - optind != 1 : argc - optind < 2 || argc - optind > 3) {
-			report_err("map: give DEVICE OFFSET [LENGTH] or DEVICE --sector N [--count N]");
-			return REPORT_EXIT_USAGE;
-		}
-		if (have_sector) {
-			if (__builtin_mul_overflow(sector, 512, &off) ||
-			    __builtin_mul_overflow(count, 512, &len) || off + len < off) {
-				report_err("map: --sector %" PRIu64 " --count %" PRIu64
-					" out of range: the bytes do not fit 64 bits", sector,
-					count);
-				return REPORT_EXIT_USAGE;
-			}
-		} else if (report_parse_size(argv[optind + 1], &off) ||
-			   (argc - optind == 3 && (report_parse_size(argv[optind + 2], &len) ||
-						   len == 0))) {
-			report_err("map: bad OFFSET or LENGTH '%s %s': give bytes, e.g. 1048576 4k",
-				argv[optind + 1], argc - optind == 3 ? argv[optind + 2] : "");
-			return REPORT_EXIT_USAGE;
-		}
-		if (len > UINT64_MAX - off) {
-			report_err(
-			    "map: OFFSET + LENGTH out of range: the bytes do not fit 64 bits");
-			return REPORT_EXIT_USAGE;
-		}
-		if (report_out_refuse("map", "--json", json))
-			return REPORT_EXIT_USAGE;
-		tg = cli_map_target_for(&m, argv[optind], &dev_idx);
-		if (!tg) {
-			ret = REPORT_EXIT_OPERATIONAL;
-			goto out_free;
-		}
-		if (!tg->open) {
-			report_err("%s", tg->err);
-			ret = tg->err_class == MAP_TERR_USAGE ? REPORT_EXIT_USAGE :
-							      REPORT_EXIT_OPERATIONAL;
-			goto out_free;
-		}
-		if (!len)
-			len = tg->t.devices[dev_idx].info.logical_block_size ?
-			      tg->t.devices[dev_idx].info.logical_block_size : 512;
-		if (off >= tg->t.devices[dev_idx].info.size_bytes) {
-			report_err("map: offset %" PRIu64 " is past the end of %s (%" PRIu64
-				   " bytes)",
-				   off, argv[optind], tg->t.devices[dev_idx].info.size_bytes);
-			ret = REPORT_EXIT_USAGE;
-			goto out_free;
-		}
-		if (len > tg->t.devices[dev_idx].info.size_bytes - off)
-			len = tg->t.devices[dev_idx].info.size_bytes - off;
-		ret = cli_map_add_query(&m, tg->devpath, off, len, "query", 0);
-		if (ret < 0) {
-			ret = REPORT_EXIT_OPERATIONAL;
-			goto out_free;
-		}
+		ret = map_add_cmdline_query(argc, argv, &a, &m);
 	}
+	if (ret)
+		goto out_free;
 	if (geteuid() != 0)
 		report_err("warning: not root: GETFSMAP, bulkstat and open-by-handle need "
 			"CAP_SYS_ADMIN; owners may be missing");
@@ -197,45 +269,19 @@ int cli_map_main(int argc, char **argv)
 		ret = REPORT_EXIT_OPERATIONAL;
 		goto out_free;
 	}
-	for (size_t k = 0; k < m.nr_tg; k++)
-		if (!m.tg[k].open && !m.from_log)
-			m.exit_bits |= REPORT_EXIT_OPERATIONAL;
-	/* README's exit table: a line naming an unknown device, past a device's end or
-	 * otherwise unusable, or dropped, is a range not checked: bit 4 */
-	if (m.from_log && (m.nr_unknown || m.nr_unusable || m.too_long || m.dropped))
-		m.exit_bits |= REPORT_EXIT_OPERATIONAL;
-	if (m.from_log && !m.kernel_lines) {
-		if (!m.lines)
-			report_err("map: the kernel log is empty: nothing was checked");
-		else
-			report_err(
-			    "map: none of the %u lines is a kernel log line (dmesg, journalctl "
-			    "-k, syslog, /dev/kmsg): nothing was checked",
-			    m.lines);
-		m.exit_bits |= REPORT_EXIT_OPERATIONAL;
-	}
-	if (json) {
-		ret = cli_map_write_json(&m, json);
+	map_judge(&m);
+	if (a.json) {
+		ret = cli_map_write_json(&m, a.json);
 		if (ret < 0) {
-			report_err("cannot write the JSON answer to %s: %s", json,
+			report_err("cannot write the JSON answer to %s: %s", a.json,
 				report_create_error(ret));
 			m.exit_bits |= REPORT_EXIT_OPERATIONAL;
 		}
 	}
-	if (!quiet && !(json && strcmp(json, "-") == 0))
+	if (!a.quiet && !(a.json && strcmp(a.json, "-") == 0))
 		cli_map_print_answer(&m, stdout);
 	ret = (int)m.exit_bits;
 out_free:
-	status = ret;
-	for (size_t k = 0; k < m.nr_tg; k++) {
-		map_damage_free(&m.tg[k].d);
-		map_target_close(&m.tg[k].t);
-	}
-	free(m.tg);
-	for (size_t i = 0; i < m.nr_q; i++)
-		free(m.q[i].stk);
-	free(m.q);
-	for (unsigned i = 0; i < m.nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
-		free(m.unusable[i]);
-	return status;
+	map_run_free(&m);
+	return ret;
 }

@@ -30,7 +30,7 @@ struct exec_slot {
 	int timed_out;			/* past the I/O timeout (or abandoned): see late_idx */
 	int alone;			/* issued by exec_read_many, not by the loop */
 	unsigned rd_idx;		/* alone: its entry in exec_read_many's batch */
-	int late_idx;			/* its entry in exec.late, -1 none */
+	int late_idx;			/* its entry in exec.late.list, -1 none */
 	struct kio_dev_cmd cmd;		/* drive-side methods: the command io.cmd points to */
 	struct vfy_result vres;		/* what its completion decoded */
 	void *cmd_buf;			/* its buffer (pi-read's data and metadata), or NULL */
@@ -56,28 +56,18 @@ struct exec_late {
 
 #define EXEC_FAILED_RING 16		/* failed reads remembered to explain a transient */
 
-struct exec {
-	size_t buf_map_len;		/* mapped size of eng.buf */
-	size_t buf_piece;		/* bytes of eng.buf per slot (exec_slot_buf) */
-	const struct scan_device *devs;
-	unsigned nr_devs;
-	const struct scan_opts *o;
-	struct scan_result *r;
-	struct scan_source *src;
-	struct scan_engine eng;
-	struct exec_slot *slots;	/* nr_slots: the loop's depth, then as many for isolation */
-	unsigned nr_slots;
-	struct scan_io **done;		/* the loop's completions */
-	struct scan_io **done_alone;	/* exec_read_many's completions */
-	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
-	unsigned nr_deferred;
-	unsigned inflight;
+/* The plan as the executor takes it, batch by batch from the source (exec_batch.c). */
+struct exec_feed {
 	struct scan_range *batch;
-	unsigned batch_len, batch_pos;
-	uint64_t range_pos;		/* next byte to read in batch[batch_pos] */
+	unsigned len, pos;		/* ranges in batch, and the one being read */
+	uint64_t range_pos;		/* next byte to read in batch[pos] */
+	uint64_t src_seq;		/* ranges taken from the source so far */
 	int src_done;
-	int halt;			/* stop: the disk is failing, resized or gone */
-	uint64_t start_ns, last_progress_ns, rate_mark_ns, rate_mark_bytes;
+};
+
+/* Progress and pacing accounts (exec_progress.c). */
+struct exec_pace {
+	uint64_t last_progress_ns, rate_mark_ns, rate_mark_bytes;
 	double rate_bps;
 	struct scan_gov gov;
 	int have_gov;
@@ -85,28 +75,45 @@ struct exec {
 	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
 	uint64_t dev_read_ios[SCAN_MAX_DEVICES];	/* their count and summed latency, which */
 	uint64_t dev_read_ns[SCAN_MAX_DEVICES];		/* pacing by latency subtracts */
+};
+
+/* How many reads pacing by latency lets fly (executor.c, exec_inflight_cap). */
+struct exec_cap {
 	/*
-	 * The loop's run-queue wait while reaping (pacing by latency): on a busy CPU a read's
-	 * completion is reaped late, and its latency measured from here would be longer than
-	 * the kernel's count of it, which the governor subtracts it from.
+	 * The loop's run-queue wait while reaping: on a busy CPU a read's completion is reaped
+	 * late, and its latency measured from here would be longer than the kernel's count of
+	 * it, which the governor subtracts it from.
 	 */
 	int sched_fd;			/* /proc/thread-self/schedstat; -1: not known */
 	uint64_t reap_late_ns;		/* run-queue wait of the last wait for completions */
 	/*
-	 * Pacing by latency keeps no more in flight than twice what the disk completes in the
-	 * time of one read alone (exec_inflight_cap): the shortest full-size read seen, and the
-	 * most the reads delivered over EXEC_BW_NS (a slowly decaying maximum).
+	 * No more in flight than twice what the disk completes in the time of one read alone:
+	 * the shortest full-size read seen, and the most the reads delivered over EXEC_BW_NS
+	 * (a slowly decaying maximum).
 	 */
 	uint64_t min_read_ns;
 	uint64_t bw_max_bps, bw_bytes, bw_mark_ns;
-	uint64_t next_checkpoint_ns;
-	size_t errors_checkpointed;	/* r->errors[0..n) already handed to a checkpoint */
+};
+
+/* Checkpoints: how far each device is read, what to read again (exec_progress.c). */
+struct exec_ckpt {
+	uint64_t next_ns;
+	size_t nr_errors;		/* r->errors[0..n) already handed to a checkpoint */
 	uint64_t cursor[SCAN_MAX_DEVICES];
 	/* Isolation stopped part way: not proven, read again from here on the next run. */
 	uint64_t reread_from[SCAN_MAX_DEVICES];
 	uint64_t reread_seq;		/* the lowest scan_range.seq among them (UINT64_MAX none) */
-	uint64_t src_seq;		/* ranges taken from the source so far */
-	int late_nomem;			/* a late read could not be set aside: -ENOMEM */
+};
+
+/* Reads past the I/O timeout, in order, read again once the queue drained (recheck.c). */
+struct exec_lates {
+	struct exec_late *list;
+	size_t nr, cap;
+	int nomem;			/* a late read could not be set aside: -ENOMEM */
+};
+
+/* Narrowing failed reads (exec_isolate.c). */
+struct exec_iso {
 	/*
 	 * Recent failed reads of the loop: those whose narrowing proved damage, and those that
 	 * read fine block by block (transient). A transient read next to a proven one, in
@@ -117,30 +124,60 @@ struct exec {
 		uint64_t offset, length, issue_ns, done_ns;
 	} proved[EXEC_FAILED_RING], transient[EXEC_FAILED_RING];
 	unsigned nr_proved, nr_transient;	/* entries written (the ring wraps) */
-	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
-	int iso_ready[SCAN_MAX_DEVICES];	/* the isolation method's init() ran */
-	int names_ok[SCAN_MAX_DEVICES];		/* do the device's named blocks hold (isolate.c) */
-	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
+	int ready[SCAN_MAX_DEVICES];		/* the isolation method's init() ran */
 	int dev_changed[SCAN_MAX_DEVICES];	/* shrank or went away: told once */
-	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */
-	uint64_t watch_max_len;		/* longest o->watch range, for the lookup */
-	struct exec_late *late;		/* reads past the I/O timeout, in order */
-	size_t nr_late, cap_late;
-	/* Drive-side methods through the engine (exec_cmd.c); NULL cmd_ops: reads. */
-	const struct vfy_ops *cmd_ops;
-	uint64_t cmd_max[SCAN_MAX_DEVICES];	/* bytes one command may cover */
-	int cmd_fds[SCAN_MAX_DEVICES];	/* where the engine sends commands */
-	int cmd_refused;		/* the device refused the method: drain, then read */
+};
+
+/* Drive-side methods through the engine, and the reads that sample them (exec_cmd.c). */
+struct exec_cmd {
+	const struct vfy_ops *ops;	/* NULL: reads */
+	uint64_t max[SCAN_MAX_DEVICES];	/* bytes one command may cover */
+	int fds[SCAN_MAX_DEVICES];	/* where the engine sends commands */
+	int refused;			/* the device refused the method: drain, then read */
 	struct vfy_result iso_first;	/* the failed command exec_isolate narrows next, */
 	int have_iso_first;		/* the one at iso_first_off on iso_first_dev */
 	uint64_t iso_first_off;
 	uint32_t iso_first_dev;
 	struct vfy_result alone_res;	/* what the last command sent alone said */
-	/* Sampled reads of what a dataless method passed (exec_cmd.c): their buffer, the bytes
-	 * owed to the share, and how many were taken (each one's place in its command) */
+	/* Sampled reads of what a dataless method passed: their buffer, the bytes owed to the
+	 * share, and how many were taken (each one's place in its command) */
 	void *sample_buf;
 	uint64_t sample_credit;
 	unsigned sample_seq;
+};
+
+/* One scan: what it reads with, the queue, and a part for each job, owned by its file. */
+struct exec {
+	const struct scan_device *devs;
+	unsigned nr_devs;
+	const struct scan_opts *o;
+	struct scan_result *r;
+	struct scan_source *src;
+	struct scan_engine eng;
+	size_t buf_map_len;		/* mapped size of eng.buf */
+	size_t buf_piece;		/* bytes of eng.buf per slot (exec_slot_buf) */
+	/* the queue (exec_queue.c) */
+	struct exec_slot *slots;	/* nr_slots: the loop's depth, then as many for isolation */
+	unsigned nr_slots;
+	struct scan_io **done;		/* the loop's completions */
+	struct scan_io **done_alone;	/* exec_read_many's completions */
+	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
+	unsigned nr_deferred;
+	unsigned inflight;
+	int halt;			/* stop: the disk is failing, resized or gone */
+	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
+	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */
+	uint64_t watch_max_len;		/* longest o->watch range, for the lookup */
+	uint64_t start_ns;
+	int vfy_ready[SCAN_MAX_DEVICES];	/* the verify method's init() ran on device d */
+	int names_ok[SCAN_MAX_DEVICES];	/* do the device's named blocks hold (isolate.c) */
+	struct exec_feed feed;
+	struct exec_pace pace;
+	struct exec_cap cap;
+	struct exec_ckpt ckpt;
+	struct exec_lates late;
+	struct exec_iso iso;
+	struct exec_cmd cmd;
 };
 
 /* The queue (exec_queue.c): slots, reads and commands sent through them, their bookkeeping. */
@@ -174,9 +211,8 @@ void exec_failing(struct exec *x, const char *fmt, ...) __attribute__((format(pr
 void exec_note_read(struct exec *x, uint32_t dev, int bad);
 /* Count bytes [offset, offset+length) of dev, read cleanly, into the watches they cover. */
 void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
-/* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
-int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
-/* Return 0 after counting one of our reads of device dev that completed: bytes, latency. */
+/* Return 0 after counting one of our reads of device dev that completed into the pace's
+ * accounts (exec_progress.c reads them): bytes, latency. */
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns);
 /*
  * Return 0 after reading rd[0..n) of device dev through the engine, as many at once as free
@@ -197,7 +233,7 @@ ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t 
 			uint64_t *lat_ns);
 /*
  * Return as exec_read_alone, counting the read as an isolation read only when count; with
- * a drive-side method the I/O is a command (len: clean; -errno of a failure, x->alone_res
+ * a drive-side method the I/O is a command (len: clean; -errno of a failure, x->cmd.alone_res
  * says what; -EOPNOTSUPP refused).
  */
 ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
@@ -219,14 +255,40 @@ uint32_t exec_next_len(const struct exec *x);
 void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now);
 /* Return 0 after adding [offset, offset+length) of rg in front of what is left to read. */
 int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length);
+/* Return 1 when the source has ended and every range taken from it is read. */
+int exec_feed_done(const struct exec *x);
 
 /* Progress, pacing samples and checkpoints (exec_progress.c). */
 /* Call the progress callback (at most twice a second unless force). */
 void exec_progress(struct exec *x, int force);
 /* Return 0 after handing the cursors and the errors since the last call to the caller. */
 int exec_checkpoint(struct exec *x, int final);
+/* Set the cursors where the pass resumes, nothing to read again, the first checkpoint due. */
+void exec_ckpt_start(struct exec *x);
+/* Return 1 when a checkpoint is due at now. */
+int exec_ckpt_due(const struct exec *x, uint64_t now);
+/* Make the next checkpoint due one interval after from. */
+void exec_ckpt_next(struct exec *x, uint64_t from);
+/* Isolation stopped part way at offset of dev, in the range of place seq: read it again. */
+void exec_ckpt_reread(struct exec *x, uint32_t dev, uint64_t offset, uint64_t seq);
 /* Feed the governor fresh disk statistics (every EXEC_SAMPLE_NS). */
 void exec_sample(struct exec *x, uint64_t now);
+/* Return 0 after starting the pace's clocks and the governor (o->gov), or -errno. */
+int exec_pace_start(struct exec *x);
+/* Return 1 when the governor paces by the foreground's latency. */
+int exec_pace_by_latency(const struct exec *x);
+/* Return how long to wait before a read of len bytes at now (0: go). */
+uint64_t exec_pace_wait_ns(struct exec *x, uint64_t now, uint32_t len);
+/* Count bytes issued at now toward the pace. */
+void exec_pace_account(struct exec *x, uint64_t bytes, uint64_t now);
+/* Fill in the result's pacing figures at the end of the pass, at end_ns. */
+void exec_pace_sum_up(struct exec *x, uint64_t end_ns);
+
+/* Late reads (recheck.c). */
+/* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
+int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
+/* Free the late reads. */
+void exec_late_free(struct exec *x);
 
 /* Methods with a blocking verify() only (exec_vfy.c): xfs-verify; scsi-read's narrowing. */
 /*
@@ -245,6 +307,18 @@ int exec_vfy_init(struct exec *x, const struct vfy_ops *ops, int *ready);
 void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready);
 
 /* Drive-side commands in the loop (exec_cmd.c). */
+/* Return 1 when a drive-side method's commands carry the scan (exec_cmd_start ran). */
+static inline int exec_cmd_on(const struct exec *x)
+{
+	return x->cmd.ops != NULL;
+}
+
+/* Return 1 when the device refused the method that carries the scan: drain, then read. */
+static inline int exec_cmd_refused(const struct exec *x)
+{
+	return x->cmd.refused && x->cmd.ops;
+}
+
 /*
  * Return 0 after setting up the method on every device, the engine that carries its
  * commands (uring_cmd on NVMe generic char devices, else the thread pool) and the slots'
@@ -278,6 +352,10 @@ int exec_dev_shrunk(const struct exec *x, uint32_t dev);
 int exec_device_changed(struct exec *x, const struct scan_io *io);
 /* Remember the narrowed failed read f; drop a transient that a proven neighbour explains. */
 void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_before);
+/* Start the isolation method (o->vfy_isolate) on every device; plain re-reads if it fails. */
+void exec_iso_start(struct exec *x);
+/* Undo exec_iso_start. */
+void exec_iso_stop(struct exec *x);
 
 /* Return 0 after settling every late read (recheck.c), or -errno. */
 int exec_recheck(struct exec *x);

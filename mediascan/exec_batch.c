@@ -14,26 +14,26 @@ int exec_have_work(struct exec *x)
 {
 	int ret;
 
-	if (x->cmd_refused && x->cmd_ops)
+	if (exec_cmd_refused(x))
 		return 0;			/* refused: nothing more is sent, the rest is read */
-	while (x->batch_pos >= x->batch_len) {
-		if (x->src_done)
+	while (x->feed.pos >= x->feed.len) {
+		if (x->feed.src_done)
 			return 0;
-		ret = x->src->next(x->src->arg, x->batch, EXEC_BATCH);
+		ret = x->src->next(x->src->arg, x->feed.batch, EXEC_BATCH);
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			x->src_done = 1;
+			x->feed.src_done = 1;
 			return 0;
 		}
-		x->batch_len = (unsigned)ret;
-		x->batch_pos = 0;
-		x->range_pos = x->batch[0].offset;
+		x->feed.len = (unsigned)ret;
+		x->feed.pos = 0;
+		x->feed.range_pos = x->feed.batch[0].offset;
 		for (int i = 0; i < ret; i++) {
-			x->batch[i].seq = x->src_seq++;
-			x->r->planned_bytes += scan_range_planned_bytes(&x->batch[i],
-									x->batch[i].offset,
-									x->batch[i].length);
+			x->feed.batch[i].seq = x->feed.src_seq++;
+			x->r->planned_bytes += scan_range_planned_bytes(&x->feed.batch[i],
+									x->feed.batch[i].offset,
+									x->feed.batch[i].length);
 		}
 	}
 	return 1;
@@ -42,9 +42,9 @@ int exec_have_work(struct exec *x)
 /* Length of the next read of the current range. */
 uint32_t exec_next_len(const struct exec *x)
 {
-	const struct scan_range *rg = &x->batch[x->batch_pos];
-	uint64_t len = rg->offset + rg->length - x->range_pos;
-	uint64_t max = x->cmd_ops ? x->cmd_max[rg->dev_idx] : x->o->io_size;
+	const struct scan_range *rg = &x->feed.batch[x->feed.pos];
+	uint64_t len = rg->offset + rg->length - x->feed.range_pos;
+	uint64_t max = exec_cmd_on(x) ? x->cmd.max[rg->dev_idx] : x->o->io_size;
 
 	return (uint32_t)(len > max ? max : len);
 }
@@ -52,51 +52,56 @@ uint32_t exec_next_len(const struct exec *x)
 /* Prepare the next read of the current range in slot (exec_have_work() said 1). */
 void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now)
 {
-	struct scan_range *rg = &x->batch[x->batch_pos];
+	struct scan_range *rg = &x->feed.batch[x->feed.pos];
 	uint64_t end = rg->offset + rg->length;
 	uint32_t len = exec_next_len(x);
 
 	memset(&slot->io, 0, sizeof(slot->io));
-	slot->io.offset = x->range_pos;
+	slot->io.offset = x->feed.range_pos;
 	slot->io.length = len;
 	slot->io.dev_idx = rg->dev_idx;
 	slot->io.buf = exec_slot_buf(x, slot);
 	slot->io.issue_ns = now;
-	slot->io.planned_bytes = scan_range_planned_bytes(rg, x->range_pos, len);
+	slot->io.planned_bytes = scan_range_planned_bytes(rg, x->feed.range_pos, len);
 	slot->range = *rg;
 	slot->timed_out = 0;
 	slot->alone = 0;
 	slot->late_idx = -1;
-	x->range_pos += len;
-	if (x->range_pos >= end) {
-		x->batch_pos++;
-		if (x->batch_pos < x->batch_len)
-			x->range_pos = x->batch[x->batch_pos].offset;
+	x->feed.range_pos += len;
+	if (x->feed.range_pos >= end) {
+		x->feed.pos++;
+		if (x->feed.pos < x->feed.len)
+			x->feed.range_pos = x->feed.batch[x->feed.pos].offset;
 	}
 }
 
 int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length)
 {
-	struct scan_range *b = x->batch;
+	struct scan_range *b = x->feed.batch;
 	unsigned i;
 
-	if (x->batch_len >= EXEC_BATCH + x->o->depth)
+	if (x->feed.len >= EXEC_BATCH + x->o->depth)
 		return -ENOMEM;			/* cannot happen: one per slot at most */
 	/* What is left of the current range starts at range_pos. */
-	if (x->batch_pos < x->batch_len && x->range_pos > b[x->batch_pos].offset) {
-		b[x->batch_pos].length -= x->range_pos - b[x->batch_pos].offset;
-		b[x->batch_pos].offset = x->range_pos;
+	if (x->feed.pos < x->feed.len && x->feed.range_pos > b[x->feed.pos].offset) {
+		b[x->feed.pos].length -= x->feed.range_pos - b[x->feed.pos].offset;
+		b[x->feed.pos].offset = x->feed.range_pos;
 	}
 	/* In plan order among the pieces put back before. */
-	for (i = x->batch_pos; i < x->batch_len; i++)
+	for (i = x->feed.pos; i < x->feed.len; i++)
 		if (b[i].dev_idx > rg->dev_idx ||
 		    (b[i].dev_idx == rg->dev_idx && b[i].offset > offset))
 			break;
-	memmove(&b[i + 1], &b[i], (x->batch_len - i) * sizeof(*b));
+	memmove(&b[i + 1], &b[i], (x->feed.len - i) * sizeof(*b));
 	b[i] = *rg;
 	b[i].offset = offset;
 	b[i].length = length;
-	x->batch_len++;
-	x->range_pos = b[x->batch_pos].offset;
+	x->feed.len++;
+	x->feed.range_pos = b[x->feed.pos].offset;
 	return 0;
+}
+
+int exec_feed_done(const struct exec *x)
+{
+	return x->feed.src_done && x->feed.pos >= x->feed.len;
 }

@@ -17,7 +17,7 @@
 /* Return 1 when every device can take NVMe commands through io_uring passthrough. */
 static int cmd_uring_ok(const struct exec *x)
 {
-	if (!(x->cmd_ops->caps & VFY_CAP_CMD_NVME))
+	if (!(x->cmd.ops->caps & VFY_CAP_CMD_NVME))
 		return 0;
 	if (x->o->engine && strcmp(x->o->engine, scan_engine_uring.name) != 0)
 		return 0;			/* --engine asked for another: the pool then */
@@ -41,19 +41,19 @@ int exec_cmd_start(struct exec *x)
 				 "start: %s", ops->name, strerror(-ret));
 		return ret;
 	}
-	x->cmd_ops = ops;
+	x->cmd.ops = ops;
 	uring = cmd_uring_ok(x);
 	for (unsigned d = 0; d < x->nr_devs; d++) {
 		struct vfy_dev *vd = exec_cmd_dev(x, d);
 		size_t b = ops->buf_bytes ? ops->buf_bytes(vd) : 0;
 
-		x->cmd_max[d] = (uint64_t)ops->max_blocks(vd) * vd->lbs;
-		x->cmd_fds[d] = uring ? vd->cfd : vd->fd;
+		x->cmd.max[d] = (uint64_t)ops->max_blocks(vd) * vd->lbs;
+		x->cmd.fds[d] = uring ? vd->cfd : vd->fd;
 		if (b > buf_bytes)
 			buf_bytes = b;
 	}
 	if (!ops->moves_data && x->o->sample_permille &&
-	    posix_memalign(&x->sample_buf, 4096, EXEC_SAMPLE_BYTES)) {
+	    posix_memalign(&x->cmd.sample_buf, 4096, EXEC_SAMPLE_BYTES)) {
 		snprintf(x->r->fatal_msg, sizeof(x->r->fatal_msg), "out of memory");
 		return -ENOMEM;
 	}
@@ -64,7 +64,7 @@ int exec_cmd_start(struct exec *x)
 		}
 	}
 	x->eng.ops = uring ? &scan_engine_uring : &scan_engine_pool;
-	x->eng.fds = x->cmd_fds;
+	x->eng.fds = x->cmd.fds;
 	x->eng.cmd_ring = uring;
 	ret = x->eng.ops->init(&x->eng);
 	if (ret < 0) {
@@ -78,16 +78,16 @@ int exec_cmd_start(struct exec *x)
 
 void exec_cmd_stop(struct exec *x)
 {
-	if (x->cmd_ops)
-		exec_vfy_cleanup(x, x->cmd_ops, x->vfy_ready);
+	if (x->cmd.ops)
+		exec_vfy_cleanup(x, x->cmd.ops, x->vfy_ready);
 	if (x->inflight == 0)		/* a command still in flight may write its buffer */
 		for (unsigned i = 0; i < x->nr_slots; i++) {
 			free(x->slots[i].cmd_buf);
 			x->slots[i].cmd_buf = NULL;
 		}
-	free(x->sample_buf);
-	x->sample_buf = NULL;
-	x->cmd_ops = NULL;
+	free(x->cmd.sample_buf);
+	x->cmd.sample_buf = NULL;
+	x->cmd.ops = NULL;
 	x->eng.cmd_ring = 0;
 }
 
@@ -105,7 +105,7 @@ int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err)
 	if (!slot->timed_out)
 		x->r->scanned_bytes += slot->io.planned_bytes;
 	else if (slot->late_idx >= 0)
-		x->late[slot->late_idx].state = EXEC_LATE_DONE;
+		x->late.list[slot->late_idx].state = EXEC_LATE_DONE;
 	return scan_result_add(x->r, &e);
 }
 
@@ -125,19 +125,19 @@ static void cmd_sample(struct exec *x, const struct scan_io *io)
 	uint64_t off, len;
 	ssize_t n;
 
-	if (!x->sample_buf || x->r->voided || !io->length)
+	if (!x->cmd.sample_buf || x->r->voided || !io->length)
 		return;
-	x->sample_credit += (uint64_t)io->length * x->o->sample_permille / 1000;
+	x->cmd.sample_credit += (uint64_t)io->length * x->o->sample_permille / 1000;
 	for (uint64_t taken = 0; taken < pieces && !x->r->voided; taken++) {
-		off = (uint64_t)(x->sample_seq % pieces) * EXEC_SAMPLE_BYTES;
+		off = (uint64_t)(x->cmd.sample_seq % pieces) * EXEC_SAMPLE_BYTES;
 		len = io->length - off < EXEC_SAMPLE_BYTES ? io->length - off : EXEC_SAMPLE_BYTES;
 		len = len / lbs * lbs;
-		if (!len || x->sample_credit < len)
+		if (!len || x->cmd.sample_credit < len)
 			break;
-		x->sample_credit -= len;
-		x->sample_seq++;
+		x->cmd.sample_credit -= len;
+		x->cmd.sample_seq++;
 		off += io->offset;
-		n = kio_pread(dev->fd, x->sample_buf, len, off);
+		n = kio_pread(dev->fd, x->cmd.sample_buf, len, off);
 		x->r->nr_samples++;
 		x->r->read_bytes += n > 0 ? (uint64_t)n : 0;
 		if (n == (ssize_t)len) {
@@ -151,7 +151,7 @@ static void cmd_sample(struct exec *x, const struct scan_io *io)
 		x->r->void_err = n < 0 ? (int)n : -EIO;
 		snprintf(x->r->method_note, sizeof(x->r->method_note), "%s voided on %s: a "
 			 "sampled read of %llu bytes at byte %llu failed (%s) where the device had "
-			 "said clean", x->cmd_ops->name, exec_cmd_dev(x, io->dev_idx)->path,
+			 "said clean", x->cmd.ops->name, exec_cmd_dev(x, io->dev_idx)->path,
 			 (unsigned long long)len, (unsigned long long)off,
 			 strerror(n < 0 ? (int)-n : EIO));
 	}
@@ -164,33 +164,34 @@ int exec_cmd_done(struct exec *x, struct exec_slot *slot)
 
 	if (ret == 0) {
 		io->res = (int)io->length;
-		if (!x->cmd_ops->moves_data)
+		if (!x->cmd.ops->moves_data)
 			cmd_sample(x, io);
 		return 0;
 	}
 	if (ret == 1) {
 		io->res = vfy_fail_errno(&slot->vres);
-		x->iso_first = slot->vres;	/* exec_isolate starts from what it said */
-		x->have_iso_first = 1;
-		x->iso_first_off = io->offset;
-		x->iso_first_dev = io->dev_idx;
+		x->cmd.iso_first = slot->vres;	/* exec_isolate starts from what it said */
+		x->cmd.have_iso_first = 1;
+		x->cmd.iso_first_off = io->offset;
+		x->cmd.iso_first_dev = io->dev_idx;
 		return 0;
 	}
 	if (engine_err)
 		return 0;			/* not answered: a read's error, said as one */
 	if (ret == -EOPNOTSUPP) {
 		/* ILLEGAL REQUEST: send no more; this piece and the rest are read instead. */
-		if (!x->cmd_refused) {
+		if (!x->cmd.refused) {
 			struct vfy_dev *vd = exec_cmd_dev(x, io->dev_idx);
 
 			snprintf(x->r->method_note, sizeof(x->r->method_note),
 				 "%s refused by %s at byte %llu (ILLEGAL REQUEST): the rest was "
-				 "read", x->cmd_ops->name, vd->path, (unsigned long long)io->offset);
+				 "read", x->cmd.ops->name, vd->path,
+				 (unsigned long long)io->offset);
 		}
-		x->cmd_refused = 1;
+		x->cmd.refused = 1;
 		if (slot->timed_out) {
 			if (slot->late_idx >= 0)
-				x->late[slot->late_idx].state = EXEC_LATE_DONE;
+				x->late.list[slot->late_idx].state = EXEC_LATE_DONE;
 			x->r->scanned_bytes -= io->planned_bytes;	/* counted when late */
 		}
 		ret = exec_redo(x, &slot->range, io->offset, io->length);
@@ -214,8 +215,8 @@ static int cmd_alone(void *arg, uint32_t dev, uint64_t offset, uint64_t length,
 		exec_note_read(x, dev, n != (ssize_t)length);
 	if (n == (ssize_t)length)
 		return 0;
-	if (x->alone_res.fail != VFY_FAIL_NONE) {
-		*res = x->alone_res;
+	if (x->cmd.alone_res.fail != VFY_FAIL_NONE) {
+		*res = x->cmd.alone_res;
 		return 1;
 	}
 	return n < 0 ? (int)n : -EIO;
@@ -247,15 +248,16 @@ int exec_cmd_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, 
 	struct vfy_dev *vd = exec_cmd_dev(x, dev);
 	struct scan_isolate_cmd si = {
 		.dev_idx = dev, .lbs = vd->lbs, .part_start_bytes = vd->part_start_bytes,
-		.max_blocks = x->cmd_ops->max_blocks(vd), .cmd = cmd_alone, .cmd_many = cmd_many,
+		.max_blocks = x->cmd.ops->max_blocks(vd), .cmd = cmd_alone, .cmd_many = cmd_many,
 		.clean = cmd_clean,
 		.arg = x, .range = rg, .r = x->r, .names_ok = &x->names_ok[dev],
 	};
 	int ret;
 
-	if (x->have_iso_first && x->iso_first_dev == dev && x->iso_first_off == offset) {
-		x->have_iso_first = 0;
-		ret = scan_isolate_cmd_failed(&si, offset, length, &x->iso_first);
+	if (x->cmd.have_iso_first && x->cmd.iso_first_dev == dev &&
+	    x->cmd.iso_first_off == offset) {
+		x->cmd.have_iso_first = 0;
+		ret = scan_isolate_cmd_failed(&si, offset, length, &x->cmd.iso_first);
 	} else {
 		ret = scan_isolate_cmd_span(&si, offset, length, 1, 1);
 	}

@@ -24,11 +24,11 @@ int exec_isolate(struct exec *x, uint32_t dev, const struct scan_range *rg, uint
 	struct scan_isolate si;
 	int ret;
 
-	if (x->cmd_ops) {
+	if (exec_cmd_on(x)) {
 		ret = exec_cmd_isolate(x, dev, rg, offset, length, err);
 		goto out;
 	}
-	if (x->o->vfy_isolate && x->iso_ready[dev]) {
+	if (x->o->vfy_isolate && x->iso.ready[dev]) {
 		uint64_t before = x->r->isolation_reads;
 
 		ret = exec_vfy_span(x, x->o->vfy_isolate, dev, rg, offset, length, 1, 1);
@@ -63,10 +63,7 @@ out:
 			.cls = scan_classify(err), .reads = 1, .reproducible = 0,
 		};
 
-		if (offset < x->reread_from[dev])
-			x->reread_from[dev] = offset;
-		if (rg->seq < x->reread_seq)
-			x->reread_seq = rg->seq;
+		exec_ckpt_reread(x, dev, offset, rg->seq);
 		ret = x->r->failing ? scan_result_add(x->r, &e) : 0;
 	}
 	return ret;
@@ -105,9 +102,9 @@ int exec_device_changed(struct exec *x, const struct scan_io *io)
 	ret = kio_bdev_size(d->fd, &size);
 	if (ret == 0 && size >= d->size_bytes)
 		return 0;
-	if (x->dev_changed[io->dev_idx])
+	if (x->iso.dev_changed[io->dev_idx])
 		return 1;			/* told once; the reads still in flight say nothing */
-	x->dev_changed[io->dev_idx] = 1;
+	x->iso.dev_changed[io->dev_idx] = 1;
 	/*
 	 * Reads past the new end that failed (and were narrowed) before the size was seen to
 	 * change are no media damage: the bytes are gone, not bad. Drop those not yet
@@ -163,9 +160,9 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 	for (size_t i = nr_before; i < r->nr_errors; i++)
 		proved |= scan_is_damage(&r->errors[i]);
 	if (proved) {
-		x->proved[x->nr_proved++ % EXEC_FAILED_RING] = *f;
-		for (unsigned k = 0; k < x->nr_transient && k < EXEC_FAILED_RING; k++) {
-			const struct exec_failed_read *t = &x->transient[k];
+		x->iso.proved[x->iso.nr_proved++ % EXEC_FAILED_RING] = *f;
+		for (unsigned k = 0; k < x->iso.nr_transient && k < EXEC_FAILED_RING; k++) {
+			const struct exec_failed_read *t = &x->iso.transient[k];
 
 			if (!t->length || !failed_together(f, t))
 				continue;
@@ -177,7 +174,7 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 					exec_drop_error(x, i);
 					break;
 				}
-			x->transient[k].length = 0;
+			x->iso.transient[k].length = 0;
 		}
 		return;
 	}
@@ -185,10 +182,23 @@ void exec_explain(struct exec *x, const struct exec_failed_read *f, size_t nr_be
 	if (!e || r->nr_errors != nr_before + 1 || e->offset != f->offset ||
 	    e->length != f->length || scan_error_verdict(e) != SCAN_V_TRANSIENT)
 		return;
-	for (unsigned k = 0; k < x->nr_proved && k < EXEC_FAILED_RING; k++)
-		if (failed_together(f, &x->proved[k])) {
+	for (unsigned k = 0; k < x->iso.nr_proved && k < EXEC_FAILED_RING; k++)
+		if (failed_together(f, &x->iso.proved[k])) {
 			exec_drop_error(x, nr_before);
 			return;
 		}
-	x->transient[x->nr_transient++ % EXEC_FAILED_RING] = *f;
+	x->iso.transient[x->iso.nr_transient++ % EXEC_FAILED_RING] = *f;
+}
+
+void exec_iso_start(struct exec *x)
+{
+	/* a method that does not start on every device: plain re-reads then */
+	if (x->o->vfy_isolate && exec_vfy_init(x, x->o->vfy_isolate, x->iso.ready) < 0)
+		exec_vfy_cleanup(x, x->o->vfy_isolate, x->iso.ready);
+}
+
+void exec_iso_stop(struct exec *x)
+{
+	if (x->o->vfy_isolate)
+		exec_vfy_cleanup(x, x->o->vfy_isolate, x->iso.ready);
 }

@@ -97,37 +97,11 @@ void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t len
 	}
 }
 
-int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state)
-{
-	struct exec_late *l;
-
-	if (x->nr_late == x->cap_late) {
-		size_t cap = x->cap_late ? x->cap_late * 2 : 16;
-		struct exec_late *n = realloc(x->late, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		x->late = n;
-		x->cap_late = cap;
-	}
-	l = &x->late[x->nr_late];
-	memset(l, 0, sizeof(*l));
-	l->dev_idx = slot->io.dev_idx;
-	l->offset = slot->io.offset;
-	l->length = slot->io.length;
-	l->range = slot->range;
-	l->issue_ns = slot->io.issue_ns;
-	l->latency_ns = state == EXEC_LATE_CANCELLED ? x->o->io_timeout_ns : 0;
-	l->state = state;
-	slot->late_idx = (int)x->nr_late++;
-	return 0;
-}
-
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns)
 {
-	x->dev_read_bytes[dev] += bytes;
-	x->dev_read_ios[dev]++;
-	x->dev_read_ns[dev] += lat_ns;
+	x->pace.dev_read_bytes[dev] += bytes;
+	x->pace.dev_read_ios[dev]++;
+	x->pace.dev_read_ns[dev] += lat_ns;
 	return 0;
 }
 
@@ -197,7 +171,7 @@ int exec_read_many(struct exec *x, uint32_t dev, struct scan_iso_read *rd, unsig
 			s->alone = 1;
 			s->late_idx = -1;
 			s->rd_idx = next;
-			if (x->cmd_ops) {	/* a drive-side method: the command for it */
+			if (exec_cmd_on(x)) {	/* a drive-side method: the command for it */
 				ret = exec_cmd_prep(x, s);
 				if (ret < 0)
 					break;
@@ -282,7 +256,8 @@ ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t 
 	struct scan_iso_read rd = { .offset = offset, .length = len };
 	int ret;
 
-	if (x->cmd_ops)		/* a drive-side method: one command, prepared and decoded */
+	/* a drive-side method: one command, prepared and decoded */
+	if (exec_cmd_on(x))
 		return exec_io_alone(x, dev, offset, len, lat_ns, 1);
 	ret = exec_read_many(x, dev, &rd, 1, 0);
 	*lat_ns = rd.lat_ns;
@@ -316,8 +291,8 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 	slot->timed_out = 0;
 	slot->alone = 1;
 	slot->late_idx = -1;
-	if (x->cmd_ops) {
-		memset(&x->alone_res, 0, sizeof(x->alone_res));
+	if (exec_cmd_on(x)) {
+		memset(&x->cmd.alone_res, 0, sizeof(x->cmd.alone_res));
 		ret = exec_cmd_prep(x, slot);
 		if (ret < 0)
 			return ret;
@@ -357,7 +332,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 			x->r->isolation_reads += count;
 			if (slot->io.cmd) {	/* what a read would say; the device's words kept */
 				exec_cmd_decode(x, slot);
-				x->alone_res = slot->vres;
+				x->cmd.alone_res = slot->vres;
 			} else if (slot->io.res > 0) {	/* own I/O for pacing; not in read_bytes */
 				exec_own_read(x, dev, (uint64_t)slot->io.res, now - start);
 			}
@@ -388,7 +363,7 @@ int exec_cmd_prep(struct exec *x, struct exec_slot *slot)
 	slot->io.cmd = NULL;
 	if (!nlb)
 		return -EINVAL;
-	ret = x->cmd_ops->prep(vd, lba, nlb, &slot->cmd, slot->cmd_buf);
+	ret = x->cmd.ops->prep(vd, lba, nlb, &slot->cmd, slot->cmd_buf);
 	if (ret < 0)
 		return ret;
 	slot->io.cmd = &slot->cmd;
@@ -403,7 +378,7 @@ int exec_cmd_complete(struct exec *x, struct exec_slot *slot)
 	memset(&slot->vres, 0, sizeof(slot->vres));
 	if (slot->io.res < 0)
 		return slot->io.res;		/* not sent, or not answered (cancelled) */
-	return x->cmd_ops->complete(vd, lba, slot->io.length / vd->lbs, &slot->cmd,
+	return x->cmd.ops->complete(vd, lba, slot->io.length / vd->lbs, &slot->cmd,
 				    slot->cmd_buf, &slot->vres);
 }
 

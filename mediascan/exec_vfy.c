@@ -76,32 +76,30 @@ int exec_vfy_loop(struct exec *x)
 		ret = exec_have_work(x);
 		if (ret <= 0)
 			return ret;
-		rg = x->batch[x->batch_pos];
+		rg = x->feed.batch[x->feed.pos];
 		vd = x->o->vfy_devs[rg.dev_idx];
 		max_bytes = (uint64_t)ops->max_blocks(vd) * vd->lbs;
-		len = rg.offset + rg.length - x->range_pos;
+		len = rg.offset + rg.length - x->feed.range_pos;
 		if (len > max_bytes)
 			len = max_bytes;
-		if (x->have_gov) {
-			w = scan_gov_wait_ns(&x->gov, now, (uint32_t)len);
-			if (w) {
-				exec_sleep_ns(w < EXEC_IDLE_WAIT_NS ? w : EXEC_IDLE_WAIT_NS);
-				continue;
-			}
+		w = exec_pace_wait_ns(x, now, (uint32_t)len);
+		if (w) {
+			exec_sleep_ns(w < EXEC_IDLE_WAIT_NS ? w : EXEC_IDLE_WAIT_NS);
+			continue;
 		}
-		saved_pos = x->batch_pos;
-		saved_range_pos = x->range_pos;
-		off = x->range_pos;
-		x->range_pos += len;
-		if (x->range_pos >= rg.offset + rg.length) {
-			x->batch_pos++;
-			if (x->batch_pos < x->batch_len)
-				x->range_pos = x->batch[x->batch_pos].offset;
+		saved_pos = x->feed.pos;
+		saved_range_pos = x->feed.range_pos;
+		off = x->feed.range_pos;
+		x->feed.range_pos += len;
+		if (x->feed.range_pos >= rg.offset + rg.length) {
+			x->feed.pos++;
+			if (x->feed.pos < x->feed.len)
+				x->feed.range_pos = x->feed.batch[x->feed.pos].offset;
 		}
 		ret = exec_vfy_span(x, ops, rg.dev_idx, &rg, off, len, 0, 0);
 		if (ret == -EOPNOTSUPP) {
-			x->batch_pos = saved_pos;
-			x->range_pos = saved_range_pos;
+			x->feed.pos = saved_pos;
+			x->feed.range_pos = saved_range_pos;
 			snprintf(x->r->method_note, sizeof(x->r->method_note),
 				 "%s refused by %s at byte %llu (ILLEGAL REQUEST): the rest was "
 				 "read", ops->name, vd->path, (unsigned long long)off);
@@ -110,13 +108,12 @@ int exec_vfy_loop(struct exec *x)
 		if (ret < 0)
 			return ret;
 		x->r->scanned_bytes += scan_range_planned_bytes(&rg, off, len);
-		if (x->have_gov)
-			scan_gov_account(&x->gov, len, now);
+		exec_pace_account(x, len, now);
 		now = exec_now_ns();
 		exec_sample(x, now);
 		exec_progress(x, 0);
-		if (x->o->checkpoint_interval_ns && now >= x->next_checkpoint_ns) {
-			x->next_checkpoint_ns = now + x->o->checkpoint_interval_ns;
+		if (exec_ckpt_due(x, now)) {
+			exec_ckpt_next(x, now);
 			ret = exec_checkpoint(x, 0);
 			if (ret < 0)
 				return ret;

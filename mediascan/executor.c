@@ -34,19 +34,20 @@ static uint64_t now_ns(void)
 static void exec_note_bw(struct exec *x, uint64_t bytes, uint64_t lat_ns, int full,
 			 uint64_t now)
 {
-	if (full && lat_ns && (!x->min_read_ns || lat_ns < x->min_read_ns))
-		x->min_read_ns = lat_ns;
-	x->bw_bytes += bytes;
-	if (!x->bw_mark_ns) {
-		x->bw_mark_ns = now;
-	} else if (now - x->bw_mark_ns >= EXEC_BW_NS) {
-		uint64_t bps = (uint64_t)((double)x->bw_bytes * 1e9 / (double)(now - x->bw_mark_ns));
+	if (full && lat_ns && (!x->cap.min_read_ns || lat_ns < x->cap.min_read_ns))
+		x->cap.min_read_ns = lat_ns;
+	x->cap.bw_bytes += bytes;
+	if (!x->cap.bw_mark_ns) {
+		x->cap.bw_mark_ns = now;
+	} else if (now - x->cap.bw_mark_ns >= EXEC_BW_NS) {
+		uint64_t bps = (uint64_t)((double)x->cap.bw_bytes * 1e9 /
+					  (double)(now - x->cap.bw_mark_ns));
 
 		/* a maximum that forgets slowly (a sixteenth of the gap per sample) */
-		x->bw_max_bps = bps >= x->bw_max_bps ? bps :
-				x->bw_max_bps - (x->bw_max_bps - bps) / 16;
-		x->bw_bytes = 0;
-		x->bw_mark_ns = now;
+		x->cap.bw_max_bps = bps >= x->cap.bw_max_bps ? bps :
+				x->cap.bw_max_bps - (x->cap.bw_max_bps - bps) / 16;
+		x->cap.bw_bytes = 0;
+		x->cap.bw_mark_ns = now;
 	}
 }
 
@@ -63,12 +64,12 @@ static unsigned exec_inflight_cap(const struct exec *x)
 {
 	uint64_t bytes, reads;
 
-	if (!x->have_gov || !x->gov.o.latency)
+	if (!exec_pace_by_latency(x))
 		return x->o->depth;
 	/* nothing measured yet: two, and twice what the disk then shows (BBR's start-up) */
-	if (!x->min_read_ns || !x->bw_max_bps)
+	if (!x->cap.min_read_ns || !x->cap.bw_max_bps)
 		return x->o->depth < 2 ? x->o->depth : 2;
-	bytes = (uint64_t)(2.0 * (double)x->bw_max_bps * (double)x->min_read_ns / 1e9);
+	bytes = (uint64_t)(2.0 * (double)x->cap.bw_max_bps * (double)x->cap.min_read_ns / 1e9);
 	reads = (bytes + x->o->io_size - 1) / x->o->io_size;
 	if (reads < 2)
 		reads = 2;
@@ -91,9 +92,10 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		uint64_t now = now_ns(), lat = now - io->issue_ns;
 
 		/* Less the wait for a CPU before it was reaped (never below a tenth). */
-		lat = x->reap_late_ns < lat - lat / 10 ? lat - x->reap_late_ns : lat / 10;
+		lat = x->cap.reap_late_ns < lat - lat / 10 ? lat - x->cap.reap_late_ns : lat / 10;
 		exec_own_read(x, io->dev_idx, (uint64_t)io->res, lat);
-		if (x->have_gov && x->gov.o.latency)	/* only its in-flight cap uses them */
+		/* only the in-flight cap of pacing by latency uses them */
+		if (exec_pace_by_latency(x))
 			exec_note_bw(x, (uint64_t)io->res, lat, io->length >= x->o->io_size, now);
 	}
 	if (slot->alone) {
@@ -109,7 +111,7 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 	}
 	if (slot->timed_out) {
 		/* Reported late (and accounted) by the watchdog: what did it say in the end? */
-		struct exec_late *l = &x->late[slot->late_idx];
+		struct exec_late *l = &x->late.list[slot->late_idx];
 
 		l->latency_ns = now_ns() - io->issue_ns;
 		if (io->res == (int)io->length) {
@@ -196,7 +198,7 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 			 * buffer, so nothing else waits on it.
 			 */
 			if (exec_late_add(x, s, EXEC_LATE_WAITING) < 0) {
-				x->late_nomem = -ENOMEM;	/* the loop stops: no spinning */
+				x->late.nomem = -ENOMEM;	/* the loop stops: no spinning */
 				return UINT64_MAX;
 			}
 			s->timed_out = 1;
@@ -214,6 +216,7 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 /* Fill the queue within the governor's pace; return ns to wait before the next try. */
 static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 {
+	uint64_t w;
 	int ret;
 
 	unsigned cap = exec_inflight_cap(x);
@@ -229,16 +232,13 @@ static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 		ret = exec_have_work(x);
 		if (ret <= 0)
 			return ret;
-		if (x->have_gov) {
-			uint64_t w = scan_gov_wait_ns(&x->gov, now, exec_next_len(x));
-
-			if (w) {
-				*wait_ns = w;
-				return 0;
-			}
+		w = exec_pace_wait_ns(x, now, exec_next_len(x));
+		if (w) {
+			*wait_ns = w;
+			return 0;
 		}
 		exec_take_read(x, slot, now);
-		if (x->cmd_ops && (ret = exec_cmd_prep(x, slot)) < 0) {
+		if (exec_cmd_on(x) && (ret = exec_cmd_prep(x, slot)) < 0) {
 			ret = exec_cmd_unsent(x, slot, ret);	/* could not be built */
 			if (ret < 0)
 				return ret;
@@ -249,8 +249,7 @@ static int exec_fill(struct exec *x, uint64_t now, uint64_t *wait_ns)
 			/* Cannot happen with depth slots; do not lose the read if it does. */
 			return ret;
 		}
-		if (x->have_gov)
-			scan_gov_account(&x->gov, slot->io.length, now);
+		exec_pace_account(x, slot->io.length, now);
 		slot->busy = 1;
 		x->inflight++;
 		if (x->inflight > x->r->max_inflight)
@@ -291,25 +290,23 @@ int exec_loop(struct exec *x)
 		if (ret < 0)
 			return ret;
 		dog = exec_watchdog(x, now);
-		if (x->late_nomem)
-			return x->late_nomem;
-		if (x->cmd_refused && x->cmd_ops && x->inflight == 0)
+		if (x->late.nomem)
+			return x->late.nomem;
+		if (exec_cmd_refused(x) && x->inflight == 0)
 			return -EOPNOTSUPP;	/* drained: the rest is read */
 		if (x->inflight == 0) {
-			if (exec_stopping(x) || (x->src_done && x->batch_pos >= x->batch_len))
+			if (exec_stopping(x) || exec_feed_done(x))
 				return 0;
 		}
 		/* Only timed-out reads left and nothing else to do: stop waiting for them. */
-		if (x->inflight && (exec_stopping(x) || (x->src_done &&
-							  x->batch_pos >= x->batch_len) ||
-				    (x->cmd_refused && x->cmd_ops))) {
+		if (x->inflight && (exec_stopping(x) || exec_feed_done(x) || exec_cmd_refused(x))) {
 			unsigned live = 0;
 
 			for (unsigned i = 0; i < x->o->depth; i++)
 				live += x->slots[i].busy && !x->slots[i].timed_out &&
 					!x->slots[i].alone;
 			if (!live)
-				return x->cmd_refused && x->cmd_ops ? -EOPNOTSUPP : 0;
+				return exec_cmd_refused(x) ? -EOPNOTSUPP : 0;
 		}
 		timeout = wait < dog ? wait : dog;
 		if (timeout > EXEC_IDLE_WAIT_NS)
@@ -319,15 +316,15 @@ int exec_loop(struct exec *x)
 			n = 0;
 		} else {
 			uint64_t rd0 = 0, rd1 = 0;
-			int have_rd = x->sched_fd >= 0 &&
-				      kio_schedstat_run_delay(x->sched_fd, &rd0) == 0;
+			int have_rd = x->cap.sched_fd >= 0 &&
+				      kio_schedstat_run_delay(x->cap.sched_fd, &rd0) == 0;
 
 			n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, timeout);
 			if (n < 0)
 				return n;
 			/* Woken by a completion but waiting for a CPU: that is not the disk's. */
-			have_rd = have_rd && kio_schedstat_run_delay(x->sched_fd, &rd1) == 0;
-			x->reap_late_ns = have_rd && rd1 > rd0 ? rd1 - rd0 : 0;
+			have_rd = have_rd && kio_schedstat_run_delay(x->cap.sched_fd, &rd1) == 0;
+			x->cap.reap_late_ns = have_rd && rd1 > rd0 ? rd1 - rd0 : 0;
 		}
 		for (int i = 0; i < n; i++) {
 			ret = exec_complete(x, (struct exec_slot *)x->done[i]);
@@ -340,7 +337,7 @@ int exec_loop(struct exec *x)
 		now = now_ns();
 		exec_sample(x, now);
 		exec_progress(x, 0);
-		if (x->o->checkpoint_interval_ns && now >= x->next_checkpoint_ns) {
+		if (exec_ckpt_due(x, now)) {
 			/*
 			 * A checkpoint the store refused (busy, full) keeps its errors pending for
 			 * the next one; the scan goes on. The last one says whether all were kept.
@@ -348,9 +345,174 @@ int exec_loop(struct exec *x)
 			 * busy timeout) must not take every turn of the loop.
 			 */
 			exec_checkpoint(x, 0);
-			x->next_checkpoint_ns = now_ns() + x->o->checkpoint_interval_ns;
+			exec_ckpt_next(x, now_ns());
 		}
 	}
+}
+
+/* Return 0 after allocating x's buffer (2 x depth slots of it) and its slot arrays, or -errno. */
+static int exec_alloc(struct exec *x)
+{
+	const struct scan_opts *o = x->o;
+	struct scan_result *r = x->r;
+	enum kio_buf_kind kind;
+
+	/* As many slots again for isolation: its reads go out together while the loop's wait. */
+	x->nr_slots = 2 * o->depth;
+	x->eng.depth = x->nr_slots;
+	x->buf_piece = ((size_t)(o->io_size > EXEC_ISO_CHUNK ? o->io_size : EXEC_ISO_CHUNK) + 4095) &
+		       ~(size_t)4095;
+	x->eng.buf_len = (size_t)x->nr_slots * x->buf_piece;
+	x->eng.buf_piece = x->buf_piece;
+	x->eng.io_timeout_ns = o->io_timeout_ns;
+	/*
+	 * The read method keeps no data, but every slot reads into a piece of the buffer of
+	 * its own (exec_slot_buf): 2 x depth x io_size bytes, registered once with io_uring.
+	 */
+	x->eng.buf = kio_buf_alloc(x->eng.buf_len, &x->buf_map_len, &kind);
+	if (!x->eng.buf)
+		return -ENOMEM;
+	/*
+	 * Small pages split a read that needs more than max_segments of them in two at the
+	 * block layer. Reads keep the size asked for all the same: a split read is correct, and
+	 * the block layer splits at no more cost than two smaller reads would have; the report's
+	 * io_buffer says which kind of buffer the scan got.
+	 */
+	r->io_size = o->io_size;
+	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
+	x->slots = calloc(x->nr_slots, sizeof(*x->slots));
+	x->done = calloc(x->nr_slots, sizeof(*x->done));
+	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));
+	x->deferred = calloc(x->nr_slots, sizeof(*x->deferred));
+	/* + pieces put back */
+	x->feed.batch = calloc(EXEC_BATCH + o->depth, sizeof(*x->feed.batch));
+	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->feed.batch)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Return 0 after setting x's cursors, the watchdog's cap, the clocks and the governor. */
+static int exec_start(struct exec *x)
+{
+	const struct scan_opts *o = x->o;
+	int ret;
+
+	/*
+	 * A read past the I/O timeout is waited for this long before the disk is called not
+	 * answering: a drive that retries a sector internally may take a minute.
+	 */
+	for (size_t i = 0; i < o->nr_watch; i++)
+		if (o->watch[i].length > x->watch_max_len)
+			x->watch_max_len = o->watch[i].length;
+	x->hard_cap_ns = UINT64_MAX;
+	if (o->io_timeout_ns)
+		x->hard_cap_ns = o->io_timeout_ns * 4 > EXEC_MIN_HARD_CAP_NS ?
+				 o->io_timeout_ns * 4 : EXEC_MIN_HARD_CAP_NS;
+	x->start_ns = now_ns();
+	exec_ckpt_start(x);
+	ret = exec_pace_start(x);
+	if (ret < 0)
+		return ret;
+	x->cap.sched_fd = o->gov && o->gov->latency ? kio_schedstat_open() : -1;
+	return 0;
+}
+
+/*
+ * Run the pass by the method's device commands or blocking calls, if it has them. Return the
+ * result with *over set when the pass ended there; *over clear when the method has none or
+ * was refused (the engine ops then reads the plan, x->eng put back to it).
+ */
+static int exec_run_method(struct exec *x, const struct scan_engine_ops *ops, int *fds,
+			   int *eng_ready, int *over)
+{
+	const struct scan_opts *o = x->o;
+	struct scan_result *r = x->r;
+	int ret;
+
+	*over = 0;
+	if (o->vfy && (o->vfy->caps & (VFY_CAP_CMD_NVME | VFY_CAP_CMD_SCSI))) {
+		/* Device commands through the one loop; the engine reads only what is refused. */
+		ret = exec_cmd_start(x);
+		*eng_ready = ret == 0;
+		if (ret == 0)
+			ret = exec_loop(x);
+		if (ret == 0)
+			ret = exec_recheck(x);
+		if (ret != -EOPNOTSUPP || x->inflight) {
+			if (ret == -EOPNOTSUPP)
+				snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%s was refused while "
+					 "commands were still in flight", o->vfy->name);
+			*over = 1;
+			return ret;
+		}
+		if (*eng_ready)
+			x->eng.ops->cleanup(&x->eng);
+		*eng_ready = 0;
+		exec_cmd_stop(x);
+		x->eng.ops = ops;
+		x->eng.fds = fds;
+		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
+	} else if (o->vfy && (o->vfy->caps & VFY_CAP_SYNC)) {
+		/* Blocking calls only (xfs-verify): the engine only reads what it refuses. */
+		ret = exec_vfy_init(x, o->vfy, x->vfy_ready);
+		if (ret == 0) {
+			snprintf(r->engine, sizeof(r->engine), "passthrough");
+			ret = exec_vfy_loop(x);
+		} else {
+			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "method %s failed to start: %s",
+				 o->vfy->name, strerror(-ret));
+		}
+		exec_vfy_cleanup(x, o->vfy, x->vfy_ready);
+		if (ret != -EOPNOTSUPP) {
+			*over = 1;
+			return ret;
+		}
+		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
+	}
+	return 0;
+}
+
+/* Let live reads finish before their buffer goes away (timed-out ones may not). */
+static void exec_drain(struct exec *x, int eng_ready)
+{
+	for (unsigned tries = 0; eng_ready && x->inflight && tries < 50; tries++) {
+		int n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, EXEC_IDLE_WAIT_NS);
+
+		for (int i = 0; i < n; i++)
+			exec_complete(x, (struct exec_slot *)x->done[i]);
+		exec_complete_deferred(x);
+		if (n < 0)
+			break;
+	}
+}
+
+/* Fill in how the pass ended: stopped, elapsed, complete, and what the governor did. */
+static void exec_sum_up(struct exec *x)
+{
+	const struct scan_opts *o = x->o;
+	struct scan_result *r = x->r;
+
+	if (o->stop && *o->stop && !r->stopped)
+		r->stopped = 1;
+	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
+	r->complete = exec_feed_done(x) && !r->fatal && !r->stopped && !r->failing;
+	exec_pace_sum_up(x, now_ns());
+}
+
+/* Free what exec_alloc and exec_start took, but what a read or command still in flight owns. */
+static void exec_free(struct exec *x)
+{
+	if (x->cap.sched_fd >= 0)
+		close(x->cap.sched_fd);
+	if (x->inflight == 0)		/* a pool thread stuck in a command still owns its slot */
+		free(x->slots);
+	free(x->done);
+	free(x->done_alone);
+	free(x->deferred);
+	free(x->feed.batch);
+	exec_late_free(x);
+	if (x->inflight == 0)
+		kio_buf_free(x->eng.buf, x->buf_map_len);
 }
 
 int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_source *src,
@@ -359,8 +521,7 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	const struct scan_engine_ops *ops;
 	struct exec *x;
 	int fds[SCAN_MAX_DEVICES];
-	enum kio_buf_kind kind;
-	int ret, eng_ready = 0;
+	int ret, eng_ready = 0, over;
 
 	if (nr_devs == 0 || nr_devs > SCAN_MAX_DEVICES || o->depth == 0 || o->io_size == 0 ||
 	    (o->max_duration_ns && !o->stop))
@@ -368,7 +529,7 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	x->sched_fd = -1;
+	x->cap.sched_fd = -1;
 	x->devs = devs;
 	x->nr_devs = nr_devs;
 	x->o = o;
@@ -386,110 +547,21 @@ int scan_run(const struct scan_device *devs, unsigned nr_devs, struct scan_sourc
 	x->eng.ops = ops;
 	x->eng.fds = fds;
 	x->eng.nr_fds = nr_devs;
-	/* As many slots again for isolation: its reads go out together while the loop's wait. */
-	x->nr_slots = 2 * o->depth;
-	x->eng.depth = x->nr_slots;
-	x->buf_piece = ((size_t)(o->io_size > EXEC_ISO_CHUNK ? o->io_size : EXEC_ISO_CHUNK) + 4095) &
-		       ~(size_t)4095;
-	x->eng.buf_len = (size_t)x->nr_slots * x->buf_piece;
-	x->eng.buf_piece = x->buf_piece;
-	x->eng.io_timeout_ns = o->io_timeout_ns;
-	/*
-	 * The read method keeps no data, but every slot reads into a piece of the buffer of
-	 * its own (exec_slot_buf): 2 x depth x io_size bytes, registered once with io_uring.
-	 */
-	x->eng.buf = kio_buf_alloc(x->eng.buf_len, &x->buf_map_len, &kind);
-	if (!x->eng.buf) {
-		ret = -ENOMEM;
-		goto out_x;
-	}
-	/*
-	 * Small pages split a read that needs more than max_segments of them in two at the
-	 * block layer. Reads keep the size asked for all the same: a split read is correct, and
-	 * the block layer splits at no more cost than two smaller reads would have; the report's
-	 * io_buffer says which kind of buffer the scan got.
-	 */
-	r->io_size = o->io_size;
-	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
-	x->slots = calloc(x->nr_slots, sizeof(*x->slots));
-	x->done = calloc(x->nr_slots, sizeof(*x->done));
-	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));
-	x->deferred = calloc(x->nr_slots, sizeof(*x->deferred));
-	x->batch = calloc(EXEC_BATCH + o->depth, sizeof(*x->batch));	/* + pieces put back */
-	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->batch) {
-		ret = -ENOMEM;
+	ret = exec_alloc(x);
+	if (ret < 0)
 		goto out_mem;
-	}
-	for (unsigned d = 0; d < nr_devs; d++) {
-		x->cursor[d] = o->start_cursor[d];
-		x->reread_from[d] = UINT64_MAX;
-	}
-	x->reread_seq = UINT64_MAX;
-	/*
-	 * A read past the I/O timeout is waited for this long before the disk is called not
-	 * answering: a drive that retries a sector internally may take a minute.
-	 */
-	for (size_t i = 0; i < o->nr_watch; i++)
-		if (o->watch[i].length > x->watch_max_len)
-			x->watch_max_len = o->watch[i].length;
-	x->hard_cap_ns = UINT64_MAX;
-	if (o->io_timeout_ns)
-		x->hard_cap_ns = o->io_timeout_ns * 4 > EXEC_MIN_HARD_CAP_NS ?
-				 o->io_timeout_ns * 4 : EXEC_MIN_HARD_CAP_NS;
-	x->start_ns = x->last_progress_ns = x->rate_mark_ns = now_ns();
-	x->next_checkpoint_ns = x->start_ns + o->checkpoint_interval_ns;
-	if (o->gov) {
-		ret = scan_gov_init(&x->gov, o->gov, x->start_ns);
-		if (ret < 0) {
-			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "bad rate settings");
-			goto out_mem;
-		}
-		x->have_gov = 1;
-	}
-	x->sched_fd = o->gov && o->gov->latency ? kio_schedstat_open() : -1;
-	if (o->vfy && (o->vfy->caps & (VFY_CAP_CMD_NVME | VFY_CAP_CMD_SCSI))) {
-		/* Device commands through the one loop; the engine reads only what is refused. */
-		ret = exec_cmd_start(x);
-		eng_ready = ret == 0;
-		if (ret == 0)
-			ret = exec_loop(x);
-		if (ret == 0)
-			ret = exec_recheck(x);
-		if (ret != -EOPNOTSUPP || x->inflight) {
-			if (ret == -EOPNOTSUPP)
-				snprintf(r->fatal_msg, sizeof(r->fatal_msg), "%s was refused while "
-					 "commands were still in flight", o->vfy->name);
-			goto out_loop;
-		}
-		if (eng_ready)
-			x->eng.ops->cleanup(&x->eng);
-		eng_ready = 0;
-		exec_cmd_stop(x);
-		x->eng.ops = ops;
-		x->eng.fds = fds;
-		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
-	} else if (o->vfy && (o->vfy->caps & VFY_CAP_SYNC)) {
-		/* Blocking calls only (xfs-verify): the engine only reads what it refuses. */
-		ret = exec_vfy_init(x, o->vfy, x->vfy_ready);
-		if (ret == 0) {
-			snprintf(r->engine, sizeof(r->engine), "passthrough");
-			ret = exec_vfy_loop(x);
-		} else {
-			snprintf(r->fatal_msg, sizeof(r->fatal_msg), "method %s failed to start: %s",
-				 o->vfy->name, strerror(-ret));
-		}
-		exec_vfy_cleanup(x, o->vfy, x->vfy_ready);
-		if (ret != -EOPNOTSUPP)
-			goto out_loop;
-		snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
-	}
-	if (o->vfy_isolate && exec_vfy_init(x, o->vfy_isolate, x->iso_ready) < 0)
-		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);	/* plain re-reads then */
+	ret = exec_start(x);
+	if (ret < 0)
+		goto out_mem;
+	ret = exec_run_method(x, ops, fds, &eng_ready, &over);
+	if (over)
+		goto out_loop;
+	exec_iso_start(x);
 	ret = ops->init(&x->eng);
 	if (ret < 0) {
 		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "engine %s failed to start: %s",
 			 ops->name, strerror(-ret));
-		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);
+		exec_iso_stop(x);
 		goto out_mem;
 	}
 	eng_ready = 1;
@@ -504,45 +576,14 @@ out_loop:
 				 strerror(-ret));
 		ret = 0;
 	}
-	/* Let live reads finish before their buffer goes away (timed-out ones may not). */
-	for (unsigned tries = 0; eng_ready && x->inflight && tries < 50; tries++) {
-		int n = x->eng.ops->getevents(&x->eng, 1, x->done, x->nr_slots, EXEC_IDLE_WAIT_NS);
-
-		for (int i = 0; i < n; i++)
-			exec_complete(x, (struct exec_slot *)x->done[i]);
-		exec_complete_deferred(x);
-		if (n < 0)
-			break;
-	}
-	if (o->stop && *o->stop && !r->stopped)
-		r->stopped = 1;
-	r->elapsed_s = (double)(now_ns() - x->start_ns) / 1e9;
-	r->complete = x->src_done && x->batch_pos >= x->batch_len && !r->fatal && !r->stopped &&
-		      !r->failing;
-	if (x->have_gov) {
-		uint64_t end_ns = now_ns(), with_ns, base_ns, end;
-		bool late;
-
-		r->nr_backoffs = scan_gov_backoffs(&x->gov);
-		r->backoff_s = (double)scan_gov_backoff_ns(&x->gov, end_ns) / 1e9;
-		r->pacing = x->gov.o.latency ? "latency" : x->gov.o.backoff ? "backoff" : "fixed";
-		r->nr_probes = x->gov.nr_probes;
-		r->probe_s = (double)x->gov.probe_ns / 1e9;
-		base_ns = scan_gov_fg_latency_ns(&x->gov, &with_ns);
-		r->fg_base_ms = (double)base_ns / 1e6;
-		r->fg_lat_ms = (double)with_ns / 1e6;
-		end = scan_gov_projected_end_ns(&x->gov, end_ns, &late);
-		r->projected_end_s = end > x->start_ns ? (double)(end - x->start_ns) / 1e9 : 0;
-		r->window_late = late || r->window_late_first_s > 0;
-	}
+	exec_drain(x, eng_ready);
+	exec_sum_up(x);
 	if (!r->fatal) {
-		int cret = exec_checkpoint(x, 1);
-
 		/*
 		 * Refused (busy, full): errors[sealed..] are not in the store. The caller
 		 * sees that (sealed < nr_errors), may try again, and settles nothing if not.
 		 */
-		(void)cret;
+		(void)exec_checkpoint(x, 1);
 	}
 	exec_progress(x, 1);
 	/*
@@ -552,21 +593,10 @@ out_loop:
 	 */
 	if (eng_ready && (x->inflight == 0 || !(x->eng.ops->caps & SCAN_ENG_CLEANUP_WAITS)))
 		x->eng.ops->cleanup(&x->eng);
-	if (o->vfy_isolate)
-		exec_vfy_cleanup(x, o->vfy_isolate, x->iso_ready);
+	exec_iso_stop(x);
 	exec_cmd_stop(x);
 out_mem:
-	if (x->sched_fd >= 0)
-		close(x->sched_fd);
-	if (x->inflight == 0)		/* a pool thread stuck in a command still owns its slot */
-		free(x->slots);
-	free(x->done);
-	free(x->done_alone);
-	free(x->deferred);
-	free(x->batch);
-	free(x->late);
-	if (x->inflight == 0)
-		kio_buf_free(x->eng.buf, x->buf_map_len);
+	exec_free(x);
 out_x:
 	free(x);
 	return ret;

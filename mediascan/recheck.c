@@ -10,6 +10,7 @@
  * a read of it failed.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec.h"
@@ -122,9 +123,9 @@ static int wait_late(struct exec *x)
 		uint64_t now = exec_now_ns();
 		int waiting = 0, n, ret;
 
-		for (size_t i = 0; i < x->nr_late; i++)
-			if (x->late[i].state == EXEC_LATE_WAITING &&
-			    now - x->late[i].issue_ns < x->hard_cap_ns)
+		for (size_t i = 0; i < x->late.nr; i++)
+			if (x->late.list[i].state == EXEC_LATE_WAITING &&
+			    now - x->late.list[i].issue_ns < x->hard_cap_ns)
 				waiting = 1;
 		if (!waiting || exec_stopping(x) || !x->inflight)
 			return 0;
@@ -148,7 +149,7 @@ static int wait_late(struct exec *x)
 				s->alone = 0;
 				continue;
 			}
-			struct exec_late *l = &x->late[s->late_idx];
+			struct exec_late *l = &x->late.list[s->late_idx];
 
 			l->latency_ns = exec_now_ns() - l->issue_ns;
 			if (s->io.res == (int)s->io.length) {
@@ -171,13 +172,13 @@ int exec_recheck(struct exec *x)
 	int reproduced[SCAN_MAX_DEVICES] = { 0 };
 	int ret;
 
-	if (!x->nr_late)
+	if (!x->late.nr)
 		return 0;
 	ret = wait_late(x);
 	if (ret < 0)
 		return ret;
-	for (size_t i = 0; i < x->nr_late; i++) {
-		struct exec_late *l = &x->late[i];
+	for (size_t i = 0; i < x->late.nr; i++) {
+		struct exec_late *l = &x->late.list[i];
 		uint64_t lat;
 		ssize_t n;
 
@@ -231,8 +232,8 @@ int exec_recheck(struct exec *x)
 	 * otherwise the drive was slow once (it may have recovered or remapped the sector):
 	 * said so, with the latency seen, as not reproducible.
 	 */
-	for (size_t i = 0; i < x->nr_late; i++) {
-		struct exec_late *l = &x->late[i];
+	for (size_t i = 0; i < x->late.nr; i++) {
+		struct exec_late *l = &x->late.list[i];
 
 		if (l->state != EXEC_LATE_ANSWERED && l->state != EXEC_LATE_CANCELLED)
 			continue;
@@ -244,4 +245,37 @@ int exec_recheck(struct exec *x)
 			return ret;
 	}
 	return 0;
+}
+
+int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state)
+{
+	struct exec_late *l;
+
+	if (x->late.nr == x->late.cap) {
+		size_t cap = x->late.cap ? x->late.cap * 2 : 16;
+		struct exec_late *n = realloc(x->late.list, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->late.list = n;
+		x->late.cap = cap;
+	}
+	l = &x->late.list[x->late.nr];
+	memset(l, 0, sizeof(*l));
+	l->dev_idx = slot->io.dev_idx;
+	l->offset = slot->io.offset;
+	l->length = slot->io.length;
+	l->range = slot->range;
+	l->issue_ns = slot->io.issue_ns;
+	l->latency_ns = state == EXEC_LATE_CANCELLED ? x->o->io_timeout_ns : 0;
+	l->state = state;
+	slot->late_idx = (int)x->late.nr++;
+	return 0;
+}
+
+void exec_late_free(struct exec *x)
+{
+	free(x->late.list);
+	x->late.list = NULL;
+	x->late.nr = x->late.cap = 0;
 }

@@ -262,7 +262,8 @@ static void patrol_usage(FILE *f)
 	report_print_exits(f, "patrol");
 }
 
-int patrol_main(int argc, char **argv)
+/* Return 0 after reading the options into p and *check, 1 after --help, or the exit status. */
+static int patrol_parse_args(int argc, char **argv, struct patrol *p, int *check)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -270,25 +271,21 @@ int patrol_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct patrol p = { .config_file = PATROL_DEFAULT_CONFIG };
-	char err[2048] = "", warn[512] = "";
-	time_t last_metrics = 0;
-	struct sigaction sa;
-	int c, check = 0, ret;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			p.config_file = optarg;
+			p->config_file = optarg;
 			break;
 		case 'k':
-			check = 1;
+			*check = 1;
 			break;
 		case 'h':
 			patrol_usage(stdout);
-			return 0;
+			return 1;
 		default:
 			report_err(
 			    "patrol: unknown or incomplete option '%s' (see mediascan patrol "
@@ -301,6 +298,166 @@ int patrol_main(int argc, char **argv)
 		report_err("patrol: unexpected argument '%s'", argv[optind]);
 		return REPORT_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* --check: print each target as patrol will run it, its hook exactly as sh -c gets it. */
+static void patrol_print_check(const struct patrol *p)
+{
+	for (unsigned i = 0; i < p->nr; i++) {
+		char sz[32], w[32];
+
+		if (p->t[i].broken) {
+			/* Not a config error: patrol runs the others and retries this one. */
+			fprintf(stderr, "mediascan: %s (patrol retries it every %d s)\n",
+				p->t[i].broken_why, patrol_retry_s());
+			printf("%s: %s, not open yet\n", p->t[i].c.name, p->t[i].c.path);
+		} else {
+			printf("%s: %s, %s planned, window %s, disks", p->t[i].c.name,
+			       p->t[i].c.path,
+			       report_fmt_bytes(p->t[i].planned_bytes, sz, sizeof(sz)),
+			       report_fmt_duration(p->t[i].c.o.window_s, w, sizeof(w)));
+			for (unsigned k = 0; k < p->t[i].nr_disks; k++)
+				printf(" %s", p->t[i].disks[k]);
+			printf("\n");
+		}
+		/* the hook exactly as it will run, so a cut or a surprise shows here */
+		if (p->t[i].c.o.on_damage[0]) {
+			char esc[sizeof(p->t[i].c.o.on_damage) * 4];
+			const char *c = report_escape(p->t[i].c.o.on_damage, esc, sizeof(esc));
+
+			/* shell-quoted, control bytes escaped: what sh -c is handed */
+			fputs("  on_damage: /bin/sh -c '", stdout);
+			for (; *c; c++)
+				if (*c == '\'')
+					fputs("'\\''", stdout);
+				else
+					putchar(*c);
+			printf("'  (killed after %s)\n",
+			       report_fmt_duration(p->t[i].c.o.hook_timeout_s, w, sizeof(w)));
+		} else {
+			printf("  on_damage: none\n");
+		}
+	}
+}
+
+/* Return 0 after opening the state store of p, or the exit status after saying why. */
+static int patrol_open_state(struct patrol *p)
+{
+	char warn[512] = "";
+	int ret;
+
+	ret = pass_check_state_dir(p->cfg.state_dir, warn, sizeof(warn));
+	if (ret < 0) {
+		report_err("patrol: %s", warn);
+		return REPORT_EXIT_OPERATIONAL;
+	}
+	ret = scan_state_open(p->cfg.state_dir, &p->st, warn, sizeof(warn));
+	if (warn[0])
+		report_err("warning: %s", warn);
+	if (ret < 0) {
+		report_err("patrol: cannot open the state store in %s: %s", p->cfg.state_dir,
+			strerror(-ret));
+		return REPORT_EXIT_OPERATIONAL;
+	}
+	return 0;
+}
+
+/*
+ * Look at each target at now: stop a run whose active hours began or ended, retry a broken
+ * target, set when the others are due. Return 1 if a target came back (metrics due now).
+ */
+static int patrol_review(struct patrol *p, time_t now)
+{
+	int now_min = minutes_now(), back = 0;
+
+	for (unsigned i = 0; i < p->nr; i++) {
+		struct patrol_target *pt = &p->t[i];
+
+		if (pt->pid) {
+			/* Active hours began or ended: restart the run at the new pace. */
+			if (patrol_active_now(pt->c.o.active_start_min, pt->c.o.active_end_min,
+					      now_min) != pt->active)
+				kill(pt->pid, SIGTERM);
+			continue;
+		}
+		if (pt->broken && now >= pt->next_try) {
+			char rerr[10240];
+
+			/* Try it again: mounted now, or its space map readable again? */
+			if (patrol_resolve(p->config_file, pt, rerr, sizeof(rerr)) < 0) {
+				pt->broken = 1;
+				snprintf(pt->broken_why, sizeof(pt->broken_why), "%s", rerr);
+			}
+			patrol_tell_broken(pt, 1);
+			if (pt->broken) {
+				pt->next_try = now + patrol_retry_s();
+				continue;
+			}
+			back = 1;
+		}
+		if (!pt->broken && now >= pt->next_try)
+			pt->next_try = patrol_due(p, pt, now);
+	}
+	return back;
+}
+
+/*
+ * Start due targets, the longest overdue first, so targets sharing a disk take turns: one
+ * whose pass outlasts its window cannot starve the others.
+ */
+static void patrol_start_due(struct patrol *p, time_t now)
+{
+	for (;;) {
+		struct patrol_target *best = NULL;
+		int ret;
+
+		for (unsigned i = 0; i < p->nr; i++) {
+			struct patrol_target *pt = &p->t[i];
+			int busy = 0;
+
+			if (pt->pid || pt->broken || pt->next_try > now)
+				continue;
+			for (unsigned k = 0; k < p->nr && !busy; k++)
+				busy = k != i && p->t[k].pid && disks_overlap(pt, &p->t[k]);
+			if (busy)
+				continue;	/* same disk: after the other scan */
+			if (!best || pt->next_try < best->next_try)
+				best = pt;
+		}
+		if (!best)
+			break;
+		ret = patrol_start(p, best, now);
+		if (ret < 0 && ret != -EWOULDBLOCK)
+			break;				/* fork failed */
+	}
+}
+
+/* SIGTERM: every scan checkpoints and stops; the metrics say so. */
+static void patrol_stop_all(struct patrol *p)
+{
+	for (unsigned i = 0; i < p->nr; i++)
+		if (p->t[i].pid)
+			kill(p->t[i].pid, SIGTERM);
+	for (unsigned i = 0; i < p->nr; i++)
+		if (p->t[i].pid)
+			waitpid(p->t[i].pid, NULL, 0);
+	for (unsigned i = 0; i < p->nr; i++)
+		p->t[i].pid = 0;
+	patrol_metrics(p);
+}
+
+int patrol_main(int argc, char **argv)
+{
+	struct patrol p = { .config_file = PATROL_DEFAULT_CONFIG };
+	char err[2048] = "";
+	time_t last_metrics = 0;
+	struct sigaction sa;
+	int check = 0, ret;
+
+	ret = patrol_parse_args(argc, argv, &p, &check);
+	if (ret)
+		return ret == 1 ? 0 : ret;
 	ret = patrol_load(&p, &p.cfg, &p.t, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "mediascan: %s\n", err);
@@ -313,60 +470,14 @@ int patrol_main(int argc, char **argv)
 		report_err("warning: %s: metrics_file %s cannot be written: %s", p.config_file,
 			p.cfg.metrics_file, report_create_error(ret));
 	if (check) {
-		for (unsigned i = 0; i < p.nr; i++) {
-			char sz[32], w[32];
-
-			if (p.t[i].broken) {
-				/* Not a config error: patrol runs the others and retries this one. */
-				fprintf(stderr, "mediascan: %s (patrol retries it every %d s)\n",
-					p.t[i].broken_why, patrol_retry_s());
-				printf("%s: %s, not open yet\n", p.t[i].c.name, p.t[i].c.path);
-			} else {
-				printf("%s: %s, %s planned, window %s, disks", p.t[i].c.name,
-				       p.t[i].c.path,
-				       report_fmt_bytes(p.t[i].planned_bytes, sz, sizeof(sz)),
-				       report_fmt_duration(p.t[i].c.o.window_s, w, sizeof(w)));
-				for (unsigned k = 0; k < p.t[i].nr_disks; k++)
-					printf(" %s", p.t[i].disks[k]);
-				printf("\n");
-			}
-			/* the hook exactly as it will run, so a cut or a surprise shows here */
-			if (p.t[i].c.o.on_damage[0]) {
-				char esc[sizeof(p.t[i].c.o.on_damage) * 4];
-				const char *c =
-				    report_escape(p.t[i].c.o.on_damage, esc, sizeof(esc));
-
-				/* shell-quoted, control bytes escaped: what sh -c is handed */
-				fputs("  on_damage: /bin/sh -c '", stdout);
-				for (; *c; c++)
-					if (*c == '\'')
-						fputs("'\\''", stdout);
-					else
-						putchar(*c);
-				printf(
-				    "'  (killed after %s)\n",
-				    report_fmt_duration(p.t[i].c.o.hook_timeout_s, w, sizeof(w)));
-			} else {
-				printf("  on_damage: none\n");
-			}
-		}
+		patrol_print_check(&p);
 		free(p.t);
 		return 0;
 	}
-	ret = pass_check_state_dir(p.cfg.state_dir, warn, sizeof(warn));
-	if (ret < 0) {
-		report_err("patrol: %s", warn);
+	ret = patrol_open_state(&p);
+	if (ret) {
 		free(p.t);
-		return REPORT_EXIT_OPERATIONAL;
-	}
-	ret = scan_state_open(p.cfg.state_dir, &p.st, warn, sizeof(warn));
-	if (warn[0])
-		report_err("warning: %s", warn);
-	if (ret < 0) {
-		report_err("patrol: cannot open the state store in %s: %s", p.cfg.state_dir,
-			strerror(-ret));
-		free(p.t);
-		return REPORT_EXIT_OPERATIONAL;
+		return ret;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_patrol_signal;
@@ -384,7 +495,6 @@ int patrol_main(int argc, char **argv)
 
 	while (!got_term) {
 		time_t now = time(NULL);
-		int now_min = minutes_now();
 
 		if (got_hup) {
 			got_hup = 0;
@@ -393,61 +503,9 @@ int patrol_main(int argc, char **argv)
 		got_chld = 0;
 		if (patrol_reap(&p, now))
 			last_metrics = 0;		/* a pass ended: show it now */
-		for (unsigned i = 0; i < p.nr; i++) {
-			struct patrol_target *pt = &p.t[i];
-
-			if (pt->pid) {
-				/* Active hours began or ended: restart the run at the new pace. */
-				if (patrol_active_now(pt->c.o.active_start_min,
-						      pt->c.o.active_end_min,
-						      now_min) != pt->active)
-					kill(pt->pid, SIGTERM);
-				continue;
-			}
-			if (pt->broken && now >= pt->next_try) {
-				char rerr[10240];
-
-				/* Try it again: mounted now, or its space map readable again? */
-				if (patrol_resolve(p.config_file, pt, rerr, sizeof(rerr)) < 0) {
-					pt->broken = 1;
-					snprintf(pt->broken_why, sizeof(pt->broken_why), "%s", rerr);
-				}
-				patrol_tell_broken(pt, 1);
-				if (pt->broken) {
-					pt->next_try = now + patrol_retry_s();
-					continue;
-				}
-				last_metrics = 0;
-			}
-			if (!pt->broken && now >= pt->next_try)
-				pt->next_try = patrol_due(&p, pt, now);
-		}
-		/*
-		 * Start due targets, the longest overdue first, so targets sharing a disk
-		 * take turns: one whose pass outlasts its window cannot starve the others.
-		 */
-		for (;;) {
-			struct patrol_target *best = NULL;
-
-			for (unsigned i = 0; i < p.nr; i++) {
-				struct patrol_target *pt = &p.t[i];
-				int busy = 0;
-
-				if (pt->pid || pt->broken || pt->next_try > now)
-					continue;
-				for (unsigned k = 0; k < p.nr && !busy; k++)
-					busy = k != i && p.t[k].pid && disks_overlap(pt, &p.t[k]);
-				if (busy)
-					continue;	/* same disk: after the other scan */
-				if (!best || pt->next_try < best->next_try)
-					best = pt;
-			}
-			if (!best)
-				break;
-			ret = patrol_start(&p, best, now);
-			if (ret < 0 && ret != -EWOULDBLOCK)
-				break;				/* fork failed */
-		}
+		if (patrol_review(&p, now))
+			last_metrics = 0;		/* a target came back */
+		patrol_start_due(&p, now);
 		if (now - last_metrics >= patrol_metrics_s()) {
 			patrol_metrics(&p);
 			last_metrics = now;
@@ -455,16 +513,7 @@ int patrol_main(int argc, char **argv)
 		if (!got_term && !got_hup && !got_chld)
 			sleep(1);		/* a signal cuts it short */
 	}
-	/* SIGTERM: every scan checkpoints and stops. */
-	for (unsigned i = 0; i < p.nr; i++)
-		if (p.t[i].pid)
-			kill(p.t[i].pid, SIGTERM);
-	for (unsigned i = 0; i < p.nr; i++)
-		if (p.t[i].pid)
-			waitpid(p.t[i].pid, NULL, 0);
-	for (unsigned i = 0; i < p.nr; i++)
-		p.t[i].pid = 0;
-	patrol_metrics(&p);
+	patrol_stop_all(&p);
 	fprintf(stderr, "mediascan: patrol: stopped\n");
 	scan_state_close(p.st);
 	free(p.t);

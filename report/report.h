@@ -27,8 +27,6 @@ enum report_exit {
 };
 
 #define REPORT_DEFAULT_STATE_DIR "/var/lib/mediascan"
-/* Failed or late reads in a row on one device before the disk is called failing. */
-#define REPORT_DEFAULT_MAX_FAILED_READS PASS_DEFAULT_MAX_FAILED_READS
 
 struct json_object;
 

@@ -126,159 +126,182 @@ static int down_raid(const char *sysfs, const char *params, uint64_t length, uin
 	return ret;
 }
 
+/*
+ * Set below and *off to where sector rel of a striped target (its params) lies, and clip *cnt
+ * at the chunk's end. Return 0, or -EINVAL for a table that cannot be read.
+ */
+static int dm_striped_below(const char *params, uint64_t rel, uint64_t *cnt, char *below,
+			    size_t len, uint64_t *off)
+{
+	uint64_t nrs, chunk, row, sidx, ch;
+	char *sv = NULL, *t;
+	char all[1100], *at[2 * MAP_MD_MAX_DISKS + 2];
+	unsigned na = 0;
+
+	snprintf(all, sizeof(all), "%s", params);
+	for (t = strtok_r(all, " ", &sv); t && na < 2 * MAP_MD_MAX_DISKS + 2;
+	     t = strtok_r(NULL, " ", &sv))
+		at[na++] = t;
+	if (na < 2 || sscanf(at[0], "%" SCNu64, &nrs) != 1 ||
+	    sscanf(at[1], "%" SCNu64, &chunk) != 1 || !nrs || !chunk ||
+	    na < 2 + 2 * nrs)
+		return -EINVAL;
+	ch = rel / chunk;
+	sidx = ch % nrs;
+	row = ch / nrs;
+	if (*cnt > chunk - rel % chunk)
+		*cnt = chunk - rel % chunk;
+	if (sscanf(at[3 + 2 * sidx], "%" SCNu64, off) != 1 ||
+	    name_of_devt(at[2 + 2 * sidx], below, len) < 0)
+		return -EINVAL;
+	*off += row * chunk + rel % chunk;
+	return 0;
+}
+
+/* map_stack_down_at for md array name: down each member holding sector s. */
+static int down_md(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
+		   enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
+		   const char **bad, int depth)
+{
+	struct map_md_loc locs[3 * MAP_MD_MAX_DISKS];
+	struct md_info mi;
+	const char *why;
+	uint64_t done;
+	int k, ret;
+
+	ret = map_stack_md_read(sysfs, name, &mi, &why);
+	if (ret < 0)
+		return ret;
+	if (why) {
+		*bad = "md";
+		return -EOPNOTSUPP;
+	}
+	k = map_md_down(&mi.g, s, *cnt, locs, 3 * MAP_MD_MAX_DISKS, &done);
+	if (k < 0)
+		return k;
+	*cnt = done;
+	for (int i = 0; i < k && ret >= 0; i++) {
+		uint64_t c = done;
+
+		if (!mi.member[locs[i].slot][0])
+			continue;		/* a missing member */
+		ret = map_stack_down_at(sysfs, mi.member[locs[i].slot],
+			   locs[i].sector + mi.data_offset[locs[i].slot], &c,
+			   role == MAP_MD_DATA ? locs[i].role : role, out, max, n, bad,
+			   depth + 1);
+		if (ret >= 0 && c < *cnt)
+			*cnt = c;	/* a lower layer clipped: the caller loops */
+	}
+	return ret;
+}
+
+/* map_stack_down_at for dm device name: down the row of its table holding sector s. */
+static int down_dm(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
+		   enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
+		   const char **bad, int depth)
+{
+	struct kio_dm_target *rows = malloc(sizeof(*rows) * DM_MAX_ROWS);
+	char dmdev[32], below[MAP_STACK_NAME];
+	unsigned a, b;
+	int k, ret;
+
+	if (!rows)
+		return -ENOMEM;
+	if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
+	    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
+		free(rows);
+		return -ENODEV;
+	}
+	k = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
+	ret = k < 0 ? k : -ERANGE;
+	for (int i = 0; i < k; i++) {
+		struct kio_dm_target *r = &rows[i];
+		char buf[1100], *tok[8], *save = NULL, *t;
+		uint64_t rel, off, c;
+		unsigned nt = 0;
+		const char *why;
+
+		if (s < r->start || s >= r->start + r->length)
+			continue;
+		rel = s - r->start;
+		if (*cnt > r->length - rel)
+			*cnt = r->length - rel;
+		if (!strcmp(r->type, "raid") && !strncmp(r->params, "raid1 ", 6)) {
+			ret = down_raid1(sysfs, r->params, rel, cnt, role, out, max, n, bad,
+					 depth);
+			break;
+		}
+		if (!strcmp(r->type, "raid")) {
+			ret = down_raid(sysfs, r->params, r->length, rel, cnt, role, out,
+					max, n, bad, depth);
+			break;
+		}
+		if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {
+			*bad = map_dm_kind(r->type);
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		snprintf(buf, sizeof(buf), "%s", r->params);
+		for (t = strtok_r(buf, " ", &save); t && nt < 8; t = strtok_r(NULL, " ", &save))
+			tok[nt++] = t;
+		if (!strcmp(r->type, "striped")) {
+			ret = dm_striped_below(r->params, rel, cnt, below, sizeof(below), &off);
+			if (ret < 0)
+				break;
+		} else {
+			/* linear, flakey, delay: dev off; crypt: cipher - iv dev off;
+			 * multipath: the first path (every path is the same media) */
+			int di = !strcmp(r->type, "crypt") ? 3 : 0;
+
+			if (!strcmp(r->type, "multipath")) {
+				char all[1100], *sv = NULL;
+
+				snprintf(all, sizeof(all), "%s", r->params);
+				ret = -EINVAL;
+				for (t = strtok_r(all, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
+					if (strchr(t, ':') &&
+					    name_of_devt(t, below, sizeof(below)) == 0) {
+						ret = 0;
+						break;
+					}
+				if (ret < 0)
+					break;
+				off = s;
+			} else {
+				if ((unsigned)di + 2 > nt ||
+				    sscanf(tok[di + 1], "%" SCNu64, &off) != 1 ||
+				    name_of_devt(tok[di], below, sizeof(below)) < 0) {
+					ret = -EINVAL;
+					break;
+				}
+				off += rel;
+			}
+		}
+		c = *cnt;
+		ret = map_stack_down_at(sysfs, below, off, &c, role, out, max, n, bad, depth + 1);
+		if (ret >= 0 && c < *cnt)
+			*cnt = c;
+		break;
+	}
+	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
+	free(rows);
+	return ret;
+}
+
 /* Down one device: sectors [s, s + cnt) of name, role so far; *cnt is clipped. */
 int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
 		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
 		const char **bad, int depth)
 {
 	char (*sl)[KIO_DISK_NAME_LEN] = NULL;
-	int nr, ret = 0;
+	int nr;
 
 	if (depth > MAP_STACK_MAX_HOPS)
 		return -ELOOP;
-	if (map_stack_is_md(name)) {
-		struct map_md_loc locs[3 * MAP_MD_MAX_DISKS];
-		struct md_info mi;
-		const char *why;
-		uint64_t done;
-		int k;
-
-		ret = map_stack_md_read(sysfs, name, &mi, &why);
-		if (ret < 0)
-			return ret;
-		if (why) {
-			*bad = "md";
-			return -EOPNOTSUPP;
-		}
-		k = map_md_down(&mi.g, s, *cnt, locs, 3 * MAP_MD_MAX_DISKS, &done);
-		if (k < 0)
-			return k;
-		*cnt = done;
-		for (int i = 0; i < k && ret >= 0; i++) {
-			uint64_t c = done;
-
-			if (!mi.member[locs[i].slot][0])
-				continue;		/* a missing member */
-			ret = map_stack_down_at(sysfs, mi.member[locs[i].slot],
-				   locs[i].sector + mi.data_offset[locs[i].slot], &c,
-				   role == MAP_MD_DATA ? locs[i].role : role, out, max, n, bad,
-				   depth + 1);
-			if (ret >= 0 && c < *cnt)
-				*cnt = c;	/* a lower layer clipped: the caller loops */
-		}
-		return ret;
-	}
-	if (map_stack_is_dm(name)) {
-		struct kio_dm_target *rows = malloc(sizeof(*rows) * DM_MAX_ROWS);
-		char dmdev[32], below[MAP_STACK_NAME];
-		unsigned a, b;
-		int k;
-
-		if (!rows)
-			return -ENOMEM;
-		if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
-		    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
-			free(rows);
-			return -ENODEV;
-		}
-		k = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
-		ret = k < 0 ? k : -ERANGE;
-		for (int i = 0; i < k; i++) {
-			struct kio_dm_target *r = &rows[i];
-			char buf[1100], *tok[8], *save = NULL, *t;
-			uint64_t rel, off, c;
-			unsigned nt = 0;
-			const char *why;
-
-			if (s < r->start || s >= r->start + r->length)
-				continue;
-			rel = s - r->start;
-			if (*cnt > r->length - rel)
-				*cnt = r->length - rel;
-			if (!strcmp(r->type, "raid") && !strncmp(r->params, "raid1 ", 6)) {
-				ret = down_raid1(sysfs, r->params, rel, cnt, role, out, max, n, bad,
-						 depth);
-				break;
-			}
-			if (!strcmp(r->type, "raid")) {
-				ret = down_raid(sysfs, r->params, r->length, rel, cnt, role, out,
-						max, n, bad, depth);
-				break;
-			}
-			if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {
-				*bad = map_dm_kind(r->type);
-				ret = -EOPNOTSUPP;
-				break;
-			}
-			snprintf(buf, sizeof(buf), "%s", r->params);
-			for (t = strtok_r(buf, " ", &save); t && nt < 8; t = strtok_r(NULL, " ", &save))
-				tok[nt++] = t;
-			if (!strcmp(r->type, "striped")) {
-				uint64_t nrs, chunk, row, sidx, ch;
-				char *sv = NULL;
-				char all[1100], *at[2 * MAP_MD_MAX_DISKS + 2];
-				unsigned na = 0;
-
-				snprintf(all, sizeof(all), "%s", r->params);
-				for (t = strtok_r(all, " ", &sv); t && na < 2 * MAP_MD_MAX_DISKS + 2;
-				     t = strtok_r(NULL, " ", &sv))
-					at[na++] = t;
-				if (na < 2 || sscanf(at[0], "%" SCNu64, &nrs) != 1 ||
-				    sscanf(at[1], "%" SCNu64, &chunk) != 1 || !nrs || !chunk ||
-				    na < 2 + 2 * nrs) {
-					ret = -EINVAL;
-					break;
-				}
-				ch = rel / chunk;
-				sidx = ch % nrs;
-				row = ch / nrs;
-				if (*cnt > chunk - rel % chunk)
-					*cnt = chunk - rel % chunk;
-				if (sscanf(at[3 + 2 * sidx], "%" SCNu64, &off) != 1 ||
-				    name_of_devt(at[2 + 2 * sidx], below, sizeof(below)) < 0) {
-					ret = -EINVAL;
-					break;
-				}
-				off += row * chunk + rel % chunk;
-			} else {
-				/* linear, flakey, delay: dev off; crypt: cipher - iv dev off;
-				 * multipath: the first path (every path is the same media) */
-				int di = !strcmp(r->type, "crypt") ? 3 : 0;
-
-				if (!strcmp(r->type, "multipath")) {
-					char all[1100], *sv = NULL;
-
-					snprintf(all, sizeof(all), "%s", r->params);
-					ret = -EINVAL;
-					for (t = strtok_r(all, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
-						if (strchr(t, ':') &&
-						    name_of_devt(t, below, sizeof(below)) == 0) {
-							ret = 0;
-							break;
-						}
-					if (ret < 0)
-						break;
-					off = s;
-				} else {
-					if ((unsigned)di + 2 > nt ||
-					    sscanf(tok[di + 1], "%" SCNu64, &off) != 1 ||
-					    name_of_devt(tok[di], below, sizeof(below)) < 0) {
-						ret = -EINVAL;
-						break;
-					}
-					off += rel;
-				}
-			}
-			c = *cnt;
-			ret = map_stack_down_at(sysfs, below, off, &c, role, out, max, n, bad, depth + 1);
-			if (ret >= 0 && c < *cnt)
-				*cnt = c;
-			break;
-		}
-		explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
-		free(rows);
-		return ret;
-	}
+	if (map_stack_is_md(name))
+		return down_md(sysfs, name, s, cnt, role, out, max, n, bad, depth);
+	if (map_stack_is_dm(name))
+		return down_dm(sysfs, name, s, cnt, role, out, max, n, bad, depth);
 	{
 		/* a partition of an md array or dm device: down through its parent */
 		char parent[MAP_STACK_NAME];

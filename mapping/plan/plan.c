@@ -17,7 +17,6 @@
 #include "target.h"
 
 #define PLAN_FSMAP_BATCH 1024
-#define PLAN_DEFAULT_GAP_ROTATIONAL (64 * 1024)
 
 int map_merger_init(struct map_merger *m, uint64_t merge_gap, uint32_t align)
 {
@@ -27,27 +26,12 @@ int map_merger_init(struct map_merger *m, uint64_t merge_gap, uint32_t align)
 	return 0;
 }
 
-uint64_t map_range_planned_bytes(const struct map_range *r, uint64_t offset, uint64_t length)
+uint64_t map_range_planned_bytes(const struct map_range *r)
 {
-	uint64_t start = offset < r->offset ? r->offset : offset;
-	uint64_t end = offset + length;
-	uint64_t planned;
+	uint64_t planned = r->length;
 
-	if (end > r->offset + r->length)
-		end = r->offset + r->length;
-	if (end <= start)
-		return 0;
-	planned = end - start;
-	for (uint32_t i = 0; i < r->nr_gaps; i++) {
-		uint64_t gs = r->gaps[i].offset, ge = gs + r->gaps[i].length;
-
-		if (gs < start)
-			gs = start;
-		if (ge > end)
-			ge = end;
-		if (ge > gs)
-			planned -= ge - gs;
-	}
+	for (uint32_t i = 0; i < r->nr_gaps; i++)
+		planned -= r->gaps[i].length;
 	return planned;
 }
 
@@ -83,7 +67,7 @@ int map_merger_add(struct map_merger *m, uint32_t dev_idx, uint64_t offset, uint
 	}
 	if (m->have) {
 		*out = *p;
-		m->planned_bytes += map_range_planned_bytes(p, p->offset, p->length);
+		m->planned_bytes += map_range_planned_bytes(p);
 	}
 	memset(p, 0, sizeof(*p));
 	p->offset = start;
@@ -101,8 +85,7 @@ int map_merger_flush(struct map_merger *m, struct map_range *out)
 	if (!m->have)
 		return 0;
 	*out = m->pending;
-	m->planned_bytes += map_range_planned_bytes(&m->pending, m->pending.offset,
-						    m->pending.length);
+	m->planned_bytes += map_range_planned_bytes(&m->pending);
 	m->have = 0;
 	return 1;
 }
@@ -133,7 +116,7 @@ struct map_plan {
 
 static uint64_t default_gap(const struct map_device *d)
 {
-	return d->info.rotational == 1 ? PLAN_DEFAULT_GAP_ROTATIONAL : 0;
+	return d->info.rotational == 1 ? MAP_DEFAULT_GAP_ROTATIONAL : 0;
 }
 
 /* Start planning device dev_idx. */
@@ -503,8 +486,7 @@ int map_plan_count(struct map_target *t, const struct map_plan_opts *o, uint64_t
 		goto out_free;
 	while ((ret = map_plan_next(p, batch, 256)) > 0) {
 		for (int i = 0; i < ret; i++)
-			bytes += map_range_planned_bytes(&batch[i], batch[i].offset,
-							 batch[i].length);
+			bytes += map_range_planned_bytes(&batch[i]);
 		count += (uint64_t)ret;
 	}
 	map_plan_close(p);

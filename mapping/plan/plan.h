@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #define MAP_MAX_GAPS 8
+/* The merge gap on a rotational disk when none is given (bytes); 0 on others. */
+#define MAP_DEFAULT_GAP_ROTATIONAL (64 * 1024)
 
 /* What a planned range holds (bitmask: merged ranges may hold several). */
 enum map_tag {
@@ -77,15 +79,12 @@ int map_merger_add(struct map_merger *m, uint32_t dev_idx, uint64_t offset, uint
  */
 int map_merger_flush(struct map_merger *m, struct map_range *out);
 
-/**
- * map_range_planned_bytes() - the planned bytes of part of a range.
- * @r: the range
- * @offset: first byte
- * @length: length, bytes
- *
- * Return: the bytes of [offset, offset+length) inside r that are planned (not in a gap).
+/*
+ * Return the planned bytes of the whole range r: its length less its gaps (which lie inside
+ * it, apart). The planned bytes of part of a range, as the scan reads it, are
+ * scan_range_planned_bytes()'s (mediascan/range.c), once the pass has handed the range over.
  */
-uint64_t map_range_planned_bytes(const struct map_range *r, uint64_t offset, uint64_t length);
+uint64_t map_range_planned_bytes(const struct map_range *r);
 
 struct map_target;
 struct map_plan;
