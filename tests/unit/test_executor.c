@@ -573,6 +573,19 @@ static void scsi_vdev(struct vfy_dev *vd)
 	vd->verify16 = 1;
 }
 
+/* A scsi-verify scan of the fake disk at depth 8 on the pool engine: dev, vd and o set. */
+static void scsi_verify_opts(struct scan_device *dev, struct vfy_dev *vd, struct scan_opts *o)
+{
+	scsi_vdev(vd);
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = fk.fd;
+	dev->logical_block_size = LBS;
+	opts_init(o, NULL);
+	o->depth = 8;
+	o->vfy = &vfy_scsi_verify;
+	o->vfy_devs[0] = vd;
+}
+
 /* Return the failing blocks in r as a bitmap count, checking each against the injection. */
 static unsigned bad_blocks(const struct scan_result *r)
 {
@@ -657,13 +670,7 @@ static void test_cmd_named_lba_echoes_start(void **state)
 	(void)state;
 	inject_four();
 	fk.name_lba = 2;
-	scsi_vdev(&vd);
-	dev.fd = fk.fd;
-	dev.logical_block_size = LBS;
-	opts_init(&o, NULL);
-	o.depth = 8;
-	o.vfy = &vfy_scsi_verify;
-	o.vfy_devs[0] = &vd;
+	scsi_verify_opts(&dev, &vd, &o);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
 	assert_int_equal(r.complete, 1);
@@ -729,13 +736,7 @@ static void test_cmd_sample_voids_lying_verify(void **state)
 	(void)state;
 	inject_four();
 	fk.lie = 1;
-	scsi_vdev(&vd);
-	dev.fd = fk.fd;
-	dev.logical_block_size = LBS;
-	opts_init(&o, NULL);
-	o.depth = 8;
-	o.vfy = &vfy_scsi_verify;
-	o.vfy_devs[0] = &vd;
+	scsi_verify_opts(&dev, &vd, &o);
 	o.sample_permille = 1000;		/* every command read as well */
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
@@ -774,13 +775,7 @@ static void test_cmd_sample_share(void **state)
 	struct scan_source src = { .next = src_next, .arg = &s };
 
 	(void)state;
-	scsi_vdev(&vd);
-	dev.fd = fk.fd;
-	dev.logical_block_size = LBS;
-	opts_init(&o, NULL);
-	o.depth = 8;
-	o.vfy = &vfy_scsi_verify;
-	o.vfy_devs[0] = &vd;
+	scsi_verify_opts(&dev, &vd, &o);
 	o.sample_permille = 100;
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(scan_run(&dev, 1, &src, &o, &r), 0);
