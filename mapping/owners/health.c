@@ -262,21 +262,6 @@ static int scrub_available(struct map_target *fs, struct map_fsx *x)
 	return x->scrub == 1;
 }
 
-/* Whether inode ino is allocated, from the inode btree (XFS_IOC_INUMBERS, which reads no inode
- * cluster): 1 allocated, 0 free, -errno when the kernel did not say. */
-static int inode_allocated(struct map_target *fs, uint64_t ino)
-{
-	struct kio_xfs_ichunk ch;
-	uint64_t next = ino & ~63ull;		/* inobt records cover 64 aligned inodes */
-	int ret = kio_xfs_inumbers(fs->mount_fd, &next, &ch, 1);
-
-	if (ret < 0)
-		return ret;
-	if (ret == 0 || ino < ch.startino || ino >= ch.startino + 64)
-		return 0;
-	return !!(ch.allocmask & (1ull << (ino - ch.startino)));
-}
-
 /*
  * Scrub the allocated inodes whose records lie in the damaged bytes of an inode chunk. The
  * inode btree says which are allocated: bulkstat cannot, as it skips (or fails on) an inode
@@ -298,7 +283,9 @@ static void scrub_inode_records(struct map_target *fs, struct map_fsx *x, struct
 	     b < end && o->nr_scrub < MAP_MAX_SCRUB; b += x->inodesize) {
 		uint64_t ino = map_xfs_ino_at(&xi, b);
 		struct kio_xfs_inode in;
-		int alloc = inode_allocated(fs, ino);
+		/* from the inode btree (the XFS ops table's inumbers), no inode cluster read */
+		int alloc = map_target_ops(fs)->inode_in_use ?
+			    map_target_ops(fs)->inode_in_use(fs, ino) : 1;
 		uint32_t gen = 0;
 
 		if (alloc == 0)
