@@ -1,12 +1,13 @@
 /*
  * stack/stack_row.c - the redundancy row under a range of a device: down the single-path
  * layers (partitions, dm linear, crypt, striped, multipath, md/dm raid0 and linear) to the
- * first array that keeps redundancy (md RAID1/4/5/6/10, dm-raid), then every copy or the whole
+ * first array that keeps redundancy (md RAID1/4/5/6/10, dm-raid, dm-mirror), then every copy or the whole
  * stripe row with its parity at md's own offsets (stack_md.c), each leg down its member to a
  * bottom device. Only one level of redundancy is mapped: below the array each leg must be a
  * single path, or two copies of one leg would have to be told apart.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,42 @@ static int read_dm_raid(const char *name, const struct kio_dm_target *r, struct 
 	return 0;
 }
 
+/*
+ * dm-mirror row r ("log_type #log_args args... #devs dev off ... [#features ...]") of dm
+ * device name as a RAID1 of its legs, each holding the row's sector x at its offset + x.
+ */
+static int read_dm_mirror(const char *name, const struct kio_dm_target *r, struct row_array *a)
+{
+	char buf[sizeof(r->params)], *tok[4 + 2 * MAP_MD_MAX_DISKS + 64], *sv = NULL, *t;
+	unsigned nt = 0, nl, nd;
+
+	snprintf(buf, sizeof(buf), "%s", r->params);
+	for (t = strtok_r(buf, " ", &sv); t && nt < sizeof(tok) / sizeof(tok[0]);
+	     t = strtok_r(NULL, " ", &sv))
+		tok[nt++] = t;
+	if (nt < 3 || sscanf(tok[1], "%u", &nl) != 1 || nl + 3 > nt ||
+	    sscanf(tok[2 + nl], "%u", &nd) != 1 || !nd || nd > MAP_MD_MAX_DISKS ||
+	    3 + nl + 2 * nd > nt)
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	snprintf(a->name, sizeof(a->name), "%s", name);
+	snprintf(a->level, sizeof(a->level), "dm-mirror");
+	a->base = r->start;
+	a->g.level = 1;
+	a->g.raid_disks = nd;
+	a->g.dev_sectors = r->length;
+	for (unsigned d = 0; d < nd; d++) {
+		const char *dev = tok[3 + nl + 2 * d], *off = tok[4 + nl + 2 * d];
+
+		a->g.member_sectors[d] = r->length;
+		if (sscanf(off, "%" SCNu64, &a->doff[d]) != 1)
+			return -EINVAL;
+		if (map_stack_devt_name(dev, a->member[d], sizeof(a->member[d])) < 0)
+			a->member[d][0] = '\0';
+	}
+	return 0;
+}
+
 /* dm device name, sector s: down its row, or the row is an array (*a). */
 static int step_dm(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt, char *below,
 		   size_t len, uint64_t *bs, struct row_array *a, const char **bad)
@@ -125,6 +162,11 @@ static int step_dm(const char *sysfs, const char *name, uint64_t s, uint64_t *cn
 			continue;
 		if (*cnt > r->start + r->length - s)
 			*cnt = r->start + r->length - s;
+		if (!strcmp(r->type, "mirror")) {
+			ret = read_dm_mirror(name, r, a);
+			ret = ret < 0 ? ret : STEP_ARRAY;
+			break;
+		}
 		if (strcmp(r->type, "raid")) {
 			ret = map_stack_dm_below(r, s, cnt, below, len, bs, bad);
 			ret = ret < 0 ? ret : STEP_DOWN;

@@ -4,7 +4,7 @@
  * far2 and offset2, RAID5 left-symmetric and left-asymmetric (the whole stripe row, every data
  * chunk with its byte on the top device), RAID6 with Q's syndrome order (md's and DDF's), a
  * partition of a RAID5 (top offsets shifted, a chunk before the partition has none), RAID
- * over partitions, dm-crypt over RAID1 and LVM raid1 (dm tables and devt names faked), a
+ * over partitions, dm-crypt over RAID1, LVM raid1 and dm-mirror (dm tables and devt names faked), a
  * plain disk and RAID0 (nothing to compare), RAID1 over RAID1 (refused).
  */
 #include <errno.h>
@@ -304,7 +304,8 @@ static void test_partitions(void **s)
 }
 
 /* dm tables and devt names, faked: dm-0 crypt over md0 (9:0); dm-1 LVM raid1 of rimage
- * LVs dm-2 and dm-3 (253:2, 253:3; rmeta 253:4, 253:5), each linear over sdX from 2048. */
+ * LVs dm-2 and dm-3 (253:2, 253:3; rmeta 253:4, 253:5), each linear over sdX from 2048;
+ * dm-4 a dm-mirror of sda from 2048 and sdb from 4096. */
 int __wrap_kio_dm_table(dev_t devt, struct kio_dm_target *out, unsigned max)
 {
 	struct kio_dm_target t = { 0 };
@@ -316,6 +317,11 @@ int __wrap_kio_dm_table(dev_t devt, struct kio_dm_target *out, unsigned max)
 	case 0:
 		snprintf(t.type, sizeof(t.type), "crypt");
 		snprintf(t.params, sizeof(t.params), "aes-xts-plain64 - 0 9:0 32768");
+		break;
+	case 4:
+		snprintf(t.type, sizeof(t.type), "mirror");
+		snprintf(t.params, sizeof(t.params), "core 2 1024 nosync 2 8:0 2048 8:16 4096 1 "
+			 "handle_errors");
 		break;
 	case 1:
 		snprintf(t.type, sizeof(t.type), "raid");
@@ -349,7 +355,7 @@ static void test_dm(void **s)
 
 	(void)s;
 	md("md0", "raid1", 0, 0, 1 << 20, disks4, 2);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		char n[8];
 
 		snprintf(n, sizeof(n), "dm-%d", i);
@@ -368,6 +374,11 @@ static void test_dm(void **s)
 	assert_int_equal(r.kind, MAP_ROW_MIRROR);
 	check_leg(&r, "sdc", MAP_MD_MIRROR, 16, 0, 8192);
 	check_leg(&r, "sdd", MAP_MD_MIRROR, 16, 1, 8192);
+	/* dm-mirror: each leg at its own offset */
+	assert_int_equal(map_stack_row(root, "dm-4", 8192, 4096, &r, &done), 1);
+	assert_string_equal(r.level, "dm-mirror");
+	check_leg(&r, "sda", MAP_MD_MIRROR, 16, 0, 8192);
+	check_leg(&r, "sdb", MAP_MD_MIRROR, 2048 + 16, 1, 8192);
 }
 
 static void test_none(void **s)
