@@ -199,6 +199,8 @@ static int stage_method(struct pass *p)
 	if (p->stk.note[0])
 		pass_say(p->h, p->stk.unmappable ? PASS_SAY_ERROR : PASS_SAY_NOTE, "%s",
 			 p->stk.note);
+	if (p->stk.active)
+		pass_stack_compare_choose(&p->stk, a);
 	if (p->stk.active) {
 		const struct vfy_ops *rd;
 
@@ -520,6 +522,8 @@ static int stage_report(struct pass *p)
 
 	/* redundancy lost into the history while the pass runs, then where it stopped */
 	ret = pass_record_rl(&p->ck, rep);
+	if (ret >= 0)
+		ret = pass_record_cd(&p->ck, rep);
 	if (ret < 0)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* said */
 	else if (p->stk.active && p->stk.held && !p->r.complete && !p->a->no_state)
@@ -537,6 +541,7 @@ static int stage_report(struct pass *p)
 	}
 	ret = pass_record_damage(&p->ck, p->a, rep, &p->so, p->resumed);
 	pass_record_rl_settle(&p->ck, rep);
+	pass_record_cd_settle(&p->ck, rep);
 	if (p->ck.unsaved)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (p->a->recheck)
