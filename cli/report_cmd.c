@@ -22,6 +22,7 @@
 #include "owners.h"
 #include "owners_json.h"
 #include "report_cmd.h"
+#include "cd_hist.h"
 #include "rl_hist.h"
 #include "status_cmd.h"
 #include "units.h"
@@ -226,8 +227,8 @@ static int report_target(const struct scan_state_target *t, void *arg)
 	r->new_after = t->has_prev_complete ? t->prev_complete.id : 0;
 	r->nr_want = 0;
 	memset(r->want, 0, sizeof(*r->want) * REPORT_MAX_INODES);
-	json_object *rl = NULL;
-	int nr_rl;
+	json_object *rl = NULL, *cd = NULL;
+	int nr_rl, nr_cd;
 
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, collect_inodes, r);
 	if (ret < 0)
@@ -235,11 +236,18 @@ static int report_target(const struct scan_state_target *t, void *arg)
 	nr_rl = report_rl_hist_json(r->st, t->id, r->since, r->all, &rl);
 	if (nr_rl < 0)
 		return nr_rl;
-	if (!ret && !nr_rl && !r->all && !r->html) {
+	nr_cd = report_cd_hist_json(r->st, t->id, r->all, &cd);
+	if (nr_cd < 0) {
 		json_object_put(rl);
+		return nr_cd;
+	}
+	if (!ret && !nr_rl && !nr_cd && !r->all && !r->html) {
+		json_object_put(rl);
+		json_object_put(cd);
 		return 0;			/* nothing open: not listed (the page shows it) */
 	}
-	ret += nr_rl;
+	ret += nr_rl + nr_cd;
+	nr_rl += nr_cd;
 	r->fs_here = target_here(t);
 	if (r->nr_want && r->fs_here && stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		map_paths_resolve(t->path, r->want, r->nr_want, NULL);
@@ -258,6 +266,9 @@ static int report_target(const struct scan_state_target *t, void *arg)
 				       json_object_new_int((int)t->open_redundancy_lost));
 		json_object_object_add(j, "errors", r->errors);
 		json_object_object_add(j, "redundancy_lost", json_object_get(rl));
+		json_object_object_add(j, "open_copies_differ",
+				       json_object_new_int((int)t->open_copies_differ));
+		json_object_object_add(j, "copies_differ", json_object_get(cd));
 		r->target_json = j;
 	}
 	if (!r->json && (ret || r->all)) {
@@ -272,11 +283,18 @@ static int report_target(const struct scan_state_target *t, void *arg)
 		if (t->open_redundancy_lost)
 			printf("  %u member range%s lost redundancy (at risk, not lost)\n",
 			       t->open_redundancy_lost, t->open_redundancy_lost == 1 ? "" : "s");
+		if (t->open_copies_differ)
+			printf("  %u run%s whose copies differ (silent corruption: which files, "
+			       "which copy below)\n", t->open_copies_differ,
+			       t->open_copies_differ == 1 ? "" : "s");
 	}
 	ret = scan_state_list_errors(r->st, t->id, r->since, r->all, report_error, r);
-	if (ret >= 0 && !r->json)
+	if (ret >= 0 && !r->json) {
 		report_rl_hist_print(stdout, rl);
+		report_cd_hist_print(stdout, cd);
+	}
 	json_object_put(rl);
+	json_object_put(cd);
 	map_paths_free(r->want, r->nr_want);
 	if (ret >= 0 && r->html)
 		ret = report_html_add_history(r->html, r->st, t, r->target_json);

@@ -20,7 +20,7 @@ static const struct report_exit_row exit_rows[] = {
      "clean: every planned byte read and nothing found, or a planned "
      "--max-duration stop with its checkpoint saved (continue with --resume)"},
     {"scan", REPORT_EXIT_MEDIA, "media errors: data or metadata damaged (restore)"},
-    {"scan", REPORT_EXIT_INTEGRITY, "integrity (protection information) mismatches"},
+    {"scan", REPORT_EXIT_INTEGRITY, "integrity: protection information mismatches, or copies that differ (--compare)"},
     {"scan", REPORT_EXIT_OPERATIONAL,
      "operational error: the pass could not do all it should "
      "(not root, unreadable device, owners not mapped, report or history not written, "

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "escape.h"
 #include "html.h"
+#include "map_compare.h"
 #include "map_stack.h"
 #include "files.h"
 #include "fs.h"
@@ -300,6 +301,52 @@ static void print_rl(FILE *f, const struct report_html_target *t)
 	fputs("</tbody></table>\n", f);
 }
 
+/* Copies that differ: each run with its array, legs, the wrong copy (or not known), owners. */
+static void print_cd(FILE *f, const struct report_html_target *t)
+{
+	size_t n = t->cd ? json_object_array_length(t->cd) : 0;
+
+	if (!n)
+		return;
+	fputs("<h3>Copies differ</h3>\n<p>The copies (or data and parity) of these runs "
+	      "disagree and no read failed. Where the wrong copy is known, rewrite it from a "
+	      "good one; where it is not, restore the files from a backup. Never a blind md "
+	      "repair: it may copy the wrong one.</p>\n<table id=\"copies-differ\"><thead><tr>"
+	      "<th>array</th><th>level</th><th>legs</th><th>wrong</th><th>how</th><th>state</th>"
+	      "<th>owners</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < n && i < MAX_RANGE_ROWS; i++) {
+		json_object *j = json_object_array_get_idx(t->cd, i), *v = NULL;
+		const char *state = rl_str(j, "state");
+
+		fputs("<tr class=\"copies-differ\"><td>", f);
+		report_html_puts(f, rl_str(j, "array"));
+		fputs("</td><td>", f);
+		report_html_puts(f, rl_str(j, "level"));
+		fputs("</td><td>", f);
+		if (json_object_object_get_ex(j, "legs", &v))
+			for (size_t k = 0; k < json_object_array_length(v); k++) {
+				json_object *c = json_object_array_get_idx(v, k), *o;
+
+				report_html_puts(f, rl_str(c, "device"));
+				fprintf(f, "@%" PRIu64 " ", json_object_object_get_ex(c, "offset", &o) ?
+					(uint64_t)json_object_get_int64(o) : 0);
+				report_html_puts(f, rl_str(c, "role"));
+				fputs(k + 1 < json_object_array_length(v) ? ", " : "", f);
+			}
+		fputs("</td><td>", f);
+		report_html_puts(f, rl_str(j, "wrong")[0] ? rl_str(j, "wrong") : "cannot be known");
+		fputs("</td><td>", f);
+		report_html_puts(f, rl_str(j, "how"));
+		fputs("</td><td>", f);
+		report_html_puts(f, state[0] ? state : "open");
+		fputs("</td><td>", f);
+		if (json_object_object_get_ex(j, "owners", &v))
+			report_html_owners_text(f, v, 8);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
 static void print_target(FILE *f, const struct report_html_target *t)
 {
 	unsigned counts[4] = { 0 };
@@ -326,6 +373,7 @@ static void print_target(FILE *f, const struct report_html_target *t)
 		report_html_map(f, t, d);
 	print_damage_tables(f, t);
 	print_rl(f, t);
+	print_cd(f, t);
 	fputs("<h3>All ranges</h3>\n<table id=\"ranges\"><thead><tr><th>class</th><th>device</th>"
 	      "<th>offset</th><th>length</th><th>error</th><th>state</th><th>first seen</th>"
 	      "<th>last seen</th><th>owners</th></tr></thead><tbody>\n", f);
@@ -500,6 +548,11 @@ int report_html_write(const struct pass_report *rep, const char *path)
 		t->rl = json_object_new_array();
 		for (size_t i = 0; t->rl && i < rep->stack->nr_rl; i++)
 			json_object_array_add(t->rl, report_stack_rl_json(rep, i));
+	}
+	if (ret == 0 && rep->stack && rep->stack->active && rep->stack->nr_cd) {
+		t->cd = json_object_new_array();
+		for (size_t i = 0; t->cd && i < rep->stack->nr_cd; i++)
+			json_object_array_add(t->cd, report_compare_cd_json(rep, i));
 	}
 	if (ret == 0 && rep->stack && rep->stack->active)
 		ret = add_members(t, rep);

@@ -71,6 +71,7 @@ struct report_html_target {
 	struct scan_state_pass_row *passes;
 	size_t nr_passes;
 	struct json_object *rl;		/* redundancy_lost[] as the JSON says it (a reference) */
+	struct json_object *cd;		/* copies_differ[] as the JSON says it (a reference) */
 };
 
 struct report_html {

@@ -141,6 +141,8 @@ int report_html_add_history(struct report_html *h, struct scan_state *st,
 	}
 	if (json_object_object_get_ex(target_json, "redundancy_lost", &t->rl))
 		json_object_get(t->rl);
+	if (json_object_object_get_ex(target_json, "copies_differ", &t->cd))
+		json_object_get(t->cd);
 	json_object_object_get_ex(target_json, "errors", &errs);
 	for (size_t i = 0; errs && i < json_object_array_length(errs) && ret == 0; i++)
 		ret = add_row(t, json_object_array_get_idx(errs, i));

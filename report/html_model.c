@@ -51,6 +51,7 @@ void report_html_free(struct report_html *h)
 		free(h->targets[i].errs);
 		free(h->targets[i].passes);
 		json_object_put(h->targets[i].rl);
+		json_object_put(h->targets[i].cd);
 	}
 	free(h->targets);
 	h->targets = NULL;
