@@ -4,8 +4,8 @@
  * far2 and offset2, RAID5 left-symmetric and left-asymmetric (the whole stripe row, every data
  * chunk with its byte on the top device), RAID6 with Q's syndrome order (md's and DDF's), a
  * partition of a RAID5 (top offsets shifted, a chunk before the partition has none), RAID
- * over partitions, dm-crypt over RAID1, LVM raid1 and dm-mirror (dm tables and devt names faked), a
- * plain disk and RAID0 (nothing to compare), RAID1 over RAID1 (refused).
+ * over partitions, dm-crypt over RAID1, LVM raid1 and dm-mirror (dm tables and devt names
+ * faked), a plain disk and RAID0 (nothing to compare), RAID1 over RAID1 (refused).
  */
 #include <errno.h>
 #include <setjmp.h>
