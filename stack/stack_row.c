@@ -203,10 +203,18 @@ static int step(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt, 
 	}
 	if (map_stack_is_dm(name))
 		return step_dm(sysfs, name, s, cnt, below, len, bs, a, bad);
-	/* a partition of an md array or dm device: down through its parent */
+	/* a partition of an md array or dm device: down through its parent, within its size */
 	if (kio_blk_parent(sysfs, name, parent, sizeof(parent)) == 0 &&
 	    (map_stack_is_md(parent) || map_stack_is_dm(parent)) &&
 	    kio_blk_attr_u64(sysfs, name, "start", &start) == 0) {
+		uint64_t size;
+
+		if (kio_blk_attr_u64(sysfs, name, "size", &size) == 0) {
+			if (s >= size)
+				return -ERANGE;
+			if (*cnt > size - s)
+				*cnt = size - s;
+		}
 		snprintf(below, len, "%s", parent);
 		*bs = s + start;
 		return STEP_DOWN;

@@ -3,7 +3,7 @@
  * range, worked by hand from drivers/md's layouts: RAID1 of 2 and 3 copies, RAID10 near2,
  * far2 and offset2, RAID5 left-symmetric and left-asymmetric (the whole stripe row, every data
  * chunk with its byte on the top device), RAID6 with Q's syndrome order (md's and DDF's), a
- * partition of a RAID5 (top offsets shifted, a chunk before the partition has none), RAID
+ * partition of a RAID5 (top offsets shifted, a chunk outside the partition has none), RAID
  * over partitions, dm-crypt over RAID1, LVM raid1 and dm-mirror (dm tables and devt names
  * faked), a plain disk and RAID0 (nothing to compare), RAID1 over RAID1 (refused).
  */
@@ -290,12 +290,20 @@ static void test_partitions(void **s)
 	md("md0", "raid5", 2, 128, 131072, parts, 4);
 	put("md0p1", "partition", "1\n");
 	put("md0p1", "start", "256\n");
+	put("md0p1", "size", "%u\n", 5 * 128);
 	/* md0p1's byte (a - 256) * 512 is array sector a: the row of test_raid5 */
 	assert_int_equal(map_stack_row(root, "md0p1", (a - 256) * 512, 4096, &r, &done), 1);
 	assert_int_equal(r.nr_legs, 4);
 	check_leg(&r, "sda1", MAP_MD_DATA, 138, 1, (a - 256) * 512);
 	check_leg(&r, "sdb1", MAP_MD_DATA, 138, 2, (5 * 128 + 10 - 256) * 512);
 	check_leg(&r, "sdd1", MAP_MD_DATA, 138, 0, (3 * 128 + 10 - 256) * 512);
+	/* the partition ends at array sector 7 * 128: of stripe 2 only d0 is on it */
+	assert_int_equal(map_stack_row(root, "md0p1", (6 * 128 - 256) * 512, 512, &r, &done), 1);
+	for (unsigned i = 0; i < r.nr_legs; i++)
+		if (r.leg[i].role == MAP_MD_DATA)
+			assert_int_equal(r.leg[i].top_offset,
+					 r.leg[i].index ? UINT64_MAX : (6 * 128 - 256) * 512);
+	assert_int_equal(map_stack_row(root, "md0p1", 5 * 128 * 512, 512, &r, &done), -ERANGE);
 	/* stripe 0's first chunk lies before the partition: not on the top device */
 	assert_int_equal(map_stack_row(root, "md0p1", 10 * 512, 512, &r, &done), 1);
 	for (unsigned i = 0; i < r.nr_legs; i++)
