@@ -5,9 +5,9 @@
  * CRC). Pure: the caller reads the legs.
  *
  * The row is described here, not by stack/'s struct map_row: integrity/ may not see the
- * storage stack's headers. The values match so a caller that sees both converts field by
- * field: enum cmp_kind = enum map_row_kind, enum cmp_role = enum map_md_role, leg index =
- * map_row_leg.index.
+ * storage stack's headers. The values match (enum cmp_kind = enum map_row_kind, enum cmp_role
+ * = enum map_md_role, the same leg index) so a caller that sees both converts with
+ * CMP_ROW_DESC_FROM.
  */
 #ifndef MEDIASCAN_COMPARE_H
 #define MEDIASCAN_COMPARE_H
@@ -30,6 +30,20 @@ struct cmp_row_desc {
 	unsigned nr_legs;
 	struct cmp_leg leg[CMP_MAX_LEGS];
 };
+
+/*
+ * Fill struct cmp_row_desc *d from a row with the same field names (stack/'s struct map_row:
+ * kind, nr_legs, leg[].role, leg[].index), for a caller that sees both headers.
+ */
+#define CMP_ROW_DESC_FROM(d, r)							\
+	do {									\
+		(d)->kind = (enum cmp_kind)(r)->kind;				\
+		(d)->nr_legs = (r)->nr_legs <= CMP_MAX_LEGS ? (r)->nr_legs : 0;	\
+		for (unsigned cmp_i_ = 0; cmp_i_ < (d)->nr_legs; cmp_i_++) {	\
+			(d)->leg[cmp_i_].role = (enum cmp_role)(r)->leg[cmp_i_].role;	\
+			(d)->leg[cmp_i_].index = (r)->leg[cmp_i_].index;	\
+		}								\
+	} while (0)
 
 enum cmp_wrong_how { CMP_WHO_UNKNOWN, CMP_WHO_MAJORITY, CMP_WHO_SYNDROME, CMP_WHO_CRC };
 
