@@ -298,7 +298,7 @@ static uint64_t top_of(const char *sysfs, const char *top, uint64_t s_top,
 	snprintf(name, sizeof(name), "%s", top);
 	s = cand;
 	if (descend(sysfs, name, &s, &cnt, scratch, &bad) != 1 || strcmp(name, arr->name) ||
-	    s != as)
+	    scratch->base != arr->base || s != as)
 		return UINT64_MAX;
 	return cand * 512;
 }
