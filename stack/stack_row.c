@@ -3,8 +3,8 @@
  * layers (partitions, dm linear, crypt, striped, multipath, md/dm raid0 and linear) to the
  * first array that keeps redundancy (md RAID1/4/5/6/10, dm-raid, dm-mirror), then every copy
  * or the whole stripe row with its parity at md's own offsets (stack_md.c), each leg down its
- * member to a bottom device. Only one level of redundancy is mapped: below the array each leg must be a
- * single path, or two copies of one leg would have to be told apart.
+ * member to a bottom device. Only one level of redundancy is mapped: below the array each leg
+ * must be a single path, or two copies of one leg would have to be told apart.
  */
 #include <errno.h>
 #include <inttypes.h>
