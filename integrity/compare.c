@@ -90,7 +90,7 @@ static int mirror_by_crc(const struct cmp *c, size_t off, size_t bl, struct runs
 	int good = -1, v[CMP_MAX_LEGS];
 
 	for (unsigned i = 0; i < n; i++) {
-		v[i] = cmp_meta_crc(c->b[i] + off, bl);
+		v[i] = cmp_meta_crc_walk(c->b[i] + off, bl);
 		if (v[i] == 1 && good < 0)
 			good = (int)i;
 	}

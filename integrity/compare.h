@@ -73,9 +73,10 @@ int cmp_row(const struct cmp_row_desc *row, const void *const *bufs, size_t len,
 	    struct cmp_run *out, unsigned max);
 /*
  * cmp_row, and then a mirror's block whose wrong copy is unknown is decided by XFS v5
- * metadata CRCs (cmp_meta_crc): when the copies whose CRC is good all agree, every copy that
- * differs from them is wrong (CMP_WHO_CRC, a run per wrong copy). blk must cover the metadata
- * structure (the filesystem block, or 512 for AG headers on 512-byte sectors).
+ * metadata CRCs (cmp_meta_crc_walk over the block): when the copies whose CRCs are good all
+ * agree, every copy that differs from them is wrong (CMP_WHO_CRC, a run per wrong copy). blk
+ * must cover the metadata structures (the filesystem block size does for all but directory
+ * blocks larger than it; the structures in a block are walked back to back).
  */
 int cmp_row_crc(const struct cmp_row_desc *row, const void *const *bufs, size_t len,
 		uint32_t blk, struct cmp_run *out, unsigned max);
@@ -88,5 +89,11 @@ int cmp_row_crc(const struct cmp_row_desc *row, const void *const *bufs, size_t 
  * that fits in len.
  */
 int cmp_meta_crc(const void *buf, size_t len);
+/*
+ * Return 1 when buf starts with XFS v5 structures back to back (an inode cluster, the AG
+ * headers' sectors), every one with a good CRC, up to the first that is not recognised or the
+ * end; 0 when one of them has a bad CRC; -1 when none is recognised at the start.
+ */
+int cmp_meta_crc_walk(const void *buf, size_t len);
 
 #endif
