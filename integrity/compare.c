@@ -68,6 +68,9 @@ struct cmp {
 	const uint8_t *b[CMP_MAX_LEGS];
 	int p, q;			/* leg numbers of P and Q, -1 */
 	int crc;			/* decide unknown mirror blocks by metadata CRC */
+	int isal;			/* ISA-L checks the parity (c->v, c->nv) */
+	void *v[CMP_MAX_LEGS];
+	int nv;
 	uint8_t *dp, *dq;		/* blk bytes each */
 	struct gf gf;
 };
@@ -87,7 +90,7 @@ static int mirror_by_crc(const struct cmp *c, size_t off, size_t bl, struct runs
 	int good = -1, v[CMP_MAX_LEGS];
 
 	for (unsigned i = 0; i < n; i++) {
-		v[i] = cmp_meta_crc(c->b[i] + off, bl);
+		v[i] = cmp_meta_crc_walk(c->b[i] + off, bl);
 		if (v[i] == 1 && good < 0)
 			good = (int)i;
 	}
@@ -181,10 +184,58 @@ static int syndrome_leg(const struct cmp *c, size_t bl)
 	return -1;
 }
 
+/*
+ * Set c->v to the parity row's buffers in ISA-L's order (data in syndrome order 0..k-1, then
+ * P and Q) and return 1 when ISA-L takes them: 32-byte aligned, at least two sources, no gap
+ * in the syndrome indices (DDF's have gaps: the plain loop does those).
+ */
+static int isal_vectors(struct cmp *c)
+{
+	const struct cmp_row_desc *row = c->row;
+	unsigned n = row->nr_legs, k = 0;
+
+	if (row->kind == CMP_MIRROR || n < (row->kind == CMP_PQ ? 4u : 3u))
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct cmp_leg *g = &row->leg[i];
+
+		if ((uintptr_t)c->b[i] % 32)
+			return 0;
+		if (g->role != CMP_DATA)
+			continue;
+		if (row->kind == CMP_XOR)
+			c->v[k] = (void *)c->b[i];
+		else if ((unsigned)g->index < n - 2)
+			c->v[g->index] = (void *)c->b[i];
+		else
+			return 0;
+		k++;
+	}
+	c->v[k++] = (void *)c->b[c->p];
+	if (row->kind == CMP_PQ)
+		c->v[k++] = (void *)c->b[c->q];
+	c->nv = (int)k;
+	return 1;
+}
+
+/* Return 1 when bytes [off, off + n) of every leg agree by ISA-L's check (n % 32 == 0). */
+static int isal_clean(const struct cmp *c, size_t off, size_t n)
+{
+	void *v[CMP_MAX_LEGS];
+
+	for (int i = 0; i < c->nv; i++)
+		v[i] = (uint8_t *)c->v[i] + off;
+	if (c->row->kind == CMP_XOR)
+		return xor_check(c->nv, (int)n, v) == 0;
+	return pq_check(c->nv, (int)n, v) == 0;
+}
+
 static void parity_block(struct cmp *c, size_t off, size_t bl, struct runs *r)
 {
 	int pz, qz, z;
 
+	if (c->isal && bl % 32 == 0 && isal_clean(c, off, bl))
+		return;
 	if (!syndromes(c, off, bl, &pz, &qz))
 		return;
 	if (c->q < 0)
@@ -236,46 +287,16 @@ static int check_row(struct cmp *c)
 	return 0;
 }
 
-/*
- * Return 1 when the whole row agrees by one fast pass, 0 when it must be walked block by
- * block: ISA-L wants 32-byte aligned buffers, a length that is a multiple of 32, at least two
- * sources, and for pq_check the data in syndrome order 0..k-1 with P and Q last.
- */
+/* Return 1 when the whole row agrees by one fast pass, 0 when it must be walked by block. */
 static int row_clean(const struct cmp *c, size_t len)
 {
-	const struct cmp_row_desc *row = c->row;
-	void *v[CMP_MAX_LEGS];
-	unsigned n = row->nr_legs, k = 0;
-
-	if (row->kind == CMP_MIRROR) {
-		for (unsigned i = 1; i < n; i++)
+	if (c->row->kind == CMP_MIRROR) {
+		for (unsigned i = 1; i < c->row->nr_legs; i++)
 			if (memcmp(c->b[0], c->b[i], len))
 				return 0;
 		return 1;
 	}
-	if (len % 32 || len > INT_MAX || n < (row->kind == CMP_PQ ? 4u : 3u))
-		return 0;
-	for (unsigned i = 0; i < n; i++)
-		if ((uintptr_t)c->b[i] % 32)
-			return 0;
-	for (unsigned i = 0; i < n; i++) {
-		const struct cmp_leg *g = &row->leg[i];
-
-		if (g->role != CMP_DATA)
-			continue;
-		if (row->kind == CMP_XOR)
-			v[k] = (void *)c->b[i];
-		else if ((unsigned)g->index < n - 2)
-			v[g->index] = (void *)c->b[i];
-		else
-			return 0;		/* indices with gaps (DDF): the plain loop */
-		k++;
-	}
-	v[k++] = (void *)c->b[c->p];
-	if (row->kind == CMP_XOR)
-		return xor_check((int)k, (int)len, v) == 0;
-	v[k++] = (void *)c->b[c->q];
-	return pq_check((int)k, (int)len, v) == 0;
+	return c->isal && len % 32 == 0 && len <= INT_MAX && isal_clean(c, 0, len);
 }
 
 static int compare(const struct cmp_row_desc *row, const void *const *bufs, size_t len,
@@ -298,6 +319,8 @@ static int compare(const struct cmp_row_desc *row, const void *const *bufs, size
 		if (!bufs[i])
 			ret = -EINVAL;
 	}
+	if (ret == 0)
+		c->isal = isal_vectors(c);
 	if (ret < 0 || !len || row_clean(c, len))
 		goto out;
 	gf_init(&c->gf);

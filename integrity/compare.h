@@ -5,9 +5,9 @@
  * CRC). Pure: the caller reads the legs.
  *
  * The row is described here, not by stack/'s struct map_row: integrity/ may not see the
- * storage stack's headers. The values match so a caller that sees both converts field by
- * field: enum cmp_kind = enum map_row_kind, enum cmp_role = enum map_md_role, leg index =
- * map_row_leg.index.
+ * storage stack's headers. The values match (enum cmp_kind = enum map_row_kind, enum cmp_role
+ * = enum map_md_role, the same leg index) so a caller that sees both converts with
+ * CMP_ROW_DESC_FROM.
  */
 #ifndef MEDIASCAN_COMPARE_H
 #define MEDIASCAN_COMPARE_H
@@ -30,6 +30,20 @@ struct cmp_row_desc {
 	unsigned nr_legs;
 	struct cmp_leg leg[CMP_MAX_LEGS];
 };
+
+/*
+ * Fill struct cmp_row_desc *d from a row with the same field names (stack/'s struct map_row:
+ * kind, nr_legs, leg[].role, leg[].index), for a caller that sees both headers.
+ */
+#define CMP_ROW_DESC_FROM(d, r)							\
+	do {									\
+		(d)->kind = (enum cmp_kind)(r)->kind;				\
+		(d)->nr_legs = (r)->nr_legs <= CMP_MAX_LEGS ? (r)->nr_legs : 0;	\
+		for (unsigned cmp_i_ = 0; cmp_i_ < (d)->nr_legs; cmp_i_++) {	\
+			(d)->leg[cmp_i_].role = (enum cmp_role)(r)->leg[cmp_i_].role;	\
+			(d)->leg[cmp_i_].index = (r)->leg[cmp_i_].index;	\
+		}								\
+	} while (0)
 
 enum cmp_wrong_how { CMP_WHO_UNKNOWN, CMP_WHO_MAJORITY, CMP_WHO_SYNDROME, CMP_WHO_CRC };
 
@@ -59,9 +73,10 @@ int cmp_row(const struct cmp_row_desc *row, const void *const *bufs, size_t len,
 	    struct cmp_run *out, unsigned max);
 /*
  * cmp_row, and then a mirror's block whose wrong copy is unknown is decided by XFS v5
- * metadata CRCs (cmp_meta_crc): when the copies whose CRC is good all agree, every copy that
- * differs from them is wrong (CMP_WHO_CRC, a run per wrong copy). blk must cover the metadata
- * structure (the filesystem block, or 512 for AG headers on 512-byte sectors).
+ * metadata CRCs (cmp_meta_crc_walk over the block): when the copies whose CRCs are good all
+ * agree, every copy that differs from them is wrong (CMP_WHO_CRC, a run per wrong copy). blk
+ * must cover the metadata structures (the filesystem block size does for all but directory
+ * blocks larger than it; the structures in a block are walked back to back).
  */
 int cmp_row_crc(const struct cmp_row_desc *row, const void *const *bufs, size_t len,
 		uint32_t blk, struct cmp_run *out, unsigned max);
@@ -74,5 +89,11 @@ int cmp_row_crc(const struct cmp_row_desc *row, const void *const *bufs, size_t 
  * that fits in len.
  */
 int cmp_meta_crc(const void *buf, size_t len);
+/*
+ * Return 1 when buf starts with XFS v5 structures back to back (an inode cluster, the AG
+ * headers' sectors), every one with a good CRC, up to the first that is not recognised or the
+ * end; 0 when one of them has a bad CRC; -1 when none is recognised at the start.
+ */
+int cmp_meta_crc_walk(const void *buf, size_t len);
 
 #endif

@@ -112,20 +112,46 @@ static int classify(const uint8_t *b, size_t len, struct kind *k)
 	return 0;
 }
 
-int cmp_meta_crc(const void *buf, size_t len)
+/* cmp_meta_crc, and *n the length whose CRC held (when 1). */
+static int meta_crc(const uint8_t *b, size_t len, size_t *n)
 {
-	const uint8_t *b = buf;
 	struct kind k;
 	int tried = 0;
 
 	if (len < 8 || !classify(b, len, &k))
 		return -1;
-	for (uint32_t n = k.lo; n <= k.hi && n <= len; n *= 2) {
-		if (n < k.crc_off + 4)
+	for (uint32_t l = k.lo; l <= k.hi && l <= len; l *= 2) {
+		if (l < k.crc_off + 4)
 			continue;
 		tried = 1;
-		if (crc_ok(b, n, k.crc_off))
+		if (crc_ok(b, l, k.crc_off)) {
+			*n = l;
 			return 1;
+		}
 	}
 	return tried ? 0 : -1;
+}
+
+int cmp_meta_crc(const void *buf, size_t len)
+{
+	size_t n;
+
+	return meta_crc(buf, len, &n);
+}
+
+int cmp_meta_crc_walk(const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	size_t off = 0, n = 0;
+	int r;
+
+	while (off < len) {
+		r = meta_crc(b + off, len - off, &n);
+		if (r == 0)
+			return 0;
+		if (r < 0)
+			break;
+		off += n;
+	}
+	return off ? 1 : -1;
 }

@@ -1,10 +1,10 @@
 /*
  * stack/stack_row.c - the redundancy row under a range of a device: down the single-path
  * layers (partitions, dm linear, crypt, striped, multipath, md/dm raid0 and linear) to the
- * first array that keeps redundancy (md RAID1/4/5/6/10, dm-raid, dm-mirror), then every copy or the whole
- * stripe row with its parity at md's own offsets (stack_md.c), each leg down its member to a
- * bottom device. Only one level of redundancy is mapped: below the array each leg must be a
- * single path, or two copies of one leg would have to be told apart.
+ * first array that keeps redundancy (md RAID1/4/5/6/10, dm-raid, dm-mirror), then every copy
+ * or the whole stripe row with its parity at md's own offsets (stack_md.c), each leg down its
+ * member to a bottom device. Only one level of redundancy is mapped: below the array each leg
+ * must be a single path, or two copies of one leg would have to be told apart.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -203,10 +203,18 @@ static int step(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt, 
 	}
 	if (map_stack_is_dm(name))
 		return step_dm(sysfs, name, s, cnt, below, len, bs, a, bad);
-	/* a partition of an md array or dm device: down through its parent */
+	/* a partition of an md array or dm device: down through its parent, within its size */
 	if (kio_blk_parent(sysfs, name, parent, sizeof(parent)) == 0 &&
 	    (map_stack_is_md(parent) || map_stack_is_dm(parent)) &&
 	    kio_blk_attr_u64(sysfs, name, "start", &start) == 0) {
+		uint64_t size;
+
+		if (kio_blk_attr_u64(sysfs, name, "size", &size) == 0) {
+			if (s >= size)
+				return -ERANGE;
+			if (*cnt > size - s)
+				*cnt = size - s;
+		}
 		snprintf(below, len, "%s", parent);
 		*bs = s + start;
 		return STEP_DOWN;
@@ -290,7 +298,7 @@ static uint64_t top_of(const char *sysfs, const char *top, uint64_t s_top,
 	snprintf(name, sizeof(name), "%s", top);
 	s = cand;
 	if (descend(sysfs, name, &s, &cnt, scratch, &bad) != 1 || strcmp(name, arr->name) ||
-	    s != as)
+	    scratch->base != arr->base || s != as)
 		return UINT64_MAX;
 	return cand * 512;
 }

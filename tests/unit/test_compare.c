@@ -4,7 +4,8 @@
  * from ISA-L's xor_gen, RAID6 rows with P and Q from pq_gen in a shuffled leg order and with
  * DDF-style syndrome indices (a bad data leg located by the syndrome, P or Q alone named as
  * parity only, two bad legs unknown), both through ISA-L's checks and the plain loop (lengths
- * ISA-L refuses), too many runs, rows that are not rows. test_meta_crc.c covers the CRCs.
+ * ISA-L refuses), too many runs, rows that are not rows; a struct map_row converted by
+ * CMP_ROW_DESC_FROM (the enums' values agree). test_meta_crc.c covers the CRCs.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include <isa-l/raid.h>
 
 #include "compare.h"
+#include "stack_row.h"
 
 #define LEN (64 * 1024)
 #define BLK 4096
@@ -232,6 +234,34 @@ static void test_pq_ddf(void **s)
 	check_run(&out[0], BLK, BLK, 2, CMP_WHO_SYNDROME, 0);
 }
 
+/* stack/'s row converts: the same kinds, roles and indices */
+static void test_from_map_row(void **s)
+{
+	struct map_row m = { .kind = MAP_ROW_PQ, .nr_legs = 3 };
+	struct cmp_row_desc d;
+
+	(void)s;
+	assert_int_equal((int)CMP_MIRROR, (int)MAP_ROW_MIRROR);
+	assert_int_equal((int)CMP_XOR, (int)MAP_ROW_XOR);
+	assert_int_equal((int)CMP_PQ, (int)MAP_ROW_PQ);
+	assert_int_equal((int)CMP_DATA, (int)MAP_MD_DATA);
+	assert_int_equal((int)CMP_COPY, (int)MAP_MD_MIRROR);
+	assert_int_equal((int)CMP_P, (int)MAP_MD_PARITY);
+	assert_int_equal((int)CMP_Q, (int)MAP_MD_SYNDROME);
+	assert_int_equal(CMP_MAX_LEGS, MAP_ROW_MAX_LEGS);
+	m.leg[0].role = MAP_MD_DATA;
+	m.leg[0].index = 7;
+	m.leg[1].role = MAP_MD_PARITY;
+	m.leg[2].role = MAP_MD_SYNDROME;
+	CMP_ROW_DESC_FROM(&d, &m);
+	assert_int_equal(d.kind, CMP_PQ);
+	assert_int_equal(d.nr_legs, 3);
+	assert_int_equal(d.leg[0].role, CMP_DATA);
+	assert_int_equal(d.leg[0].index, 7);
+	assert_int_equal(d.leg[1].role, CMP_P);
+	assert_int_equal(d.leg[2].role, CMP_Q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_xor),
 		cmocka_unit_test(test_pq),
 		cmocka_unit_test(test_pq_ddf),
+		cmocka_unit_test(test_from_map_row),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -8,7 +8,8 @@
  * writes a long symlink's block without its XSLM header, and makes no node-form directory or
  * remote attribute: those kinds are checked on blocks built here, their CRC by a bitwise
  * crc32c written from xfs_cksum.h, not ISA-L's. Then cmp_row_crc: of two differing mirror
- * copies of the AG headers, the one whose CRC is good decides. Skipped without mkfs.xfs.
+ * copies of the AG headers or of an inode cluster's block (every structure in the block
+ * walked), the one whose CRCs are good decides. Skipped without mkfs.xfs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -257,6 +258,41 @@ static void test_row_crc(void **s)
 	assert_int_equal(out[0].how, CMP_WHO_UNKNOWN);
 }
 
+/* an inode cluster's block: every inode in it walked */
+static void test_walk(void **s)
+{
+	struct cmp_row_desc row = { .kind = CMP_MIRROR, .nr_legs = 2 };
+	static uint8_t a[4096], b[4096];
+	const void *bufs[2] = { a, b };
+	struct cmp_run out[4];
+	uint64_t root_ino, at;
+
+	(void)s;
+	if (!img)
+		skip();
+	/* the root inode's block in AG 0 (sb_rootino at 56, sb_inopblog at 123) */
+	root_ino = (uint64_t)be32(img + 56) << 32 | be32(img + 60);
+	at = (root_ino >> img[123]) * 4096;
+	assert_memory_equal(img + at, "IN", 2);
+	assert_int_equal(cmp_meta_crc_walk(img + at, 4096), 1);
+	assert_int_equal(cmp_meta_crc_walk(img, 4096), 1);		/* the AG headers */
+	assert_int_equal(cmp_meta_crc_walk(img + IMG_SIZE - 4096, 4096), -1);
+	memcpy(a, img + at, sizeof(a));
+	memcpy(b, img + at, sizeof(b));
+	b[5 * 512 + 300] ^= 0x01;				/* copy 1's sixth inode */
+	assert_int_equal(cmp_meta_crc_walk(b, sizeof(b)), 0);
+	assert_int_equal(cmp_row_crc(&row, bufs, sizeof(a), 4096, out, 4), 1);
+	assert_int_equal(out[0].wrong, 1);
+	assert_int_equal(out[0].how, CMP_WHO_CRC);
+	/* the AG headers' block, blk 4096: copy 0's AGI bad */
+	memcpy(a, img, sizeof(a));
+	memcpy(b, img, sizeof(b));
+	a[1024 + 200] ^= 0x20;
+	assert_int_equal(cmp_row_crc(&row, bufs, sizeof(a), 4096, out, 4), 1);
+	assert_int_equal(out[0].wrong, 0);
+	assert_int_equal(out[0].how, CMP_WHO_CRC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_scan_image),
 		cmocka_unit_test(test_built_blocks),
 		cmocka_unit_test(test_row_crc),
+		cmocka_unit_test(test_walk),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,9 +3,9 @@
  * range, worked by hand from drivers/md's layouts: RAID1 of 2 and 3 copies, RAID10 near2,
  * far2 and offset2, RAID5 left-symmetric and left-asymmetric (the whole stripe row, every data
  * chunk with its byte on the top device), RAID6 with Q's syndrome order (md's and DDF's), a
- * partition of a RAID5 (top offsets shifted, a chunk before the partition has none), RAID
- * over partitions, dm-crypt over RAID1, LVM raid1 and dm-mirror (dm tables and devt names faked), a
- * plain disk and RAID0 (nothing to compare), RAID1 over RAID1 (refused).
+ * partition of a RAID5 (top offsets shifted, a chunk outside the partition has none), RAID
+ * over partitions, dm-crypt over RAID1, LVM raid1 and raid5, dm-mirror (dm tables and devt
+ * names faked), a plain disk and RAID0 (nothing to compare), RAID1 over RAID1 (refused).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -290,12 +290,20 @@ static void test_partitions(void **s)
 	md("md0", "raid5", 2, 128, 131072, parts, 4);
 	put("md0p1", "partition", "1\n");
 	put("md0p1", "start", "256\n");
+	put("md0p1", "size", "%u\n", 5 * 128);
 	/* md0p1's byte (a - 256) * 512 is array sector a: the row of test_raid5 */
 	assert_int_equal(map_stack_row(root, "md0p1", (a - 256) * 512, 4096, &r, &done), 1);
 	assert_int_equal(r.nr_legs, 4);
 	check_leg(&r, "sda1", MAP_MD_DATA, 138, 1, (a - 256) * 512);
 	check_leg(&r, "sdb1", MAP_MD_DATA, 138, 2, (5 * 128 + 10 - 256) * 512);
 	check_leg(&r, "sdd1", MAP_MD_DATA, 138, 0, (3 * 128 + 10 - 256) * 512);
+	/* the partition ends at array sector 7 * 128: of stripe 2 only d0 is on it */
+	assert_int_equal(map_stack_row(root, "md0p1", (6 * 128 - 256) * 512, 512, &r, &done), 1);
+	for (unsigned i = 0; i < r.nr_legs; i++)
+		if (r.leg[i].role == MAP_MD_DATA)
+			assert_int_equal(r.leg[i].top_offset,
+					 r.leg[i].index ? UINT64_MAX : (6 * 128 - 256) * 512);
+	assert_int_equal(map_stack_row(root, "md0p1", 5 * 128 * 512, 512, &r, &done), -ERANGE);
 	/* stripe 0's first chunk lies before the partition: not on the top device */
 	assert_int_equal(map_stack_row(root, "md0p1", 10 * 512, 512, &r, &done), 1);
 	for (unsigned i = 0; i < r.nr_legs; i++)
@@ -305,7 +313,8 @@ static void test_partitions(void **s)
 
 /* dm tables and devt names, faked: dm-0 crypt over md0 (9:0); dm-1 LVM raid1 of rimage
  * LVs dm-2 and dm-3 (253:2, 253:3; rmeta 253:4, 253:5), each linear over sdX from 2048;
- * dm-4 a dm-mirror of sda from 2048 and sdb from 4096. */
+ * dm-4 a dm-mirror of sda from 2048 and sdb from 4096; dm-5 LVM raid5 (left-symmetric, chunk
+ * 128) of rimage LVs dm-2, dm-3 and dm-9 (on sdj). */
 int __wrap_kio_dm_table(dev_t devt, struct kio_dm_target *out, unsigned max)
 {
 	struct kio_dm_target t = { 0 };
@@ -322,6 +331,11 @@ int __wrap_kio_dm_table(dev_t devt, struct kio_dm_target *out, unsigned max)
 		snprintf(t.type, sizeof(t.type), "mirror");
 		snprintf(t.params, sizeof(t.params), "core 2 1024 nosync 2 8:0 2048 8:16 4096 1 "
 			 "handle_errors");
+		break;
+	case 5:
+		snprintf(t.type, sizeof(t.type), "raid");
+		snprintf(t.params, sizeof(t.params), "raid5_ls 3 128 region_size 1024 3 253:6 253:2 "
+			 "253:7 253:3 253:8 253:9");
 		break;
 	case 1:
 		snprintf(t.type, sizeof(t.type), "raid");
@@ -355,7 +369,7 @@ static void test_dm(void **s)
 
 	(void)s;
 	md("md0", "raid1", 0, 0, 1 << 20, disks4, 2);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 10; i++) {
 		char n[8];
 
 		snprintf(n, sizeof(n), "dm-%d", i);
@@ -379,6 +393,16 @@ static void test_dm(void **s)
 	assert_string_equal(r.level, "dm-mirror");
 	check_leg(&r, "sda", MAP_MD_MIRROR, 16, 0, 8192);
 	check_leg(&r, "sdb", MAP_MD_MIRROR, 2048 + 16, 1, 8192);
+	/* LVM raid5 of 3: chunk 4 is stripe 2's d0, with P on slot 0 and d1 on slot 2 */
+	uint64_t a = 4 * 128 + 10;
+
+	assert_int_equal(map_stack_row(root, "dm-5", a * 512, 4096, &r, &done), 1);
+	assert_int_equal(r.kind, MAP_ROW_XOR);
+	assert_string_equal(r.level, "dm-raid5_ls");
+	assert_int_equal(r.nr_legs, 3);
+	check_leg(&r, "sdc", MAP_MD_PARITY, 266, 0, UINT64_MAX);
+	check_leg(&r, "sdd", MAP_MD_DATA, 266, 0, a * 512);
+	check_leg(&r, "sdj", MAP_MD_DATA, 266, 1, (5 * 128 + 10) * 512);
 }
 
 static void test_none(void **s)
