@@ -1,0 +1,49 @@
+/*
+ * stack/stack_thin_int.h - what the files of the thin-pool model (stack_thin_meta.c,
+ * stack_thin_model.c, stack_thin_query.c) share: the B-tree walker over a read callback, the
+ * owners' order, little-endian loads.
+ */
+#ifndef MEDIASCAN_STACK_THIN_INT_H
+#define MEDIASCAN_STACK_THIN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stack_thin.h"
+
+/* Deeper than any tree of 2^64 keys with dm-btree's smallest fan-out: a deeper walk loops. */
+#define THIN_MAX_DEPTH 24
+
+/* One walk of one B-tree: every leaf entry in key order goes to leaf(). */
+struct thin_walk {
+	thin_read_fn read;
+	void *arg;
+	uint64_t nr_blocks;		/* metadata blocks: a child beyond is corrupt */
+	uint32_t value_size;		/* of the leaves */
+	/* Return 0 to go on, or -errno to stop the walk with it. */
+	int (*leaf)(void *ctx, uint64_t key, const uint8_t *value);
+	void *ctx;
+	uint8_t *buf[THIN_MAX_DEPTH];	/* one 4096-aligned block per level, lazily */
+	uint64_t nodes_read;
+	char *why;
+	size_t why_len;
+};
+
+/* Return 0 after walking the tree at root, or the first error (why set). */
+int thin_btree_walk(struct thin_walk *w, uint64_t root);
+/* Free the walk's buffers. */
+void thin_walk_free(struct thin_walk *w);
+/* qsort order of owner runs: by data block, then dev id, then virtual block. */
+int thin_owner_cmp(const void *x, const void *y);
+
+static inline uint32_t thin_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t thin_le64(const uint8_t *p)
+{
+	return (uint64_t)thin_le32(p) | (uint64_t)thin_le32(p + 4) << 32;
+}
+
+#endif

@@ -1,0 +1,281 @@
+/*
+ * stack/stack_thin_model.c - a consistent model of a live thin pool: the device details and
+ * the two-level mapping tree walked between two reads of the same superblock, kept as sorted
+ * runs (contiguous virtual and data blocks of one time merged: memory grows with extents, not
+ * with blocks), with a reverse index by data block for mapping a data-device sector up to
+ * every thin device that holds it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack_thin_int.h"
+
+/* struct disk_device_details: mapped_blocks, transaction_id, creation_time, snapshotted_time */
+#define DETAILS_SIZE 24
+/* A mapping's value: the data block above 24 bits of time (dm-thin-metadata.c pack_block_time). */
+#define TIME_BITS 24
+
+struct build {
+	struct thin_model *m;
+	const struct thin_sb *sb;
+	struct thin_dev *dev;		/* the device whose subtree is walked */
+	size_t cap_devs, cap_runs;
+	struct thin_walk sub;		/* the second level's walker */
+};
+
+static int details_leaf(void *ctx, uint64_t key, const uint8_t *v)
+{
+	struct build *b = ctx;
+	struct thin_model *m = b->m;
+	struct thin_dev *d;
+
+	if (key > UINT32_MAX) {
+		snprintf(b->sub.why, b->sub.why_len, "device details: thin device id %" PRIu64
+			 " beyond 24 bits", key);
+		return -EBADMSG;
+	}
+	if (m->nr_devs == b->cap_devs) {
+		size_t cap = b->cap_devs ? 2 * b->cap_devs : 16;
+		struct thin_dev *n = realloc(m->devs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		m->devs = n;
+		b->cap_devs = cap;
+	}
+	d = &m->devs[m->nr_devs++];
+	memset(d, 0, sizeof(*d));
+	d->id = (uint32_t)key;
+	d->mapped_blocks = thin_le64(v);
+	d->trans_id = thin_le64(v + 8);
+	d->creation_time = thin_le32(v + 16);
+	d->snapshotted_time = thin_le32(v + 20);
+	return 0;
+}
+
+/* Add virtual block vb -> data block db at time t to the device walked, merged into its last
+ * run when it continues it (keys arrive in order: the walk checked it). */
+static int mapping_leaf(void *ctx, uint64_t vb, const uint8_t *v)
+{
+	struct build *b = ctx;
+	struct thin_dev *d = b->dev;
+	uint64_t val = thin_le64(v), db = val >> TIME_BITS;
+	uint32_t t = (uint32_t)(val & ((1u << TIME_BITS) - 1));
+	struct thin_run *last = d->nr_runs ? &d->runs[d->nr_runs - 1] : NULL;
+
+	if (db >= b->sb->data_nr_blocks) {
+		snprintf(b->sub.why, b->sub.why_len, "thin device %u: virtual block %" PRIu64
+			 " maps to data block %" PRIu64 ", beyond the pool's %" PRIu64, d->id, vb,
+			 db, b->sb->data_nr_blocks);
+		return -EBADMSG;
+	}
+	d->counted++;
+	if (last && last->time == t && last->len < UINT32_MAX && last->vblock + last->len == vb &&
+	    last->dblock + last->len == db) {
+		last->len++;
+		return 0;
+	}
+	if (d->nr_runs == b->cap_runs) {
+		size_t cap = b->cap_runs ? 2 * b->cap_runs : 64;
+		struct thin_run *n = realloc(d->runs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		d->runs = n;
+		b->cap_runs = cap;
+	}
+	d->runs[d->nr_runs++] = (struct thin_run){ .vblock = vb, .dblock = db, .len = 1, .time = t };
+	return 0;
+}
+
+static int find_dev(const struct thin_model *m, uint64_t id)
+{
+	size_t lo = 0, hi = m->nr_devs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->devs[mid].id == id)
+			return (int)mid;
+		if (m->devs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* A top-level entry: thin device id -> the root of its virtual-block tree, walked now. */
+static int device_leaf(void *ctx, uint64_t id, const uint8_t *v)
+{
+	struct build *b = ctx;
+	int i = find_dev(b->m, id);
+	int r;
+
+	if (i < 0) {
+		snprintf(b->sub.why, b->sub.why_len, "mapping tree: thin device %" PRIu64 " has no "
+			 "device details", id);
+		return -EBADMSG;
+	}
+	b->dev = &b->m->devs[i];
+	b->cap_runs = 0;
+	r = thin_btree_walk(&b->sub, thin_le64(v));
+	/* Give back what doubling reserved: the model stays as large as its runs. */
+	if (r == 0 && b->dev->nr_runs) {
+		struct thin_run *n = realloc(b->dev->runs, b->dev->nr_runs * sizeof(*n));
+
+		if (n)
+			b->dev->runs = n;
+	}
+	return r;
+}
+
+/* Build the reverse index and the provisioned extents from the devices' runs. */
+static int build_reverse(struct thin_model *m)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		n += m->devs[i].nr_runs;
+		m->nr_mappings += m->devs[i].counted;
+	}
+	m->rev = malloc((n ? n : 1) * sizeof(*m->rev));
+	m->rev_end = malloc((n ? n : 1) * sizeof(*m->rev_end));
+	m->prov = malloc((n ? n : 1) * sizeof(*m->prov));
+	if (!m->rev || !m->rev_end || !m->prov)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr_devs; i++)
+		for (size_t j = 0; j < m->devs[i].nr_runs; j++) {
+			const struct thin_run *r = &m->devs[i].runs[j];
+
+			m->rev[k++] = (struct thin_owner){ .dblock = r->dblock, .vblock = r->vblock,
+				.len = r->len, .dev_id = m->devs[i].id, .time = r->time };
+		}
+	qsort(m->rev, n, sizeof(*m->rev), thin_owner_cmp);
+	m->nr_rev = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end = m->rev[i].dblock + m->rev[i].len;
+		struct thin_extent *last = m->nr_prov ? &m->prov[m->nr_prov - 1] : NULL;
+
+		m->rev_end[i] = i && m->rev_end[i - 1] > end ? m->rev_end[i - 1] : end;
+		if (last && m->rev[i].dblock <= last->start + last->len) {
+			if (end > last->start + last->len)
+				last->len = end - last->start;
+		} else {
+			m->prov[m->nr_prov++] = (struct thin_extent){ m->rev[i].dblock, m->rev[i].len };
+		}
+	}
+	for (size_t i = 0; i < m->nr_prov; i++)
+		m->nr_provisioned += m->prov[i].len;
+	return 0;
+}
+
+/* One walk of the pool at superblock sb into m (m zeroed first; freed by the caller). */
+static int walk_pool(thin_read_fn read, void *arg, const struct thin_sb *sb,
+		     struct thin_model *m, char *why, size_t why_len)
+{
+	struct build b = { .m = m, .sb = sb };
+	struct thin_walk top = { .read = read, .arg = arg, .nr_blocks = sb->metadata_nr_blocks,
+		.ctx = &b, .why = why, .why_len = why_len };
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->sb = *sb;
+	b.sub = top;
+	b.sub.value_size = 8;
+	b.sub.leaf = mapping_leaf;
+	top.value_size = DETAILS_SIZE;
+	top.leaf = details_leaf;
+	r = thin_btree_walk(&top, sb->details_root);
+	if (r == 0) {
+		top.value_size = 8;
+		top.leaf = device_leaf;
+		r = thin_btree_walk(&top, sb->mapping_root);
+	}
+	m->nodes_read = top.nodes_read + b.sub.nodes_read;
+	thin_walk_free(&top);
+	thin_walk_free(&b.sub);
+	if (r == 0)
+		r = build_reverse(m);
+	if (r == -ENOMEM)
+		snprintf(why, why_len, "out of memory modelling the pool");
+	return r;
+}
+
+void thin_model_free(struct thin_model *m)
+{
+	for (size_t i = 0; i < m->nr_devs; i++)
+		free(m->devs[i].runs);
+	free(m->devs);
+	free(m->rev);
+	free(m->rev_end);
+	free(m->prov);
+	memset(m, 0, sizeof(*m));
+}
+
+int thin_model_load(thin_read_fn read, void *arg, unsigned max_rewalks, struct thin_model *m,
+		    char *why, size_t why_len)
+{
+	uint8_t *a = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
+	uint8_t *b = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
+	unsigned rewalks = 0;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if (!a || !b) {
+		r = -ENOMEM;
+		snprintf(why, why_len, "out of memory");
+		goto out;
+	}
+	r = read(arg, 0, a);
+	for (;;) {
+		struct thin_sb sb;
+		struct thin_model t;
+		int r2;
+
+		if (r < 0) {
+			snprintf(why, why_len, "reading the superblock: %s", strerror(-r));
+			goto out;
+		}
+		memset(&t, 0, sizeof(t));
+		r = thin_sb_parse(a, &sb, why, why_len);
+		if (r == 0)
+			r = walk_pool(read, arg, &sb, &t, why, why_len);
+		/* The walk holds only if no commit happened meanwhile: the kernel rewrites
+		 * block 0 last in every commit, and blocks the old tree freed are reused after. */
+		r2 = read(arg, 0, b);
+		if (r2 == 0 && memcmp(a, b, THIN_META_BLOCK) == 0) {
+			if (r == 0) {
+				*m = t;
+				m->rewalks = rewalks;
+				if (why_len)
+					why[0] = 0;
+			} else {
+				thin_model_free(&t);
+			}
+			goto out;
+		}
+		thin_model_free(&t);
+		if (r2 < 0) {
+			r = r2;
+			continue;
+		}
+		if (rewalks == max_rewalks) {
+			snprintf(why, why_len, "the pool's metadata changed during each of %u walks "
+				 "(its superblock differed after every walk): no consistent view",
+				 rewalks + 1);
+			r = -EAGAIN;
+			goto out;
+		}
+		rewalks++;
+		memcpy(a, b, THIN_META_BLOCK);
+		r = 0;
+	}
+out:
+	free(a);
+	free(b);
+	return r;
+}
