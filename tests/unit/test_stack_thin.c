@@ -1,0 +1,701 @@
+/*
+ * tests/unit/test_stack_thin.c - stack/stack_thin*.c's model of a thin pool against real
+ * metadata written by thin-provisioning-tools' thin_restore on this host: a small pool (a
+ * volume, its snapshot sharing 16 blocks, an empty device) checked by hand, and a large one
+ * (multi-level B-trees, snapshots with copied-on-write blocks) checked block by block against
+ * what the pool was made of, against thin_dump's XML and against thin_rmap. Then the walk
+ * under damage and under commits: a node's checksum, a node read at another block than it
+ * says, a superblock that changes once (one re-walk, the new pool's model), one that always
+ * changes (a clear error after the bound), a walk torn by a commit (redone, not reported).
+ * Skipped only when thin_restore is missing (scripts/deps installs it).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stack_thin.h"
+#include "thin_fixture.h"
+
+#define SB_TRANS_ID 48		/* superblock field offsets, as the format defines them */
+#define SB_MAPPING_ROOT 320
+#define SB_DETAILS_ROOT 328
+#define META_BYTES (16u << 20)
+#define LARGE_DATA_BLOCKS 200000u
+
+struct fixtures {
+	char *dir;
+	struct fx_image a, b, large;	/* a: small pool; b: a after one more commit */
+	struct fx_pool large_pool;
+	char large_path[600], a_path[600];
+};
+
+static struct fixtures fx;
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The small pool: volume 1, snapshot 2 of it sharing virtual blocks 0..15 (data 0..15), each
+ * with a block of its own at virtual block 100 (the snapshot's copied on write at time 1),
+ * volume 1 written at 200..202 after the snapshot; device 3 has no mappings. */
+static void small_pool(struct fx_pool *p, int one_more)
+{
+	static struct fx_dev devs[] = { { 1, 0, 0, 1 }, { 2, 1, 1, 1 }, { 3, 2, 1, 1 } };
+
+	memset(p, 0, sizeof(*p));
+	p->time = 1;
+	p->trans_id = one_more ? 4 : 3;
+	p->data_block_size = 128;
+	p->nr_data_blocks = 1024;
+	p->devs = devs;
+	p->nr_devs = 3;
+	for (uint64_t v = 0; v < 16; v++) {
+		fx_add(p, 1, v, v, 0);
+		fx_add(p, 2, v, v, 0);
+	}
+	fx_add(p, 1, 100, 50, 0);
+	fx_add(p, 2, 100, 51, 1);
+	for (uint64_t v = 200; v < 203; v++)
+		fx_add(p, 1, v, 60 + v - 200, 1);
+	if (one_more)
+		fx_add(p, 2, 101, 52, 1);
+	fx_sort(p);
+}
+
+/* The large pool: volumes 1 and 2 written in runs with gaps (data allocated in order, with
+ * holes), 3 a snapshot of 1 with a tenth of its runs copied on write at time 1, 4 a snapshot
+ * of 3 (time 2) sharing all of it, 5 empty. Thousands of mappings: internal nodes on every
+ * device's tree. */
+static void large_pool(struct fx_pool *p)
+{
+	static struct fx_dev devs[] = { { 1, 0, 0, 2 }, { 2, 0, 0, 0 }, { 3, 1, 1, 2 },
+					{ 4, 2, 2, 2 }, { 5, 3, 2, 2 } };
+	uint64_t dcur = 0;
+	unsigned seed = 31;
+	size_t n1;
+
+	memset(p, 0, sizeof(*p));
+	p->time = 2;
+	p->trans_id = 7;
+	p->data_block_size = 128;
+	p->nr_data_blocks = LARGE_DATA_BLOCKS;
+	p->devs = devs;
+	p->nr_devs = 5;
+	for (uint32_t dev = 1; dev <= 2; dev++) {
+		uint64_t v = (uint64_t)rand_r(&seed) % 7;
+
+		while (v < (dev == 1 ? 24000u : 12000u)) {
+			unsigned len = 1 + (unsigned)rand_r(&seed) % 9;
+
+			for (unsigned k = 0; k < len; k++)
+				fx_add(p, dev, v + k, dcur + k, 0);
+			v += len + (uint64_t)rand_r(&seed) % 4;
+			dcur += len + (rand_r(&seed) % 3 == 0 ? (uint64_t)rand_r(&seed) % 5 : 0);
+		}
+	}
+	n1 = p->nr_maps;
+	for (size_t i = 0; i < n1; i++) {
+		const struct fx_map m = p->maps[i];
+
+		if (m.dev != 1)
+			continue;
+		if (m.vblock % 97 < 10)
+			fx_add(p, 3, m.vblock, dcur++, 1);
+		else
+			fx_add(p, 3, m.vblock, m.dblock, m.time);
+	}
+	n1 = p->nr_maps;
+	for (size_t i = 0; i < n1; i++)
+		if (p->maps[i].dev == 3)
+			fx_add(p, 4, p->maps[i].vblock, p->maps[i].dblock, p->maps[i].time);
+	fx_sort(p);
+}
+
+static int setup(void **s)
+{
+	struct fx_pool a, b;
+	char path[600];
+	int ok;
+
+	(void)s;
+	memset(&fx, 0, sizeof(fx));
+	if (!fx_tool("thin_restore"))
+		return 0;
+	fx.dir = fx_tmpdir();
+	if (!fx.dir)
+		return -1;
+	small_pool(&a, 0);
+	small_pool(&b, 1);
+	large_pool(&fx.large_pool);
+	ok = fx_restore(&a, fx.dir, "a", 4u << 20) == 0 &&
+	     fx_restore(&b, fx.dir, "b", 4u << 20) == 0 &&
+	     fx_restore(&fx.large_pool, fx.dir, "large", META_BYTES) == 0;
+	free(a.maps);
+	free(b.maps);
+	if (!ok)
+		return -1;
+	snprintf(fx.a_path, sizeof(fx.a_path), "%s/a.meta", fx.dir);
+	snprintf(fx.large_path, sizeof(fx.large_path), "%s/large.meta", fx.dir);
+	snprintf(path, sizeof(path), "%s/b.meta", fx.dir);
+	if (fx_image_load(fx.a_path, &fx.a) || fx_image_load(path, &fx.b) ||
+	    fx_image_load(fx.large_path, &fx.large))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **s)
+{
+	(void)s;
+	fx_image_free(&fx.a);
+	fx_image_free(&fx.b);
+	fx_image_free(&fx.large);
+	free(fx.large_pool.maps);
+	fx_tmpdir_remove(fx.dir);
+	return 0;
+}
+
+static void need_tools(void)
+{
+	if (!fx.dir) {
+		fprintf(stderr, "skip: thin_restore (thin-provisioning-tools) is not installed; "
+			"scripts/deps installs it\n");
+		skip();
+	}
+}
+
+/* Check the model of the small pool (one_more: the pool after its next commit). */
+static void check_small(const struct thin_model *m, int one_more)
+{
+	struct thin_owner o[8];
+	struct thin_run r[8];
+	struct thin_extent e;
+	struct thin_totals t;
+	const struct thin_dev *d;
+
+	assert_int_equal(m->sb.data_block_size, 128);
+	assert_int_equal(m->sb.data_nr_blocks, 1024);
+	assert_int_equal(m->sb.trans_id, one_more ? 4 : 3);
+	assert_int_equal(m->sb.time, 1);
+	assert_int_equal(m->nr_devs, 3);
+	d = thin_model_dev(m, 1);
+	assert_non_null(d);
+	assert_int_equal(d->mapped_blocks, 20);
+	assert_int_equal(d->counted, 20);
+	assert_int_equal(d->snapshotted_time, 1);
+	/* 0..15 and 100 at time 0 are not contiguous; 200..202 at time 1: three runs */
+	assert_int_equal(d->nr_runs, 3);
+	d = thin_model_dev(m, 2);
+	assert_int_equal(d->creation_time, 1);
+	assert_int_equal(d->trans_id, 1);
+	assert_int_equal(d->counted, one_more ? 18 : 17);
+	assert_int_equal(d->counted, d->mapped_blocks);
+	d = thin_model_dev(m, 3);
+	assert_int_equal(d->nr_runs, 0);
+	assert_null(thin_model_dev(m, 4));
+
+	/* a shared block: both the volume and its snapshot own it */
+	assert_int_equal(thin_model_owners(m, 5, 1, o, 8), 2);
+	assert_int_equal(o[0].dev_id, 1);
+	assert_int_equal(o[0].vblock, 5);
+	assert_int_equal(o[0].len, 1);
+	assert_int_equal(o[1].dev_id, 2);
+	assert_int_equal(o[1].vblock, 5);
+	/* each its own copy of virtual block 100; a range across them is clipped */
+	assert_int_equal(thin_model_owners(m, 49, 3, o, 8), 2);
+	assert_int_equal(o[0].dblock, 50);
+	assert_int_equal(o[0].dev_id, 1);
+	assert_int_equal(o[0].vblock, 100);
+	assert_int_equal(o[1].dblock, 51);
+	assert_int_equal(o[1].dev_id, 2);
+	assert_int_equal(o[1].time, 1);
+	assert_int_equal(thin_model_owners(m, 61, 10, o, 8), 1);
+	assert_int_equal(o[0].vblock, 201);
+	assert_int_equal(o[0].len, 2);
+	/* unprovisioned data blocks have no owner */
+	assert_int_equal(thin_model_owners(m, 20, 30, o, 8), 0);
+	assert_int_equal(thin_model_owners(m, 0, 1024, o, 1), -E2BIG);
+
+	/* virtual ranges down to data runs, holes left out */
+	assert_int_equal(thin_model_lookup(m, 1, 10, 192, r, 8), 3);
+	assert_int_equal(r[0].vblock, 10);
+	assert_int_equal(r[0].dblock, 10);
+	assert_int_equal(r[0].len, 6);
+	assert_int_equal(r[1].dblock, 50);
+	assert_int_equal(r[2].vblock, 200);
+	assert_int_equal(r[2].len, 2);
+	assert_int_equal(r[2].time, 1);
+	assert_int_equal(thin_model_lookup(m, 2, 16, 84, r, 8), 0);
+	assert_int_equal(thin_model_lookup(m, 3, 0, 1000, r, 8), 0);
+	assert_int_equal(thin_model_lookup(m, 9, 0, 1, r, 8), -ENOENT);
+
+	/* the provisioned data blocks, what a scan of the data device reads */
+	assert_int_equal(thin_model_next_provisioned(m, 0, &e), 1);
+	assert_int_equal(e.start, 0);
+	assert_int_equal(e.len, 16);
+	assert_int_equal(thin_model_next_provisioned(m, 16, &e), 1);
+	assert_int_equal(e.start, 50);
+	assert_int_equal(e.len, one_more ? 3 : 2);
+	assert_int_equal(thin_model_next_provisioned(m, 61, &e), 1);
+	assert_int_equal(e.start, 61);
+	assert_int_equal(e.len, 2);
+	assert_int_equal(thin_model_next_provisioned(m, 63, &e), 0);
+
+	thin_model_totals(m, &t);
+	assert_int_equal(t.data_block_bytes, 65536);
+	assert_int_equal(t.data_nr_blocks, 1024);
+	assert_int_equal(t.data_allocated, one_more ? 22 : 21);
+	assert_int_equal(t.provisioned, t.data_allocated);
+	assert_int_equal(t.mappings, one_more ? 38 : 37);
+	assert_int_equal(t.shared, 16);
+	assert_int_equal(t.nr_devs, 3);
+}
+
+static void test_small_pool(void **s)
+{
+	struct thin_model m;
+	char why[THIN_WHY];
+
+	(void)s;
+	need_tools();
+	assert_int_equal(thin_model_load(fx_image_read, &fx.a, THIN_REWALKS, &m, why,
+					 sizeof(why)), 0);
+	assert_int_equal(m.rewalks, 0);
+	assert_true(m.nodes_read >= 5);	/* details, top level, three devices' trees */
+	check_small(&m, 0);
+	thin_model_free(&m);
+}
+
+/* One data block's owner, for comparing block by block. */
+struct triple {
+	uint64_t d, v;
+	uint64_t dev;		/* 64 bits: no padding for memcmp */
+};
+
+static int triple_cmp(const void *x, const void *y)
+{
+	const struct triple *a = x, *b = y;
+
+	if (a->d != b->d)
+		return a->d < b->d ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* The pool's truth by data block. */
+static struct triple *truth_by_data(const struct fx_pool *p)
+{
+	struct triple *t = malloc(p->nr_maps * sizeof(*t));
+
+	assert_non_null(t);
+	for (size_t i = 0; i < p->nr_maps; i++)
+		t[i] = (struct triple){ p->maps[i].dblock, p->maps[i].vblock, p->maps[i].dev };
+	qsort(t, p->nr_maps, sizeof(*t), triple_cmp);
+	return t;
+}
+
+/* thin_rmap's answer for the whole pool, block by block, sorted; *n how many. */
+static struct triple *rmap_by_data(const char *meta, size_t *n)
+{
+	char cmd[900], *out, *save = NULL;
+	struct triple *t = NULL;
+	size_t cap = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --region 0..%u '%s'", fx_tool("thin_rmap"),
+		 LARGE_DATA_BLOCKS, meta);
+	out = fx_run(cmd);
+	assert_non_null(out);
+	*n = 0;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long d0, d1, v0, v1;
+		unsigned dev;
+
+		assert_int_equal(sscanf(l, "data %lu..%lu -> thin(%u) %lu..%lu", &d0, &d1, &dev,
+					&v0, &v1), 5);
+		assert_int_equal(d1 - d0, v1 - v0);
+		for (unsigned long k = 0; k < d1 - d0; k++) {
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 4096;
+				t = realloc(t, cap * sizeof(*t));
+				assert_non_null(t);
+			}
+			t[(*n)++] = (struct triple){ d0 + k, v0 + k, dev };
+		}
+	}
+	free(out);
+	qsort(t, *n, sizeof(*t), triple_cmp);
+	return t;
+}
+
+/* The model written as thin_dump writes its XML (runs of one time as range mappings). */
+static char *model_as_xml(const struct thin_model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fprintf(f, "<superblock uuid=\"\" time=\"%u\" transaction=\"%lu\" flags=\"%u\" "
+		"version=\"%u\" data_block_size=\"%u\" nr_data_blocks=\"%lu\">\n", m->sb.time,
+		(unsigned long)m->sb.trans_id, m->sb.flags, m->sb.version, m->sb.data_block_size,
+		(unsigned long)m->sb.data_nr_blocks);
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		const struct thin_dev *d = &m->devs[i];
+
+		fprintf(f, "  <device dev_id=\"%u\" mapped_blocks=\"%lu\" transaction=\"%lu\" "
+			"creation_time=\"%u\" snap_time=\"%u\">\n", d->id,
+			(unsigned long)d->mapped_blocks, (unsigned long)d->trans_id,
+			d->creation_time, d->snapshotted_time);
+		for (size_t j = 0; j < d->nr_runs; j++) {
+			const struct thin_run *r = &d->runs[j];
+
+			if (r->len > 1)
+				fprintf(f, "    <range_mapping origin_begin=\"%lu\" data_begin=\"%lu\" "
+					"length=\"%u\" time=\"%u\"/>\n", (unsigned long)r->vblock,
+					(unsigned long)r->dblock, r->len, r->time);
+			else
+				fprintf(f, "    <single_mapping origin_block=\"%lu\" data_block=\"%lu\" "
+					"time=\"%u\"/>\n", (unsigned long)r->vblock,
+					(unsigned long)r->dblock, r->time);
+		}
+		fprintf(f, "  </device>\n");
+	}
+	fprintf(f, "</superblock>\n");
+	fclose(f);
+	return buf;
+}
+
+/* Every device's runs, block by block, are the pool's mappings in order. */
+static void check_forward(const struct thin_model *m, const struct fx_pool *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		const struct thin_dev *d = &m->devs[i];
+
+		assert_int_equal(d->counted, d->mapped_blocks);
+		for (size_t j = 0; j < d->nr_runs; j++)
+			for (uint32_t b = 0; b < d->runs[j].len; b++) {
+				const struct fx_map *x = &p->maps[k++];
+
+				assert_true(k <= p->nr_maps);
+				assert_int_equal(x->dev, d->id);
+				assert_int_equal(x->vblock, d->runs[j].vblock + b);
+				assert_int_equal(x->dblock, d->runs[j].dblock + b);
+				assert_int_equal(x->time, d->runs[j].time);
+			}
+	}
+	assert_int_equal(k, p->nr_maps);
+}
+
+/* Every owner the model gives for the whole data device, block by block, is want[0..n); and
+ * one block at a time, in the same order. */
+static void check_reverse(const struct thin_model *m, const struct triple *want, size_t n)
+{
+	struct thin_owner *o = malloc(m->nr_rev * sizeof(*o));
+	struct triple *got = malloc(n * sizeof(*got));
+	size_t k = 0;
+	int nr;
+
+	assert_non_null(o);
+	assert_non_null(got);
+	nr = thin_model_owners(m, 0, m->sb.data_nr_blocks, o, (unsigned)m->nr_rev);
+	assert_int_equal(nr, m->nr_rev);
+	for (int i = 0; i < nr; i++)
+		for (uint32_t b = 0; b < o[i].len; b++) {
+			assert_true(k < n);
+			got[k++] = (struct triple){ o[i].dblock + b, o[i].vblock + b, o[i].dev_id };
+		}
+	assert_int_equal(k, n);
+	qsort(got, n, sizeof(*got), triple_cmp);
+	assert_memory_equal(got, want, n * sizeof(*got));
+	free(o);
+	free(got);
+	for (size_t i = 0; i < n;) {
+		struct thin_owner one[8];
+
+		nr = thin_model_owners(m, want[i].d, 1, one, 8);
+		assert_true(nr >= 1);
+		for (int j = 0; j < nr; j++, i++) {
+			assert_true(i < n);
+			assert_int_equal(one[j].dblock, want[i].d);
+			assert_int_equal(one[j].dev_id, want[i].dev);
+			assert_int_equal(one[j].vblock, want[i].v);
+			assert_int_equal(one[j].len, 1);
+		}
+	}
+}
+
+static void test_large_pool(void **s)
+{
+	const struct fx_pool *p = &fx.large_pool;
+	struct thin_model m;
+	struct thin_totals t;
+	struct thin_extent e;
+	struct triple *want, *rmap;
+	char why[THIN_WHY], cmd[900], *dump, *mine;
+	uint64_t from = 0, prov = 0, distinct = 0;
+	size_t nr_rmap;
+
+	(void)s;
+	need_tools();
+	assert_int_equal(thin_model_load(fx_image_read, &fx.large, THIN_REWALKS, &m, why,
+					 sizeof(why)), 0);
+	/* 4 non-empty trees of thousands of entries: internal nodes on each */
+	assert_true(m.nodes_read > 4 * 3 + 2);
+	check_forward(&m, p);
+	want = truth_by_data(p);
+	check_reverse(&m, want, p->nr_maps);
+	/* thin_rmap (thin-provisioning-tools' own reverse map) agrees block by block */
+	rmap = rmap_by_data(fx.large_path, &nr_rmap);
+	assert_int_equal(nr_rmap, p->nr_maps);
+	assert_memory_equal(rmap, want, nr_rmap * sizeof(*want));
+	/* thin_dump's XML of the same metadata is the model's */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", fx_tool("thin_dump"), fx.large_path);
+	dump = fx_run(cmd);
+	assert_non_null(dump);
+	mine = model_as_xml(&m);
+	assert_string_equal(mine, dump);
+	/* provisioned extents cover exactly the distinct data blocks mapped */
+	for (size_t i = 0; i < p->nr_maps; i++)
+		distinct += i == 0 || want[i].d != want[i - 1].d;
+	while (thin_model_next_provisioned(&m, from, &e) == 1) {
+		for (uint64_t b = e.start; b < e.start + e.len; b++) {
+			struct thin_owner o[8];
+
+			assert_true(thin_model_owners(&m, b, 1, o, 8) >= 1);
+		}
+		prov += e.len;
+		from = e.start + e.len;
+	}
+	assert_int_equal(prov, distinct);
+	thin_model_totals(&m, &t);
+	assert_int_equal(t.provisioned, distinct);
+	assert_int_equal(t.data_allocated, distinct);
+	assert_int_equal(t.mappings, p->nr_maps);
+	assert_int_equal(t.shared, p->nr_maps - distinct);
+	/* runs, not blocks: memory grows with extents */
+	assert_true(m.nr_rev * 3 < p->nr_maps);
+	free(want);
+	free(rmap);
+	free(dump);
+	free(mine);
+	thin_model_free(&m);
+}
+
+/* A copy of an image, to damage. */
+static struct fx_image copy_of(const struct fx_image *img)
+{
+	struct fx_image c = { malloc(img->len), img->len };
+
+	assert_non_null(c.data);
+	memcpy(c.data, img->data, img->len);
+	return c;
+}
+
+static void test_bad_checksum(void **s)
+{
+	struct fx_image c;
+	struct thin_model m;
+	char why[THIN_WHY], want[64];
+	uint64_t root;
+
+	(void)s;
+	need_tools();
+	c = copy_of(&fx.a);
+	root = get_le64(c.data + SB_MAPPING_ROOT);
+	c.data[root * THIN_META_BLOCK + 100] ^= 0x40;	/* one bit of a key or value */
+	assert_int_equal(thin_model_load(fx_image_read, &c, THIN_REWALKS, &m, why, sizeof(why)),
+			 -EBADMSG);
+	snprintf(want, sizeof(want), "metadata block %lu: checksum", (unsigned long)root);
+	assert_non_null(strstr(why, want));
+	assert_null(m.devs);
+	/* the superblock's own checksum */
+	memcpy(c.data, fx.a.data, THIN_META_BLOCK);
+	c.data[SB_TRANS_ID] ^= 1;
+	assert_int_equal(thin_model_load(fx_image_read, &c, THIN_REWALKS, &m, why, sizeof(why)),
+			 -EBADMSG);
+	assert_non_null(strstr(why, "superblock: checksum"));
+	/* not dm-thin at all */
+	memset(c.data, 0, THIN_META_BLOCK);
+	assert_int_equal(thin_model_load(fx_image_read, &c, THIN_REWALKS, &m, why, sizeof(why)),
+			 -EBADMSG);
+	assert_non_null(strstr(why, "magic"));
+	fx_image_free(&c);
+}
+
+static void test_wrong_blocknr(void **s)
+{
+	struct fx_image c;
+	struct thin_model m;
+	char why[THIN_WHY], want[96];
+	uint64_t root, moved;
+
+	(void)s;
+	need_tools();
+	c = copy_of(&fx.a);
+	/* the details tree's root copied, checksum and all, to the last (unused) block and the
+	 * superblock pointed there: a node read at another block than it was written for */
+	root = get_le64(c.data + SB_DETAILS_ROOT);
+	moved = c.len / THIN_META_BLOCK - 1;
+	memcpy(c.data + moved * THIN_META_BLOCK, c.data + root * THIN_META_BLOCK, THIN_META_BLOCK);
+	put_le64(c.data + SB_DETAILS_ROOT, moved);
+	fx_reseal(c.data, THIN_SB_CSUM_XOR);
+	assert_int_equal(thin_model_load(fx_image_read, &c, THIN_REWALKS, &m, why, sizeof(why)),
+			 -EBADMSG);
+	snprintf(want, sizeof(want), "metadata block %lu says it lives at block %lu",
+		 (unsigned long)moved, (unsigned long)root);
+	assert_non_null(strstr(why, want));
+	/* a root beyond the metadata device */
+	put_le64(c.data + SB_DETAILS_ROOT, moved + 1000000);
+	fx_reseal(c.data, THIN_SB_CSUM_XOR);
+	assert_int_equal(thin_model_load(fx_image_read, &c, THIN_REWALKS, &m, why, sizeof(why)),
+			 -EBADMSG);
+	assert_non_null(strstr(why, "outside metadata blocks"));
+	fx_image_free(&c);
+}
+
+/* A pool that commits while it is read: block 0 served from first until the superblock has
+ * been read switch_at times, then every block from then; or (always) a superblock whose
+ * transaction id changes at every read. */
+struct live {
+	struct fx_image *first, *then;
+	unsigned sb_reads, switch_at;
+	int always;
+};
+
+static int live_read(void *arg, uint64_t block, void *buf)
+{
+	struct live *l = arg;
+	int r;
+
+	if (block == 0)
+		l->sb_reads++;
+	r = fx_image_read(l->sb_reads >= l->switch_at ? l->then : l->first, block, buf);
+	if (r == 0 && block == 0 && l->always) {
+		put_le64((uint8_t *)buf + SB_TRANS_ID, 1000 + l->sb_reads);
+		fx_reseal(buf, THIN_SB_CSUM_XOR);
+	}
+	return r;
+}
+
+static void test_commit_during_walk(void **s)
+{
+	struct live l = { &fx.a, &fx.b, 0, 2, 0 };
+	struct thin_model m;
+	char why[THIN_WHY];
+
+	(void)s;
+	need_tools();
+	/* the superblock differs after the first walk: walked again, the new pool's model */
+	assert_int_equal(thin_model_load(live_read, &l, THIN_REWALKS, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.rewalks, 1);
+	assert_int_equal(l.sb_reads, 3);
+	check_small(&m, 1);
+	thin_model_free(&m);
+	/* no re-walk allowed: the change is an error, not the old or the new pool */
+	l.sb_reads = 0;
+	assert_int_equal(thin_model_load(live_read, &l, 0, &m, why, sizeof(why)), -EAGAIN);
+	assert_non_null(strstr(why, "changed during each of 1 walks"));
+	assert_null(m.devs);
+}
+
+static void test_always_committing(void **s)
+{
+	struct live l = { &fx.a, &fx.a, 0, 1000, 1 };
+	struct thin_model m;
+	char why[THIN_WHY];
+
+	(void)s;
+	need_tools();
+	assert_int_equal(thin_model_load(live_read, &l, 3, &m, why, sizeof(why)), -EAGAIN);
+	/* one read before the first walk, one after each of the 4 walks */
+	assert_int_equal(l.sb_reads, 5);
+	assert_non_null(strstr(why, "changed during each of 4 walks"));
+	assert_null(m.devs);
+	assert_int_equal(m.rewalks, 0);
+}
+
+static void test_torn_walk_redone(void **s)
+{
+	struct fx_image c = copy_of(&fx.a);
+	struct live l = { &c, &fx.b, 0, 2, 0 };
+	struct thin_model m;
+	char why[THIN_WHY];
+	uint64_t root = get_le64(c.data + SB_MAPPING_ROOT);
+
+	(void)s;
+	need_tools();
+	/* a node the kernel reused after a commit, met by the walk of the old tree: the
+	 * superblock changed meanwhile, so the walk is redone instead of reported */
+	c.data[root * THIN_META_BLOCK + 200] ^= 1;
+	assert_int_equal(thin_model_load(live_read, &l, THIN_REWALKS, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.rewalks, 1);
+	assert_string_equal(why, "");
+	check_small(&m, 1);
+	thin_model_free(&m);
+	fx_image_free(&c);
+}
+
+static void test_direct_reader(void **s)
+{
+	struct thin_meta_dev d;
+	struct thin_model m;
+	char why[THIN_WHY];
+	int r;
+
+	(void)s;
+	need_tools();
+	r = thin_meta_open(fx.a_path, &d);
+	if (r == -EINVAL) {
+		fprintf(stderr, "skip: %s's filesystem refuses O_DIRECT\n", fx.dir);
+		skip();
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(thin_model_load(thin_meta_read, &d, THIN_REWALKS, &m, why, sizeof(why)),
+			 0);
+	check_small(&m, 0);
+	thin_model_free(&m);
+	/* past the end of the device: a short read is an error, not a block */
+	{
+		uint8_t *buf = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
+
+		assert_int_equal(thin_meta_read(&d, fx.a.len / THIN_META_BLOCK, buf), -EIO);
+		free(buf);
+	}
+	thin_meta_close(&d);
+	assert_int_equal(thin_meta_open("/nonexistent/meta", &d), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_small_pool),
+		cmocka_unit_test(test_large_pool),
+		cmocka_unit_test(test_bad_checksum),
+		cmocka_unit_test(test_wrong_blocknr),
+		cmocka_unit_test(test_commit_during_walk),
+		cmocka_unit_test(test_always_committing),
+		cmocka_unit_test(test_torn_walk_redone),
+		cmocka_unit_test(test_direct_reader),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,201 @@
+/*
+ * tests/unit/thin_fixture.c - dm-thin metadata fixtures built by thin_restore at test time
+ * (thin-provisioning-tools, installed by scripts/deps): the binary format comes from the
+ * tools that define it, not from this project's own idea of it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stack_thin.h"
+#include "thin_fixture.h"
+
+const char *fx_tool(const char *tool)
+{
+	static char found[512];
+	const char *path = getenv("PATH");
+	char dirs[4096];
+	char *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(found, sizeof(found), "%s/%s", d, tool);
+		if (access(found, X_OK) == 0)
+			return found;
+	}
+	return NULL;
+}
+
+char *fx_tmpdir(void)
+{
+	char *t = strdup("/var/tmp/test_stack_thin.XXXXXX");
+
+	if (t && !mkdtemp(t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void fx_tmpdir_remove(char *dir)
+{
+	char cmd[600];
+
+	if (!dir)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	free(dir);
+}
+
+void fx_add(struct fx_pool *p, uint32_t dev, uint64_t vblock, uint64_t dblock, uint32_t time)
+{
+	if (p->nr_maps == p->cap_maps) {
+		p->cap_maps = p->cap_maps ? 2 * p->cap_maps : 256;
+		p->maps = realloc(p->maps, p->cap_maps * sizeof(*p->maps));
+		if (!p->maps)
+			abort();
+	}
+	p->maps[p->nr_maps++] = (struct fx_map){ dev, vblock, dblock, time };
+}
+
+static int map_cmp(const void *x, const void *y)
+{
+	const struct fx_map *a = x, *b = y;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->vblock < b->vblock ? -1 : a->vblock > b->vblock;
+}
+
+void fx_sort(struct fx_pool *p)
+{
+	qsort(p->maps, p->nr_maps, sizeof(*p->maps), map_cmp);
+}
+
+/* Write device d's mappings (maps[*i..] of dev d->id), one per line, as thin_restore reads. */
+static void write_device(FILE *f, const struct fx_pool *p, const struct fx_dev *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr_maps; i++)
+		n += p->maps[i].dev == d->id;
+	fprintf(f, "  <device dev_id=\"%u\" mapped_blocks=\"%zu\" transaction=\"%lu\" "
+		"creation_time=\"%u\" snap_time=\"%u\">\n", d->id, n, (unsigned long)d->trans_id,
+		d->creation_time, d->snap_time);
+	for (size_t i = 0; i < p->nr_maps; i++) {
+		const struct fx_map *m = &p->maps[i];
+
+		if (m->dev == d->id)
+			fprintf(f, "    <single_mapping origin_block=\"%lu\" data_block=\"%lu\" "
+				"time=\"%u\"/>\n", (unsigned long)m->vblock,
+				(unsigned long)m->dblock, m->time);
+	}
+	fprintf(f, "  </device>\n");
+}
+
+int fx_restore(const struct fx_pool *p, const char *dir, const char *name, size_t meta_bytes)
+{
+	char xml[512], meta[512], cmd[1600];
+	const char *restore = fx_tool("thin_restore");
+	FILE *f;
+	int fd;
+
+	snprintf(xml, sizeof(xml), "%s/%s.xml", dir, name);
+	snprintf(meta, sizeof(meta), "%s/%s.meta", dir, name);
+	f = fopen(xml, "w");
+	if (!f || !restore)
+		return -1;
+	fprintf(f, "<superblock uuid=\"\" time=\"%u\" transaction=\"%lu\" flags=\"0\" "
+		"version=\"2\" data_block_size=\"%u\" nr_data_blocks=\"%lu\">\n", p->time,
+		(unsigned long)p->trans_id, p->data_block_size, (unsigned long)p->nr_data_blocks);
+	for (size_t i = 0; i < p->nr_devs; i++)
+		write_device(f, p, &p->devs[i]);
+	fprintf(f, "</superblock>\n");
+	fclose(f);
+	/* thin_restore writes into an existing file of the metadata device's size. */
+	fd = open(meta, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)meta_bytes) != 0)
+		return -1;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "'%s' -q -i '%s' -o '%s'", restore, xml, meta);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "thin_restore failed: %s\n", cmd);
+		return -1;
+	}
+	return 0;
+}
+
+int fx_image_load(const char *path, struct fx_image *img)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+
+	memset(img, 0, sizeof(*img));
+	if (!f)
+		return -1;
+	if (fstat(fileno(f), &st) != 0 || !(img->data = malloc((size_t)st.st_size)) ||
+	    fread(img->data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		fclose(f);
+		return -1;
+	}
+	img->len = (size_t)st.st_size;
+	fclose(f);
+	return 0;
+}
+
+void fx_image_free(struct fx_image *img)
+{
+	free(img->data);
+	memset(img, 0, sizeof(*img));
+}
+
+int fx_image_read(void *arg, uint64_t block, void *buf)
+{
+	const struct fx_image *img = arg;
+
+	if ((block + 1) * THIN_META_BLOCK > img->len)
+		return -EIO;
+	memcpy(buf, img->data + block * THIN_META_BLOCK, THIN_META_BLOCK);
+	return 0;
+}
+
+char *fx_run(const char *cmd)
+{
+	FILE *f = popen(cmd, "r");
+	size_t len = 0, cap = 1 << 16, n;
+	char *out = malloc(cap);
+
+	if (!f || !out)
+		return NULL;
+	while ((n = fread(out + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			out = realloc(out, cap);
+			if (!out)
+				abort();
+		}
+	}
+	out[len] = 0;
+	if (pclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+void fx_reseal(uint8_t *block, uint32_t salt)
+{
+	uint32_t c = thin_block_csum(block, salt);
+
+	block[0] = (uint8_t)c;
+	block[1] = (uint8_t)(c >> 8);
+	block[2] = (uint8_t)(c >> 16);
+	block[3] = (uint8_t)(c >> 24);
+}

@@ -1,0 +1,64 @@
+/*
+ * tests/unit/thin_fixture.h - dm-thin metadata made by thin-provisioning-tools on this host:
+ * a pool described in memory, written as thin_restore's XML, restored into a metadata file and
+ * loaded as an image the tests read through a callback (and corrupt, or swap mid-walk).
+ */
+#ifndef MEDIASCAN_THIN_FIXTURE_H
+#define MEDIASCAN_THIN_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One mapping: thin device dev's virtual block vblock held by data block dblock since time. */
+struct fx_map {
+	uint32_t dev;
+	uint64_t vblock, dblock;
+	uint32_t time;
+};
+
+struct fx_dev {
+	uint32_t id;
+	uint64_t trans_id;
+	uint32_t creation_time, snap_time;
+};
+
+/* A pool as thin_restore takes it; maps sorted by (dev, vblock). */
+struct fx_pool {
+	uint32_t time, data_block_size;
+	uint64_t trans_id, nr_data_blocks;
+	struct fx_dev *devs;
+	size_t nr_devs;
+	struct fx_map *maps;
+	size_t nr_maps, cap_maps;
+};
+
+/* A metadata file read into memory. */
+struct fx_image {
+	uint8_t *data;
+	size_t len;
+};
+
+/* Return the path of tool (thin_restore, thin_dump, thin_rmap) in PATH, /usr/sbin or /sbin,
+ * or NULL. */
+const char *fx_tool(const char *tool);
+/* Return a new directory under /var/tmp for this test run (removed by fx_tmpdir_remove). */
+char *fx_tmpdir(void);
+void fx_tmpdir_remove(char *dir);
+/* Add a mapping to p. */
+void fx_add(struct fx_pool *p, uint32_t dev, uint64_t vblock, uint64_t dblock, uint32_t time);
+/* Sort p's maps by (dev, vblock). */
+void fx_sort(struct fx_pool *p);
+/* Return 0 after writing p as XML to dir/NAME.xml and restoring it into dir/NAME.meta
+ * (meta_bytes preallocated) with thin_restore; -1 with a message on stderr. */
+int fx_restore(const struct fx_pool *p, const char *dir, const char *name, size_t meta_bytes);
+/* Return 0 and the file path read into img (free with fx_image_free). */
+int fx_image_load(const char *path, struct fx_image *img);
+void fx_image_free(struct fx_image *img);
+/* A thin_read_fn over a struct fx_image. */
+int fx_image_read(void *arg, uint64_t block, void *buf);
+/* Return the output of a shell command (malloc'd, NUL-terminated) or NULL. */
+char *fx_run(const char *cmd);
+/* Set a superblock's or node's checksum after a test changed its bytes. */
+void fx_reseal(uint8_t *block, uint32_t salt);
+
+#endif
