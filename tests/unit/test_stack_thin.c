@@ -282,106 +282,6 @@ static void test_small_pool(void **s)
 	thin_model_free(&m);
 }
 
-/* One data block's owner, for comparing block by block. */
-struct triple {
-	uint64_t d, v;
-	uint64_t dev;		/* 64 bits: no padding for memcmp */
-};
-
-static int triple_cmp(const void *x, const void *y)
-{
-	const struct triple *a = x, *b = y;
-
-	if (a->d != b->d)
-		return a->d < b->d ? -1 : 1;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	return a->v < b->v ? -1 : a->v > b->v;
-}
-
-/* The pool's truth by data block. */
-static struct triple *truth_by_data(const struct fx_pool *p)
-{
-	struct triple *t = malloc(p->nr_maps * sizeof(*t));
-
-	assert_non_null(t);
-	for (size_t i = 0; i < p->nr_maps; i++)
-		t[i] = (struct triple){ p->maps[i].dblock, p->maps[i].vblock, p->maps[i].dev };
-	qsort(t, p->nr_maps, sizeof(*t), triple_cmp);
-	return t;
-}
-
-/* thin_rmap's answer for the whole pool, block by block, sorted; *n how many. */
-static struct triple *rmap_by_data(const char *meta, size_t *n)
-{
-	char cmd[900], *out, *save = NULL;
-	struct triple *t = NULL;
-	size_t cap = 0;
-
-	snprintf(cmd, sizeof(cmd), "'%s' --region 0..%u '%s'", fx_tool("thin_rmap"),
-		 LARGE_DATA_BLOCKS, meta);
-	out = fx_run(cmd);
-	assert_non_null(out);
-	*n = 0;
-	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		unsigned long d0, d1, v0, v1;
-		unsigned dev;
-
-		assert_int_equal(sscanf(l, "data %lu..%lu -> thin(%u) %lu..%lu", &d0, &d1, &dev,
-					&v0, &v1), 5);
-		assert_int_equal(d1 - d0, v1 - v0);
-		for (unsigned long k = 0; k < d1 - d0; k++) {
-			if (*n == cap) {
-				cap = cap ? 2 * cap : 4096;
-				t = realloc(t, cap * sizeof(*t));
-				assert_non_null(t);
-			}
-			t[(*n)++] = (struct triple){ d0 + k, v0 + k, dev };
-		}
-	}
-	free(out);
-	qsort(t, *n, sizeof(*t), triple_cmp);
-	return t;
-}
-
-/* The model written as thin_dump writes its XML (runs of one time as range mappings). */
-static char *model_as_xml(const struct thin_model *m)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	fprintf(f, "<superblock uuid=\"\" time=\"%u\" transaction=\"%lu\" flags=\"%u\" "
-		"version=\"%u\" data_block_size=\"%u\" nr_data_blocks=\"%lu\">\n", m->sb.time,
-		(unsigned long)m->sb.trans_id, m->sb.flags, m->sb.version, m->sb.data_block_size,
-		(unsigned long)m->sb.data_nr_blocks);
-	for (size_t i = 0; i < m->nr_devs; i++) {
-		const struct thin_dev *d = &m->devs[i];
-
-		fprintf(f, "  <device dev_id=\"%u\" mapped_blocks=\"%lu\" transaction=\"%lu\" "
-			"creation_time=\"%u\" snap_time=\"%u\">\n", d->id,
-			(unsigned long)d->mapped_blocks, (unsigned long)d->trans_id,
-			d->creation_time, d->snapshotted_time);
-		for (size_t j = 0; j < d->nr_runs; j++) {
-			const struct thin_run *r = &d->runs[j];
-
-			if (r->len > 1)
-				fprintf(f, "    <range_mapping origin_begin=\"%lu\" data_begin=\"%lu\" "
-					"length=\"%u\" time=\"%u\"/>\n", (unsigned long)r->vblock,
-					(unsigned long)r->dblock, r->len, r->time);
-			else
-				fprintf(f, "    <single_mapping origin_block=\"%lu\" data_block=\"%lu\" "
-					"time=\"%u\"/>\n", (unsigned long)r->vblock,
-					(unsigned long)r->dblock, r->time);
-		}
-		fprintf(f, "  </device>\n");
-	}
-	fprintf(f, "</superblock>\n");
-	fclose(f);
-	return buf;
-}
-
 /* Every device's runs, block by block, are the pool's mappings in order. */
 static void check_forward(const struct thin_model *m, const struct fx_pool *p)
 {
@@ -393,9 +293,10 @@ static void check_forward(const struct thin_model *m, const struct fx_pool *p)
 		assert_int_equal(d->counted, d->mapped_blocks);
 		for (size_t j = 0; j < d->nr_runs; j++)
 			for (uint32_t b = 0; b < d->runs[j].len; b++) {
-				const struct fx_map *x = &p->maps[k++];
+				const struct fx_map *x;
 
-				assert_true(k <= p->nr_maps);
+				assert_true(k < p->nr_maps);
+				x = &p->maps[k++];
 				assert_int_equal(x->dev, d->id);
 				assert_int_equal(x->vblock, d->runs[j].vblock + b);
 				assert_int_equal(x->dblock, d->runs[j].dblock + b);
@@ -407,10 +308,10 @@ static void check_forward(const struct thin_model *m, const struct fx_pool *p)
 
 /* Every owner the model gives for the whole data device, block by block, is want[0..n); and
  * one block at a time, in the same order. */
-static void check_reverse(const struct thin_model *m, const struct triple *want, size_t n)
+static void check_reverse(const struct thin_model *m, const struct fx_triple *want, size_t n)
 {
 	struct thin_owner *o = malloc(m->nr_rev * sizeof(*o));
-	struct triple *got = malloc(n * sizeof(*got));
+	struct fx_triple *got = malloc(n * sizeof(*got));
 	size_t k = 0;
 	int nr;
 
@@ -421,10 +322,10 @@ static void check_reverse(const struct thin_model *m, const struct triple *want,
 	for (int i = 0; i < nr; i++)
 		for (uint32_t b = 0; b < o[i].len; b++) {
 			assert_true(k < n);
-			got[k++] = (struct triple){ o[i].dblock + b, o[i].vblock + b, o[i].dev_id };
+			got[k++] = (struct fx_triple){ o[i].dblock + b, o[i].vblock + b, o[i].dev_id };
 		}
 	assert_int_equal(k, n);
-	qsort(got, n, sizeof(*got), triple_cmp);
+	qsort(got, n, sizeof(*got), fx_triple_cmp);
 	assert_memory_equal(got, want, n * sizeof(*got));
 	free(o);
 	free(got);
@@ -449,7 +350,7 @@ static void test_large_pool(void **s)
 	struct thin_model m;
 	struct thin_totals t;
 	struct thin_extent e;
-	struct triple *want, *rmap;
+	struct fx_triple *want, *rmap;
 	char why[THIN_WHY], cmd[900], *dump, *mine;
 	uint64_t from = 0, prov = 0, distinct = 0;
 	size_t nr_rmap;
@@ -461,17 +362,20 @@ static void test_large_pool(void **s)
 	/* 4 non-empty trees of thousands of entries: internal nodes on each */
 	assert_true(m.nodes_read > 4 * 3 + 2);
 	check_forward(&m, p);
-	want = truth_by_data(p);
+	want = fx_truth_by_data(p);
+	assert_non_null(want);
 	check_reverse(&m, want, p->nr_maps);
 	/* thin_rmap (thin-provisioning-tools' own reverse map) agrees block by block */
-	rmap = rmap_by_data(fx.large_path, &nr_rmap);
+	rmap = fx_rmap(fx.large_path, LARGE_DATA_BLOCKS, &nr_rmap);
+	assert_non_null(rmap);
 	assert_int_equal(nr_rmap, p->nr_maps);
 	assert_memory_equal(rmap, want, nr_rmap * sizeof(*want));
 	/* thin_dump's XML of the same metadata is the model's */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s'", fx_tool("thin_dump"), fx.large_path);
 	dump = fx_run(cmd);
 	assert_non_null(dump);
-	mine = model_as_xml(&m);
+	mine = fx_model_xml(&m);
+	assert_non_null(mine);
 	assert_string_equal(mine, dump);
 	/* provisioned extents cover exactly the distinct data blocks mapped */
 	for (size_t i = 0; i < p->nr_maps; i++)

@@ -199,3 +199,113 @@ void fx_reseal(uint8_t *block, uint32_t salt)
 	block[2] = (uint8_t)(c >> 16);
 	block[3] = (uint8_t)(c >> 24);
 }
+
+int fx_triple_cmp(const void *x, const void *y)
+{
+	const struct fx_triple *a = x, *b = y;
+
+	if (a->d != b->d)
+		return a->d < b->d ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+struct fx_triple *fx_truth_by_data(const struct fx_pool *p)
+{
+	struct fx_triple *t = malloc((p->nr_maps ? p->nr_maps : 1) * sizeof(*t));
+
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < p->nr_maps; i++)
+		t[i] = (struct fx_triple){ p->maps[i].dblock, p->maps[i].vblock, p->maps[i].dev };
+	qsort(t, p->nr_maps, sizeof(*t), fx_triple_cmp);
+	return t;
+}
+
+/* Add thin_rmap's line l ("data D0..D1 -> thin(DEV) V0..V1") block by block to *t. */
+static int rmap_line(const char *l, struct fx_triple **t, size_t *n, size_t *cap)
+{
+	unsigned long d0, d1, v0, v1;
+	unsigned dev;
+
+	if (sscanf(l, "data %lu..%lu -> thin(%u) %lu..%lu", &d0, &d1, &dev, &v0, &v1) != 5 ||
+	    d1 - d0 != v1 - v0) {
+		fprintf(stderr, "thin_rmap said: %s\n", l);
+		return -1;
+	}
+	for (unsigned long k = 0; k < d1 - d0; k++) {
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 4096;
+			*t = realloc(*t, *cap * sizeof(**t));
+			if (!*t)
+				return -1;
+		}
+		(*t)[(*n)++] = (struct fx_triple){ d0 + k, v0 + k, dev };
+	}
+	return 0;
+}
+
+struct fx_triple *fx_rmap(const char *meta, uint64_t nr_data_blocks, size_t *n)
+{
+	char cmd[900], *out, *save = NULL;
+	struct fx_triple *t = NULL;
+	size_t cap = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --region 0..%lu '%s'", fx_tool("thin_rmap"),
+		 (unsigned long)nr_data_blocks, meta);
+	out = fx_run(cmd);
+	if (!out)
+		return NULL;
+	*n = 0;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (rmap_line(l, &t, n, &cap) < 0) {
+			free(t);
+			free(out);
+			return NULL;
+		}
+	free(out);
+	if (t)
+		qsort(t, *n, sizeof(*t), fx_triple_cmp);
+	return t;
+}
+
+/* Write device d's runs as thin_dump does: a run of one time is a range mapping. */
+static void dev_xml(FILE *f, const struct thin_dev *d)
+{
+	fprintf(f, "  <device dev_id=\"%u\" mapped_blocks=\"%lu\" transaction=\"%lu\" "
+		"creation_time=\"%u\" snap_time=\"%u\">\n", d->id, (unsigned long)d->mapped_blocks,
+		(unsigned long)d->trans_id, d->creation_time, d->snapshotted_time);
+	for (size_t j = 0; j < d->nr_runs; j++) {
+		const struct thin_run *r = &d->runs[j];
+
+		if (r->len > 1)
+			fprintf(f, "    <range_mapping origin_begin=\"%lu\" data_begin=\"%lu\" "
+				"length=\"%u\" time=\"%u\"/>\n", (unsigned long)r->vblock,
+				(unsigned long)r->dblock, r->len, r->time);
+		else
+			fprintf(f, "    <single_mapping origin_block=\"%lu\" data_block=\"%lu\" "
+				"time=\"%u\"/>\n", (unsigned long)r->vblock,
+				(unsigned long)r->dblock, r->time);
+	}
+	fprintf(f, "  </device>\n");
+}
+
+char *fx_model_xml(const struct thin_model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "<superblock uuid=\"\" time=\"%u\" transaction=\"%lu\" flags=\"%u\" "
+		"version=\"%u\" data_block_size=\"%u\" nr_data_blocks=\"%lu\">\n", m->sb.time,
+		(unsigned long)m->sb.trans_id, m->sb.flags, m->sb.version, m->sb.data_block_size,
+		(unsigned long)m->sb.data_nr_blocks);
+	for (size_t i = 0; i < m->nr_devs; i++)
+		dev_xml(f, &m->devs[i]);
+	fprintf(f, "</superblock>\n");
+	fclose(f);
+	return buf;
+}

@@ -1,7 +1,8 @@
 /*
  * tests/unit/thin_fixture.h - dm-thin metadata made by thin-provisioning-tools on this host:
  * a pool described in memory, written as thin_restore's XML, restored into a metadata file and
- * loaded as an image the tests read through a callback (and corrupt, or swap mid-walk).
+ * loaded as an image the tests read through a callback (and corrupt, or swap mid-walk); what
+ * thin_rmap says, and a model written as thin_dump writes it, to compare with the tools.
  */
 #ifndef MEDIASCAN_THIN_FIXTURE_H
 #define MEDIASCAN_THIN_FIXTURE_H
@@ -58,6 +59,22 @@ void fx_image_free(struct fx_image *img);
 int fx_image_read(void *arg, uint64_t block, void *buf);
 /* Return the output of a shell command (malloc'd, NUL-terminated) or NULL. */
 char *fx_run(const char *cmd);
+/* One data block's owner, for comparing block by block (64-bit fields: no padding, so
+ * arrays of them compare with memcmp). */
+struct fx_triple {
+	uint64_t d, v, dev;
+};
+
+/* qsort order: by data block, device, virtual block. */
+int fx_triple_cmp(const void *x, const void *y);
+/* Return p's mappings as triples sorted by data block (malloc'd, p->nr_maps), or NULL. */
+struct fx_triple *fx_truth_by_data(const struct fx_pool *p);
+/* Return thin_rmap's answer for data blocks [0, nr_data_blocks) of metadata file meta, block
+ * by block and sorted (malloc'd, *n of them), or NULL. */
+struct fx_triple *fx_rmap(const char *meta, uint64_t nr_data_blocks, size_t *n);
+struct thin_model;
+/* Return model m written as thin_dump writes its XML (malloc'd), or NULL. */
+char *fx_model_xml(const struct thin_model *m);
 /* Set a superblock's or node's checksum after a test changed its bytes. */
 void fx_reseal(uint8_t *block, uint32_t salt);
 
