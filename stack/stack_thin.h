@@ -151,6 +151,50 @@ struct thin_totals {
 };
 void thin_model_totals(const struct thin_model *m, struct thin_totals *t);
 
+/* dm table rows of a pool and its volumes (stack_thin_row.c, pure). Sectors are 512 bytes. */
+
+/* thin-pool params: "metadata_dev data_dev data_block_size low_water_mark [n features...]" */
+struct thin_pool_params {
+	char meta_devt[24], data_devt[24];	/* "MAJ:MIN" */
+	uint64_t data_block_size;		/* sectors */
+	uint64_t low_water_mark;		/* data blocks */
+};
+/* thin params: "pool_dev dev_id [external_origin_dev]" */
+struct thin_params {
+	char pool_devt[24];
+	uint32_t dev_id;
+	char origin_devt[24];			/* "" without an external origin */
+};
+/* Return 0 and the row's params decoded, -EINVAL when malformed. */
+int thin_pool_row_parse(const char *params, struct thin_pool_params *p);
+int thin_row_parse(const char *params, struct thin_params *t);
+/*
+ * A thin-pool row (start, length, params) read upward from device below ("MAJ:MIN"): return 1
+ * and the pool device's sector *top holding sector x of the data device (the same sector: the
+ * pool remaps to its data device unchanged), *run sectors to the row's end; 2 when below is
+ * the pool's metadata device (damage there is the whole pool's: every volume); 0 when the row
+ * does not use below at x; -EINVAL.
+ */
+int thin_pool_row_up(uint64_t start, uint64_t length, const char *params, const char *below,
+		     uint64_t x, uint64_t *top, uint64_t *run);
+/*
+ * A thin row (start, length, params) of a volume of pool m, down: return 1 and the data
+ * device's sector *data that holds the volume's sector x, *run sectors contiguous (within the
+ * row); 0 when x's block is unprovisioned (reads as zeros; *run sectors to the next mapped
+ * block), 2 when unprovisioned with an external origin (*data: the sector read on it); -ERANGE
+ * when x is outside the row, -ENOENT when the pool has no such thin device, -EINVAL.
+ */
+int thin_row_down(const struct thin_model *m, uint64_t start, uint64_t length,
+		  const char *params, uint64_t x, uint64_t *data, uint64_t *run);
+/*
+ * A thin row read upward from the pool device below ("MAJ:MIN"; its sectors are the data
+ * device's): return 1 and the volume's sector *top that sector x holds, *run sectors
+ * contiguous; 0 when this volume does not map x (another volume or snapshot may: each thin
+ * row is asked, as for every dm row) or below is not its pool; -EINVAL.
+ */
+int thin_row_up(const struct thin_model *m, uint64_t start, uint64_t length, const char *params,
+		const char *below, uint64_t x, uint64_t *top, uint64_t *run);
+
 /*
  * The product's reader: the pool's metadata device (path) opened O_RDONLY|O_DIRECT through
  * kernel/; thin_meta_read is a thin_read_fn over it. Return 0 or -errno.

@@ -1,6 +1,6 @@
 /*
  * stack/stack_thin_int.h - what the files of the thin-pool model (stack_thin_meta.c,
- * stack_thin_model.c, stack_thin_query.c) share: the B-tree walker over a read callback, the
+ * stack_thin_model.c, stack_thin_query.c, stack_thin_row.c) share: the B-tree walker over a read callback, the
  * owners' order, little-endian loads.
  */
 #ifndef MEDIASCAN_STACK_THIN_INT_H
@@ -33,6 +33,11 @@ struct thin_walk {
 int thin_btree_walk(struct thin_walk *w, uint64_t root);
 /* Free the walk's buffers. */
 void thin_walk_free(struct thin_walk *w);
+/* Return the first run of d that ends after virtual block vblock, or NULL. */
+const struct thin_run *thin_dev_run_from(const struct thin_dev *d, uint64_t vblock);
+/* Return 1 and in o the whole run of device dev_id that holds data block dblock, 0 if none. */
+int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
+			struct thin_owner *o);
 /* qsort order of owner runs: by data block, then dev id, then virtual block. */
 int thin_owner_cmp(const void *x, const void *y);
 

@@ -79,24 +79,18 @@ int thin_model_lookup(const struct thin_model *m, uint32_t id, uint64_t vblock, 
 		      struct thin_run *out, unsigned max)
 {
 	const struct thin_dev *d = thin_model_dev(m, id);
+	const struct thin_run *first;
 	uint64_t end = vblock + nr;
-	size_t lo = 0, hi;
 	unsigned n = 0;
+	size_t lo;
 
 	if (!d)
 		return -ENOENT;
 	if (end < vblock)
 		return -EINVAL;
 	/* lo: the first run ending after vblock */
-	hi = d->nr_runs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->runs[mid].vblock + d->runs[mid].len <= vblock)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	first = thin_dev_run_from(d, vblock);
+	lo = first ? (size_t)(first - d->runs) : d->nr_runs;
 	for (size_t i = lo; i < d->nr_runs && d->runs[i].vblock < end; i++) {
 		const struct thin_run *r = &d->runs[i];
 		uint64_t s = r->vblock > vblock ? r->vblock : vblock;
@@ -145,4 +139,40 @@ void thin_model_totals(const struct thin_model *m, struct thin_totals *t)
 	t->mappings = m->nr_mappings;
 	t->shared = m->nr_mappings - m->nr_provisioned;
 	t->nr_devs = m->nr_devs;
+}
+
+const struct thin_run *thin_dev_run_from(const struct thin_dev *d, uint64_t vblock)
+{
+	size_t lo = 0, hi = d->nr_runs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->runs[mid].vblock + d->runs[mid].len <= vblock)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nr_runs ? &d->runs[lo] : NULL;
+}
+
+int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
+			struct thin_owner *o)
+{
+	size_t lo = 0, hi = m->nr_rev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->rev[mid].dblock <= dblock)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && m->rev_end[i] > dblock;)
+		if (m->rev[i].dev_id == dev_id && m->rev[i].dblock + m->rev[i].len > dblock) {
+			*o = m->rev[i];
+			return 1;
+		}
+	return 0;
 }
