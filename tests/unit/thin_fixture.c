@@ -309,3 +309,120 @@ char *fx_model_xml(const struct thin_model *m)
 	fclose(f);
 	return buf;
 }
+
+/* The small pool: volume 1, snapshot 2 of it sharing virtual blocks 0..15 (data 0..15), each
+ * with a block of its own at virtual block 100 (the snapshot's copied on write at time 1),
+ * volume 1 written at 200..202 after the snapshot; device 3 has no mappings. */
+void fx_small_pool(struct fx_pool *p, int one_more)
+{
+	static struct fx_dev devs[] = { { 1, 0, 0, 1 }, { 2, 1, 1, 1 }, { 3, 2, 1, 1 } };
+
+	memset(p, 0, sizeof(*p));
+	p->time = 1;
+	p->trans_id = one_more ? 4 : 3;
+	p->data_block_size = 128;
+	p->nr_data_blocks = 1024;
+	p->devs = devs;
+	p->nr_devs = 3;
+	for (uint64_t v = 0; v < 16; v++) {
+		fx_add(p, 1, v, v, 0);
+		fx_add(p, 2, v, v, 0);
+	}
+	fx_add(p, 1, 100, 50, 0);
+	fx_add(p, 2, 100, 51, 1);
+	for (uint64_t v = 200; v < 203; v++)
+		fx_add(p, 1, v, 60 + v - 200, 1);
+	if (one_more)
+		fx_add(p, 2, 101, 52, 1);
+	fx_sort(p);
+}
+
+/* The large pool: volumes 1 and 2 written in runs with gaps (data allocated in order, with
+ * holes), 3 a snapshot of 1 with a tenth of its runs copied on write at time 1, 4 a snapshot
+ * of 3 (time 2) sharing all of it, 5 empty. Thousands of mappings: internal nodes on every
+ * device's tree. */
+void fx_large_pool(struct fx_pool *p)
+{
+	static struct fx_dev devs[] = { { 1, 0, 0, 2 }, { 2, 0, 0, 0 }, { 3, 1, 1, 2 },
+					{ 4, 2, 2, 2 }, { 5, 3, 2, 2 } };
+	uint64_t dcur = 0;
+	unsigned seed = 31;
+	size_t n1;
+
+	memset(p, 0, sizeof(*p));
+	p->time = 2;
+	p->trans_id = 7;
+	p->data_block_size = 128;
+	p->nr_data_blocks = FX_LARGE_DATA_BLOCKS;
+	p->devs = devs;
+	p->nr_devs = 5;
+	for (uint32_t dev = 1; dev <= 2; dev++) {
+		uint64_t v = (uint64_t)rand_r(&seed) % 7;
+
+		while (v < (dev == 1 ? 24000u : 12000u)) {
+			unsigned len = 1 + (unsigned)rand_r(&seed) % 9;
+
+			for (unsigned k = 0; k < len; k++)
+				fx_add(p, dev, v + k, dcur + k, 0);
+			v += len + (uint64_t)rand_r(&seed) % 4;
+			dcur += len + (rand_r(&seed) % 3 == 0 ? (uint64_t)rand_r(&seed) % 5 : 0);
+		}
+	}
+	n1 = p->nr_maps;
+	for (size_t i = 0; i < n1; i++) {
+		const struct fx_map m = p->maps[i];
+
+		if (m.dev != 1)
+			continue;
+		if (m.vblock % 97 < 10)
+			fx_add(p, 3, m.vblock, dcur++, 1);
+		else
+			fx_add(p, 3, m.vblock, m.dblock, m.time);
+	}
+	n1 = p->nr_maps;
+	for (size_t i = 0; i < n1; i++)
+		if (p->maps[i].dev == 3)
+			fx_add(p, 4, p->maps[i].vblock, p->maps[i].dblock, p->maps[i].time);
+	fx_sort(p);
+}
+
+int fx_set_build(struct fx_set *fx)
+{
+	struct fx_pool a, b;
+	char path[600];
+	int ok;
+
+	memset(fx, 0, sizeof(*fx));
+	if (!fx_tool("thin_restore"))
+		return 1;
+	fx->dir = fx_tmpdir();
+	if (!fx->dir)
+		return -1;
+	fx_small_pool(&a, 0);
+	fx_small_pool(&b, 1);
+	fx_large_pool(&fx->large_pool);
+	ok = fx_restore(&a, fx->dir, "a", 4u << 20) == 0 &&
+	     fx_restore(&b, fx->dir, "b", 4u << 20) == 0 &&
+	     fx_restore(&fx->large_pool, fx->dir, "large", 16u << 20) == 0;
+	free(a.maps);
+	free(b.maps);
+	if (!ok)
+		return -1;
+	snprintf(fx->a_path, sizeof(fx->a_path), "%s/a.meta", fx->dir);
+	snprintf(fx->large_path, sizeof(fx->large_path), "%s/large.meta", fx->dir);
+	snprintf(path, sizeof(path), "%s/b.meta", fx->dir);
+	if (fx_image_load(fx->a_path, &fx->a) || fx_image_load(path, &fx->b) ||
+	    fx_image_load(fx->large_path, &fx->large))
+		return -1;
+	return 0;
+}
+
+void fx_set_free(struct fx_set *fx)
+{
+	fx_image_free(&fx->a);
+	fx_image_free(&fx->b);
+	fx_image_free(&fx->large);
+	free(fx->large_pool.maps);
+	fx_tmpdir_remove(fx->dir);
+	fx->dir = NULL;
+}

@@ -39,6 +39,26 @@ struct fx_image {
 	size_t len;
 };
 
+/* The fixtures of the thin tests: a small pool (a), the same after one more commit (b), a
+ * large one, as images and files in dir. */
+#define FX_LARGE_DATA_BLOCKS 200000u
+struct fx_set {
+	char *dir;			/* NULL: thin_restore is missing */
+	struct fx_image a, b, large;
+	struct fx_pool large_pool;
+	char a_path[600], large_path[600];
+};
+
+/* The small pool: volume 1, snapshot 2 of it sharing virtual blocks 0..15 (data 0..15), each
+ * with a block of its own at virtual block 100, volume 1 written at 200..202 (data 60..62)
+ * after the snapshot; device 3 empty. one_more: the pool after its next commit (snapshot 2
+ * wrote virtual block 101, data 52). */
+void fx_small_pool(struct fx_pool *p, int one_more);
+/* The large pool: thousands of mappings per device, snapshots with copied-on-write blocks. */
+void fx_large_pool(struct fx_pool *p);
+/* Return 0 after building fx, 1 when thin_restore is missing (fx->dir NULL), -1 on failure. */
+int fx_set_build(struct fx_set *fx);
+void fx_set_free(struct fx_set *fx);
 /* Return the path of tool (thin_restore, thin_dump, thin_rmap) in PATH, /usr/sbin or /sbin,
  * or NULL. */
 const char *fx_tool(const char *tool);
