@@ -102,6 +102,11 @@ int thin_sb_parse(const void *block, struct thin_sb *sb, char *why, size_t why_l
 			 sb->data_block_size, THIN_DATA_BLOCK_MIN, THIN_DATA_BLOCK_MAX);
 		return -EBADMSG;
 	}
+	if (sb->data_nr_blocks > UINT64_MAX / sb->data_block_size) {
+		snprintf(why, why_len, "superblock: %" PRIu64 " data blocks overflow 64-bit sectors",
+			 sb->data_nr_blocks);
+		return -EBADMSG;
+	}
 	/* The metadata space map is what the kernel allocates from; after a resize it may
 	 * exceed the size recorded at format time. */
 	if (sb->meta_nr_blocks > sb->metadata_nr_blocks)
@@ -139,6 +144,13 @@ static int node_check(struct thin_walk *w, uint64_t block, const uint8_t *b, int
 		return -EBADMSG;
 	}
 	*leaf = flags == NODE_LEAF;
+	/* Only a root may be empty, and only a leaf one (an empty tree): an empty internal node
+	 * would fit under every key range, so one block could be walked from many parents. */
+	if (!*leaf && nr == 0) {
+		snprintf(w->why, w->why_len, "B-tree node at metadata block %" PRIu64 ": internal "
+			 "node without entries", block);
+		return -EBADMSG;
+	}
 	if (vsize != (*leaf ? w->value_size : 8) || nr > max ||
 	    NODE_KEYS + (uint64_t)max * (8 + vsize) > THIN_META_BLOCK) {
 		snprintf(w->why, w->why_len, "B-tree node at metadata block %" PRIu64 ": %u of %u "

@@ -66,6 +66,12 @@ static int mapping_leaf(void *ctx, uint64_t vb, const uint8_t *v)
 	uint32_t t = (uint32_t)(val & ((1u << TIME_BITS) - 1));
 	struct thin_run *last = d->nr_runs ? &d->runs[d->nr_runs - 1] : NULL;
 
+	/* A sector of the volume is a 64-bit number: a virtual block past that is no block. */
+	if (vb >= UINT64_MAX / b->sb->data_block_size) {
+		snprintf(b->sub.why, b->sub.why_len, "thin device %u: virtual block %" PRIu64
+			 " beyond any device's size", d->id, vb);
+		return -EBADMSG;
+	}
 	if (db >= b->sb->data_nr_blocks) {
 		snprintf(b->sub.why, b->sub.why_len, "thin device %u: virtual block %" PRIu64
 			 " maps to data block %" PRIu64 ", beyond the pool's %" PRIu64, d->id, vb,
