@@ -98,6 +98,8 @@ struct thin_model {
 					 * once per owner) */
 	unsigned rewalks;		/* walks redone because the superblock changed */
 	uint64_t nodes_read;		/* B-tree nodes read in the last walk */
+	uint64_t nodes_shared;		/* nodes met again in it (shared by snapshots): their
+					 * mappings copied, not read again */
 };
 
 /*

@@ -1,7 +1,8 @@
 /*
  * stack/stack_thin_int.h - what the files of the thin-pool model (stack_thin_meta.c,
- * stack_thin_model.c, stack_thin_query.c, stack_thin_row.c) share: the B-tree walker over a read callback, the
- * owners' order, little-endian loads.
+ * stack_thin_model.c, stack_thin_seen.c, stack_thin_query.c, stack_thin_row.c) share: the
+ * B-tree walker over a read callback, the nodes met in a walk, the owners' order,
+ * little-endian loads.
  */
 #ifndef MEDIASCAN_STACK_THIN_INT_H
 #define MEDIASCAN_STACK_THIN_INT_H
@@ -23,11 +24,36 @@ struct thin_walk {
 	/* Return 0 to go on, or -errno to stop the walk with it. */
 	int (*leaf)(void *ctx, uint64_t key, const uint8_t *value);
 	void *ctx;
+	/* Optional, before a node is read: return 1 when its subtree (keys in [lo, hi), hi_set:
+	 * hi bounds them) was given to the walk another way, 0 to read it, or -errno. */
+	int (*enter)(void *ctx, uint64_t block, uint64_t lo, uint64_t hi, int hi_set);
+	/* Optional, after the subtree at block was walked: return 0 or -errno. */
+	int (*leave)(void *ctx, uint64_t block);
 	uint8_t *buf[THIN_MAX_DEPTH];	/* one 4096-aligned block per level, lazily */
 	uint64_t nodes_read;
 	char *why;
 	size_t why_len;
 };
+
+/* A node met in a walk of the mapping trees, and the mappings its subtree gave: from mapping
+ * s_off of run s_run to mapping e_off of run e_run (exclusive) of device dev (an index). */
+struct thin_seen_ent {
+	uint64_t block;			/* 0: a free slot */
+	uint64_t s_run, s_off, e_run, e_off;
+	uint32_t dev;
+	int done;			/* 0 while its subtree is walked */
+};
+/* Nodes met, by block number (open addressing). */
+struct thin_seen {
+	struct thin_seen_ent *e;
+	size_t cap, nr;
+};
+/* Return the entry of block, or NULL. */
+struct thin_seen_ent *thin_seen_find(const struct thin_seen *s, uint64_t block);
+/* Return a new entry for block (not there yet; entries move: find it again later), NULL when
+ * out of memory. */
+struct thin_seen_ent *thin_seen_add(struct thin_seen *s, uint64_t block);
+void thin_seen_free(struct thin_seen *s);
 
 /* Return 0 after walking the tree at root, or the first error (why set). */
 int thin_btree_walk(struct thin_walk *w, uint64_t root);

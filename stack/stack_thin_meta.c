@@ -179,6 +179,11 @@ static int walk_node(struct thin_walk *w, uint64_t block, unsigned depth, uint64
 			 "1..%" PRIu64, block, w->nr_blocks);
 		return -EBADMSG;
 	}
+	if (w->enter) {
+		r = w->enter(w->ctx, block, lo, hi, hi_set);
+		if (r)
+			return r < 0 ? r : 0;
+	}
 	if (!w->buf[depth]) {
 		w->buf[depth] = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
 		if (!w->buf[depth])
@@ -217,7 +222,7 @@ static int walk_node(struct thin_walk *w, uint64_t block, unsigned depth, uint64
 			return r;
 		/* The child walk reused deeper buffers only: b is still this node. */
 	}
-	return 0;
+	return w->leave ? w->leave(w->ctx, block) : 0;
 }
 
 int thin_btree_walk(struct thin_walk *w, uint64_t root)

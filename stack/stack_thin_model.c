@@ -24,6 +24,7 @@ struct build {
 	struct thin_dev *dev;		/* the device whose subtree is walked */
 	size_t cap_devs, cap_runs;
 	struct thin_walk sub;		/* the second level's walker */
+	struct thin_seen seen;		/* its nodes met so far */
 };
 
 static int details_leaf(void *ctx, uint64_t key, const uint8_t *v)
@@ -56,32 +57,17 @@ static int details_leaf(void *ctx, uint64_t key, const uint8_t *v)
 	return 0;
 }
 
-/* Add virtual block vb -> data block db at time t to the device walked, merged into its last
- * run when it continues it (keys arrive in order: the walk checked it). */
-static int mapping_leaf(void *ctx, uint64_t vb, const uint8_t *v)
+/* Add virtual blocks [vb, vb + len) -> data blocks from db at time t to the device walked,
+ * merged into its last run when they continue it (keys arrive in order: the walk checked). */
+static int add_run(struct build *b, uint64_t vb, uint64_t db, uint32_t len, uint32_t t)
 {
-	struct build *b = ctx;
 	struct thin_dev *d = b->dev;
-	uint64_t val = thin_le64(v), db = val >> TIME_BITS;
-	uint32_t t = (uint32_t)(val & ((1u << TIME_BITS) - 1));
 	struct thin_run *last = d->nr_runs ? &d->runs[d->nr_runs - 1] : NULL;
 
-	/* A sector of the volume is a 64-bit number: a virtual block past that is no block. */
-	if (vb >= UINT64_MAX / b->sb->data_block_size) {
-		snprintf(b->sub.why, b->sub.why_len, "thin device %u: virtual block %" PRIu64
-			 " beyond any device's size", d->id, vb);
-		return -EBADMSG;
-	}
-	if (db >= b->sb->data_nr_blocks) {
-		snprintf(b->sub.why, b->sub.why_len, "thin device %u: virtual block %" PRIu64
-			 " maps to data block %" PRIu64 ", beyond the pool's %" PRIu64, d->id, vb,
-			 db, b->sb->data_nr_blocks);
-		return -EBADMSG;
-	}
-	d->counted++;
-	if (last && last->time == t && last->len < UINT32_MAX && last->vblock + last->len == vb &&
-	    last->dblock + last->len == db) {
-		last->len++;
+	d->counted += len;
+	if (last && last->time == t && last->len <= UINT32_MAX - len &&
+	    last->vblock + last->len == vb && last->dblock + last->len == db) {
+		last->len += len;
 		return 0;
 	}
 	if (d->nr_runs == b->cap_runs) {
@@ -93,7 +79,99 @@ static int mapping_leaf(void *ctx, uint64_t vb, const uint8_t *v)
 		d->runs = n;
 		b->cap_runs = cap;
 	}
-	d->runs[d->nr_runs++] = (struct thin_run){ .vblock = vb, .dblock = db, .len = 1, .time = t };
+	d->runs[d->nr_runs++] = (struct thin_run){ vb, db, len, t };
+	return 0;
+}
+
+/* A leaf entry of a device's tree: virtual block vb -> (data block << 24 | time). */
+static int mapping_leaf(void *ctx, uint64_t vb, const uint8_t *v)
+{
+	struct build *b = ctx;
+	uint64_t val = thin_le64(v), db = val >> TIME_BITS;
+
+	/* A sector of the volume is a 64-bit number: a virtual block past that is no block. */
+	if (vb >= UINT64_MAX / b->sb->data_block_size) {
+		snprintf(b->sub.why, b->sub.why_len, "thin device %u: virtual block %" PRIu64
+			 " beyond any device's size", b->dev->id, vb);
+		return -EBADMSG;
+	}
+	if (db >= b->sb->data_nr_blocks) {
+		snprintf(b->sub.why, b->sub.why_len, "thin device %u: virtual block %" PRIu64
+			 " maps to data block %" PRIu64 ", beyond the pool's %" PRIu64, b->dev->id,
+			 vb, db, b->sb->data_nr_blocks);
+		return -EBADMSG;
+	}
+	return add_run(b, vb, db, 1, (uint32_t)(val & ((1u << TIME_BITS) - 1)));
+}
+
+/* Where the device walked is: the mapping after its last one, as (run, offset in run). */
+static void position(const struct thin_dev *d, uint64_t *run, uint64_t *off)
+{
+	*run = d->nr_runs ? d->nr_runs - 1 : 0;
+	*off = d->nr_runs ? d->runs[d->nr_runs - 1].len : 0;
+}
+
+/* Give the device walked the mappings node e's subtree gave before, if they fit where the
+ * node now sits: keys in [lo, hi) and after the device's last mapping. */
+static int replay(struct build *b, const struct thin_seen_ent *e, uint64_t lo, uint64_t hi,
+		  int hi_set)
+{
+	const struct thin_dev *src = &b->m->devs[e->dev];
+
+	for (uint64_t r = e->s_run; r <= e->e_run && r < src->nr_runs; r++) {
+		struct thin_run run = src->runs[r];	/* a copy: src may be the device walked */
+		uint64_t a = r == e->s_run ? e->s_off : 0, z = r == e->e_run ? e->e_off : run.len;
+		const struct thin_run *last = b->dev->nr_runs ? &b->dev->runs[b->dev->nr_runs - 1]
+							      : NULL;
+		int r2;
+
+		if (a >= z)
+			continue;
+		if (run.vblock + a < lo || (hi_set && run.vblock + z > hi) ||
+		    (last && run.vblock + a < last->vblock + last->len)) {
+			snprintf(b->sub.why, b->sub.why_len, "B-tree node at metadata block %" PRIu64
+				 " shared by thin devices %u and %u holds keys outside its place",
+				 e->block, src->id, b->dev->id);
+			return -EBADMSG;
+		}
+		r2 = add_run(b, run.vblock + a, run.dblock + a, (uint32_t)(z - a), run.time);
+		if (r2 < 0)
+			return r2;
+	}
+	return 1;
+}
+
+/* Before a node of a device's tree is read: a node met before (shared with a snapshot or
+ * origin walked earlier) is replayed instead; a new one is noted with where it starts. */
+static int node_enter(void *ctx, uint64_t block, uint64_t lo, uint64_t hi, int hi_set)
+{
+	struct build *b = ctx;
+	struct thin_seen_ent *e = thin_seen_find(&b->seen, block);
+
+	if (e && !e->done) {
+		snprintf(b->sub.why, b->sub.why_len, "B-tree node at metadata block %" PRIu64
+			 " is its own ancestor", block);
+		return -EBADMSG;
+	}
+	if (e) {
+		b->m->nodes_shared++;
+		return replay(b, e, lo, hi, hi_set);
+	}
+	e = thin_seen_add(&b->seen, block);
+	if (!e)
+		return -ENOMEM;
+	e->dev = (uint32_t)(b->dev - b->m->devs);
+	position(b->dev, &e->s_run, &e->s_off);
+	return 0;
+}
+
+static int node_leave(void *ctx, uint64_t block)
+{
+	struct build *b = ctx;
+	struct thin_seen_ent *e = thin_seen_find(&b->seen, block);
+
+	position(b->dev, &e->e_run, &e->e_off);
+	e->done = 1;
 	return 0;
 }
 
@@ -193,6 +271,8 @@ static int walk_pool(thin_read_fn read, void *arg, const struct thin_sb *sb,
 	b.sub = top;
 	b.sub.value_size = 8;
 	b.sub.leaf = mapping_leaf;
+	b.sub.enter = node_enter;
+	b.sub.leave = node_leave;
 	top.value_size = DETAILS_SIZE;
 	top.leaf = details_leaf;
 	r = thin_btree_walk(&top, sb->details_root);
@@ -204,6 +284,7 @@ static int walk_pool(thin_read_fn read, void *arg, const struct thin_sb *sb,
 	m->nodes_read = top.nodes_read + b.sub.nodes_read;
 	thin_walk_free(&top);
 	thin_walk_free(&b.sub);
+	thin_seen_free(&b.seen);
 	if (r == 0)
 		r = build_reverse(m);
 	if (r == -ENOMEM)

@@ -3,8 +3,9 @@
  * metadata written by thin-provisioning-tools' thin_restore on this host: a small pool (a
  * volume, its snapshot sharing 16 blocks, an empty device) checked by hand, and a large one
  * (multi-level B-trees, snapshots with copied-on-write blocks) checked block by block against
- * what the pool was made of, against thin_dump's XML and against thin_rmap. Then the walk
- * under damage and under commits: a node's checksum, a node read at another block than it
+ * what the pool was made of, against thin_dump's XML and against thin_rmap; a snapshot's tree
+ * sharing nodes with its origin's (read once, the same model; a shared node out of its place
+ * refused). Then the walk under damage and under commits: a node's checksum, a node read at another block than it
  * says, a superblock that changes once (one re-walk, the new pool's model), one that always
  * changes (a clear error after the bound), a walk torn by a commit (redone, not reported).
  * Skipped only when thin_restore is missing (scripts/deps installs it).
@@ -299,6 +300,61 @@ static struct fx_image copy_of(const struct fx_image *img)
 	return c;
 }
 
+/* The value of entry i of a B-tree node (values follow max_entries keys). */
+static uint8_t *node_value(uint8_t *node, unsigned i)
+{
+	uint32_t max = (uint32_t)node[20] | (uint32_t)node[21] << 8 | (uint32_t)node[22] << 16;
+
+	return node + 32 + 8 * max + 8 * i;
+}
+
+static void test_shared_subtrees(void **s)
+{
+	struct fx_image c;
+	struct thin_model m;
+	char why[THIN_WHY];
+	uint8_t *top, *n3, *n4;
+	uint64_t r3, r4, unshared;
+
+	(void)s;
+	need_tools();
+	assert_int_equal(thin_model_load(fx_image_read, &fx.large, 0, &m, why, sizeof(why)), 0);
+	unshared = m.nodes_read;
+	assert_int_equal(m.nodes_shared, 0);
+	thin_model_free(&m);
+	/* snapshot 4 holds what 3 holds: share part of 3's tree, as a snapshot does until either
+	 * is written (top-level entries: devices 1..5) */
+	c = copy_of(&fx.large);
+	top = c.data + get_le64(c.data + SB_MAPPING_ROOT) * THIN_META_BLOCK;
+	r3 = get_le64(node_value(top, 2));
+	r4 = get_le64(node_value(top, 3));
+	n3 = c.data + r3 * THIN_META_BLOCK;
+	n4 = c.data + r4 * THIN_META_BLOCK;
+	assert_int_equal(n3[4], 1);		/* internal: the trees have several levels */
+	put_le64(node_value(n4, 1), get_le64(node_value(n3, 1)));
+	fx_reseal(n4, THIN_NODE_CSUM_XOR);
+	assert_int_equal(thin_model_load(fx_image_read, &c, 0, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.nodes_shared, 1);
+	assert_true(m.nodes_read < unshared);
+	check_forward(&m, &fx.large_pool);
+	thin_model_free(&m);
+	/* a shared node under another key range than it holds: corrupt, not a snapshot */
+	put_le64(node_value(n4, 1), get_le64(node_value(n3, 2)));
+	fx_reseal(n4, THIN_NODE_CSUM_XOR);
+	assert_int_equal(thin_model_load(fx_image_read, &c, 0, &m, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "shared by thin devices 3 and 4 holds keys outside its place"));
+	/* the whole tree shared (a snapshot just taken): read once */
+	memcpy(n4, fx.large.data + r4 * THIN_META_BLOCK, THIN_META_BLOCK);
+	put_le64(node_value(top, 3), r3);
+	fx_reseal(top, THIN_NODE_CSUM_XOR);
+	assert_int_equal(thin_model_load(fx_image_read, &c, 0, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.nodes_shared, 1);
+	assert_true(m.nodes_read * 4 < unshared * 3);
+	check_forward(&m, &fx.large_pool);
+	thin_model_free(&m);
+	fx_image_free(&c);
+}
+
 static void test_bad_checksum(void **s)
 {
 	struct fx_image c;
@@ -478,6 +534,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_pool),
 		cmocka_unit_test(test_large_pool),
+		cmocka_unit_test(test_shared_subtrees),
 		cmocka_unit_test(test_bad_checksum),
 		cmocka_unit_test(test_wrong_blocknr),
 		cmocka_unit_test(test_commit_during_walk),
