@@ -5,9 +5,10 @@
  * (multi-level B-trees, snapshots with copied-on-write blocks) checked block by block against
  * what the pool was made of, against thin_dump's XML and against thin_rmap; a snapshot's tree
  * sharing nodes with its origin's (read once, the same model; a shared node out of its place
- * refused). Then the walk under damage and under commits: a node's checksum, a node read at another block than it
- * says, a superblock that changes once (one re-walk, the new pool's model), one that always
- * changes (a clear error after the bound), a walk torn by a commit (redone, not reported).
+ * refused). Then the walk under damage and under commits: a node's checksum, a node read at
+ * another block than it says, a superblock that changes once (one re-walk, the new pool's
+ * model), one that always changes (a clear error after the bound), a walk torn by a commit
+ * (redone, not reported), and the product's O_DIRECT reader.
  * Skipped only when thin_restore is missing (scripts/deps installs it).
  */
 #include <errno.h>
