@@ -30,6 +30,11 @@ uint32_t thin_block_csum(const void *block, uint32_t salt);
  * return 0 or -errno. */
 typedef int (*thin_read_fn)(void *arg, uint64_t block, void *buf);
 
+/* Read metadata blocks blocks[0..n) (n <= 256) into bufs + i * THIN_META_BLOCK (bufs
+ * 4096-aligned), all at once: return 0 or -errno. Optional: it lets a walk read a node's
+ * children together instead of one after another. */
+typedef int (*thin_read_many_fn)(void *arg, const uint64_t *blocks, unsigned n, uint8_t *bufs);
+
 /* The superblock, decoded. */
 struct thin_sb {
 	uint8_t uuid[16];
@@ -113,6 +118,9 @@ struct thin_model {
  */
 int thin_model_load(thin_read_fn read, void *arg, unsigned max_rewalks, struct thin_model *m,
 		    char *why, size_t why_len);
+/* thin_model_load with read_many (may be NULL) reading a node's children together. */
+int thin_model_load_many(thin_read_fn read, thin_read_many_fn read_many, void *arg,
+			 unsigned max_rewalks, struct thin_model *m, char *why, size_t why_len);
 /* Free what thin_model_load allocated in m (m itself is the caller's). */
 void thin_model_free(struct thin_model *m);
 
@@ -199,13 +207,18 @@ int thin_row_up(const struct thin_model *m, uint64_t start, uint64_t length, con
 
 /*
  * The product's reader: the pool's metadata device (path) opened O_RDONLY|O_DIRECT through
- * kernel/; thin_meta_read is a thin_read_fn over it. Return 0 or -errno.
+ * kernel/; thin_meta_read is a thin_read_fn over it (thin_meta_read_many reads many blocks
+ * at once: give both to thin_model_load_many). Return 0 or -errno.
  */
+struct kio_batch;
 struct thin_meta_dev {
 	int fd;
+	struct kio_batch *batch;	/* many reads in flight (io_uring, else pread) */
 };
 int thin_meta_open(const char *path, struct thin_meta_dev *d);
 int thin_meta_read(void *arg, uint64_t block, void *buf);
+/* A thin_read_many_fn over the device: the reads in flight together. */
+int thin_meta_read_many(void *arg, const uint64_t *blocks, unsigned n, uint8_t *bufs);
 void thin_meta_close(struct thin_meta_dev *d);
 
 #endif

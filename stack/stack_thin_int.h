@@ -15,9 +15,19 @@
 /* Deeper than any tree of 2^64 keys with dm-btree's smallest fan-out: a deeper walk loops. */
 #define THIN_MAX_DEPTH 24
 
+/* An internal node has at most (4096 - 32) / 16 = 254 children: one level's prefetch. */
+#define THIN_PREFETCH 256
+
+/* The children of one internal node, read together. */
+struct thin_prefetch {
+	uint8_t *bufs;			/* THIN_PREFETCH blocks, 4096-aligned, lazily */
+	int16_t slot[THIN_PREFETCH];	/* child i at bufs + slot[i] blocks, -1 not read */
+};
+
 /* One walk of one B-tree: every leaf entry in key order goes to leaf(). */
 struct thin_walk {
 	thin_read_fn read;
+	thin_read_many_fn read_many;	/* NULL: nodes are read one by one */
 	void *arg;
 	uint64_t nr_blocks;		/* metadata blocks: a child beyond is corrupt */
 	uint32_t value_size;		/* of the leaves */
@@ -29,7 +39,10 @@ struct thin_walk {
 	int (*enter)(void *ctx, uint64_t block, uint64_t lo, uint64_t hi, int hi_set);
 	/* Optional, after the subtree at block was walked: return 0 or -errno. */
 	int (*leave)(void *ctx, uint64_t block);
-	uint8_t *buf[THIN_MAX_DEPTH];	/* one 4096-aligned block per level, lazily */
+	/* Optional: return 1 when enter() will give block's subtree (no need to read it). */
+	int (*known)(void *ctx, uint64_t block);
+	uint8_t *buf[THIN_MAX_DEPTH];
+	struct thin_prefetch pre[THIN_MAX_DEPTH];	/* one 4096-aligned block per level, lazily */
 	uint64_t nodes_read;
 	char *why;
 	size_t why_len;

@@ -161,11 +161,78 @@ static int node_check(struct thin_walk *w, uint64_t block, const uint8_t *b, int
 	return 0;
 }
 
-/* Walk the subtree at block whose keys must lie in [lo, hi) (hi_set: hi bounds them). */
-static int walk_node(struct thin_walk *w, uint64_t block, unsigned depth, uint64_t lo,
-		     uint64_t hi, int hi_set)
+/* Return the node at block in *out: the prefetched copy pre, else read into the level's
+ * buffer; 0 or -errno (why set). */
+static int node_bytes(struct thin_walk *w, uint64_t block, unsigned depth, const uint8_t *pre,
+		      const uint8_t **out)
 {
-	uint8_t *b;
+	int r;
+
+	if (pre) {
+		*out = pre;
+		return 0;
+	}
+	if (!w->buf[depth]) {
+		w->buf[depth] = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
+		if (!w->buf[depth])
+			return -ENOMEM;
+	}
+	r = w->read(w->arg, block, w->buf[depth]);
+	if (r < 0) {
+		snprintf(w->why, w->why_len, "reading metadata block %" PRIu64 ": %s", block,
+			 strerror(-r));
+		return r;
+	}
+	w->nodes_read++;
+	*out = w->buf[depth];
+	return 0;
+}
+
+/*
+ * Read the children of internal node b (at depth) together into level depth + 1's prefetch
+ * buffers, those the walk will read (valid block numbers, not given by known()); slot[i] is
+ * where child i is, -1 when it was not prefetched (then it is read alone, which also names
+ * the block of a failed read).
+ */
+static int prefetch(struct thin_walk *w, const uint8_t *b, unsigned depth, uint32_t nr,
+		    uint32_t max)
+{
+	struct thin_prefetch *p;
+	uint64_t blocks[THIN_PREFETCH];
+	unsigned n = 0;
+
+	if (!w->read_many || depth + 1 >= THIN_MAX_DEPTH)
+		return 0;
+	p = &w->pre[depth + 1];
+	if (!p->bufs) {
+		p->bufs = aligned_alloc(THIN_META_BLOCK, (size_t)THIN_PREFETCH * THIN_META_BLOCK);
+		if (!p->bufs)
+			return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t child = thin_le64(b + NODE_KEYS + 8 * (uint64_t)max + 8 * (uint64_t)i);
+
+		p->slot[i] = -1;
+		if (child == 0 || child >= w->nr_blocks || (w->known && w->known(w->ctx, child)))
+			continue;
+		p->slot[i] = (int16_t)n;
+		blocks[n++] = child;
+	}
+	if (n && w->read_many(w->arg, blocks, n, p->bufs) < 0) {
+		for (uint32_t i = 0; i < nr; i++)
+			p->slot[i] = -1;
+		return 0;
+	}
+	w->nodes_read += n;
+	return 0;
+}
+
+/* Walk the subtree at block whose keys must lie in [lo, hi) (hi_set: hi bounds them); pre:
+ * its bytes when prefetched, else NULL. */
+static int walk_node(struct thin_walk *w, uint64_t block, unsigned depth, uint64_t lo,
+		     uint64_t hi, int hi_set, const uint8_t *pre)
+{
+	const uint8_t *b;
 	uint32_t nr, max, vsize;
 	int leaf, r;
 
@@ -184,30 +251,22 @@ static int walk_node(struct thin_walk *w, uint64_t block, unsigned depth, uint64
 		if (r)
 			return r < 0 ? r : 0;
 	}
-	if (!w->buf[depth]) {
-		w->buf[depth] = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
-		if (!w->buf[depth])
-			return -ENOMEM;
-	}
-	b = w->buf[depth];
-	r = w->read(w->arg, block, b);
-	if (r < 0) {
-		snprintf(w->why, w->why_len, "reading metadata block %" PRIu64 ": %s", block,
-			 strerror(-r));
-		return r;
-	}
-	w->nodes_read++;
-	r = node_check(w, block, b, &leaf);
+	r = node_bytes(w, block, depth, pre, &b);
+	if (r == 0)
+		r = node_check(w, block, b, &leaf);
 	if (r < 0)
 		return r;
 	nr = thin_le32(b + NODE_NR_ENTRIES);
 	max = thin_le32(b + NODE_MAX_ENTRIES);
 	vsize = thin_le32(b + NODE_VALUE_SIZE);
+	if (!leaf && (r = prefetch(w, b, depth, nr, max)) < 0)
+		return r;
 	for (uint32_t i = 0; i < nr; i++) {
 		uint64_t key = thin_le64(b + NODE_KEYS + 8 * (uint64_t)i);
 		const uint8_t *val = b + NODE_KEYS + 8 * (uint64_t)max + (uint64_t)vsize * i;
 		uint64_t next = i + 1 < nr ? thin_le64(b + NODE_KEYS + 8 * (uint64_t)(i + 1)) : hi;
 		int next_set = i + 1 < nr || hi_set;
+		const struct thin_prefetch *p = &w->pre[depth + 1 < THIN_MAX_DEPTH ? depth + 1 : 0];
 
 		if (key < lo || (hi_set && key >= hi) || (i + 1 < nr && next <= key)) {
 			snprintf(w->why, w->why_len, "B-tree node at metadata block %" PRIu64 ": key "
@@ -217,23 +276,27 @@ static int walk_node(struct thin_walk *w, uint64_t block, unsigned depth, uint64
 		if (leaf)
 			r = w->leaf(w->ctx, key, val);
 		else
-			r = walk_node(w, thin_le64(val), depth + 1, key, next, next_set);
+			r = walk_node(w, thin_le64(val), depth + 1, key, next, next_set,
+				      w->read_many && p->bufs && p->slot[i] >= 0 ?
+				      p->bufs + (size_t)p->slot[i] * THIN_META_BLOCK : NULL);
 		if (r < 0)
 			return r;
-		/* The child walk reused deeper buffers only: b is still this node. */
+		/* The child walk wrote deeper levels' buffers only: b is still this node. */
 	}
 	return w->leave ? w->leave(w->ctx, block) : 0;
 }
 
 int thin_btree_walk(struct thin_walk *w, uint64_t root)
 {
-	return walk_node(w, root, 0, 0, 0, 0);
+	return walk_node(w, root, 0, 0, 0, 0, NULL);
 }
 
 void thin_walk_free(struct thin_walk *w)
 {
 	for (unsigned i = 0; i < THIN_MAX_DEPTH; i++) {
 		free(w->buf[i]);
+		free(w->pre[i].bufs);
 		w->buf[i] = NULL;
+		w->pre[i].bufs = NULL;
 	}
 }

@@ -165,6 +165,13 @@ static int node_enter(void *ctx, uint64_t block, uint64_t lo, uint64_t hi, int h
 	return 0;
 }
 
+static int node_known(void *ctx, uint64_t block)
+{
+	const struct thin_seen_ent *e = thin_seen_find(&((struct build *)ctx)->seen, block);
+
+	return e && e->done;
+}
+
 static int node_leave(void *ctx, uint64_t block)
 {
 	struct build *b = ctx;
@@ -258,12 +265,12 @@ static int build_reverse(struct thin_model *m)
 }
 
 /* One walk of the pool at superblock sb into m (m zeroed first; freed by the caller). */
-static int walk_pool(thin_read_fn read, void *arg, const struct thin_sb *sb,
-		     struct thin_model *m, char *why, size_t why_len)
+static int walk_pool(thin_read_fn read, thin_read_many_fn read_many, void *arg,
+		     const struct thin_sb *sb, struct thin_model *m, char *why, size_t why_len)
 {
 	struct build b = { .m = m, .sb = sb };
-	struct thin_walk top = { .read = read, .arg = arg, .nr_blocks = sb->metadata_nr_blocks,
-		.ctx = &b, .why = why, .why_len = why_len };
+	struct thin_walk top = { .read = read, .read_many = read_many, .arg = arg,
+		.nr_blocks = sb->metadata_nr_blocks, .ctx = &b, .why = why, .why_len = why_len };
 	int r;
 
 	memset(m, 0, sizeof(*m));
@@ -273,6 +280,7 @@ static int walk_pool(thin_read_fn read, void *arg, const struct thin_sb *sb,
 	b.sub.leaf = mapping_leaf;
 	b.sub.enter = node_enter;
 	b.sub.leave = node_leave;
+	b.sub.known = node_known;
 	top.value_size = DETAILS_SIZE;
 	top.leaf = details_leaf;
 	r = thin_btree_walk(&top, sb->details_root);
@@ -306,6 +314,12 @@ void thin_model_free(struct thin_model *m)
 int thin_model_load(thin_read_fn read, void *arg, unsigned max_rewalks, struct thin_model *m,
 		    char *why, size_t why_len)
 {
+	return thin_model_load_many(read, NULL, arg, max_rewalks, m, why, why_len);
+}
+
+int thin_model_load_many(thin_read_fn read, thin_read_many_fn read_many, void *arg,
+			 unsigned max_rewalks, struct thin_model *m, char *why, size_t why_len)
+{
 	uint8_t *a = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
 	uint8_t *b = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
 	unsigned rewalks = 0;
@@ -330,7 +344,7 @@ int thin_model_load(thin_read_fn read, void *arg, unsigned max_rewalks, struct t
 		memset(&t, 0, sizeof(t));
 		r = thin_sb_parse(a, &sb, why, why_len);
 		if (r == 0)
-			r = walk_pool(read, arg, &sb, &t, why, why_len);
+			r = walk_pool(read, read_many, arg, &sb, &t, why, why_len);
 		/* The walk holds only if no commit happened meanwhile: the kernel rewrites
 		 * block 0 last in every commit, and blocks the old tree freed are reused after. */
 		r2 = read(arg, 0, b);

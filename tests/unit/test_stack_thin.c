@@ -356,6 +356,71 @@ static void test_shared_subtrees(void **s)
 	fx_image_free(&c);
 }
 
+/* A device whose block bad cannot be read; many_fails: every batch read fails too. */
+struct failing {
+	struct fx_image *img;
+	uint64_t bad;
+	int many_fails;
+};
+
+static int failing_read(void *arg, uint64_t block, void *buf)
+{
+	struct failing *f = arg;
+
+	return block == f->bad ? -EIO : fx_image_read(f->img, block, buf);
+}
+
+static int failing_read_many(void *arg, const uint64_t *blocks, unsigned n, uint8_t *bufs)
+{
+	struct failing *f = arg;
+
+	for (unsigned i = 0; i < n; i++)
+		if (f->many_fails || blocks[i] == f->bad)
+			return -EIO;
+	return fx_image_read_many(f->img, blocks, n, bufs);
+}
+
+static void test_batched_reads(void **s)
+{
+	struct failing f = { &fx.large, UINT64_MAX, 1 };
+	struct thin_model m1, m2;
+	char why[THIN_WHY], want[80], *x1, *x2;
+	uint8_t *top, *n3;
+	uint64_t child;
+
+	(void)s;
+	need_tools();
+	/* a node's children read together: the same model, the same nodes read */
+	assert_int_equal(thin_model_load(fx_image_read, &fx.large, 0, &m1, why, sizeof(why)), 0);
+	assert_int_equal(thin_model_load_many(fx_image_read, fx_image_read_many, &fx.large, 0, &m2,
+					      why, sizeof(why)), 0);
+	x1 = fx_model_xml(&m1);
+	x2 = fx_model_xml(&m2);
+	assert_string_equal(x1, x2);
+	assert_int_equal(m1.nodes_read, m2.nodes_read);
+	free(x2);
+	thin_model_free(&m2);
+	/* batches that fail: each node read alone instead, the same model */
+	assert_int_equal(thin_model_load_many(failing_read, failing_read_many, &f, 0, &m2, why,
+					      sizeof(why)), 0);
+	x2 = fx_model_xml(&m2);
+	assert_string_equal(x1, x2);
+	free(x1);
+	free(x2);
+	thin_model_free(&m1);
+	thin_model_free(&m2);
+	/* one unreadable child: named, though its siblings were read in its batch */
+	top = fx.large.data + get_le64(fx.large.data + SB_MAPPING_ROOT) * THIN_META_BLOCK;
+	n3 = fx.large.data + get_le64(node_value(top, 2)) * THIN_META_BLOCK;
+	child = get_le64(node_value(n3, 1));
+	f.bad = child;
+	f.many_fails = 0;
+	assert_int_equal(thin_model_load_many(failing_read, failing_read_many, &f, 0, &m2, why,
+					      sizeof(why)), -EIO);
+	snprintf(want, sizeof(want), "reading metadata block %lu: ", (unsigned long)child);
+	assert_non_null(strstr(why, want));
+}
+
 static void test_bad_checksum(void **s)
 {
 	struct fx_image c;
@@ -502,9 +567,11 @@ static void test_torn_walk_redone(void **s)
 
 static void test_direct_reader(void **s)
 {
+	const uint64_t end = fx.a.len / THIN_META_BLOCK;
 	struct thin_meta_dev d;
 	struct thin_model m;
-	char why[THIN_WHY];
+	char why[THIN_WHY], *x1, *x2;
+	uint8_t *buf;
 	int r;
 
 	(void)s;
@@ -519,14 +586,32 @@ static void test_direct_reader(void **s)
 			 0);
 	check_small(&m, 0);
 	thin_model_free(&m);
+	assert_int_equal(thin_model_load_many(thin_meta_read, thin_meta_read_many, &d,
+					      THIN_REWALKS, &m, why, sizeof(why)), 0);
+	check_small(&m, 0);
+	thin_model_free(&m);
 	/* past the end of the device: a short read is an error, not a block */
-	{
-		uint8_t *buf = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
-
-		assert_int_equal(thin_meta_read(&d, fx.a.len / THIN_META_BLOCK, buf), -EIO);
-		free(buf);
-	}
+	buf = aligned_alloc(THIN_META_BLOCK, 2 * THIN_META_BLOCK);
+	assert_non_null(buf);
+	assert_int_equal(thin_meta_read(&d, end, buf), -EIO);
+	assert_int_equal(thin_meta_read_many(&d, (uint64_t[]){ 0, end }, 2, buf), -EIO);
+	assert_int_equal(thin_meta_read_many(&d, (uint64_t[]){ end - 1, 0 }, 2, buf), 0);
+	assert_memory_equal(buf + THIN_META_BLOCK, fx.a.data, THIN_META_BLOCK);
+	free(buf);
 	thin_meta_close(&d);
+	/* the large pool through the device, children read together: the in-memory model */
+	assert_int_equal(thin_meta_open(fx.large_path, &d), 0);
+	assert_int_equal(thin_model_load_many(thin_meta_read, thin_meta_read_many, &d, 0, &m,
+					      why, sizeof(why)), 0);
+	x1 = fx_model_xml(&m);
+	thin_model_free(&m);
+	thin_meta_close(&d);
+	assert_int_equal(thin_model_load(fx_image_read, &fx.large, 0, &m, why, sizeof(why)), 0);
+	x2 = fx_model_xml(&m);
+	assert_string_equal(x1, x2);
+	free(x1);
+	free(x2);
+	thin_model_free(&m);
 	assert_int_equal(thin_meta_open("/nonexistent/meta", &d), -ENOENT);
 }
 
@@ -536,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_small_pool),
 		cmocka_unit_test(test_large_pool),
 		cmocka_unit_test(test_shared_subtrees),
+		cmocka_unit_test(test_batched_reads),
 		cmocka_unit_test(test_bad_checksum),
 		cmocka_unit_test(test_wrong_blocknr),
 		cmocka_unit_test(test_commit_during_walk),

@@ -165,6 +165,17 @@ int fx_image_read(void *arg, uint64_t block, void *buf)
 	return 0;
 }
 
+int fx_image_read_many(void *arg, const uint64_t *blocks, unsigned n, uint8_t *bufs)
+{
+	for (unsigned i = 0; i < n; i++) {
+		int r = fx_image_read(arg, blocks[i], bufs + (size_t)i * THIN_META_BLOCK);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 char *fx_run(const char *cmd)
 {
 	FILE *f = popen(cmd, "r");

@@ -77,6 +77,8 @@ int fx_image_load(const char *path, struct fx_image *img);
 void fx_image_free(struct fx_image *img);
 /* A thin_read_fn over a struct fx_image. */
 int fx_image_read(void *arg, uint64_t block, void *buf);
+/* A thin_read_many_fn over a struct fx_image. */
+int fx_image_read_many(void *arg, const uint64_t *blocks, unsigned n, uint8_t *bufs);
 /* Return the output of a shell command (malloc'd, NUL-terminated) or NULL. */
 char *fx_run(const char *cmd);
 /* One data block's owner, for comparing block by block (64-bit fields: no padding, so
