@@ -75,6 +75,8 @@ struct thin_dev {
 	uint64_t counted;		/* mapped blocks counted in the walk */
 	struct thin_run *runs;		/* sorted by vblock, contiguous runs merged */
 	size_t nr_runs;
+	size_t rev_first;		/* its runs by data block: model's rev[rev_first..
+					 * rev_first + nr_runs) */
 };
 
 /* data blocks [dblock, dblock + len) held by thin device dev_id at [vblock, vblock + len). */
@@ -93,8 +95,7 @@ struct thin_model {
 	struct thin_sb sb;		/* the superblock the walk was consistent with */
 	struct thin_dev *devs;		/* sorted by id */
 	size_t nr_devs;
-	struct thin_owner *rev;		/* every run by data block (then dev id, vblock) */
-	uint64_t *rev_end;		/* rev_end[i]: the highest end of rev[0..i] */
+	struct thin_owner *rev;		/* every run, by dev id then data block */
 	size_t nr_rev;
 	struct thin_extent *prov;	/* provisioned data blocks, merged, sorted */
 	size_t nr_prov;

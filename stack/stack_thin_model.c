@@ -224,8 +224,51 @@ static int device_leaf(void *ctx, uint64_t id, const uint8_t *v)
 	return r;
 }
 
-/* Build the reverse index and the provisioned extents from the devices' runs. */
-static int build_reverse(struct thin_model *m)
+static int by_dev_data(const void *x, const void *y)
+{
+	const struct thin_owner *a = x, *b = y;
+
+	if (a->dev_id != b->dev_id)
+		return a->dev_id < b->dev_id ? -1 : 1;
+	return a->dblock < b->dblock ? -1 : a->dblock > b->dblock;
+}
+
+/* The provisioned extents: every device's data runs merged (from a copy sorted by data). */
+static int build_provisioned(struct thin_model *m)
+{
+	struct thin_owner *t = malloc((m->nr_rev ? m->nr_rev : 1) * sizeof(*t));
+
+	m->prov = malloc((m->nr_rev ? m->nr_rev : 1) * sizeof(*m->prov));
+	if (!t || !m->prov) {
+		free(t);
+		return -ENOMEM;
+	}
+	memcpy(t, m->rev, m->nr_rev * sizeof(*t));
+	qsort(t, m->nr_rev, sizeof(*t), thin_owner_cmp);
+	for (size_t i = 0; i < m->nr_rev; i++) {
+		uint64_t end = t[i].dblock + t[i].len;
+		struct thin_extent *last = m->nr_prov ? &m->prov[m->nr_prov - 1] : NULL;
+
+		if (last && t[i].dblock <= last->start + last->len) {
+			if (end > last->start + last->len)
+				last->len = end - last->start;
+		} else {
+			m->prov[m->nr_prov++] = (struct thin_extent){ t[i].dblock, t[i].len };
+		}
+	}
+	free(t);
+	for (size_t i = 0; i < m->nr_prov; i++)
+		m->nr_provisioned += m->prov[i].len;
+	return 0;
+}
+
+/*
+ * Build the reverse index (each device's runs by data block, one slice per device: a query
+ * costs a binary search per device whatever the runs' lengths) and the provisioned extents.
+ * A device holds a data block once (dm-thin shares blocks between devices only); metadata
+ * that maps one twice within a device is refused.
+ */
+static int build_reverse(struct thin_model *m, char *why, size_t why_len)
 {
 	size_t n = 0, k = 0;
 
@@ -234,34 +277,27 @@ static int build_reverse(struct thin_model *m)
 		m->nr_mappings += m->devs[i].counted;
 	}
 	m->rev = malloc((n ? n : 1) * sizeof(*m->rev));
-	m->rev_end = malloc((n ? n : 1) * sizeof(*m->rev_end));
-	m->prov = malloc((n ? n : 1) * sizeof(*m->prov));
-	if (!m->rev || !m->rev_end || !m->prov)
+	if (!m->rev)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nr_devs; i++)
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		m->devs[i].rev_first = k;
 		for (size_t j = 0; j < m->devs[i].nr_runs; j++) {
 			const struct thin_run *r = &m->devs[i].runs[j];
 
 			m->rev[k++] = (struct thin_owner){ .dblock = r->dblock, .vblock = r->vblock,
 				.len = r->len, .dev_id = m->devs[i].id, .time = r->time };
 		}
-	qsort(m->rev, n, sizeof(*m->rev), thin_owner_cmp);
-	m->nr_rev = n;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t end = m->rev[i].dblock + m->rev[i].len;
-		struct thin_extent *last = m->nr_prov ? &m->prov[m->nr_prov - 1] : NULL;
-
-		m->rev_end[i] = i && m->rev_end[i - 1] > end ? m->rev_end[i - 1] : end;
-		if (last && m->rev[i].dblock <= last->start + last->len) {
-			if (end > last->start + last->len)
-				last->len = end - last->start;
-		} else {
-			m->prov[m->nr_prov++] = (struct thin_extent){ m->rev[i].dblock, m->rev[i].len };
-		}
 	}
-	for (size_t i = 0; i < m->nr_prov; i++)
-		m->nr_provisioned += m->prov[i].len;
-	return 0;
+	m->nr_rev = n;
+	qsort(m->rev, n, sizeof(*m->rev), by_dev_data);
+	for (size_t i = 1; i < n; i++)
+		if (m->rev[i].dev_id == m->rev[i - 1].dev_id &&
+		    m->rev[i].dblock < m->rev[i - 1].dblock + m->rev[i - 1].len) {
+			snprintf(why, why_len, "thin device %u maps data block %" PRIu64 " twice",
+				 m->rev[i].dev_id, m->rev[i].dblock);
+			return -EBADMSG;
+		}
+	return build_provisioned(m);
 }
 
 /* One walk of the pool at superblock sb into m (m zeroed first; freed by the caller). */
@@ -294,7 +330,7 @@ static int walk_pool(thin_read_fn read, thin_read_many_fn read_many, void *arg,
 	thin_walk_free(&b.sub);
 	thin_seen_free(&b.seen);
 	if (r == 0)
-		r = build_reverse(m);
+		r = build_reverse(m, why, why_len);
 	if (r == -ENOMEM)
 		snprintf(why, why_len, "out of memory modelling the pool");
 	return r;
@@ -306,7 +342,6 @@ void thin_model_free(struct thin_model *m)
 		free(m->devs[i].runs);
 	free(m->devs);
 	free(m->rev);
-	free(m->rev_end);
 	free(m->prov);
 	memset(m, 0, sizeof(*m));
 }

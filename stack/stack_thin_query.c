@@ -2,7 +2,8 @@
  * stack/stack_thin_query.c - questions asked of a thin pool's model: which thin devices hold
  * a data block (every one: a block shared by a volume and its snapshots has several owners),
  * which data blocks hold a device's virtual range, what is provisioned, the pool's totals.
- * Binary searches over the sorted runs: a query costs the log of the extents plus its answer.
+ * Binary searches over the sorted runs: a query costs the log of the extents (for owners: per
+ * device) plus its answer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,39 +38,47 @@ int thin_owner_cmp(const void *x, const void *y)
 	return a->vblock < b->vblock ? -1 : a->vblock > b->vblock;
 }
 
-int thin_model_owners(const struct thin_model *m, uint64_t dblock, uint64_t nr,
-		      struct thin_owner *out, unsigned max)
+/* Return the index in rev of device d's first run by data block that ends after dblock. */
+static size_t first_after(const struct thin_model *m, const struct thin_dev *d, uint64_t dblock)
 {
-	uint64_t end = dblock + nr;
-	size_t lo = 0, hi = m->nr_rev;
-	unsigned n = 0;
+	size_t lo = d->rev_first, hi = d->rev_first + d->nr_runs;
 
-	if (nr == 0 || end < dblock)
-		return nr == 0 ? 0 : -EINVAL;
-	/* hi: the runs starting before end; of those, walk back while some run before still
-	 * reaches past dblock (rev_end never falls going forward). */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (m->rev[mid].dblock < end)
+		if (m->rev[mid].dblock + m->rev[mid].len <= dblock)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i-- > 0 && m->rev_end[i] > dblock;) {
-		const struct thin_owner *r = &m->rev[i];
-		uint64_t s = r->dblock > dblock ? r->dblock : dblock;
-		uint64_t e = r->dblock + r->len < end ? r->dblock + r->len : end;
+	return lo;
+}
 
-		if (e <= s)
-			continue;
-		if (n == max)
-			return -E2BIG;
-		out[n] = *r;
-		out[n].dblock = s;
-		out[n].vblock = r->vblock + (s - r->dblock);
-		out[n].len = (uint32_t)(e - s);
-		n++;
+int thin_model_owners(const struct thin_model *m, uint64_t dblock, uint64_t nr,
+		      struct thin_owner *out, unsigned max)
+{
+	uint64_t end = dblock + nr;
+	unsigned n = 0;
+
+	if (nr == 0 || end < dblock)
+		return nr == 0 ? 0 : -EINVAL;
+	for (size_t k = 0; k < m->nr_devs; k++) {
+		const struct thin_dev *d = &m->devs[k];
+
+		for (size_t i = first_after(m, d, dblock);
+		     i < d->rev_first + d->nr_runs && m->rev[i].dblock < end; i++) {
+			const struct thin_owner *r = &m->rev[i];
+			uint64_t s = r->dblock > dblock ? r->dblock : dblock;
+			uint64_t e = r->dblock + r->len < end ? r->dblock + r->len : end;
+
+			if (n == max)
+				return -E2BIG;
+			out[n] = *r;
+			out[n].dblock = s;
+			out[n].vblock = r->vblock + (s - r->dblock);
+			out[n].len = (uint32_t)(e - s);
+			n++;
+		}
 	}
 	qsort(out, n, sizeof(*out), thin_owner_cmp);
 	return (int)n;
@@ -159,20 +168,14 @@ const struct thin_run *thin_dev_run_from(const struct thin_dev *d, uint64_t vblo
 int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
 			struct thin_owner *o)
 {
-	size_t lo = 0, hi = m->nr_rev;
+	const struct thin_dev *d = thin_model_dev(m, dev_id);
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->rev[mid].dblock <= dblock)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0 && m->rev_end[i] > dblock;)
-		if (m->rev[i].dev_id == dev_id && m->rev[i].dblock + m->rev[i].len > dblock) {
-			*o = m->rev[i];
-			return 1;
-		}
-	return 0;
+	if (!d)
+		return 0;
+	i = first_after(m, d, dblock);
+	if (i == d->rev_first + d->nr_runs || m->rev[i].dblock > dblock)
+		return 0;
+	*o = m->rev[i];
+	return 1;
 }

@@ -452,6 +452,30 @@ static void test_bad_checksum(void **s)
 	fx_image_free(&c);
 }
 
+static void test_block_twice_in_a_device(void **s)
+{
+	static struct fx_dev dev = { 1, 0, 0, 0 };
+	struct fx_pool p = { .time = 0, .data_block_size = 128, .trans_id = 1,
+			     .nr_data_blocks = 1024, .devs = &dev, .nr_devs = 1 };
+	struct fx_image img;
+	struct thin_model m;
+	char why[THIN_WHY], path[700];
+
+	(void)s;
+	need_tools();
+	/* dm-thin shares a block between devices, never within one: such metadata (thin_restore
+	 * writes what it is given) is refused rather than mapped to one of the two */
+	fx_add(&p, 1, 0, 5, 0);
+	fx_add(&p, 1, 7, 5, 0);
+	assert_int_equal(fx_restore(&p, fx.dir, "twice", 4u << 20), 0);
+	snprintf(path, sizeof(path), "%s/twice.meta", fx.dir);
+	assert_int_equal(fx_image_load(path, &img), 0);
+	assert_int_equal(thin_model_load(fx_image_read, &img, 0, &m, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "thin device 1 maps data block 5 twice");
+	fx_image_free(&img);
+	free(p.maps);
+}
+
 static void test_wrong_blocknr(void **s)
 {
 	struct fx_image c;
@@ -624,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_batched_reads),
 		cmocka_unit_test(test_bad_checksum),
 		cmocka_unit_test(test_wrong_blocknr),
+		cmocka_unit_test(test_block_twice_in_a_device),
 		cmocka_unit_test(test_commit_during_walk),
 		cmocka_unit_test(test_always_committing),
 		cmocka_unit_test(test_torn_walk_redone),
