@@ -35,10 +35,15 @@ typedef int (*thin_read_fn)(void *arg, uint64_t block, void *buf);
  * children together instead of one after another. */
 typedef int (*thin_read_many_fn)(void *arg, const uint64_t *blocks, unsigned n, uint8_t *bufs);
 
+/* Superblock flag: the kernel met an error and wants thin_check run before the pool is used
+ * again (its metadata may be inconsistent; the pool is read-only or failed meanwhile). */
+#define THIN_SB_NEEDS_CHECK 1u
+
 /* The superblock, decoded. */
 struct thin_sb {
 	uint8_t uuid[16];
-	uint32_t flags, version, time;
+	uint32_t flags;			/* THIN_SB_NEEDS_CHECK */
+	uint32_t version, time;
 	uint64_t trans_id;
 	uint64_t held_root;		/* a metadata snapshot some tool holds, 0 none */
 	uint64_t data_nr_blocks;	/* the data space map: pool size in data blocks */

@@ -33,7 +33,8 @@ static int details_leaf(void *ctx, uint64_t key, const uint8_t *v)
 	struct thin_model *m = b->m;
 	struct thin_dev *d;
 
-	if (key > UINT32_MAX) {
+	/* dm-thin's device ids are 24 bits (MAX_DEV_ID in dm-thin.c). */
+	if (key >= 1u << 24) {
 		snprintf(b->sub.why, b->sub.why_len, "device details: thin device id %" PRIu64
 			 " beyond 24 bits", key);
 		return -EBADMSG;
