@@ -27,6 +27,20 @@ int kio_close(int fd);
 /* Return bytes read (short only at end of device) or -errno. */
 ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t offset);
 
+/* ---- many positioned reads in flight: io_uring, pread where it is missing (kio_batch.c) ---- */
+
+struct kio_batch;
+/* Return a batch reader (free with kio_batch_close), NULL when out of memory. */
+struct kio_batch *kio_batch_open(void);
+void kio_batch_close(struct kio_batch *b);
+/*
+ * Return 0 after reading len bytes at each of offs[0..n) of fd into bufs + i * len (for
+ * O_DIRECT: bufs and len aligned), all in flight together; the first -errno otherwise, -EIO
+ * for a short read.
+ */
+int kio_batch_read(struct kio_batch *b, int fd, const uint64_t *offs, unsigned n, size_t len,
+		   void *bufs);
+
 /* ---- block device facts: BLK* ioctls, sysfs attributes, stat (kio_bdev.c) ---- */
 
 /* Facts about one block device, from ioctls and /sys/dev/block/MAJ:MIN. */
