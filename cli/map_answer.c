@@ -95,6 +95,24 @@ static void query_stack_json(const struct query *q, json_object *j, json_object 
 		json_object_object_add(j, "parity", json_object_new_boolean(1));
 	if (q->stk->unused)
 		json_object_object_add(j, "unused", json_object_new_string(q->stk->bad_reason));
+	if (q->stk->thin_meta)
+		json_object_object_add(j, "thin_pool_metadata", json_object_new_boolean(1));
+	if (q->stk->nr_also) {
+		/* a thin block shared with other volumes (snapshots): each is its own entry too */
+		json_object *sw = json_object_new_array();
+		char dev[MAP_STACK_NAME + 8];
+
+		for (unsigned i = 0; i < q->stk->nr_also; i++) {
+			json_object *e = json_object_new_object();
+
+			snprintf(dev, sizeof(dev), "/dev/%s", q->stk->also[i].name);
+			json_object_object_add(e, "device", json_object_new_string(dev));
+			json_object_object_add(e, "offset",
+					       json_object_new_uint64(q->stk->also[i].offset));
+			json_object_array_add(sw, e);
+		}
+		json_object_object_add(j, "shared_with", sw);
+	}
 	if (um) {
 		json_object_array_add(unmappable, json_object_get(um));
 		json_object_object_add(j, "unmappable", um);

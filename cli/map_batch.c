@@ -48,6 +48,41 @@ static int push_query(struct query **v, size_t *n, size_t *cap, const struct que
 }
 
 /*
+ * A thin pool's block shared by other volumes (snapshots): one more query per volume, mapped
+ * up from it to its own top, for the same asked range (its owners are the block's owners too).
+ */
+static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct query *p,
+			  const struct map_stack_up *u)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < u->nr_also && ret == 0; i++) {
+		struct map_stack_up *w = malloc(sizeof(*w));
+		struct query s = *p;
+
+		if (!w)
+			return -ENOMEM;
+		if (map_stack_up(NULL, u->also[i].name, u->also[i].offset, u->length, w) < 0 ||
+		    !w->nr_hops) {
+			free(w);
+			continue;
+		}
+		w->nr_also = 0;			/* the first answer lists them */
+		s.stk = w;
+		s.no_owner = w->unmappable || w->parity || w->unused;
+		if (!s.no_owner) {
+			snprintf(s.devpath, sizeof(s.devpath), "/dev/%s",
+				 w->hop[w->nr_hops - 1].name);
+			s.offset = w->hop[w->nr_hops - 1].offset;
+		}
+		ret = push_query(v, n, cap, &s);
+		if (ret < 0)
+			free(w);
+	}
+	return ret;
+}
+
+/*
  * Queries on devices under md or dm (a member disk, its partition, an md array under LVM):
  * each mapped up the stack to the device the filesystem sits on, piece by piece (a range may
  * cross chunks), with the other copies kept for the answer.
@@ -106,6 +141,8 @@ static int stack_queries(struct map_run *m)
 			ret = push_query(&v, &n, &cap, &p);
 			if (ret < 0)
 				free(u);
+			else
+				ret = shared_queries(&v, &n, &cap, &p, u);
 			off += u->length;
 			left -= u->length;
 		}

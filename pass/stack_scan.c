@@ -314,7 +314,8 @@ static const struct map_stack_node *unreadable_layer(const struct map_stack_node
 	static const char *const ok[] = { "disk", "partition", "md-linear", "md-raid0",
 					  "md-raid1", "md-raid4", "md-raid5", "md-raid6",
 					  "md-raid10", "dm-linear", "dm-striped", "dm-crypt",
-					  "dm-multipath", "dm-flakey", "dm-delay", "dm-raid", NULL };
+					  "dm-multipath", "dm-flakey", "dm-delay", "dm-raid", "dm-thin",
+					  "dm-thin-pool", NULL };
 	unsigned i;
 
 	for (i = 0; ok[i] && strcmp(ok[i], n->kind); i++)

@@ -236,7 +236,8 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 				ret = -ENOMEM;
 				break;
 			}
-			if (map_stack_up(NULL, leaf, off, left, u) < 0 || !u->length) {
+			/* a thin block shared with snapshots: the way up to this filesystem */
+			if (map_stack_up_via(NULL, leaf, off, left, ps->top, u) < 0 || !u->length) {
 				memset(u, 0, sizeof(*u));
 				u->unmappable = 1;
 				u->length = left;

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "map_report.h"
 #include "map_stack.h"
@@ -88,6 +89,9 @@ void report_stack_print(FILE *f, const struct map_stack_up *u)
 			u->parity || c->role[0] != 'm' ? c->role : "other copy", c->name,
 			c->offset, c->length, c->array);
 	}
+	for (unsigned i = 0; i < u->nr_also; i++)
+		fprintf(f, "      shared with /dev/%s at %" PRIu64 " (a thin volume or snapshot "
+			"mapping the same block)\n", u->also[i].name, u->also[i].offset);
 	if (u->unmappable)
 		fprintf(f, "      cannot map through /dev/%s (%s): %s; no owner is guessed\n",
 			u->bad_name, u->bad_kind, u->bad_reason);
@@ -117,6 +121,27 @@ json_object *report_stack_tree_json(const struct map_stack_node *n)
 			json_object_object_add(md, "uuid", json_object_new_string(n->uuid));
 		json_object_object_add(j, "md", md);
 	}
+	if (n->thin_ok && !strcmp(n->kind, "dm-thin-pool")) {
+		json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "data_block_size", json_object_new_uint64(
+			n->thin_block_bytes));
+		json_object_object_add(t, "data_blocks", json_object_new_uint64(n->thin_data_blocks));
+		json_object_object_add(t, "provisioned_blocks", json_object_new_uint64(
+			n->thin_provisioned));
+		json_object_object_add(t, "mapped_blocks", json_object_new_uint64(n->thin_mappings));
+		json_object_object_add(t, "volumes", json_object_new_int((int)n->thin_volumes));
+		json_object_object_add(j, "thin_pool", t);
+	}
+	if (n->thin_id >= 0) {
+		json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "id", json_object_new_int64(n->thin_id));
+		if (n->thin_ok)
+			json_object_object_add(t, "mapped_blocks", json_object_new_uint64(
+				n->thin_mapped));
+		json_object_object_add(j, "thin", t);
+	}
 	for (unsigned i = 0; i < n->nr_below; i++)
 		json_object_array_add(below, report_stack_tree_json(&n->below[i]));
 	json_object_object_add(j, "below", below);
@@ -137,6 +162,14 @@ void report_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned d
 		if (n->degraded)
 			fprintf(f, ", DEGRADED (%" PRIu64 " missing)", n->degraded);
 	}
+	if (n->thin_ok && !strcmp(n->kind, "dm-thin-pool"))
+		fprintf(f, "  %u volumes, %" PRIu64 " of %" PRIu64 " blocks of %" PRIu64
+			" KiB provisioned, %" PRIu64 " mapped", n->thin_volumes,
+			n->thin_provisioned, n->thin_data_blocks, n->thin_block_bytes / 1024,
+			n->thin_mappings);
+	if (n->thin_id >= 0)
+		fprintf(f, "  thin id %" PRId64 ", %" PRIu64 " blocks mapped", n->thin_id,
+			n->thin_mapped);
 	fputc('\n', f);
 	for (unsigned i = 0; i < n->nr_below; i++)
 		report_stack_tree_print(f, &n->below[i], depth + 1);

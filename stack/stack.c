@@ -14,6 +14,7 @@
 
 #include "kio.h"
 #include "stack.h"
+#include "stack_thin.h"
 #include "stack_int.h"
 
 static void set_bad(struct map_stack_up *u, const char *name, const char *kind,
@@ -191,11 +192,32 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 			bad_type = rows[i].type;
 			continue;
 		}
-		r = map_dm_row_up(rows[i].type, rows[i].start, rows[i].length, rows[i].params,
-				  below, *off / 512, &top, &run, legs,
-				  sizeof(legs) / sizeof(legs[0]), &nl);
+		nl = 0;
+		if (!strcmp(rows[i].type, "thin"))
+			r = map_thin_up(sysfs, &rows[i], below, *off / 512, &top, &run);
+		else if (!strcmp(rows[i].type, "thin-pool"))
+			r = thin_pool_row_up(rows[i].start, rows[i].length, rows[i].params, below,
+					     *off / 512, &top, &run);
+		else
+			r = map_dm_row_up(rows[i].type, rows[i].start, rows[i].length,
+					  rows[i].params, below, *off / 512, &top, &run, legs,
+					  sizeof(legs) / sizeof(legs[0]), &nl);
+		if (r < 0 && (!strcmp(rows[i].type, "thin") || !strcmp(rows[i].type, "thin-pool"))) {
+			ret = r;		/* the pool's metadata could not be read */
+			goto out;
+		}
 		if (r <= 0)
 			continue;
+		if (r == 2 && !strcmp(rows[i].type, "thin-pool")) {
+			/* the pool's metadata device: no volume owns it, every volume needs it */
+			found = 1;
+			push_hop(u, dm, "dm-thin-pool", *off);
+			u->thin_meta = 1;
+			u->unused = 1;
+			snprintf(u->bad_reason, sizeof(u->bad_reason), "the metadata of thin pool %s: "
+				 "damage there is every thin volume's", dm);
+			break;
+		}
 		found = 1;
 		if (*len > run * 512 - inb)
 			*len = run * 512 - inb;
@@ -263,8 +285,103 @@ static int part_at(const char *sysfs, const char *name, uint64_t off, char *part
 	free(p);
 	return ret;
 }
+/* Return 1 when the way up from thin volume vol at byte off reaches device prefer. */
+static int reaches(const char *sysfs, const char *vol, uint64_t off, const char *prefer)
+{
+	struct map_stack_up *t;
+	int yes;
+
+	if (!strcmp(vol, prefer))
+		return 1;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return 0;
+	yes = map_stack_up(sysfs, vol, off, 512, t) == 0 && t->nr_hops &&
+	      !strcmp(t->hop[t->nr_hops - 1].name, prefer);
+	free(t);
+	return yes;
+}
+
+/*
+ * Up from thin pool device pool at byte *off: every volume (a holder with a thin row) that
+ * maps the block; the way up goes through the one prefer is reached from (else the first),
+ * the others go to u->also. Return 1 (*off on the chosen volume), 0 when no volume maps it
+ * (unprovisioned), -errno.
+ */
+static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_NAME_LEN],
+			int n, uint64_t *off, const char *prefer, struct map_stack_up *u)
+{
+	struct map_stack_up *t = malloc(sizeof(*t)), *best = malloc(sizeof(*t));
+	uint64_t best_off = 0, len = u->length;
+	int ret = 0, found = 0, best_pref = 0;
+
+	if (!t || !best) {
+		free(t);
+		free(best);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < n; k++) {
+		uint64_t o = *off, l = u->length;
+		int r, pref;
+
+		if (!map_stack_is_dm(h[k]))
+			continue;
+		*t = *u;
+		r = up_dm(sysfs, h[k], pool, &o, &l, t);
+		if (r < 0) {
+			ret = r;
+			break;
+		}
+		if (r == 0 || t->unmappable || strcmp(t->hop[t->nr_hops - 1].kind, "dm-thin"))
+			continue;		/* not a volume of the pool, or not this block */
+		if (l < len)
+			len = l;
+		pref = prefer && !best_pref && reaches(sysfs, h[k], o, prefer);
+		if (!found || pref) {
+			if (found && u->nr_also < MAP_STACK_MAX_ALSO) {
+				/* the one chosen before becomes another owner */
+				snprintf(u->also[u->nr_also].name, MAP_STACK_NAME, "%s",
+					 best->hop[best->nr_hops - 1].name);
+				u->also[u->nr_also++].offset = best_off;
+			}
+			*best = *t;
+			best_off = o;
+			best_pref = pref;
+			found = 1;
+		} else if (u->nr_also < MAP_STACK_MAX_ALSO) {
+			snprintf(u->also[u->nr_also].name, MAP_STACK_NAME, "%s", h[k]);
+			u->also[u->nr_also++].offset = o;
+		}
+	}
+	if (ret == 0 && found) {
+		unsigned nr_also = u->nr_also;
+		__typeof__(u->also) also;
+
+		memcpy(also, u->also, sizeof(also));
+		*u = *best;
+		memcpy(u->also, also, sizeof(also));
+		u->nr_also = nr_also;
+		u->length = len;
+		*off = best_off;
+		ret = 1;
+	} else if (ret == 0) {
+		u->unused = 1;
+		snprintf(u->bad_reason, sizeof(u->bad_reason), "unprovisioned space of thin pool "
+			 "%s: no thin volume maps it", pool);
+	}
+	free(t);
+	free(best);
+	return ret;
+}
+
 int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		 struct map_stack_up *u)
+{
+	return map_stack_up_via(sysfs, name, off, len, NULL, u);
+}
+
+int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t len,
+		     const char *prefer, struct map_stack_up *u)
 {
 	char (*h)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 16);
 	char cur[MAP_STACK_NAME];
@@ -300,6 +417,14 @@ int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len
 			ret = push_hop(u, cur, "partition", off);
 			continue;
 		}
+		if (map_thin_is_pool(sysfs, cur)) {
+			/* a thin pool's block: every volume and snapshot mapping it */
+			ret = up_thin_pool(sysfs, cur, h, n, &off, prefer, u);
+			if (ret <= 0)
+				break;
+			snprintf(cur, sizeof(cur), "%s", u->hop[u->nr_hops - 1].name);
+			continue;
+		}
 		/* several holders: LVs of one PV each take their own rows; the first that maps
 		 * the range (or cannot be mapped) is the way up */
 		for (int k = 0; k < n; k++) {
@@ -322,7 +447,7 @@ int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len
 			u->nr_hops = hops;		/* unused by this holder: try the next */
 			u->nr_copies = copies;
 		}
-		if (ret <= 0 || u->parity)
+		if (ret <= 0 || u->parity || u->thin_meta)
 			break;
 		snprintf(cur, sizeof(cur), "%s", u->hop[u->nr_hops - 1].name);
 	}

@@ -14,6 +14,7 @@
 #define MAP_STACK_MAX_HOPS 16
 #define MAP_STACK_MAX_COPIES 64
 #define MAP_STACK_NAME 64
+#define MAP_STACK_MAX_ALSO 16
 
 /* One device on the way up, with the queried range's byte offset on it. */
 struct map_stack_hop {
@@ -46,6 +47,11 @@ struct map_stack_up {
 	int unused;			/* the range holds nothing above (past an array's used area,
 					 * outside every dm row) */
 	int unmappable;			/* the layer in bad_* cannot be mapped */
+	int thin_meta;			/* the range is a thin pool's metadata: every volume's */
+	/* a thin pool's data block shared by several volumes (snapshots): the way up goes
+	 * through one, the others are here (each to be mapped up from the volume's offset) */
+	struct { char name[MAP_STACK_NAME]; uint64_t offset; } also[MAP_STACK_MAX_ALSO];
+	unsigned nr_also;
 	char bad_name[MAP_STACK_NAME];
 	char bad_kind[24];
 	char bad_reason[200];
@@ -60,6 +66,13 @@ struct map_stack_up {
  */
 int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		 struct map_stack_up *u);
+/*
+ * map_stack_up, and where a thin pool's block is shared by several volumes, the way up goes
+ * through the volume from which device prefer (kernel name; NULL: the first) is reached; the
+ * others are in u->also.
+ */
+int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t len,
+		     const char *prefer, struct map_stack_up *u);
 /*
  * stack_ident.c: return 0 and the identity the history keeps a member under (its whole disk's
  * WWN/serial, ":partN" for a partition) of block device name in out, or -ENOENT when the disk
@@ -169,6 +182,13 @@ struct map_stack_node {
 	char reshape[32];		/* md: reshape_position ("none") */
 	char uuid[64];			/* md: md/uuid when sysfs has it */
 	int slot;			/* as a member of the array above: its slot, -1 */
+	/* dm-thin-pool: its model's totals (thin_ok set when it was read); dm-thin: the
+	 * volume's id in its pool and the blocks it maps */
+	int thin_ok;
+	uint64_t thin_block_bytes, thin_data_blocks, thin_provisioned, thin_mappings;
+	unsigned thin_volumes;
+	int64_t thin_id;		/* -1 when not a thin volume */
+	uint64_t thin_mapped;
 	struct map_stack_node *below;
 	unsigned nr_below;
 };

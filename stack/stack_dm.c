@@ -2,8 +2,9 @@
  * stack/stack_dm.c - device-mapper table rows read upward (pure): which sector of the dm
  * device a sector of one of its devices holds, for linear (and flakey, delay: linear with
  * faults), striped, crypt (a fixed offset; the key never reaches this file), multipath (the
- * same sector on every path) and raid (LVM RAID LVs: md's layouts inside dm). Everything else
- * is named as not mappable, with why.
+ * same sector on every path) and raid (LVM RAID LVs: md's layouts inside dm). Thin volumes and
+ * pools are mapped through the pool's metadata (stack_thin_pool.c). Everything else is named
+ * as not mappable, with why.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,10 +28,8 @@ static const struct kinds dm_kinds[] = {
 	{ "raid", "dm-raid", NULL },
 	{ "flakey", "dm-flakey", NULL },
 	{ "delay", "dm-delay", NULL },
-	{ "thin", "dm-thin", "thin volumes allocate blocks on demand: where a block lives is in "
-	  "the pool's metadata B-trees, not in the table" },
-	{ "thin-pool", "dm-thin-pool", "a thin pool's data device holds blocks of many thin "
-	  "volumes placed by its metadata B-trees" },
+	{ "thin", "dm-thin", NULL },		/* through the pool's model: stack_thin_pool.c */
+	{ "thin-pool", "dm-thin-pool", NULL },
 	{ "cache", "dm-cache", "a cached block may live on the cache device or the origin, "
 	  "decided by the cache's metadata at run time" },
 	{ "writecache", "dm-writecache", "a block may sit in the write cache before it reaches "

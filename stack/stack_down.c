@@ -12,24 +12,8 @@
 
 #include "kio.h"
 #include "stack.h"
+#include "stack_thin.h"
 #include "stack_int.h"
-
-/* Name of the block device with "MAJ:MIN" devt text, from sysfs. */
-int map_stack_devt_name(const char *devt, char *name, size_t len)
-{
-	unsigned a, b;
-	char path[128];
-
-	if (sscanf(devt, "%u:%u", &a, &b) != 2 ||
-	    kio_devpath_from_devt(makedev(a, b), path, sizeof(path)) < 0)
-		return -ENODEV;
-	const char *base = strncmp(path, "/dev/", 5) ? path : path + 5;
-
-	if (strlen(base) >= len)
-		return -ENAMETOOLONG;
-	memcpy(name, base, strlen(base) + 1);
-	return 0;
-}
 
 static int leaf_put(struct map_stack_leaf *out, unsigned max, unsigned *n, const char *name,
 		    uint64_t off, uint64_t len, enum map_md_role role)
@@ -195,32 +179,6 @@ static int down_md(const char *sysfs, const char *name, uint64_t s, uint64_t *cn
 	return ret;
 }
 
-int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
-{
-	char dmdev[32];
-	unsigned a, b;
-	int k;
-
-	*rows = malloc(sizeof(**rows) * DM_MAX_ROWS);
-	if (!*rows)
-		return -ENOMEM;
-	if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
-	    sscanf(dmdev, "%u:%u", &a, &b) != 2)
-		k = -ENODEV;
-	else
-		k = kio_dm_table(makedev(a, b), *rows, DM_MAX_ROWS);
-	if (k < 0)
-		map_stack_dm_rows_free(*rows);
-	return k;
-}
-
-void map_stack_dm_rows_free(struct kio_dm_target *rows)
-{
-	if (!rows)
-		return;
-	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
-	free(rows);
-}
 
 int map_stack_dm_below(const struct kio_dm_target *r, uint64_t s, uint64_t *cnt, char *below,
 		       size_t len, uint64_t *off, const char **bad)
@@ -232,9 +190,20 @@ int map_stack_dm_below(const struct kio_dm_target *r, uint64_t s, uint64_t *cnt,
 
 	if (*cnt > r->length - rel)
 		*cnt = r->length - rel;
-	if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {
+	if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid") ||
+	    !strcmp(r->type, "thin")) {
 		*bad = map_dm_kind(r->type);
 		return -EOPNOTSUPP;
+	}
+	if (!strcmp(r->type, "thin-pool")) {
+		/* the pool's sectors are its data device's */
+		struct thin_pool_params pp;
+
+		if (thin_pool_row_parse(r->params, &pp) < 0 ||
+		    map_stack_devt_name(pp.data_devt, below, len) < 0)
+			return -EINVAL;
+		*off = s;
+		return 0;
 	}
 	if (!strcmp(r->type, "striped"))
 		return dm_striped_below(r->params, rel, cnt, below, len, off);
@@ -291,6 +260,18 @@ static int down_dm(const char *sysfs, const char *name, uint64_t s, uint64_t *cn
 		if (!strcmp(r->type, "raid")) {
 			ret = down_raid(sysfs, r->params, r->length, rel, cnt, role, out,
 					max, n, bad, depth);
+			break;
+		}
+		if (!strcmp(r->type, "thin")) {
+			/* through the pool's model; an unprovisioned block holds nothing */
+			ret = map_thin_down(sysfs, r, s, cnt, below, sizeof(below), &off);
+			if (ret <= 0)
+				break;
+			c = *cnt;
+			ret = map_stack_down_at(sysfs, below, off, &c, role, out, max, n, bad,
+						depth + 1);
+			if (ret >= 0 && c < *cnt)
+				*cnt = c;
 			break;
 		}
 		ret = map_stack_dm_below(r, s, cnt, below, sizeof(below), &off, bad);

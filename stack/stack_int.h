@@ -54,4 +54,23 @@ void map_stack_dm_rows_free(struct kio_dm_target *rows);
 int map_stack_dm_below(const struct kio_dm_target *r, uint64_t s, uint64_t *cnt, char *below,
 		       size_t len, uint64_t *off, const char **bad);
 
+/*
+ * stack_thin_pool.c: a live thin pool. The model of the pool whose thin-pool row has params
+ * (loaded from its metadata device, reused while current; fresh: check the superblock now);
+ * the thin-pool row's params of pool device pool_devt ("MAJ:MIN"); a thin row r's sector s
+ * down: 1 with below and *off (sectors) on the pool's data device (or external origin), 0
+ * for an unprovisioned block, *cnt clipped either way; a thin row r up from its pool device
+ * below at sector x: 1 with *top and *run, 0 when the volume does not map x. -errno.
+ */
+struct thin_model;
+int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_model **m,
+			char *why, size_t len);
+int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, size_t len);
+int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, uint64_t *cnt,
+		  char *below, size_t len, uint64_t *off);
+int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *below,
+		uint64_t x, uint64_t *top, uint64_t *run);
+/* Return 1 when dm device name's table is a thin pool (a thin-pool row), 0 when not. */
+int map_thin_is_pool(const char *sysfs, const char *name);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * stack/stack_sysfs.c - what sysfs says of a layer of the storage stack, for the files that
  * walk it (stack.c up, stack_down.c down, stack_tree.c the tree): which kind of device a
- * kernel name is, a partition's disk and start, and an md array's geometry and members.
+ * kernel name is, a partition's disk and start, an md array's geometry and members, a dm
+ * device's table rows and a devt's name.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -142,4 +143,49 @@ const char *map_stack_base_kind(const char *sysfs, const char *name)
 	if (map_stack_is_dm(name))
 		return "dm";
 	return "disk";
+}
+
+/* Name of the block device with "MAJ:MIN" devt text, from sysfs. */
+int map_stack_devt_name(const char *devt, char *name, size_t len)
+{
+	unsigned a, b;
+	char path[128];
+
+	if (sscanf(devt, "%u:%u", &a, &b) != 2 ||
+	    kio_devpath_from_devt(makedev(a, b), path, sizeof(path)) < 0)
+		return -ENODEV;
+	const char *base = strncmp(path, "/dev/", 5) ? path : path + 5;
+
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+/* A dm device's table rows (free with map_stack_dm_rows_free: a crypt row's key is wiped). */
+int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
+{
+	char dmdev[32];
+	unsigned a, b;
+	int k;
+
+	*rows = malloc(sizeof(**rows) * DM_MAX_ROWS);
+	if (!*rows)
+		return -ENOMEM;
+	if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
+	    sscanf(dmdev, "%u:%u", &a, &b) != 2)
+		k = -ENODEV;
+	else
+		k = kio_dm_table(makedev(a, b), *rows, DM_MAX_ROWS);
+	if (k < 0)
+		map_stack_dm_rows_free(*rows);
+	return k;
+}
+
+void map_stack_dm_rows_free(struct kio_dm_target *rows)
+{
+	if (!rows)
+		return;
+	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
+	free(rows);
 }

@@ -13,6 +13,39 @@
 #include "kio.h"
 #include "stack.h"
 #include "stack_int.h"
+#include "stack_thin.h"
+
+/* A thin pool's totals, or a thin volume's id and mapped blocks, from the pool's model. */
+static void thin_facts(const char *sysfs, const struct kio_dm_target *r, struct map_stack_node *n)
+{
+	char params[1100], why[THIN_WHY];
+	const struct thin_model *m;
+	struct thin_params tp;
+
+	if (!strcmp(r->type, "thin-pool")) {
+		struct thin_totals t;
+
+		if (map_thin_pool_model(r->params, 1, &m, why, sizeof(why)) < 0)
+			return;
+		thin_model_totals(m, &t);
+		n->thin_ok = 1;
+		n->thin_block_bytes = t.data_block_bytes;
+		n->thin_data_blocks = t.data_nr_blocks;
+		n->thin_provisioned = t.provisioned;
+		n->thin_mappings = t.mappings;
+		n->thin_volumes = (unsigned)t.nr_devs;
+	} else if (!strcmp(r->type, "thin") && thin_row_parse(r->params, &tp) == 0) {
+		const struct thin_dev *d;
+
+		n->thin_id = tp.dev_id;
+		if (map_thin_pool_of(sysfs, tp.pool_devt, params, sizeof(params)) < 0 ||
+		    map_thin_pool_model(params, 0, &m, why, sizeof(why)) < 0)
+			return;
+		d = thin_model_dev(m, tp.dev_id);
+		n->thin_ok = d != NULL;
+		n->thin_mapped = d ? d->counted : 0;
+	}
+}
 
 static int tree_walk(const char *sysfs, const char *name, struct map_stack_node *n, int depth)
 {
@@ -23,6 +56,7 @@ static int tree_walk(const char *sysfs, const char *name, struct map_stack_node 
 
 	memset(n, 0, sizeof(*n));
 	n->slot = -1;
+	n->thin_id = -1;
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	if (depth > MAP_STACK_MAX_HOPS)
 		return -ELOOP;
@@ -64,6 +98,8 @@ static int tree_walk(const char *sysfs, const char *name, struct map_stack_node 
 
 			if (k > 0 || k == -E2BIG)
 				snprintf(n->kind, sizeof(n->kind), "%s", map_dm_kind(rows[0].type));
+			if (k > 0)
+				thin_facts(sysfs, &rows[0], n);
 		}
 		if (rows)
 			explicit_bzero(rows, sizeof(*rows) * 4);

@@ -127,8 +127,11 @@ static void test_dm_raid(void **s)
 					 data, 8), -EOPNOTSUPP);
 	const char *why;
 
-	assert_int_equal(map_dm_supported("thin", &why), 0);
-	assert_non_null(strstr(why, "pool"));
+	/* thin volumes and pools are mapped through the pool's metadata (issue 31) */
+	assert_int_equal(map_dm_supported("thin", &why), 1);
+	assert_int_equal(map_dm_supported("thin-pool", &why), 1);
+	assert_int_equal(map_dm_supported("cache", &why), 0);
+	assert_non_null(strstr(why, "cache"));
 	assert_string_equal(map_dm_kind("writecache"), "dm-writecache");
 	assert_int_equal(map_dm_supported("striped", &why), 1);
 }

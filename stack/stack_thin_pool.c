@@ -1,0 +1,234 @@
+/*
+ * stack/stack_thin_pool.c - a live thin pool as the stack sees it: its model (stack_thin.h)
+ * loaded from the metadata device named by the pool's thin-pool row, kept while the pool's
+ * superblock reads the same and at most a second old when it changed (the kernel commits
+ * about once a second under writes); a lookup that finds a block unprovisioned in a model
+ * older than the superblock loads it again before it says so. The pool's volumes are the
+ * holders of the pool device whose table is one thin row.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/sysmacros.h>
+
+#include "kio.h"
+#include "stack.h"
+#include "stack_int.h"
+#include "stack_thin.h"
+
+#define POOLS 8
+#define MODEL_MAX_AGE_NS 1000000000ull
+
+static struct pool_cache {
+	char meta_devt[24];
+	struct thin_model m;
+	uint8_t sb[THIN_META_BLOCK];	/* the superblock the model is consistent with */
+	uint64_t at;			/* CLOCK_MONOTONIC ns of the load */
+	int used;
+} pools[POOLS];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int meta_path(const char *devt, char *path, size_t len)
+{
+	unsigned a, b;
+
+	if (sscanf(devt, "%u:%u", &a, &b) != 2)
+		return -EINVAL;
+	return kio_devpath_from_devt(makedev(a, b), path, len);
+}
+
+/* Load (or reload) pool slot c from its metadata device; 0 or -errno, why set. */
+static int pool_load(struct pool_cache *c, char *why, size_t len)
+{
+	struct thin_meta_dev d;
+	char path[128];
+	uint8_t *sb = NULL;
+	int ret = meta_path(c->meta_devt, path, sizeof(path));
+
+	if (ret < 0) {
+		snprintf(why, len, "the thin pool's metadata device %s has no node", c->meta_devt);
+		return ret;
+	}
+	ret = thin_meta_open(path, &d);
+	if (ret < 0) {
+		snprintf(why, len, "cannot open the thin pool's metadata device %s: %s", path,
+			 strerror(-ret));
+		return ret;
+	}
+	if (c->used)
+		thin_model_free(&c->m);
+	c->used = 0;
+	ret = thin_model_load_many(thin_meta_read, thin_meta_read_many, &d, THIN_REWALKS, &c->m,
+				   why, len);
+	if (ret == 0 && posix_memalign((void **)&sb, 4096, THIN_META_BLOCK) == 0 &&
+	    thin_meta_read(&d, 0, sb) == 0)
+		memcpy(c->sb, sb, THIN_META_BLOCK);
+	else if (ret == 0)
+		memset(c->sb, 0, sizeof(c->sb));
+	free(sb);
+	thin_meta_close(&d);
+	if (ret < 0)
+		return ret;
+	c->used = 1;
+	c->at = now_ns();
+	return 0;
+}
+
+/* 1 when pool slot c's superblock on the device still reads as the model's, 0 when not. */
+static int pool_same(const struct pool_cache *c)
+{
+	struct thin_meta_dev d;
+	char path[128];
+	uint8_t *sb = NULL;
+	int same = 0;
+
+	if (meta_path(c->meta_devt, path, sizeof(path)) < 0 || thin_meta_open(path, &d) < 0)
+		return 0;
+	if (posix_memalign((void **)&sb, 4096, THIN_META_BLOCK) == 0 && thin_meta_read(&d, 0, sb) == 0)
+		same = !memcmp(sb, c->sb, THIN_META_BLOCK);
+	free(sb);
+	thin_meta_close(&d);
+	return same;
+}
+
+int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_model **m,
+			char *why, size_t len)
+{
+	struct thin_pool_params pp;
+	struct pool_cache *c = NULL;
+	int ret;
+
+	if (thin_pool_row_parse(pool_params, &pp) < 0) {
+		snprintf(why, len, "the thin-pool row cannot be parsed");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < POOLS && !c; i++)
+		if (pools[i].used && !strcmp(pools[i].meta_devt, pp.meta_devt))
+			c = &pools[i];
+	if (c && !fresh && now_ns() - c->at < MODEL_MAX_AGE_NS) {
+		*m = &c->m;
+		return 0;
+	}
+	if (c && pool_same(c)) {
+		c->at = now_ns();
+		*m = &c->m;
+		return 0;
+	}
+	if (!c) {
+		unsigned oldest = 0;
+
+		for (unsigned i = 0; i < POOLS; i++) {
+			if (!pools[i].used) {
+				oldest = i;
+				break;
+			}
+			if (pools[i].at < pools[oldest].at)
+				oldest = i;
+		}
+		c = &pools[oldest];
+		snprintf(c->meta_devt, sizeof(c->meta_devt), "%s", pp.meta_devt);
+	}
+	ret = pool_load(c, why, len);
+	if (ret < 0)
+		return ret;
+	*m = &c->m;
+	return 0;
+}
+
+int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, size_t len)
+{
+	struct kio_dm_target *rows;
+	char name[MAP_STACK_NAME];
+	int k, ret = -ENOENT;
+
+	if (map_stack_devt_name(pool_devt, name, sizeof(name)) < 0)
+		return -ENODEV;
+	k = map_stack_dm_rows(sysfs, name, &rows);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++)
+		if (!strcmp(rows[i].type, "thin-pool")) {
+			snprintf(params, len, "%s", rows[i].params);
+			ret = 0;
+			break;
+		}
+	map_stack_dm_rows_free(rows);
+	return ret;
+}
+
+int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, uint64_t *cnt,
+		  char *below, size_t len, uint64_t *off)
+{
+	struct thin_params tp;
+	struct thin_pool_params pp;
+	const struct thin_model *m;
+	char params[1100], why[THIN_WHY];
+	uint64_t data, run;
+	int ret;
+
+	if (thin_row_parse(r->params, &tp) < 0 ||
+	    map_thin_pool_of(sysfs, tp.pool_devt, params, sizeof(params)) < 0 ||
+	    thin_pool_row_parse(params, &pp) < 0)
+		return -EINVAL;
+	for (int fresh = 0; fresh < 2; fresh++) {
+		ret = map_thin_pool_model(params, fresh, &m, why, sizeof(why));
+		if (ret < 0)
+			return ret;
+		ret = thin_row_down(m, r->start, r->length, r->params, s, &data, &run);
+		if (ret != 0)
+			break;			/* a hole in a fresh model is a hole */
+	}
+	if (ret < 0)
+		return ret;
+	if (*cnt > run)
+		*cnt = run;
+	if (ret == 0)
+		return 0;			/* unprovisioned: nothing below holds it */
+	*off = data;
+	return map_stack_devt_name(ret == 2 ? tp.origin_devt : pp.data_devt, below, len) < 0 ?
+	       -ENODEV : 1;
+}
+
+int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *below,
+		uint64_t x, uint64_t *top, uint64_t *run)
+{
+	struct thin_params tp;
+	const struct thin_model *m;
+	char params[1100], why[THIN_WHY];
+	int ret;
+
+	if (thin_row_parse(r->params, &tp) < 0)
+		return -EINVAL;
+	if (strcmp(tp.pool_devt, below))
+		return 0;
+	if (map_thin_pool_of(sysfs, tp.pool_devt, params, sizeof(params)) < 0)
+		return -EINVAL;
+	/* a model at most a second old: the pool's blocks as the scan that found x saw them */
+	ret = map_thin_pool_model(params, 0, &m, why, sizeof(why));
+	return ret < 0 ? ret : thin_row_up(m, r->start, r->length, r->params, below, x, top, run);
+}
+
+int map_thin_is_pool(const char *sysfs, const char *name)
+{
+	struct kio_dm_target *rows;
+	int k, pool = 0;
+
+	if (!map_stack_is_dm(name))
+		return 0;
+	k = map_stack_dm_rows(sysfs, name, &rows);
+	if (k < 0)
+		return 0;
+	for (int i = 0; i < k; i++)
+		pool |= !strcmp(rows[i].type, "thin-pool");
+	map_stack_dm_rows_free(rows);
+	return pool;
+}
