@@ -119,7 +119,7 @@ struct thin_model {
  * walk is redone, at most max_rewalks times (m->rewalks counts them), then -EAGAIN. A walk that
  * fails while the superblock changed under it is redone too; one that fails on an unchanged
  * superblock gives its error: -EBADMSG (a checksum, block number, key order or size check
- * failed), -EOPNOTSUPP (a metadata feature this reader does not know), -ENOMEM, or read()'s
+ * failed, or a data block mapped twice by one device), -EOPNOTSUPP (a metadata feature this reader does not know), -ENOMEM, or read()'s
  * -errno. why (THIN_WHY bytes) says what failed, naming the block.
  */
 int thin_model_load(thin_read_fn read, void *arg, unsigned max_rewalks, struct thin_model *m,

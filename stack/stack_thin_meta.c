@@ -144,13 +144,6 @@ static int node_check(struct thin_walk *w, uint64_t block, const uint8_t *b, int
 		return -EBADMSG;
 	}
 	*leaf = flags == NODE_LEAF;
-	/* Only a root may be empty, and only a leaf one (an empty tree): an empty internal node
-	 * would fit under every key range, so one block could be walked from many parents. */
-	if (!*leaf && nr == 0) {
-		snprintf(w->why, w->why_len, "B-tree node at metadata block %" PRIu64 ": internal "
-			 "node without entries", block);
-		return -EBADMSG;
-	}
 	if (vsize != (*leaf ? w->value_size : 8) || nr > max ||
 	    NODE_KEYS + (uint64_t)max * (8 + vsize) > THIN_META_BLOCK) {
 		snprintf(w->why, w->why_len, "B-tree node at metadata block %" PRIu64 ": %u of %u "
@@ -259,6 +252,13 @@ static int walk_node(struct thin_walk *w, uint64_t block, unsigned depth, uint64
 	nr = thin_le32(b + NODE_NR_ENTRIES);
 	max = thin_le32(b + NODE_MAX_ENTRIES);
 	vsize = thin_le32(b + NODE_VALUE_SIZE);
+	/* Below the root an internal node always has children: the kernel collapses one left
+	 * with a single child into its parent, and thin_check refuses underfull nodes there. */
+	if (nr == 0 && depth > 0 && !leaf) {
+		snprintf(w->why, w->why_len, "B-tree node at metadata block %" PRIu64 ": internal "
+			 "node without entries below the root", block);
+		return -EBADMSG;
+	}
 	if (!leaf && (r = prefetch(w, b, depth, nr, max)) < 0)
 		return r;
 	for (uint32_t i = 0; i < nr; i++) {

@@ -476,6 +476,39 @@ static void test_block_twice_in_a_device(void **s)
 	free(p.maps);
 }
 
+/* Return thin_sb_parse's answer for the small pool's superblock with field off (size bytes)
+ * set to v, checksum set right. */
+static int sb_with(unsigned off, unsigned size, uint64_t v, char *why)
+{
+	uint8_t b[THIN_META_BLOCK];
+	struct thin_sb sb;
+
+	memcpy(b, fx.a.data, sizeof(b));
+	for (unsigned i = 0; i < size; i++)
+		b[off + i] = (uint8_t)(v >> (8 * i));
+	fx_reseal(b, THIN_SB_CSUM_XOR);
+	return thin_sb_parse(b, &sb, why, THIN_WHY);
+}
+
+static void test_superblock_checks(void **s)
+{
+	char why[THIN_WHY];
+
+	(void)s;
+	need_tools();
+	assert_int_equal(sb_with(SB_TRANS_ID, 8, 3, why), 0);
+	assert_int_equal(sb_with(40, 4, 3, why), -EOPNOTSUPP);		/* version */
+	assert_non_null(strstr(why, "metadata version 3"));
+	assert_int_equal(sb_with(360, 4, 1, why), -EOPNOTSUPP);		/* incompat_flags */
+	assert_int_equal(sb_with(340, 4, 16, why), -EBADMSG);		/* metadata block size */
+	assert_int_equal(sb_with(336, 4, 64, why), -EBADMSG);		/* data block size */
+	assert_non_null(strstr(why, "data block size 64 sectors"));
+	assert_int_equal(sb_with(8, 8, 5, why), -EBADMSG);		/* its own block number */
+	assert_int_equal(sb_with(SB_MAPPING_ROOT, 8, 0, why), -EBADMSG);
+	assert_int_equal(sb_with(64, 8, UINT64_MAX / 2, why), -EBADMSG);	/* data blocks */
+	assert_non_null(strstr(why, "overflow"));
+}
+
 static void test_wrong_blocknr(void **s)
 {
 	struct fx_image c;
@@ -647,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_shared_subtrees),
 		cmocka_unit_test(test_batched_reads),
 		cmocka_unit_test(test_bad_checksum),
+		cmocka_unit_test(test_superblock_checks),
 		cmocka_unit_test(test_wrong_blocknr),
 		cmocka_unit_test(test_block_twice_in_a_device),
 		cmocka_unit_test(test_commit_during_walk),
