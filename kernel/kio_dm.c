@@ -24,7 +24,7 @@
 static int params_kept(const char *type)
 {
 	static const char *const kept[] = { "linear", "striped", "crypt", "multipath", "raid",
-					    "flakey", "delay", "mirror", NULL };
+					    "flakey", "delay", "mirror", "thin", "thin-pool", NULL };
 
 	for (unsigned i = 0; kept[i]; i++)
 		if (strcmp(type, kept[i]) == 0)

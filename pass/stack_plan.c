@@ -302,6 +302,70 @@ static int cmp_meta(const void *x, const void *y)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
+/* The thin pools above name (dm devices with a thin-pool row), up to max. */
+static void pools_of(const char *name, char (*out)[MAP_STACK_NAME], int *n, int max, int depth)
+{
+	char (*h)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 16);
+	int k;
+
+	if (!h || depth > MAP_STACK_MAX_HOPS) {
+		free(h);
+		return;
+	}
+	if (depth && map_thin_is_pool(NULL, name)) {
+		for (int i = 0; i < *n; i++)
+			if (!strcmp(out[i], name)) {
+				free(h);
+				return;
+			}
+		if (*n < max)
+			snprintf(out[(*n)++], MAP_STACK_NAME, "%s", name);
+		free(h);
+		return;
+	}
+	k = kio_blk_list(NULL, name, "holders", NULL, h, 16);
+	for (int i = 0; i < k; i++)
+		pools_of(h[i], out, n, max, depth + 1);
+	free(h);
+}
+
+/* 1 when the stack under top holds a thin pool (its data is planned by the pool's blocks). */
+static int over_pool(const struct map_stack_node *n)
+{
+	if (!strcmp(n->kind, "dm-thin-pool"))
+		return 1;
+	for (unsigned i = 0; i < n->nr_below; i++)
+		if (over_pool(&n->below[i]))
+			return 1;
+	return 0;
+}
+
+static int pool_run(void *arg, const char *dev, uint64_t off, uint64_t len)
+{
+	return down_keep(arg, dev, off, len);
+}
+
+/*
+ * A thin pool above the disk: every provisioned data block (each read once, however many
+ * volumes and snapshots share it; unprovisioned space never) and its metadata device whole.
+ */
+static int pool_add(struct member_ctx *c, const char *pool, char *err, size_t len)
+{
+	char meta[MAP_STACK_NAME];
+	uint64_t size = 0;
+	int ret = map_thin_pool_ranges(NULL, pool, pool_run, c, meta, sizeof(meta), &size, err,
+				       len);
+
+	if (ret == 0 && size) {
+		c->meta_layer = pool;
+		c->meta_kind = "dm-thin-pool";
+		c->meta_what = "thin pool metadata (mapping B-trees and space maps)";
+		ret = down_keep(c, meta, 0, size);
+		c->meta_layer = NULL;
+	}
+	return ret;
+}
+
 int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, char *err,
 			   size_t len)
 {
@@ -333,14 +397,27 @@ int pass_stack_member_plan(struct pass_stack *ps, const struct map_target *t, ch
 	tops_of(c->disk, tops, &nt, 0);
 	for (int i = 0; i < c->nparts; i++)
 		tops_of(c->parts[i], tops, &nt, 0);
+	{
+		char pools[MAX_TOPS][MAP_STACK_NAME];
+		int npool = 0;
+
+		pools_of(c->disk, pools, &npool, MAX_TOPS, 0);
+		for (int i = 0; i < c->nparts; i++)
+			pools_of(c->parts[i], pools, &npool, MAX_TOPS, 0);
+		for (int i = 0; i < npool && ret == 0; i++)
+			ret = pool_add(c, pools[i], err, len);
+	}
 	for (int i = 0; i < nt && ret == 0; i++) {
 		struct map_stack_node *tree = NULL;
 
-		ret = fs_add(c, tops[i], err, len);
-		if (ret == 0 && map_stack_tree(NULL, tops[i], &tree) == 0) {
+		if (map_stack_tree(NULL, tops[i], &tree) < 0)
+			tree = NULL;
+		/* a thin volume's (or the pool's own node's) data: the pool's blocks above */
+		if (!tree || !over_pool(tree))
+			ret = fs_add(c, tops[i], err, len);
+		if (ret == 0 && tree)
 			ret = meta_add(c, tree);
-			map_stack_tree_free(tree);
-		}
+		map_stack_tree_free(tree);
 	}
 	if (ret == 0 && !nt)
 		ret = -ENOENT;

@@ -607,9 +607,9 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 		return ret < 0 ? ret : 0;
 	}
 	if (s->err) {
-		snprintf(err, len, "mapping the plan down the stack failed: %s%s%s",
+		snprintf(err, len, "mapping the plan down the stack failed: %s%s%s%s%s",
 			 strerror(-s->err), s->bad ? " at a layer of kind " : "",
-			 s->bad ? s->bad : "");
+			 s->bad ? s->bad : "", map_thin_why()[0] ? ": " : "", map_thin_why());
 		ret = s->err;
 	}
 	free(s->log);

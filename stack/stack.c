@@ -203,7 +203,9 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 					  rows[i].params, below, *off / 512, &top, &run, legs,
 					  sizeof(legs) / sizeof(legs[0]), &nl);
 		if (r < 0 && (!strcmp(rows[i].type, "thin") || !strcmp(rows[i].type, "thin-pool"))) {
-			ret = r;		/* the pool's metadata could not be read */
+			/* the pool's metadata could not be read consistently: no owner guessed */
+			set_bad(u, dm, map_dm_kind(rows[i].type), map_thin_why());
+			ret = 0;
 			goto out;
 		}
 		if (r <= 0)

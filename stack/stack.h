@@ -235,4 +235,19 @@ int map_stack_data_start(const char *sysfs, const char *parent, const char *chil
 /* Return the number of leaf device names (no slaves) under name written to out[0..max). */
 int map_stack_leaves(const struct map_stack_node *n, char (*out)[MAP_STACK_NAME], unsigned max);
 
+/* stack_thin_pool.c: why the last thin mapping failed ("" none): its pool's walk, a row. */
+const char *map_thin_why(void);
+/* Return 1 when dm device name is a thin pool (a thin-pool row), else 0. */
+int map_thin_is_pool(const char *sysfs, const char *name);
+/*
+ * Hand every provisioned run of thin pool pool's data device to fn (data device name, byte
+ * offset and length on it; each data block once, however many volumes share it), then set
+ * meta (meta_len bytes) and *meta_size to its metadata device's name and size. The pool's
+ * model is read fresh. Return 0, fn's negative value, or -errno (why in err).
+ */
+int map_thin_pool_ranges(const char *sysfs, const char *pool,
+			 int (*fn)(void *arg, const char *dev, uint64_t off, uint64_t len),
+			 void *arg, char *meta, size_t meta_len, uint64_t *meta_size, char *err,
+			 size_t err_len);
+
 #endif

@@ -265,6 +265,8 @@ static int down_dm(const char *sysfs, const char *name, uint64_t s, uint64_t *cn
 		if (!strcmp(r->type, "thin")) {
 			/* through the pool's model; an unprovisioned block holds nothing */
 			ret = map_thin_down(sysfs, r, s, cnt, below, sizeof(below), &off);
+			if (ret < 0)
+				*bad = "dm-thin";	/* map_thin_why() says why */
 			if (ret <= 0)
 				break;
 			c = *cnt;

@@ -70,7 +70,5 @@ int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, 
 		  char *below, size_t len, uint64_t *off);
 int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *below,
 		uint64_t x, uint64_t *top, uint64_t *run);
-/* Return 1 when dm device name's table is a thin pool (a thin-pool row), 0 when not. */
-int map_thin_is_pool(const char *sysfs, const char *name);
 
 #endif

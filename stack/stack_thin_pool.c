@@ -21,6 +21,14 @@
 #define POOLS 8
 #define MODEL_MAX_AGE_NS 1000000000ull
 
+/* Why the last model could not be had (for the layer's message): a walk's error. */
+static char last_why[THIN_WHY];
+
+const char *map_thin_why(void)
+{
+	return last_why;
+}
+
 static struct pool_cache {
 	char meta_devt[24];
 	struct thin_model m;
@@ -109,6 +117,8 @@ int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_mo
 
 	if (thin_pool_row_parse(pool_params, &pp) < 0) {
 		snprintf(why, len, "the thin-pool row cannot be parsed");
+		snprintf(last_why, sizeof(last_why), "the thin-pool row '%.200s' cannot be parsed",
+			 pool_params);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < POOLS && !c; i++)
@@ -138,8 +148,10 @@ int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_mo
 		snprintf(c->meta_devt, sizeof(c->meta_devt), "%s", pp.meta_devt);
 	}
 	ret = pool_load(c, why, len);
-	if (ret < 0)
+	if (ret < 0) {
+		snprintf(last_why, sizeof(last_why), "%s (%s)", why, strerror(-ret));
 		return ret;
+	}
 	*m = &c->m;
 	return 0;
 }
@@ -177,8 +189,11 @@ int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, 
 
 	if (thin_row_parse(r->params, &tp) < 0 ||
 	    map_thin_pool_of(sysfs, tp.pool_devt, params, sizeof(params)) < 0 ||
-	    thin_pool_row_parse(params, &pp) < 0)
+	    thin_pool_row_parse(params, &pp) < 0) {
+		snprintf(last_why, sizeof(last_why), "the thin row '%.100s' or its pool's row "
+			 "cannot be read", r->params);
 		return -EINVAL;
+	}
 	for (int fresh = 0; fresh < 2; fresh++) {
 		ret = map_thin_pool_model(params, fresh, &m, why, sizeof(why));
 		if (ret < 0)
@@ -187,8 +202,11 @@ int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, 
 		if (ret != 0)
 			break;			/* a hole in a fresh model is a hole */
 	}
-	if (ret < 0)
+	if (ret < 0) {
+		snprintf(last_why, sizeof(last_why), "thin row '%.100s' down at %llu: %s",
+			 r->params, (unsigned long long)s, strerror(-ret));
 		return ret;
+	}
 	if (*cnt > run)
 		*cnt = run;
 	if (ret == 0)
@@ -206,15 +224,27 @@ int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *be
 	char params[1100], why[THIN_WHY];
 	int ret;
 
-	if (thin_row_parse(r->params, &tp) < 0)
+	if (thin_row_parse(r->params, &tp) < 0) {
+		snprintf(last_why, sizeof(last_why), "the thin row '%.100s' cannot be parsed",
+			 r->params);
 		return -EINVAL;
+	}
 	if (strcmp(tp.pool_devt, below))
 		return 0;
-	if (map_thin_pool_of(sysfs, tp.pool_devt, params, sizeof(params)) < 0)
+	if (map_thin_pool_of(sysfs, tp.pool_devt, params, sizeof(params)) < 0) {
+		snprintf(last_why, sizeof(last_why), "the pool %s of thin row '%.100s' has no "
+			 "thin-pool row", tp.pool_devt, r->params);
 		return -EINVAL;
+	}
 	/* a model at most a second old: the pool's blocks as the scan that found x saw them */
 	ret = map_thin_pool_model(params, 0, &m, why, sizeof(why));
-	return ret < 0 ? ret : thin_row_up(m, r->start, r->length, r->params, below, x, top, run);
+	if (ret < 0)
+		return ret;
+	ret = thin_row_up(m, r->start, r->length, r->params, below, x, top, run);
+	if (ret < 0)
+		snprintf(last_why, sizeof(last_why), "thin row '%.100s' up from %s at %llu: %s",
+			 r->params, below, (unsigned long long)x, strerror(-ret));
+	return ret;
 }
 
 int map_thin_is_pool(const char *sysfs, const char *name)
@@ -231,4 +261,40 @@ int map_thin_is_pool(const char *sysfs, const char *name)
 		pool |= !strcmp(rows[i].type, "thin-pool");
 	map_stack_dm_rows_free(rows);
 	return pool;
+}
+
+int map_thin_pool_ranges(const char *sysfs, const char *pool,
+			 int (*fn)(void *arg, const char *dev, uint64_t off, uint64_t len),
+			 void *arg, char *meta, size_t meta_len, uint64_t *meta_size, char *err,
+			 size_t err_len)
+{
+	struct kio_dm_target *rows;
+	struct thin_pool_params pp;
+	const struct thin_model *m = NULL;
+	struct thin_extent e;
+	char data[MAP_STACK_NAME];
+	uint64_t from = 0, bs;
+	int k, ret = -ENOENT;
+
+	k = map_stack_dm_rows(sysfs, pool, &rows);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k && ret == -ENOENT; i++)
+		if (!strcmp(rows[i].type, "thin-pool"))
+			ret = thin_pool_row_parse(rows[i].params, &pp) < 0 ? -EINVAL :
+			      map_thin_pool_model(rows[i].params, 1, &m, err, err_len);
+	map_stack_dm_rows_free(rows);
+	if (ret < 0)
+		return ret;
+	if (map_stack_devt_name(pp.data_devt, data, sizeof(data)) < 0 ||
+	    map_stack_devt_name(pp.meta_devt, meta, meta_len) < 0)
+		return -ENODEV;
+	bs = pp.data_block_size * 512;
+	while (ret == 0 && thin_model_next_provisioned(m, from, &e) == 1) {
+		ret = fn(arg, data, e.start * bs, e.len * bs);
+		from = e.start + e.len;
+	}
+	if (ret == 0 && kio_blk_attr_u64(sysfs, meta, "size", meta_size) == 0)
+		*meta_size *= 512;
+	return ret;
 }
