@@ -131,6 +131,7 @@ json_object *report_stack_tree_json(const struct map_stack_node *n)
 			n->thin_provisioned));
 		json_object_object_add(t, "mapped_blocks", json_object_new_uint64(n->thin_mappings));
 		json_object_object_add(t, "volumes", json_object_new_int((int)n->thin_volumes));
+		json_object_object_add(t, "rewalks", json_object_new_int((int)n->thin_rewalks));
 		json_object_object_add(j, "thin_pool", t);
 	}
 	if (n->thin_id >= 0) {

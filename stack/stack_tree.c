@@ -34,6 +34,7 @@ static void thin_facts(const char *sysfs, const struct kio_dm_target *r, struct 
 		n->thin_provisioned = t.provisioned;
 		n->thin_mappings = t.mappings;
 		n->thin_volumes = (unsigned)t.nr_devs;
+		n->thin_rewalks = m->rewalks;
 	} else if (!strcmp(r->type, "thin") && thin_row_parse(r->params, &tp) == 0) {
 		const struct thin_dev *d;
 
