@@ -7,7 +7,6 @@
 #ifndef MEDIASCAN_PASS_MODE_INT_H
 #define MEDIASCAN_PASS_MODE_INT_H
 
-
 #include "pass_int.h"
 
 struct pass_mode_ops;
