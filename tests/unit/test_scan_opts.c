@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
-#include "scan_opts.h"
+#include "opts.h"
 
 static const char *src_root = ".";
 
