@@ -74,7 +74,11 @@ struct cli_opts {
 
 extern const struct cli_opt cli_scan_opts[];
 extern const size_t cli_scan_nr_opts;
-extern const struct cli_opts cli_scan_cmd_opts;
+/* The options of each subcommand (all_opts.c lists them, in the order `mediascan help` does). */
+extern const struct cli_opts cli_scan_cmd_opts, cli_patrol_opts, cli_status_opts,
+	cli_report_opts, cli_probe_opts, cli_map_opts, cli_forget_opts;
+extern const struct cli_opts *const cli_all_opts[];
+extern const size_t cli_nr_all_opts;
 
 /*
  * Options several subcommands take, each defined once: the same name, argument and (but for
