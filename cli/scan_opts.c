@@ -117,6 +117,12 @@ const struct cli_opt cli_scan_opts[] = {
 	{ .name = "top-only", .type = CLI_OPT_FLAG, .off = F(pass.top_only),
 	  .help = "on md RAID/LVM/dm-crypt: read the filesystem's device as md serves it, not "
 		  "every copy on the member disks" },
+	{ .name = "compare", .type = CLI_OPT_FLAG, .off = F(pass.compare),
+	  .help = "on md RAID/LVM raid: compare the copies (mirrors, parity, RAID6 P and Q) "
+		  "read at member level; differing copies are named with their files" },
+	{ .name = "no-compare", .type = CLI_OPT_FLAG, .off = F(pass.no_compare),
+	  .help = "do not compare the copies (the default of scan; patrol compares when the "
+		  "machine has 2 CPUs or more)" },
 };
 const size_t cli_scan_nr_opts = sizeof(cli_scan_opts) / sizeof(cli_scan_opts[0]);
 

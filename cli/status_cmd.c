@@ -59,6 +59,7 @@ int cli_history_open(const char *state_dir, const char *config, struct scan_stat
 }
 
 struct status_ctx {
+	struct scan_state *st;
 	int json;
 	const char *json_path;		/* --json FILE|- */
 	json_object *arr;
@@ -120,6 +121,76 @@ static void status_pace(const struct scan_state_pass *p)
 	printf("\n");
 }
 
+/* The arrays with copies that differ, each with its open runs and md's own mismatch_cnt. */
+struct cd_arrays {
+	char path[8][72];
+	unsigned runs[8];
+	unsigned n;
+};
+
+static int cd_array(const struct scan_state_cd_row *e, void *arg)
+{
+	struct cd_arrays *a = arg;
+	const char *p = e->cd.array_path ? e->cd.array_path : "?";
+	unsigned i;
+
+	for (i = 0; i < a->n && strcmp(a->path[i], p); i++)
+		;
+	if (i == a->n) {
+		if (a->n == 8)
+			return 0;
+		snprintf(a->path[a->n++], sizeof(a->path[0]), "%s", p);
+	}
+	a->runs[i]++;
+	return 0;
+}
+
+/* md's mismatch_cnt of array path (/dev/mdN), or -1 when it has none (dm-raid, gone). */
+static int64_t md_mismatch_cnt(const char *path)
+{
+	char f[128];
+	uint64_t v;
+
+	if (strncmp(path, "/dev/md", 7))
+		return -1;
+	snprintf(f, sizeof(f), "/sys/block/%s/md/mismatch_cnt", path + 5);
+	return kio_sysfs_u64(f, &v) == 0 ? (int64_t)v : -1;
+}
+
+static void status_cd(const struct status_ctx *s, const struct scan_state_target *t,
+		      json_object *j)
+{
+	struct cd_arrays a = { .n = 0 };
+	json_object *arr = j ? json_object_new_array() : NULL;
+
+	if (t->open_copies_differ && s->st)
+		scan_state_list_cd(s->st, t->id, 0, cd_array, &a);
+	for (unsigned i = 0; i < a.n; i++) {
+		int64_t m = md_mismatch_cnt(a.path[i]);
+
+		if (j) {
+			json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "array", json_object_new_string(a.path[i]));
+			json_object_object_add(e, "open_runs", json_object_new_int((int)a.runs[i]));
+			json_object_object_add(e, "md_mismatch_cnt", m < 0 ? NULL :
+					       json_object_new_int64(m));
+			json_object_array_add(arr, e);
+		} else {
+			printf("  copies differ: %u run%s in %s", a.runs[i], a.runs[i] == 1 ? "" : "s",
+			       a.path[i]);
+			if (m >= 0)
+				printf(" (md's mismatch_cnt: %lld)", (long long)m);
+			printf(": `mediascan report` names the files and the wrong copy\n");
+		}
+	}
+	if (j) {
+		json_object_object_add(j, "open_copies_differ",
+				       json_object_new_int((int)t->open_copies_differ));
+		json_object_object_add(j, "copies_differ_arrays", arr);
+	}
+}
+
 static int status_row(const struct scan_state_target *t, void *arg)
 {
 	struct status_ctx *s = arg;
@@ -141,6 +212,7 @@ static int status_row(const struct scan_state_target *t, void *arg)
 				       json_object_new_int((int)t->cleared_errors));
 		json_object_object_add(j, "open_redundancy_lost",
 				       json_object_new_int((int)t->open_redundancy_lost));
+		status_cd(s, t, j);
 		json_object_array_add(s->arr, j);
 		return 0;
 	}
@@ -171,6 +243,7 @@ static int status_row(const struct scan_state_target *t, void *arg)
 		printf("  redundancy lost: %u member range%s (a copy failed, another reads: "
 		       "`mediascan report` names the member disk, array and repair)\n",
 		       t->open_redundancy_lost, t->open_redundancy_lost == 1 ? "" : "s");
+	status_cd(s, t, NULL);
 	return 0;
 }
 
@@ -273,7 +346,9 @@ int cli_status_main(int argc, char **argv)
 	if (ret == -ENOENT) {
 		ret = 0;	/* no state store: no history yet, an answer, not an error */
 	} else {
+		s.st = st;
 		ret = scan_state_list_targets(st, status_row, &s);
+		s.st = NULL;
 		scan_state_close(st);
 	}
 	if (ret >= 0)

@@ -144,7 +144,9 @@ static int hist_counts(struct scan_state *st, struct scan_state_target *t)
 			       "coalesce((SELECT max(id) FROM passes WHERE target_id = ?1 AND "
 			       "kind = 'full' AND result = 'complete'), 0)), 0), "
 			       "(SELECT count(*) FROM redundancy_lost r WHERE r.target_id = ?1 AND "
-			       "r.state = 'open') "
+			       "r.state = 'open'), "
+			       "(SELECT count(*) FROM copies_differ c WHERE c.target_id = ?1 AND "
+			       "c.state = 'open') "
 			       "FROM errors WHERE target_id = ?1", &s);
 
 	if (ret < 0)
@@ -158,6 +160,7 @@ static int hist_counts(struct scan_state *st, struct scan_state_target *t)
 		t->open_device_faults = (unsigned)sqlite3_column_int64(s, 3);
 		t->transient_latest = (unsigned)sqlite3_column_int64(s, 4);
 		t->open_redundancy_lost = (unsigned)sqlite3_column_int64(s, 5);
+		t->open_copies_differ = (unsigned)sqlite3_column_int64(s, 6);
 		ret = 0;
 	} else {
 		ret = state_fail(st, ret);

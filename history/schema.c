@@ -171,6 +171,36 @@ static const char *const state_migrations[] = {
 	"	at INTEGER NOT NULL,			-- unix seconds\n"
 	"	PRIMARY KEY (ident, method)\n"
 	");\n",
+	/*
+	 * 7 -> 8: copies that differ: a run of an array's row whose copies (or data and
+	 * parity) disagree the same way on three reads, with no read failing. Kept under the
+	 * array's UUID and its first leg's member identity and offset; cleared when a later
+	 * complete comparing pass finds the row agreeing.
+	 */
+	"CREATE TABLE copies_differ (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"	pass_id INTEGER NOT NULL REFERENCES passes(id),	-- first seen\n"
+	"	last_pass_id INTEGER NOT NULL REFERENCES passes(id),\n"
+	"	array_uuid TEXT NOT NULL DEFAULT '',	-- md uuid or DM uuid\n"
+	"	array_path TEXT,			-- /dev/md0, when last seen\n"
+	"	level TEXT,				-- raid1, raid5, ...\n"
+	"	member TEXT NOT NULL,			-- the first leg's member identity\n"
+	"	offset INTEGER NOT NULL,		-- bytes on that member\n"
+	"	length INTEGER NOT NULL,\n"
+	"	wrong TEXT,				-- the wrong copy's path; NULL: unknown\n"
+	"	how TEXT NOT NULL,			-- majority, syndrome, metadata-crc, unknown\n"
+	"	legs_json TEXT,\n"
+	"	owners_json TEXT,\n"
+	"	first_seen INTEGER NOT NULL,\n"
+	"	last_seen INTEGER NOT NULL,\n"
+	"	times_seen INTEGER NOT NULL DEFAULT 1,\n"
+	"	state TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'cleared')),\n"
+	"	cleared INTEGER,\n"
+	"	cleared_pass_id INTEGER REFERENCES passes(id),\n"
+	"	UNIQUE (target_id, array_uuid, member, offset, length)\n"
+	");\n"
+	"CREATE INDEX copies_differ_target ON copies_differ(target_id, state);\n",
 };
 
 _Static_assert(sizeof(state_migrations) / sizeof(state_migrations[0]) == SCAN_STATE_SCHEMA_VERSION,

@@ -22,7 +22,7 @@
 #include "scan.h"
 
 #define SCAN_STATE_DB_NAME "mediascan.db"
-#define SCAN_STATE_SCHEMA_VERSION 7
+#define SCAN_STATE_SCHEMA_VERSION 8
 #define SCAN_STATE_APPLICATION_ID 0x4d534331	/* "MSC1" in PRAGMA application_id */
 
 struct scan_state;
@@ -275,6 +275,7 @@ struct scan_state_target {
 	unsigned open_device_faults;	/* device-fault ranges still open */
 	unsigned transient_latest;	/* transient errors of the last complete pass and later */
 	unsigned open_redundancy_lost;	/* member ranges that lost a copy, still open */
+	unsigned open_copies_differ;	/* runs whose copies disagree, still open */
 };
 
 /* One error row of the history (strings valid during the callback). */
@@ -471,6 +472,43 @@ int scan_state_settle_rl(struct scan_state *st, int64_t pass_id);
  */
 int scan_state_list_rl(struct scan_state *st, int64_t target_id, int64_t since, int all,
 		       scan_state_rl_fn fn, void *arg);
+
+/* Copies that differ (a comparing member-level pass): one run of an array's row. */
+struct scan_state_cd {
+	const char *array_uuid;		/* md's uuid or the DM uuid ("" when unknown) */
+	const char *array_path;		/* /dev/md0 */
+	const char *level;		/* raid1, raid5, ... */
+	const char *member;		/* the first leg's member identity (WWN/serial, or path) */
+	uint64_t offset, length;	/* bytes on that member */
+	const char *wrong;		/* the wrong copy's path, NULL when it cannot be known */
+	const char *how;		/* majority, syndrome, metadata-crc, unknown */
+	const char *legs_json;		/* every leg, JSON (may be NULL) */
+	const char *owners_json;	/* the files and metadata it holds, JSON (may be NULL) */
+};
+/* One copies-differ row of the history (strings valid during the callback). */
+struct scan_state_cd_row {
+	int64_t id, first_pass_id, last_pass_id;
+	struct scan_state_cd cd;
+	int64_t first_seen, last_seen;
+	unsigned times_seen;
+	int cleared;
+};
+typedef int (*scan_state_cd_fn)(const struct scan_state_cd_row *e, void *arg);
+/*
+ * history/differ.c: store the copies-differ runs a pass found, in one transaction (seen again:
+ * the same row, times_seen counted, a cleared row open again); fresh (may be NULL) set per
+ * run to 1 when it was first seen by this pass; return how many were, or -errno (nothing
+ * stored).
+ */
+int scan_state_record_cd(struct scan_state *st, int64_t pass_id, const struct scan_state_cd *v,
+			 size_t n, int *fresh);
+/* Clear the open rows of pass_id's target that this complete comparing pass did not see;
+ * return the number cleared, or -errno. */
+int scan_state_settle_cd(struct scan_state *st, int64_t pass_id);
+/* Hand the copies-differ rows of a target (open only unless all) to fn; return the number
+ * handed, fn's negative value, or -errno. */
+int scan_state_list_cd(struct scan_state *st, int64_t target_id, int all, scan_state_cd_fn fn,
+		       void *arg);
 
 /* What scan_state_forget found (and dropped) of the targets named. */
 struct scan_state_forget {

@@ -200,6 +200,8 @@ int kio_schedstat_open(void);
 int kio_schedstat_parse(const char *line, uint64_t *run_delay_ns);
 /* Return 0 and set *run_delay_ns (ns the thread was ready but waiting, so far), or -errno. */
 int kio_schedstat_run_delay(int fd, uint64_t *run_delay_ns);
+/* Return the number of CPUs online (1 when it cannot be read). */
+unsigned kio_cpus_online(void);
 
 /* ---- I/O class: ioprio_set() (kio_ioprio.c) ---- */
 

@@ -42,3 +42,10 @@ int kio_schedstat_run_delay(int fd, uint64_t *run_delay_ns)
 	buf[n] = '\0';
 	return kio_schedstat_parse(buf, run_delay_ns);
 }
+
+unsigned kio_cpus_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}

@@ -128,6 +128,9 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		if (io->res == (int)io->length) {
 			exec_note_read(x, io->dev_idx, 0);
 			exec_note_clean(x, io->dev_idx, io->offset, io->length);
+			if (x->o->on_data && !io->cmd)
+				x->o->on_data(x->o->data_arg, io->dev_idx, io->offset, io->buf,
+					      io->length);
 			return 0;
 		}
 		if (err == -ECANCELED && x->o->io_timeout_ns) {

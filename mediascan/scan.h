@@ -193,6 +193,13 @@ struct scan_opts {
 	struct vfy_dev *vfy_devs[SCAN_MAX_DEVICES];
 	struct scan_watch *watch;	/* sorted by device and offset; may be NULL */
 	size_t nr_watch;
+	/*
+	 * Called with the bytes of every loop read that answered in full on time (not commands,
+	 * not isolation's reads): a stacked scan compares the copies it reads. May be NULL.
+	 */
+	void (*on_data)(void *arg, uint32_t dev_idx, uint64_t offset, const void *buf,
+			uint32_t len);
+	void *data_arg;
 };
 
 struct scan_device {

@@ -110,11 +110,12 @@ const struct pass_mode_ops pass_mode_plain = {
 
 /* ---------------------------------------------------------------- member level */
 
-/* Every copy is read, so the data moves: read, whatever was asked. */
+/* Every copy is read, so the data moves: read, whatever was asked; and compared, if asked. */
 static void members_method(struct pass *p)
 {
 	const struct vfy_ops *rd;
 
+	pass_stack_compare_choose(&p->stk, p->a);
 	if (vfy_method_lookup("read", &rd, p->err, sizeof(p->err)) == 0)
 		p->method = rd;
 	snprintf(p->r.method_note, sizeof(p->r.method_note), "the filesystem's device "

@@ -364,6 +364,8 @@ static int stage_report(struct pass *p)
 
 	/* redundancy lost into the history while the pass runs, then where it stopped */
 	ret = pass_record_rl(&p->ck, rep);
+	if (ret >= 0)
+		ret = pass_record_cd(&p->ck, rep);
 	if (ret < 0)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* said */
 	else if (p->mode->end)
@@ -381,6 +383,7 @@ static int stage_report(struct pass *p)
 	}
 	ret = pass_record_damage(&p->ck, p->a, rep, &p->so, p->resumed);
 	pass_record_rl_settle(&p->ck, rep);
+	pass_record_cd_settle(&p->ck, rep);
 	if (p->ck.unsaved)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* the history lacks errors: said */
 	if (p->a->recheck)

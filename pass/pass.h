@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "scan.h"
 #include "stack.h"
+#include "stack_row.h"
 #include "state.h"
 #include "target.h"
 #include "verify.h"
@@ -64,6 +65,10 @@ struct pass_opts {
 	int no_state;
 	int window_from_start;		/* a resumed pass keeps the end of its window */
 	int top_only;			/* on md/dm: read the top device, not every copy */
+	int compare;			/* --compare: compare the copies read at member level */
+	int no_compare;			/* --no-compare */
+	int compare_auto;		/* neither given: compare when the machine has the CPUs
+					 * (patrol's default); else off */
 	int trust_verify;		/* use a dataless method that failed its proof */
 	unsigned sample_permille;	/* with sample_set: share of verified bytes also read; */
 	int sample_set;			/* else PASS_DEFAULT_SAMPLE_PERMILLE */
@@ -145,6 +150,13 @@ struct pass_hooks {
 	 */
 	int (*on_redundancy_lost)(void *arg, const struct pass_report *rep, const size_t *idx,
 				  unsigned n, int64_t pass_id);
+	/* Copies differ: rep->stack->cd[i]'s owners (what 0) or legs (1) as JSON (malloc'd). */
+	char *(*cd_json)(void *arg, const struct pass_report *rep, size_t i, int what);
+	/* Journal: rep->stack->cd[i] was found for the first time. */
+	void (*journal_cd)(void *arg, const struct pass_report *rep, size_t i, int64_t pass_id);
+	/* on_damage for copies that differ: rep->stack->cd[idx[0..n)], new; 1 when told. */
+	int (*on_copies_differ)(void *arg, const struct pass_report *rep, const size_t *idx,
+				unsigned n, int64_t pass_id);
 	/* Journal: the pass ended complete or failed (cleared: errors a clean read cleared). */
 	void (*journal_end)(void *arg, const struct pass_report *rep, int64_t pass_id,
 			    int cleared);
@@ -267,6 +279,23 @@ struct pass_stack_rl {
 	char repair[700];		/* the command that rewrites it from the good copy */
 	size_t own_first, own_count;	/* owners in pass_stack.dmg */
 };
+/*
+ * Copies that differ (pass/stack_compare.c): one run of blocks of a redundancy row whose
+ * copies (or data and parity) disagree the same way on three reads.
+ */
+struct pass_stack_cd {
+	struct map_row row;		/* the array, its level and every leg (member range) */
+	uint64_t offset, length;	/* bytes within the legs */
+	int wrong;			/* the leg that is wrong, -1 when that cannot be known */
+	const char *how;		/* how it is known: "majority", "syndrome", "metadata-crc",
+					 * or "unknown" */
+	int parity_only;		/* only the parity (P or Q) disagrees: the data is intact */
+	/* the filesystem device's ranges the run holds (the wrong data leg's, every mirror's
+	 * one range, or every data leg's when which is wrong cannot be known) and their owners */
+	unsigned nr_top;
+	uint64_t top_off[MAP_ROW_MAX_LEGS], top_len[MAP_ROW_MAX_LEGS];
+	size_t own_first[MAP_ROW_MAX_LEGS], own_count[MAP_ROW_MAX_LEGS];
+};
 /* Where an error of the filesystem's device read at member level was read. */
 struct pass_stack_at {
 	uint64_t fs_offset, length;	/* bytes on the filesystem's device */
@@ -330,6 +359,15 @@ struct pass_stack {
 	int held;
 	struct scan_error *loaded;
 	size_t nr_loaded;
+	/* compare the copies while reading them (--compare): rows compared, their bytes, rows
+	 * that could not be (a leg failed to read), rows that differed and then did not (written
+	 * while read), and the copies that differ */
+	int compare;
+	const char *compare_why;	/* why compare is on or off, for the report */
+	struct pass_cmp *cmp;
+	uint64_t cmp_rows, cmp_bytes, cmp_not_compared, cmp_in_flux;
+	struct pass_stack_cd *cd;
+	size_t nr_cd;
 };
 /* Return the member range the error at fs offset off of the filesystem's device was read at. */
 const struct pass_stack_at *pass_stack_where(const struct pass_stack *ps, uint64_t off);

@@ -136,6 +136,18 @@ void pass_stack_geometry_fatal(const struct pass_stack *ps, struct scan_result *
  */
 int pass_stack_member_scan(struct pass_stack *ps, const struct scan_device *devs, unsigned n,
 			   struct scan_source *src, struct scan_opts *so, struct scan_result *r);
+/*
+ * stack_compare.c: the copies compared while they are read. Open the comparer (ps->cmp);
+ * register a row the source planned (dev: the leaf index of each leg); the executor's data
+ * callback (arg: ps->cmp); after the reads, settle the rows that differed (each read twice
+ * more) into ps->cd; close. Return 0 or -errno.
+ */
+void pass_stack_compare_choose(struct pass_stack *ps, const struct pass_opts *o);
+int pass_stack_cmp_open(struct pass_stack *ps);
+int pass_stack_cmp_row(struct pass_stack *ps, const struct map_row *row, const int *dev);
+void pass_stack_cmp_data(void *arg, uint32_t dev, uint64_t off, const void *buf, uint32_t len);
+int pass_stack_cmp_settle(struct pass_stack *ps);
+void pass_stack_cmp_close(struct pass_stack *ps);
 /* Close the members and free the verdicts. */
 void pass_stack_close(struct pass_stack *ps);
 /*
@@ -233,6 +245,10 @@ int pass_record_damage(struct pass_record *k, const struct pass_opts *o,
  * on_damage); -errno when the store refused them (said). Called while the pass runs.
  */
 int pass_record_rl(struct pass_record *k, const struct pass_report *rep);
+/* record_cd.c: store, journal and hand to on_damage the copies that differ; the number first
+ * seen, or -errno. Settle: a complete comparing pass clears the rows it found agreeing. */
+int pass_record_cd(struct pass_record *k, const struct pass_report *rep);
+void pass_record_cd_settle(struct pass_record *k, const struct pass_report *rep);
 /*
  * A resumed member-level pass: count in ps the open redundancy-lost ranges (no_copy apart) its
  * interrupted runs stored. Call before this run's are recorded.

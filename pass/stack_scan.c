@@ -19,10 +19,12 @@
 #include "kio.h"
 #include "pass_int.h"
 #include "stack.h"
+#include "stack_row.h"
 
 #define PEND_MAX 1024
 #define LEAF_LOCS (3 * MAP_MD_MAX_DISKS)
 #define EXEC_COUNT_BATCH 256		/* member ranges asked at once by the count */
+#define RECENT_ROWS 64
 
 struct stack_src {
 	struct scan_source inner;
@@ -56,6 +58,11 @@ struct stack_src {
 	uint64_t geom_at;		/* CLOCK_MONOTONIC ns of the last geometry check, 0 never */
 	int counting;			/* pass_stack_count: nothing is read, no geometry check */
 	int geom_changed;
+	/* compare: the row being planned, and the top ranges of the last parity rows' data
+	 * legs (a row holds every data chunk at its offsets: the later chunks are planned) */
+	struct map_row row;
+	struct { uint64_t off, len; } recent[RECENT_ROWS];
+	unsigned nr_recent, recent_pos;
 };
 
 /* Read the geometry again when the last check is older than a second (first call: now). */
@@ -169,6 +176,50 @@ static void watch_count(struct stack_src *s, uint64_t off, uint64_t len)
 	}
 }
 
+/*
+ * Compare: plan top bytes [off, off + len) as the redundancy row holding them (every leg, for
+ * RAID4/5/6 the whole stripe row at those offsets) and register it with the comparer. Return
+ * 1 with *done the top bytes planned (or already planned by an earlier row), 0 when the piece
+ * has no row to compare (planned as before), -errno.
+ */
+static int row_pend(struct stack_src *s, uint64_t off, uint64_t len, uint64_t *done)
+{
+	struct map_row *row = &s->row;
+	int dev[MAP_ROW_MAX_LEGS], k;
+
+	for (unsigned i = 0; i < s->nr_recent; i++)
+		if (off >= s->recent[i].off && off < s->recent[i].off + s->recent[i].len) {
+			*done = s->recent[i].off + s->recent[i].len - off;
+			if (*done > len)
+				*done = len;
+			return 1;
+		}
+	k = map_stack_row(NULL, s->top, off, len, row, done);
+	if (k <= 0 || !*done)
+		return 0;
+	for (unsigned i = 0; i < row->nr_legs; i++) {
+		dev[i] = leaf_index(s->ps, row->leg[i].name);
+		if (dev[i] < 0)
+			return 0;
+	}
+	for (unsigned i = 0; i < row->nr_legs; i++)
+		if (pend_add(s, (unsigned)dev[i], row->leg[i].offset, row->leg[i].length) < 0)
+			return -E2BIG;
+	if (row->kind != MAP_ROW_MIRROR)
+		for (unsigned i = 0; i < row->nr_legs; i++) {
+			if (row->leg[i].top_offset == UINT64_MAX)
+				continue;
+			s->recent[s->recent_pos].off = row->leg[i].top_offset;
+			s->recent[s->recent_pos].len = row->leg[i].length;
+			s->recent_pos = (s->recent_pos + 1) % RECENT_ROWS;
+			if (s->nr_recent < RECENT_ROWS)
+				s->nr_recent++;
+		}
+	if (!s->counting && pass_stack_cmp_row(s->ps, row, dev) < 0)
+		return -ENOMEM;
+	return 1;
+}
+
 static int stack_next(void *arg, struct scan_range *out, unsigned max)
 {
 	struct stack_src *s = arg;
@@ -219,8 +270,13 @@ static int stack_next(void *arg, struct scan_range *out, unsigned max)
 			if (len > s->slice)
 				len = s->slice;
 			s->slice_top = r->offset + s->in_done;
-			k = map_stack_down(NULL, s->top, r->offset + s->in_done, len, s->lv,
-					   LEAF_LOCS, &done, &s->bad);
+			k = s->ps->compare ? row_pend(s, s->slice_top, len, &done) : 0;
+			if (k < 0) {
+				s->err = k;
+				return -EIO;
+			}
+			k = k ? 0 : map_stack_down(NULL, s->top, r->offset + s->in_done, len, s->lv,
+						   LEAF_LOCS, &done, &s->bad);
 			if (k < 0) {
 				s->err = k;
 				return -EIO;
@@ -378,6 +434,8 @@ void pass_stack_close(struct pass_stack *ps)
 	free(ps->mr);
 	free(ps->meta);
 	free(ps->loaded);
+	pass_stack_cmp_close(ps);
+	free(ps->cd);
 	map_damage_free(&ps->dmg);
 	if (ps->top_t) {
 		map_target_close(ps->top_t);
@@ -513,7 +571,24 @@ int pass_stack_scan(struct pass_stack *ps, struct scan_source *src, struct scan_
 	 * the plan next to each other, spread the reads in flight over the members.
 	 */
 	s->slice = so->io_size;
+	if (ps->compare) {
+		ret = pass_stack_cmp_open(ps);
+		if (ret < 0) {
+			free(s);
+			return ret;
+		}
+		so->on_data = pass_stack_cmp_data;
+		so->data_arg = ps->cmp;
+	}
 	ret = pass_stack_run_watched(ps, ps->devs, ps->nr_leaf, &wrap, so, r, &s->geom_changed);
+	so->on_data = NULL;
+	so->data_arg = NULL;
+	/* the rows that differed: read again before they are called copies that differ */
+	if (ret == 0 && !s->geom_changed && !s->err && ps->cmp) {
+		ret = pass_stack_cmp_settle(ps);
+		if (ret < 0)
+			snprintf(err, len, "comparing the copies: %s", strerror(-ret));
+	}
 	memcpy(so->start_cursor, start_cursor, sizeof(start_cursor));
 	if (s->ck) {
 		so->checkpoint = s->ck;

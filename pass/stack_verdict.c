@@ -368,8 +368,9 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 
 int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 {
-	uint64_t *off = malloc(sizeof(*off) * (ps->nr_rl + 1));
-	uint64_t *len = malloc(sizeof(*len) * (ps->nr_rl + 1));
+	size_t n = ps->nr_rl + ps->nr_cd * MAP_ROW_MAX_LEGS + 1;
+	uint64_t *off = malloc(sizeof(*off) * n);
+	uint64_t *len = malloc(sizeof(*len) * n);
 	size_t k = 0;
 	int ret = 0;
 
@@ -393,6 +394,14 @@ int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 		off[k] = ps->rl[i].fs_offset;
 		len[k++] = ps->rl[i].length;
 	}
+	/* copies that differ: bit 2, as protection information that does not match its data */
+	for (size_t i = 0; i < ps->nr_cd; i++) {
+		rep->exit_bits |= PASS_EXIT_INTEGRITY;
+		for (unsigned t = 0; t < ps->cd[i].nr_top; t++) {
+			off[k] = ps->cd[i].top_off[t];
+			len[k++] = ps->cd[i].top_len[t];
+		}
+	}
 	if (k) {
 		/* scan MEMBER_DISK: the target is the disk, the owners are the filesystem's */
 		struct map_target *t = ps->member_plan ? ps->top_t : rep->t;
@@ -400,10 +409,16 @@ int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 		ret = map_damage_add_many(&ps->dmg, t, 0, off, len, k);
 		if (ret == 0)
 			ret = map_damage_resolve(&ps->dmg, t);
-		for (size_t i = 0, g = 0; ret == 0 && i < ps->nr_rl; i++)
+		size_t g = 0;
+
+		for (size_t i = 0; ret == 0 && i < ps->nr_rl; i++)
 			if (ps->rl[i].has_fs)
 				map_damage_group(&ps->dmg, g++, &ps->rl[i].own_first,
 						 &ps->rl[i].own_count);
+		for (size_t i = 0; ret == 0 && i < ps->nr_cd; i++)
+			for (unsigned t = 0; t < ps->cd[i].nr_top; t++)
+				map_damage_group(&ps->dmg, g++, &ps->cd[i].own_first[t],
+						 &ps->cd[i].own_count[t]);
 	}
 out:
 	free(off);

@@ -101,6 +101,9 @@ static const struct {
 	{ "mediascan_scan_window_late",
 	  "1 while the running pass is projected to miss its window (said early, kept while "
 	  "true)." },
+	{ "mediascan_copies_differ_ranges",
+	  "Runs of an array (md, LVM RAID) whose copies or parity disagree with no read "
+	  "failing (silent corruption), not found agreeing since." },
 };
 
 static int metric_row(const struct scan_state_target *t, void *arg)
@@ -173,6 +176,9 @@ static int metric_row(const struct scan_state_target *t, void *arg)
 		break;
 	case 13:
 		v = t->open_redundancy_lost;
+		break;
+	case 17:
+		v = t->open_copies_differ;
 		break;
 	case 14:
 	case 15:

@@ -111,6 +111,7 @@ static void patrol_child(struct patrol *p, struct patrol_target *pt, int active,
 		a.pass.rate_min = a.pass.rate_max;
 	a.pass.max_duration_s = PATROL_RUN_MAX_S;
 	a.pass.label = pt->c.name;
+	a.pass.compare_auto = 1;
 	a.journal = 1;
 	a.on_damage = pt->c.o.on_damage[0] ? pt->c.o.on_damage : NULL;
 	a.hook_timeout_s = pt->c.o.hook_timeout_s;

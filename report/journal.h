@@ -14,6 +14,7 @@
 #define REPORT_MSGID_SCAN_FAILED	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a84"
 #define REPORT_MSGID_REDUNDANCY_LOST	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a85"
 #define REPORT_MSGID_METHOD_UNTRUSTED	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a86"
+#define REPORT_MSGID_COPIES_DIFFER	"5b1c0e6a4f2d4e8c9a7f3d2b1e0c9a87"
 
 #define REPORT_JOURNAL_MAX_FIELDS 20
 
@@ -25,6 +26,7 @@ enum report_event_type {
 	REPORT_EV_REDUNDANCY_LOST,		/* a copy of an array failed, another reads (warning) */
 	REPORT_EV_METHOD_UNTRUSTED,		/* a drive-side verify does not read the medium
 						 * (warning) */
+	REPORT_EV_COPIES_DIFFER,		/* an array's copies disagree, no read failed (err) */
 	REPORT_EV_NR,
 };
 

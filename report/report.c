@@ -15,6 +15,7 @@
 #include "files.h"
 #include "escape.h"
 #include "map_report.h"
+#include "map_compare.h"
 #include "map_stack.h"
 #include "units.h"
 
@@ -238,6 +239,7 @@ static json_object *json_report(const struct pass_report *rep)
 	}
 	json_object_object_add(root, "media_errors", errs);
 	report_stack_report_json(root, rep);		/* report/map_stack.c */
+	report_compare_json(root, rep);			/* report/map_compare.c */
 	report_damage_json(root, &rep->dmg, t);		/* damaged_files, damaged_metadata */
 	json_object_object_add(root, "bridged_gap_errors", gaps);
 	json_object_object_add(root, "transient_errors", transient);
@@ -352,6 +354,7 @@ void report_print(const struct pass_report *rep, FILE *f)
 	}
 	report_print_damage(f, &rep->dmg, t);		/* report/map_report.c */
 	report_stack_report_print(f, rep);			/* report/map_stack.c */
+	report_compare_print(f, rep);				/* report/map_compare.c */
 	if (rep->nr_slow_errors || rep->nr_device_faults)
 		print_at_risk(rep, f);
 	if (rep->nr_gap_errors)

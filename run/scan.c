@@ -16,6 +16,7 @@
 
 #include "report.h"
 #include "files.h"
+#include "map_compare.h"
 #include "journal.h"
 #include "map_stack.h"
 #include "escape.h"
@@ -296,6 +297,65 @@ static int hook_on_rl(void *arg, const struct pass_report *rep, const size_t *id
 	return ret == 0;
 }
 
+/* The owners (what 0) or the legs (1) of copies-differ run i, for the history. */
+static char *hook_cd_json(void *arg, const struct pass_report *rep, size_t i, int what)
+{
+	json_object *ej = report_compare_cd_json(rep, i), *v = NULL;
+	char *s = NULL;
+
+	(void)arg;
+	if (json_object_object_get_ex(ej, what ? "legs" : "owners", &v))
+		s = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(ej);
+	return s;
+}
+
+/* Journal: an array's copies disagree (one event: the array, the wrong copy if known). */
+static void hook_journal_cd(void *arg, const struct pass_report *rep, size_t i, int64_t pass_id)
+{
+	const struct run_hooks *c = arg;
+	const struct pass_stack_cd *e = &rep->stack->cd[i];
+	const char *label = c->cfg->pass.label ? c->cfg->pass.label : c->cfg->pass.target;
+	char msg[1024], array[MAP_STACK_NAME + 8], dev[MAP_STACK_NAME + 8];
+	struct report_event ev = {
+		.type = REPORT_EV_COPIES_DIFFER, .message = msg, .target = label, .device = dev,
+		.has_range = 1, .offset = e->row.leg[0].offset + e->offset, .length = e->length,
+		.pass_id = pass_id, .array = array,
+	};
+
+	snprintf(array, sizeof(array), "/dev/%s", e->row.array);
+	snprintf(dev, sizeof(dev), "/dev/%s", e->row.leg[e->wrong >= 0 ? e->wrong : 0].name);
+	snprintf(msg, sizeof(msg), "%s: copies differ in %s (%s) at offset %" PRIu64 " length %"
+		 PRIu64 " of %s: %s%s%s", label, array, e->row.level, ev.offset, e->length,
+		 e->row.leg[0].name, e->wrong >= 0 ? "wrong copy on " : "which copy is wrong "
+		 "cannot be known", e->wrong >= 0 ? dev : "", e->wrong >= 0 ? "" : "");
+	report_journal_send(&ev);
+}
+
+/* on_damage for copies that differ: the same document, its runs in copies_differ[]. */
+static int hook_on_cd(void *arg, const struct pass_report *rep, const size_t *idx, unsigned n,
+		      int64_t pass_id)
+{
+	const struct run_hooks *c = arg;
+	json_object *cd = json_object_new_array(), *doc;
+	int ret;
+
+	for (unsigned k = 0; k < n; k++)
+		json_object_array_add(cd, report_compare_cd_json(rep, idx[k]));
+	doc = damage_doc(c->cfg, rep, pass_id, json_object_new_array());
+	json_object_object_add(doc, "action", json_object_new_string(
+		"an array's copies disagree and no read failed: follow each run's advice; never "
+		"a blind md repair, which may copy the wrong one"));
+	json_object_object_add(doc, "copies_differ", cd);
+	ret = run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
+			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
+			   c->cfg->hook_timeout_s);
+	hook_warn(c->cfg, ret, n);
+	json_object_put(doc);
+	return ret == 0;
+}
+
 static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t pass_id,
 			     int cleared)
 {
@@ -367,7 +427,7 @@ int run_scan(const struct run_cfg *a)
 	struct pass_hooks h = {
 		.arg = &c, .say = hook_say, .begin = hook_begin, .progress = hook_progress,
 		.progress_done = hook_progress_done, .owners_json = hook_owners_json,
-		.rl_json = hook_rl_json, .human = hook_human,
+		.rl_json = hook_rl_json, .cd_json = hook_cd_json, .human = hook_human,
 	};
 
 	/* a report that cannot be written is refused before the first read, not lost after */
@@ -386,10 +446,12 @@ int run_scan(const struct run_cfg *a)
 		h.journal_error = hook_journal_error;
 		h.journal_end = hook_journal_end;
 		h.journal_rl = hook_journal_rl;
+		h.journal_cd = hook_journal_cd;
 	}
 	if (a->on_damage) {
 		h.on_damage = hook_on_damage;
 		h.on_redundancy_lost = hook_on_rl;
+		h.on_copies_differ = hook_on_cd;
 	}
 	return pass_run(&a->pass, &h);
 }

@@ -15,7 +15,7 @@
 #include "stack_int.h"
 
 /* Name of the block device with "MAJ:MIN" devt text, from sysfs. */
-static int name_of_devt(const char *devt, char *name, size_t len)
+int map_stack_devt_name(const char *devt, char *name, size_t len)
 {
 	unsigned a, b;
 	char path[128];
@@ -73,7 +73,7 @@ static int down_raid1(const char *sysfs, const char *params, uint64_t rel, uint6
 		const char *data = tok[3 + np + 2 * d + 1];
 		uint64_t c = *cnt;
 
-		if (!strcmp(data, "-") || name_of_devt(data, below, sizeof(below)) < 0)
+		if (!strcmp(data, "-") || map_stack_devt_name(data, below, sizeof(below)) < 0)
 			continue;			/* a missing leg */
 		ret = map_stack_down_at(sysfs, below, rel, &c, role == MAP_MD_DATA && nd > 1 ? MAP_MD_MIRROR :
 			   role, out, max, n, bad, depth + 1);
@@ -115,7 +115,7 @@ static int down_raid(const char *sysfs, const char *params, uint64_t length, uin
 		uint64_t c = done;
 
 		if (!strcmp(data[locs[i].slot], "-") ||
-		    name_of_devt(data[locs[i].slot], below, sizeof(below)) < 0)
+		    map_stack_devt_name(data[locs[i].slot], below, sizeof(below)) < 0)
 			continue;			/* a missing leg */
 		ret = map_stack_down_at(sysfs, below, locs[i].sector + doff, &c,
 					role == MAP_MD_DATA ? locs[i].role : role, out, max, n,
@@ -152,7 +152,7 @@ static int dm_striped_below(const char *params, uint64_t rel, uint64_t *cnt, cha
 	if (*cnt > chunk - rel % chunk)
 		*cnt = chunk - rel % chunk;
 	if (sscanf(at[3 + 2 * sidx], "%" SCNu64, off) != 1 ||
-	    name_of_devt(at[2 + 2 * sidx], below, len) < 0)
+	    map_stack_devt_name(at[2 + 2 * sidx], below, len) < 0)
 		return -EINVAL;
 	*off += row * chunk + rel % chunk;
 	return 0;
@@ -195,31 +195,88 @@ static int down_md(const char *sysfs, const char *name, uint64_t s, uint64_t *cn
 	return ret;
 }
 
+int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
+{
+	char dmdev[32];
+	unsigned a, b;
+	int k;
+
+	*rows = malloc(sizeof(**rows) * DM_MAX_ROWS);
+	if (!*rows)
+		return -ENOMEM;
+	if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
+	    sscanf(dmdev, "%u:%u", &a, &b) != 2)
+		k = -ENODEV;
+	else
+		k = kio_dm_table(makedev(a, b), *rows, DM_MAX_ROWS);
+	if (k < 0)
+		map_stack_dm_rows_free(*rows);
+	return k;
+}
+
+void map_stack_dm_rows_free(struct kio_dm_target *rows)
+{
+	if (!rows)
+		return;
+	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
+	free(rows);
+}
+
+int map_stack_dm_below(const struct kio_dm_target *r, uint64_t s, uint64_t *cnt, char *below,
+		       size_t len, uint64_t *off, const char **bad)
+{
+	char buf[1100], *tok[8], *save = NULL, *t;
+	uint64_t rel = s - r->start;
+	unsigned nt = 0;
+	const char *why;
+
+	if (*cnt > r->length - rel)
+		*cnt = r->length - rel;
+	if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {
+		*bad = map_dm_kind(r->type);
+		return -EOPNOTSUPP;
+	}
+	if (!strcmp(r->type, "striped"))
+		return dm_striped_below(r->params, rel, cnt, below, len, off);
+	if (!strcmp(r->type, "multipath")) {
+		/* the first path: every path is the same media */
+		snprintf(buf, sizeof(buf), "%s", r->params);
+		for (t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			if (strchr(t, ':') && map_stack_devt_name(t, below, len) == 0) {
+				*off = s;
+				return 0;
+			}
+		return -EINVAL;
+	}
+	/* linear, flakey, delay: dev off; crypt: cipher - iv dev off */
+	int di = !strcmp(r->type, "crypt") ? 3 : 0;
+
+	snprintf(buf, sizeof(buf), "%s", r->params);
+	for (t = strtok_r(buf, " ", &save); t && nt < 8; t = strtok_r(NULL, " ", &save))
+		tok[nt++] = t;
+	if ((unsigned)di + 2 > nt || sscanf(tok[di + 1], "%" SCNu64, off) != 1 ||
+	    map_stack_devt_name(tok[di], below, len) < 0)
+		return -EINVAL;
+	*off += rel;
+	return 0;
+}
+
 /* map_stack_down_at for dm device name: down the row of its table holding sector s. */
 static int down_dm(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt,
 		   enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
 		   const char **bad, int depth)
 {
-	struct kio_dm_target *rows = malloc(sizeof(*rows) * DM_MAX_ROWS);
-	char dmdev[32], below[MAP_STACK_NAME];
-	unsigned a, b;
+	struct kio_dm_target *rows;
+	char below[MAP_STACK_NAME];
 	int k, ret;
 
-	if (!rows)
-		return -ENOMEM;
-	if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
-	    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
-		free(rows);
-		return -ENODEV;
-	}
-	k = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
-	ret = k < 0 ? k : -ERANGE;
+	k = map_stack_dm_rows(sysfs, name, &rows);
+	if (k < 0)
+		return k;
+	ret = -ERANGE;
 	for (int i = 0; i < k; i++) {
 		struct kio_dm_target *r = &rows[i];
-		char buf[1100], *tok[8], *save = NULL, *t;
 		uint64_t rel, off, c;
-		unsigned nt = 0;
-		const char *why;
 
 		if (s < r->start || s >= r->start + r->length)
 			continue;
@@ -236,55 +293,16 @@ static int down_dm(const char *sysfs, const char *name, uint64_t s, uint64_t *cn
 					max, n, bad, depth);
 			break;
 		}
-		if (!map_dm_supported(r->type, &why) || !strcmp(r->type, "raid")) {
-			*bad = map_dm_kind(r->type);
-			ret = -EOPNOTSUPP;
+		ret = map_stack_dm_below(r, s, cnt, below, sizeof(below), &off, bad);
+		if (ret < 0)
 			break;
-		}
-		snprintf(buf, sizeof(buf), "%s", r->params);
-		for (t = strtok_r(buf, " ", &save); t && nt < 8; t = strtok_r(NULL, " ", &save))
-			tok[nt++] = t;
-		if (!strcmp(r->type, "striped")) {
-			ret = dm_striped_below(r->params, rel, cnt, below, sizeof(below), &off);
-			if (ret < 0)
-				break;
-		} else {
-			/* linear, flakey, delay: dev off; crypt: cipher - iv dev off;
-			 * multipath: the first path (every path is the same media) */
-			int di = !strcmp(r->type, "crypt") ? 3 : 0;
-
-			if (!strcmp(r->type, "multipath")) {
-				char all[1100], *sv = NULL;
-
-				snprintf(all, sizeof(all), "%s", r->params);
-				ret = -EINVAL;
-				for (t = strtok_r(all, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
-					if (strchr(t, ':') &&
-					    name_of_devt(t, below, sizeof(below)) == 0) {
-						ret = 0;
-						break;
-					}
-				if (ret < 0)
-					break;
-				off = s;
-			} else {
-				if ((unsigned)di + 2 > nt ||
-				    sscanf(tok[di + 1], "%" SCNu64, &off) != 1 ||
-				    name_of_devt(tok[di], below, sizeof(below)) < 0) {
-					ret = -EINVAL;
-					break;
-				}
-				off += rel;
-			}
-		}
 		c = *cnt;
 		ret = map_stack_down_at(sysfs, below, off, &c, role, out, max, n, bad, depth + 1);
 		if (ret >= 0 && c < *cnt)
 			*cnt = c;
 		break;
 	}
-	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
-	free(rows);
+	map_stack_dm_rows_free(rows);
 	return ret;
 }
 

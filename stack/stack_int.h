@@ -41,4 +41,17 @@ int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t 
 		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
 		const char **bad, int depth);
 
+/* Return 0 and the name of the block device with "MAJ:MIN" devt text, -ENODEV. */
+int map_stack_devt_name(const char *devt, char *name, size_t len);
+struct kio_dm_target;
+/* Return the number of rows of dm device name's table in *rows (malloc'd, DM_MAX_ROWS; free
+ * with map_stack_dm_rows_free, which wipes them), or -errno. */
+int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows);
+void map_stack_dm_rows_free(struct kio_dm_target *rows);
+/* Return 0 and where sector s of a single-path dm row r (linear, crypt, striped, multipath,
+ * flakey, delay) lies: device below, sector *off on it; *cnt clipped at the row's or chunk's
+ * end. -EOPNOTSUPP (*bad the kind) for a row that cannot be mapped or a raid row, -EINVAL. */
+int map_stack_dm_below(const struct kio_dm_target *r, uint64_t s, uint64_t *cnt, char *below,
+		       size_t len, uint64_t *off, const char **bad);
+
 #endif

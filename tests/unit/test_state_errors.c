@@ -218,7 +218,8 @@ static void test_device_details_kept(void **state)
 	assert_int_equal(scan_state_close(st), 0);
 
 	/* A store of schema 2 (before these columns) is migrated and keeps its errors. */
-	exec_sql(f->db, "DROP TABLE method_trust;"	/* schema 7 */
+	exec_sql(f->db, "DROP TABLE copies_differ;"	/* schema 8 */
+			"DROP TABLE method_trust;"	/* schema 7 */
 			"DROP TABLE redundancy_lost;"	/* schema 5 */
 			"DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
@@ -314,7 +315,8 @@ static void test_verdict_migration(void **state)
 	assert_int_equal(query_int(f, "SELECT count(*) FROM errors WHERE offset = 16384 AND "
 				      "verdict = 'transient'"), 1);
 	/* A schema-3 store has no verdict: the migration computes the same ones. */
-	exec_sql(f->db, "DROP TABLE method_trust;"	/* schema 7 */
+	exec_sql(f->db, "DROP TABLE copies_differ;"	/* schema 8 */
+			"DROP TABLE method_trust;"	/* schema 7 */
 			"DROP TABLE redundancy_lost;"	/* schema 5 */
 			"DROP INDEX errors_target_verdict;"
 			"DROP INDEX errors_target_device;"
@@ -414,7 +416,8 @@ static void test_method_trust(void **state)
 	assert_int_equal(scan_state_trust_put(st, &t), -EINVAL);
 	assert_int_equal(scan_state_close(st), 0);
 	/* a schema-6 store gains the table */
-	exec_sql(f->db, "DROP TABLE method_trust;"
+	exec_sql(f->db, "DROP TABLE copies_differ;"	/* schema 8 */
+			"DROP TABLE method_trust;"
 			"UPDATE meta SET value = '6' WHERE key = 'schema_version';");
 	st = open_ok(f);
 	assert_int_equal(query_int(f, "SELECT value FROM meta WHERE key = 'schema_version'"),
@@ -450,7 +453,8 @@ static void test_redundancy_lost(void **state)
 	assert_int_equal(scan_state_checkpoint(st, p1, cur, 2, 0, e, 1, devs), 0);
 	assert_int_equal(scan_state_finish(st, p1, SCAN_PASS_COMPLETE, 1 << 30, 1e6), 0);
 	assert_int_equal(scan_state_close(st), 0);
-	exec_sql(f->db, "DROP TABLE method_trust;"	/* schema 7 */
+	exec_sql(f->db, "DROP TABLE copies_differ;"	/* schema 8 */
+			"DROP TABLE method_trust;"	/* schema 7 */
 			"DROP TABLE redundancy_lost;"
 			"ALTER TABLE passes DROP COLUMN window_end;"	/* schema 6 */
 			"ALTER TABLE passes DROP COLUMN projected_end;"
