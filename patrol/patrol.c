@@ -6,8 +6,8 @@
  * with the patrol; a target another mediascan holds waits). SIGHUP reloads the config,
  * SIGTERM checkpoints every scan and exits.
  *
- * This file is the daemon's loop: signals, starting, reaping and reloading scans, the metrics
- * file. Its target table (resolve, load, when due) is targets.c; the scan it forks is the pass
+ * This file is the daemon's loop (patrol_run; its command line is parsed in cli/patrol_cmd.c):
+ * signals, starting, reaping and reloading scans, the metrics file. Its target table (resolve, load, when due) is targets.c; the scan it forks is the pass
  * (pass/pass.c) with the output hooks of run/scan.c.
  */
 #include <errno.h>
