@@ -6,7 +6,7 @@
  * with the patrol; a target another mediascan holds waits). SIGHUP reloads the config,
  * SIGTERM checkpoints every scan and exits.
  *
- * This file is the daemon's loop (patrol_run; its command line is parsed in cli/patrol_cmd.c):
+ * This file is the daemon's loop (patrol_run; cli/patrol_cmd.c parses its command line):
  * signals, starting, reaping and reloading scans, the metrics file. Its target table (resolve, load, when due) is targets.c; the scan it forks is the pass
  * (pass/pass.c) with the output hooks of run/scan.c.
  */
