@@ -1,13 +1,15 @@
 /*
  * patrol/patrol.c - `mediascan patrol`: the long-running service. Reads the config, then keeps
- * every target's passes going: a pass of each target within its window (paced by the engine's
- * governor, resumed from checkpoints after restarts), one scan per physical disk at a time,
- * different disks in parallel (one child process per running scan, which dies with the patrol; a
- * target another mediascan holds waits). SIGHUP reloads the config, SIGTERM checkpoints every scan
- * and exits.  This file is the daemon's loop (patrol_run; cli/patrol_cmd.c parses its command
- * line): signals, starting, reaping and reloading scans, the metrics file. Its target table
- * (resolve, load, when due) is targets.c; the scan it forks is the pass (pass/pass.c) with the
- * output hooks of run/scan.c.
+ * every target's passes going: a pass of each target within its window (paced by the
+ * engine's governor, resumed from checkpoints after restarts), one scan per physical disk
+ * at a time, different disks in parallel (one child process per running scan, which dies
+ * with the patrol; a target another mediascan holds waits). SIGHUP reloads the config,
+ * SIGTERM checkpoints every scan and exits.
+ *
+ * This file is the daemon's loop (patrol_run; cli/patrol_cmd.c parses its command line):
+ * signals, starting, reaping and reloading scans, the metrics file. Its target table
+ * (resolve, load, when due) is targets.c; the scan it forks is the pass (pass/pass.c) with
+ * the output hooks of run/scan.c.
  */
 #include <errno.h>
 #include <signal.h>
