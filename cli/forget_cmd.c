@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,25 +16,40 @@
 #include "cli.h"
 #include "exits.h"
 #include "forget_cmd.h"
+#include "opts.h"
 #include "status_cmd.h"
 #include "units.h"
 
-static void forget_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mediascan forget TARGET [--yes] [--dry-run] [--state-dir DIR] "
-		"[--config FILE]\n"
-		"  drop TARGET (a path or a key as `mediascan status --json` shows it) from the\n"
-		"  history: its passes, checkpoints and errors, open or cleared. Says what it drops\n"
-		"  and asks on a terminal; without a terminal it needs --yes (else exit 8).\n"
-		"  --yes           drop without asking\n"
-		"  --dry-run       only say what would be dropped\n"
-		"  --state-dir DIR the state store (default: the config's state_dir, else "
-		REPORT_DEFAULT_STATE_DIR ")\n"
-		"  --config FILE   the patrol config naming the state store\n"
-		"no terminal and no --yes, or no such target: nothing dropped, exit 8\n");
-	report_print_exits(f, "forget");
-}
+/* What the command line of `mediascan forget` asked. */
+struct forget_args {
+	const char *state_dir, *config;
+	int yes, dry;
+};
+
+#define F(field) offsetof(struct forget_args, field)
+
+static const struct cli_opt forget_opts[] = {
+	{ .name = "yes", .short_name = 'y', .type = CLI_OPT_FLAG, .off = F(yes),
+	  .help = "drop without asking" },
+	{ .name = "dry-run", .type = CLI_OPT_FLAG, .off = F(dry),
+	  .help = "only say what would be dropped" },
+	CLI_OPT_STATE_DIR(F(state_dir)),
+	CLI_OPT_CONFIG(F(config)),
+};
+
+const struct cli_opts cli_forget_opts = {
+	.cmd = "forget",
+	.opts = forget_opts,
+	.nr = sizeof(forget_opts) / sizeof(forget_opts[0]),
+	.synopsis = "usage: mediascan forget TARGET [--yes] [--dry-run] [--state-dir DIR] "
+		    "[--config FILE]\n"
+		    "  drop TARGET (a path or a key as `mediascan status --json` shows it) from the\n"
+		    "  history: its passes, checkpoints and errors, open or cleared. Says what it "
+		    "drops\n"
+		    "  and asks on a terminal; without a terminal it needs --yes (else exit 8).\n"
+		    "options:\n",
+	.after = "no terminal and no --yes, or no such target: nothing dropped, exit 8\n",
+};
 
 /* Return 1 when the answer read from the terminal is yes. */
 static int ask_yes(void)
@@ -49,47 +65,20 @@ static int ask_yes(void)
 
 int cli_forget_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "yes", no_argument, NULL, 'y' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *state_dir = NULL, *config = NULL, *name;
+	struct forget_args fa = { 0 };
+	const char *state_dir, *config, *name;
 	struct scan_state_forget f;
 	struct scan_state *st;
 	char canon[PATH_MAX];
-	int c, yes = 0, dry = 0, ret;
+	int yes, dry, ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
-		switch (c) {
-		case 'y':
-			yes = 1;
-			break;
-		case 'n':
-			dry = 1;
-			break;
-		case 's':
-			state_dir = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'h':
-			forget_usage(stdout);
-			return 0;
-		default:
-			report_err(
-			    "forget: unknown or incomplete option '%s' (see mediascan forget "
-			    "--help)",
-			    argv[optind - 1]);
-			return REPORT_EXIT_USAGE;
-		}
-	}
+	ret = cli_opts_parse(&cli_forget_opts, argc, argv, &fa);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	state_dir = fa.state_dir;
+	config = fa.config;
+	yes = fa.yes;
+	dry = fa.dry;
 	if (optind + 1 != argc) {
 		report_err(optind == argc ? "forget: which target? (mediascan forget TARGET; "
 			"`mediascan status` lists them)" : "forget: one target at a time");

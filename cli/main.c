@@ -29,7 +29,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "read every written block of a filesystem (mount point) or a\n"
 	  "whole block device; report damaged files and metadata", cli_scan_main },
 	{ "patrol", "patrol", "the service: a pass over every configured target within its window",
-	  patrol_main },
+	  cli_patrol_main },
 	{ "status", "status", "per target: pass progress, rate, ETA, last pass, open errors",
 	  cli_status_main },
 	{ "report", "report", "open damage from the history: new since the last pass, files",

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +22,49 @@
 #include "exits.h"
 #include "files.h"
 #include "map_cmd.h"
+#include "opts.h"
 #include "units.h"
 
 #include "map_int.h"
 
-static void map_usage(FILE *f)
-{
-	fprintf(f,
+/* What the command line of `mediascan map` asked, besides the run itself. */
+struct map_args {
+	const char *json;
+	uint64_t sector, count;
+	uint64_t block_size;		/* --block-size, for the run's kernel log lines */
+	int have_sector, quiet, from_log;
+};
+
+#define F(field) offsetof(struct map_args, field)
+
+static const struct cli_opt map_opts[] = {
+	CLI_OPT_JSON(F(json), "write the answer as JSON (media_errors, damaged_files, "
+		     "damaged_metadata, as in a scan report)"),
+	{ .name = "sector", .type = CLI_OPT_UINT, .flags = CLI_OPT_WIDE | CLI_OPT_ANYBASE |
+	  CLI_OPT_MARK, .arg = "N", .min = 0, .max = (double)UINT64_MAX, .off = F(sector),
+	  .set_off = F(have_sector), .hint = "give a number",
+	  .help = "the range starts at 512-byte sector N, as the kernel prints it" },
+	{ .name = "count", .type = CLI_OPT_UINT, .flags = CLI_OPT_WIDE | CLI_OPT_ANYBASE,
+	  .arg = "N", .min = 1, .max = (double)UINT64_MAX, .def = 1, .off = F(count),
+	  .hint = "give a number",
+	  .help = "and is N sectors long (default {def})" },
+	{ .name = "kernel-log", .type = CLI_OPT_FLAG, .off = F(from_log),
+	  .help = "map every failed range in the kernel log lines of FILE, stdin (-) or "
+		  "/dev/kmsg" },
+	{ .name = "block-size", .type = CLI_OPT_SIZE, .flags = CLI_OPT_POW2, .arg = "N",
+	  .min = 512, .max = 65536, .off = F(block_size),
+	  .hint = "a power of two from {min} to {max}",
+	  .help = "unit of \"Buffer I/O error ... logical block N\" lines (default: the "
+		  "filesystem's block size, else the device's)" },
+	{ .name = "quiet", .short_name = 'q', .type = CLI_OPT_FLAG, .off = F(quiet),
+	  .help = "no human output" },
+};
+
+const struct cli_opts cli_map_opts = {
+	.cmd = "map",
+	.opts = map_opts,
+	.nr = sizeof(map_opts) / sizeof(map_opts[0]),
+	.synopsis =
 		"usage: mediascan map DEVICE OFFSET [LENGTH]   who owns bytes OFFSET..+LENGTH\n"
 		"       mediascan map DEVICE --sector N [--count N]  512-byte sectors, as the\n"
 		"                                              kernel prints them\n"
@@ -34,92 +72,8 @@ static void map_usage(FILE *f)
 		"                                              (FILE, stdin, or /dev/kmsg)\n"
 		"  DEVICE is a disk (mapped through its partitions), a partition, or the data or\n"
 		"  log device of a mounted XFS or ext4. Sizes take suffixes (4k, 1M).\n"
-		"options:\n"
-		"  --json FILE|-          write the answer as JSON (media_errors, damaged_files,\n"
-		"                         damaged_metadata, as in a scan report)\n"
-		"  --block-size N         unit of \"Buffer I/O error ... logical block N\" lines\n"
-		"                         (default: the filesystem's block size, else the device's)\n"
-		"  -q, --quiet            no human output\n");
-	report_print_exits(f, "map");
-}
-
-/* What the command line of `mediascan map` asked, besides the run itself. */
-struct map_args {
-	const char *json;
-	uint64_t sector, count;
-	int have_sector, quiet, help;
+		"options:\n",
 };
-
-/* Return 0 after parsing the options into a and m, or REPORT_EXIT_USAGE after saying why. */
-static int map_parse_opts(int argc, char **argv, struct map_args *a, struct map_run *m)
-{
-	enum { O_JSON = 256, O_SECTOR, O_COUNT, O_KLOG, O_BS };
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, O_JSON },
-		{ "sector", required_argument, NULL, O_SECTOR },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "kernel-log", no_argument, NULL, O_KLOG },
-		{ "block-size", required_argument, NULL, O_BS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-		switch (c) {
-		case O_JSON:
-			a->json = optarg;
-			break;
-		case O_SECTOR:
-		case O_COUNT: {
-			char *end;
-			uint64_t v;
-
-			errno = 0;
-			v = strtoull(optarg, &end, 0);
-			if (errno || *end || end == optarg || optarg[0] == '-' ||
-			    (c == O_COUNT && v == 0)) {
-				report_err("bad --%s '%s': give a number",
-					   c == O_SECTOR ? "sector" : "count", optarg);
-				return REPORT_EXIT_USAGE;
-			}
-			if (c == O_SECTOR) {
-				a->sector = v;
-				a->have_sector = 1;
-			} else {
-				a->count = v;
-			}
-			break;
-		}
-		case O_KLOG:
-			m->from_log = 1;
-			break;
-		case O_BS:
-			if (report_parse_size(optarg, &m->block_size) || m->block_size < 512 ||
-			    (m->block_size & (m->block_size - 1)) || m->block_size > 65536) {
-				report_err("bad --block-size '%s': a power of two from 512 to 64k",
-					optarg);
-				return REPORT_EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			a->quiet = 1;
-			break;
-		case 'h':
-			a->help = 1;
-			return 0;
-		default:
-			report_err(
-			    "map: unknown or incomplete option '%s' (see mediascan map --help)",
-			    argv[optind - 1]);
-			return REPORT_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
 
 /* Return 0 after reading the bytes DEVICE OFFSET [LENGTH] or --sector name into *off, *len. */
 static int map_parse_range(int argc, char **argv, const struct map_args *a, uint64_t *off,
@@ -240,13 +194,11 @@ int cli_map_main(int argc, char **argv)
 	int ret;
 
 	memset(&m, 0, sizeof(m));
-	ret = map_parse_opts(argc, argv, &a, &m);
+	ret = cli_opts_parse(&cli_map_opts, argc, argv, &a);
 	if (ret)
-		return ret;
-	if (a.help) {
-		map_usage(stdout);
-		return 0;
-	}
+		return ret == 1 ? 0 : ret;
+	m.from_log = a.from_log;
+	m.block_size = a.block_size;
 	if (m.from_log) {
 		if (a.have_sector || argc - optind > 1) {
 			report_err("map --kernel-log takes at most one FILE, and no DEVICE or --sector");

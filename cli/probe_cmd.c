@@ -3,6 +3,8 @@
  * target can do for verification (integrity/probe.c), the methods that work and the one
  * `--method auto` picks. Read-only: identify, READ CAPACITY, VPD, one-block Verify probes.
  */
+#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -11,6 +13,7 @@
 #include "map_stack.h"
 #include "exits.h"
 #include "files.h"
+#include "opts.h"
 #include "pass.h"
 #include "probe_cmd.h"
 #include "units.h"
@@ -115,6 +118,26 @@ static void print_human(json_object *root)
 	       json_object_get_string(json_object_object_get(root, "auto_reason")));
 }
 
+/* What the command line of `mediascan probe` asked. */
+struct probe_args {
+	const char *json;
+};
+
+static const struct cli_opt probe_opts[] = {
+	CLI_OPT_JSON(offsetof(struct probe_args, json), "write the answer as JSON"),
+};
+
+const struct cli_opts cli_probe_opts = {
+	.cmd = "probe",
+	.opts = probe_opts,
+	.nr = sizeof(probe_opts) / sizeof(probe_opts[0]),
+	.synopsis = "usage: mediascan probe DEVICE|MOUNTPOINT [--json FILE|-]\n"
+		    "  what each device of the target can verify itself (NVMe Verify, SCSI "
+		    "VERIFY, PI),\n  what it says it is, and whether its verify proved that it "
+		    "reads (the\n  first 64 MiB of the plan verified, then read)\n"
+		    "options:\n",
+};
+
 int cli_probe_main(int argc, char **argv)
 {
 	struct map_target t;
@@ -125,28 +148,19 @@ int cli_probe_main(int argc, char **argv)
 	struct map_stack_node *tree = NULL;
 	char err[1024];
 	int ret, err_class;
-	const char *target = NULL, *json = NULL;
+	const char *target = NULL, *json;
+	struct probe_args pa = { 0 };
 
-	for (int i = 1; i < argc; i++) {
-		if (strncmp(argv[i], "--json=", 7) == 0) {
-			json = argv[i] + 7;
-		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
-			json = argv[++i];
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: mediascan probe DEVICE|MOUNTPOINT [--json FILE|-]\n"
-			       "  what each device of the target can verify itself (NVMe Verify, SCSI "
-			       "VERIFY, PI),\n  what it says it is, and whether its verify proved "
-			       "that it reads (the\n  first 64 MiB of the plan verified, then "
-			       "read)\n");
-			report_print_exits(stdout, "probe");
-			return 0;
-		} else if (argv[i][0] == '-' || target) {
-			report_err("probe: unexpected argument '%s' (usage: mediascan probe "
-				"DEVICE|MOUNTPOINT [--json FILE|-])", argv[i]);
-			return REPORT_EXIT_USAGE;
-		} else {
-			target = argv[i];
-		}
+	ret = cli_opts_parse(&cli_probe_opts, argc, argv, &pa);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	json = pa.json;
+	if (optind < argc)
+		target = argv[optind];
+	if (optind + 1 < argc) {
+		report_err("probe: unexpected argument '%s' (usage: mediascan probe "
+			"DEVICE|MOUNTPOINT [--json FILE|-])", argv[optind + 1]);
+		return REPORT_EXIT_USAGE;
 	}
 	if (!target) {
 		report_err("probe: name a block device or a mount point");

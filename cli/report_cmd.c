@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "map_report.h"
 #include "html.h"
 #include "owners.h"
+#include "opts.h"
 #include "owners_json.h"
 #include "report_cmd.h"
 #include "cd_hist.h"
@@ -306,68 +308,60 @@ static int report_target(const struct scan_state_target *t, void *arg)
 	return ret < 0 ? ret : 0;
 }
 
+/* What the command line of `mediascan report` asked. */
+struct report_args {
+	const char *json, *html, *state_dir, *config;
+	int64_t since;
+	int all;
+};
+
+#define F(field) offsetof(struct report_args, field)
+
+static const struct cli_opt report_opts[] = {
+	CLI_OPT_JSON(F(json), "write the answer as JSON (schema mediascan-history/1)"),
+	{ .name = "html", .type = CLI_OPT_FILE, .arg = "FILE|-", .off = F(html),
+	  .help = "also write it as one HTML page: a surface map per device, damaged files and "
+		  "metadata, the passes" },
+	{ .name = "since", .type = CLI_OPT_SINCE, .arg = "DATE", .off = F(since),
+	  .hint = "give YYYY-MM-DD, 'YYYY-MM-DD HH:MM', @UNIXTIME or a duration ago such as 7d",
+	  .help = "only errors seen since DATE (YYYY-MM-DD, @UNIXTIME, 7d)" },
+	{ .name = "all", .type = CLI_OPT_FLAG, .off = F(all),
+	  .help = "cleared errors too" },
+	CLI_OPT_STATE_DIR(F(state_dir)),
+	CLI_OPT_CONFIG(F(config)),
+};
+
+const struct cli_opts cli_report_opts = {
+	.cmd = "report",
+	.opts = report_opts,
+	.nr = sizeof(report_opts) / sizeof(report_opts[0]),
+	.synopsis = "usage: mediascan report [--json FILE|-] [--html FILE|-] [--since DATE] [--all] "
+		    "[--state-dir DIR] [--config FILE]\n"
+		    "  open damage per target, newest first; NEW: first seen since the previous "
+		    "pass\n"
+		    "options:\n",
+};
+
 int cli_report_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct report_ctx r = { 0 };
 	struct report_html html = { .title = "mediascan: damage report from the history" };
-	const char *state_dir = NULL, *config = NULL, *html_path = NULL;
-	int c, ret;
+	struct report_args ra = { 0 };
+	const char *state_dir, *config, *html_path;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			r.json = 1;
-			r.json_path = optarg;
-			break;
-		case 'a':
-			r.all = 1;
-			break;
-		case 'H':
-			html_path = optarg;
-			r.html = &html;
-			break;
-		case 'S':
-			if (report_parse_since(optarg, &r.since)) {
-				report_err("bad --since '%s': give YYYY-MM-DD, 'YYYY-MM-DD HH:MM', "
-					"@UNIXTIME or a duration ago such as 7d", optarg);
-				return REPORT_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			state_dir = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'h':
-			printf("usage: mediascan report [--json FILE|-] [--html FILE|-] "
-			       "[--since DATE] [--all] [--state-dir DIR] [--config FILE]\n"
-			       "  open damage per target, newest first; NEW: first seen since the "
-			       "previous pass\n"
-			       "  --since DATE   only errors seen since DATE (YYYY-MM-DD, @UNIXTIME, "
-			       "7d)\n"
-			       "  --all          cleared errors too\n"
-			       "  --html FILE    also write it as one HTML page: a surface map per "
-			       "device,\n                 damaged files and metadata, the passes\n");
-			report_print_exits(stdout, "report");
-			return 0;
-		default:
-			report_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
-			return REPORT_EXIT_USAGE;
-		}
-	}
+	ret = cli_opts_parse(&cli_report_opts, argc, argv, &ra);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	r.json = ra.json != NULL;
+	r.json_path = ra.json;
+	r.all = ra.all;
+	r.since = ra.since;
+	html_path = ra.html;
+	if (html_path)
+		r.html = &html;
+	state_dir = ra.state_dir;
+	config = ra.config;
 	if (optind != argc) {
 		report_err("report: unexpected argument '%s'", argv[optind]);
 		return REPORT_EXIT_USAGE;

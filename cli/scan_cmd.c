@@ -3,24 +3,15 @@
  * it with run_scan() (run/scan.c).
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "scan_opts.h"
+#include "opts.h"
 #include "exits.h"
 #include "units.h"
-
-static void scan_usage(FILE *f)
-{
-	fputs("usage: mediascan scan TARGET [options]\n"
-	      "  TARGET                 mount point of an XFS or ext4 filesystem, or a block device\n"
-	      "                         (a disk's partitions are planned through their mounted\n"
-	      "                         filesystems; the rest is read whole)\n", f);
-	cli_opt_usage(f, cli_scan_opts, cli_scan_nr_opts);
-	report_print_exits(f, "scan");
-}
 
 /* Return 0, or REPORT_EXIT_USAGE after saying how the options contradict each other. */
 static int check_args(const struct run_cfg *a)
@@ -50,40 +41,16 @@ static int check_args(const struct run_cfg *a)
 	return 0;
 }
 
-/* Return 0, or REPORT_EXIT_USAGE after printing why. */
+/* Return 0, 1 after --help, or REPORT_EXIT_USAGE after printing why. */
 static int parse_args(int argc, char **argv, struct run_cfg *a)
 {
-	struct option lopts[cli_scan_nr_opts + 2];
-	char shorts[16];
-	int c, ret;
+	int ret;
 
 	memset(a, 0, sizeof(*a));
-	cli_opt_defaults(cli_scan_opts, cli_scan_nr_opts, a);
 	a->pass.merge_gap = (uint64_t)-1;	/* the device's default */
-	cli_opt_getopt(cli_scan_opts, cli_scan_nr_opts, lopts, shorts, sizeof(shorts));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
-		const struct cli_opt *o = NULL;
-
-		if (c == 'h') {
-			scan_usage(stdout);
-			exit(0);
-		}
-		if (c >= 256 && (size_t)(c - 256) < cli_scan_nr_opts)
-			o = &cli_scan_opts[c - 256];
-		for (size_t i = 0; !o && c != '?' && i < cli_scan_nr_opts; i++)
-			if (cli_scan_opts[i].short_name == c)
-				o = &cli_scan_opts[i];
-		if (!o) {
-			report_err("scan: unknown or incomplete option '%s' (see mediascan scan --help)",
-				argv[optind - 1]);
-			return REPORT_EXIT_USAGE;
-		}
-		ret = cli_opt_parse(o, optarg, a);
-		if (ret)
-			return ret;
-	}
+	ret = cli_opts_parse(&cli_scan_cmd_opts, argc, argv, a);
+	if (ret)
+		return ret;
 	if (optind != argc - 1) {
 		report_err(optind >= argc ? "scan: name a mount point or block device to scan" :
 			"scan: one target only, got '%s' too (see mediascan scan --help)",
@@ -106,6 +73,6 @@ int cli_scan_main(int argc, char **argv)
 
 	ret = parse_args(argc, argv, &a);
 	if (ret)
-		return ret;
+		return ret == 1 ? 0 : ret;
 	return run_scan(&a);
 }

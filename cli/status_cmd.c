@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "escape.h"
 #include "files.h"
 #include "config_file.h"
+#include "opts.h"
 #include "status_cmd.h"
 #include "units.h"
 
@@ -292,46 +294,44 @@ static json_object *unopenable_targets(const char *config, const struct status_c
 	return a;
 }
 
+/* What the command line of `mediascan status` asked. */
+struct status_args {
+	const char *json, *state_dir, *config;
+};
+
+#define F(field) offsetof(struct status_args, field)
+
+static const struct cli_opt status_opts[] = {
+	CLI_OPT_JSON(F(json), "write the answer as JSON (schema mediascan-status/1)"),
+	CLI_OPT_STATE_DIR(F(state_dir)),
+	CLI_OPT_CONFIG(F(config)),
+};
+
+const struct cli_opts cli_status_opts = {
+	.cmd = "status",
+	.opts = status_opts,
+	.nr = sizeof(status_opts) / sizeof(status_opts[0]),
+	.synopsis = "usage: mediascan status [--json FILE|-] [--state-dir DIR] [--config FILE]\n"
+		    "  per target: pass progress, rate, ETA, last complete pass, open errors\n"
+		    "options:\n",
+};
+
 int cli_status_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct status_ctx s = { .now = time(NULL) };
 	json_object *unavailable = NULL;
-	const char *state_dir = NULL, *config = NULL;
+	struct status_args sa = { 0 };
+	const char *state_dir, *config;
 	struct scan_state *st;
-	int c, ret;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			s.json = 1;
-			s.json_path = optarg;
-			break;
-		case 's':
-			state_dir = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'h':
-			printf("usage: mediascan status [--json FILE|-] [--state-dir DIR] [--config FILE]\n"
-			       "  per target: pass progress, rate, ETA, last complete pass, open "
-			       "errors\n");
-			report_print_exits(stdout, "status");
-			return 0;
-		default:
-			report_err("status: unknown or incomplete option '%s'", argv[optind - 1]);
-			return REPORT_EXIT_USAGE;
-		}
-	}
+	ret = cli_opts_parse(&cli_status_opts, argc, argv, &sa);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	s.json = sa.json != NULL;
+	s.json_path = sa.json;
+	state_dir = sa.state_dir;
+	config = sa.config;
 	if (optind != argc) {
 		report_err("status: unexpected argument '%s'", argv[optind]);
 		return REPORT_EXIT_USAGE;

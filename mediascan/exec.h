@@ -72,9 +72,14 @@ struct exec_pace {
 	struct scan_gov gov;
 	int have_gov;
 	uint64_t next_sample_ns;
-	uint64_t dev_read_bytes[SCAN_MAX_DEVICES];	/* completed reads, for own-I/O accounting */
-	uint64_t dev_read_ios[SCAN_MAX_DEVICES];	/* their count and summed latency, which */
-	uint64_t dev_read_ns[SCAN_MAX_DEVICES];		/* pacing by latency subtracts */
+};
+
+/* Our own completed reads per device, which pacing by latency subtracts from the disk's
+ * counts (exec_queue.c counts them, exec_progress.c reads them through exec_own_sum). */
+struct exec_own {
+	uint64_t bytes[SCAN_MAX_DEVICES];
+	uint64_t ios[SCAN_MAX_DEVICES];
+	uint64_t ns[SCAN_MAX_DEVICES];		/* summed latency */
 };
 
 /* How many reads pacing by latency lets fly (executor.c, exec_inflight_cap). */
@@ -138,7 +143,6 @@ struct exec_cmd {
 	int have_iso_first;		/* the one at iso_first_off on iso_first_dev */
 	uint64_t iso_first_off;
 	uint32_t iso_first_dev;
-	struct vfy_result alone_res;	/* what the last command sent alone said */
 	/* Sampled reads of what a dataless method passed: their buffer, the bytes owed to the
 	 * share, and how many were taken (each one's place in its command) */
 	void *sample_buf;
@@ -164,6 +168,8 @@ struct exec {
 	struct exec_slot **deferred;	/* completions seen by exec_read_alone, for the loop */
 	unsigned nr_deferred;
 	unsigned inflight;
+	struct vfy_result alone_res;	/* what the last command sent alone said */
+	struct exec_own own;
 	int halt;			/* stop: the disk is failing, resized or gone */
 	unsigned bad_run[SCAN_MAX_DEVICES];	/* failed or late reads in a row */
 	uint64_t hard_cap_ns;		/* a read not answered after this is a device fault */
@@ -211,9 +217,12 @@ void exec_failing(struct exec *x, const char *fmt, ...) __attribute__((format(pr
 void exec_note_read(struct exec *x, uint32_t dev, int bad);
 /* Count bytes [offset, offset+length) of dev, read cleanly, into the watches they cover. */
 void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
-/* Return 0 after counting one of our reads of device dev that completed into the pace's
- * accounts (exec_progress.c reads them): bytes, latency. */
+/* Return 0 after counting one of our reads of device dev that completed (bytes, latency). */
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns);
+/* Add our own completed reads of device dev to own (sectors, I/Os, summed latency). */
+void exec_own_sum(const struct exec *x, unsigned dev, struct scan_gov_own *own);
+/* Return what the last command sent alone said (exec_io_alone), zeroed before each. */
+const struct vfy_result *exec_alone_said(const struct exec *x);
 /*
  * Return 0 after reading rd[0..n) of device dev through the engine, as many at once as free
  * slots allow, each res and lat_ns set (-ETIME: not answered within hard_cap_ns, the disk is
@@ -233,7 +242,7 @@ ssize_t exec_read_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t 
 			uint64_t *lat_ns);
 /*
  * Return as exec_read_alone, counting the read as an isolation read only when count; with
- * a drive-side method the I/O is a command (len: clean; -errno of a failure, x->cmd.alone_res
+ * a drive-side method the I/O is a command (len: clean; -errno of a failure, exec_alone_said()
  * says what; -EOPNOTSUPP refused).
  */
 ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t len,
@@ -257,6 +266,28 @@ void exec_take_read(struct exec *x, struct exec_slot *slot, uint64_t now);
 int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint64_t length);
 /* Return 1 when the source has ended and every range taken from it is read. */
 int exec_feed_done(const struct exec *x);
+/* Return 0 after allocating the batch (EXEC_BATCH and a piece put back per slot), or -ENOMEM. */
+int exec_feed_alloc(struct exec *x);
+/* Free the batch. */
+void exec_feed_free(struct exec *x);
+/*
+ * Return 1 with *dev and *pos the next byte the feed hands out, 0 between batches (the source
+ * has more), -1 when the source has ended and the batch is taken.
+ */
+int exec_feed_next(const struct exec *x, uint32_t *dev, uint64_t *pos);
+/* Return the lowest seq of the ranges taken from the source and not yet handed out whole. */
+uint64_t exec_feed_low_seq(const struct exec *x);
+/* Return the current range (exec_have_work() said 1); *left: its bytes not yet handed out. */
+const struct scan_range *exec_feed_range(const struct exec *x, uint64_t *left);
+/* Where the feed was before a take, to put the piece back (a refused command). */
+struct exec_feed_mark {
+	unsigned pos;
+	uint64_t range_pos;
+};
+/* Return the offset of the next len bytes of the current range, taken; m: where it was. */
+uint64_t exec_feed_take(struct exec *x, uint64_t len, struct exec_feed_mark *m);
+/* Put back what the take that set m handed out. */
+void exec_feed_put_back(struct exec *x, const struct exec_feed_mark *m);
 
 /* Progress, pacing samples and checkpoints (exec_progress.c). */
 /* Call the progress callback (at most twice a second unless force). */
@@ -311,6 +342,18 @@ void exec_vfy_cleanup(struct exec *x, const struct vfy_ops *ops, int *ready);
 static inline int exec_cmd_on(const struct exec *x)
 {
 	return x->cmd.ops != NULL;
+}
+
+/* Return the drive-side method that carries the scan (exec_cmd_on() said 1). */
+static inline const struct vfy_ops *exec_cmd_ops(const struct exec *x)
+{
+	return x->cmd.ops;
+}
+
+/* Return the bytes one command may cover on device dev. */
+static inline uint64_t exec_cmd_max_bytes(const struct exec *x, uint32_t dev)
+{
+	return x->cmd.max[dev];
 }
 
 /* Return 1 when the device refused the method that carries the scan: drain, then read. */

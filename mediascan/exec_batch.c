@@ -5,6 +5,7 @@
  * (a command the device refused is read instead).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec.h"
@@ -44,7 +45,7 @@ uint32_t exec_next_len(const struct exec *x)
 {
 	const struct scan_range *rg = &x->feed.batch[x->feed.pos];
 	uint64_t len = rg->offset + rg->length - x->feed.range_pos;
-	uint64_t max = exec_cmd_on(x) ? x->cmd.max[rg->dev_idx] : x->o->io_size;
+	uint64_t max = exec_cmd_on(x) ? exec_cmd_max_bytes(x, rg->dev_idx) : x->o->io_size;
 
 	return (uint32_t)(len > max ? max : len);
 }
@@ -104,4 +105,66 @@ int exec_redo(struct exec *x, const struct scan_range *rg, uint64_t offset, uint
 int exec_feed_done(const struct exec *x)
 {
 	return x->feed.src_done && x->feed.pos >= x->feed.len;
+}
+
+int exec_feed_alloc(struct exec *x)
+{
+	x->feed.batch = calloc(EXEC_BATCH + x->o->depth, sizeof(*x->feed.batch));
+	return x->feed.batch ? 0 : -ENOMEM;
+}
+
+void exec_feed_free(struct exec *x)
+{
+	free(x->feed.batch);
+	x->feed.batch = NULL;
+}
+
+int exec_feed_next(const struct exec *x, uint32_t *dev, uint64_t *pos)
+{
+	if (x->feed.pos < x->feed.len) {
+		*dev = x->feed.batch[x->feed.pos].dev_idx;
+		*pos = x->feed.range_pos;
+		return 1;
+	}
+	return x->feed.src_done ? -1 : 0;
+}
+
+uint64_t exec_feed_low_seq(const struct exec *x)
+{
+	uint64_t low = x->feed.src_seq;
+
+	for (unsigned i = x->feed.pos; i < x->feed.len; i++)
+		if (x->feed.batch[i].seq < low)
+			low = x->feed.batch[i].seq;
+	return low;
+}
+
+const struct scan_range *exec_feed_range(const struct exec *x, uint64_t *left)
+{
+	const struct scan_range *rg = &x->feed.batch[x->feed.pos];
+
+	*left = rg->offset + rg->length - x->feed.range_pos;
+	return rg;
+}
+
+uint64_t exec_feed_take(struct exec *x, uint64_t len, struct exec_feed_mark *m)
+{
+	const struct scan_range *rg = &x->feed.batch[x->feed.pos];
+	uint64_t off = x->feed.range_pos;
+
+	m->pos = x->feed.pos;
+	m->range_pos = x->feed.range_pos;
+	x->feed.range_pos += len;
+	if (x->feed.range_pos >= rg->offset + rg->length) {
+		x->feed.pos++;
+		if (x->feed.pos < x->feed.len)
+			x->feed.range_pos = x->feed.batch[x->feed.pos].offset;
+	}
+	return off;
+}
+
+void exec_feed_put_back(struct exec *x, const struct exec_feed_mark *m)
+{
+	x->feed.pos = m->pos;
+	x->feed.range_pos = m->range_pos;
 }

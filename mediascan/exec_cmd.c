@@ -215,8 +215,8 @@ static int cmd_alone(void *arg, uint32_t dev, uint64_t offset, uint64_t length,
 		exec_note_read(x, dev, n != (ssize_t)length);
 	if (n == (ssize_t)length)
 		return 0;
-	if (x->cmd.alone_res.fail != VFY_FAIL_NONE) {
-		*res = x->cmd.alone_res;
+	if (exec_alone_said(x)->fail != VFY_FAIL_NONE) {
+		*res = *exec_alone_said(x);
 		return 1;
 	}
 	return n < 0 ? (int)n : -EIO;

@@ -58,8 +58,9 @@ void exec_progress(struct exec *x, int force)
 /* Everything before the returned offset on device d has been read (UINT64_MAX: all). */
 static uint64_t exec_cursor(const struct exec *x, unsigned d)
 {
-	uint64_t cur = UINT64_MAX;
-	unsigned next_dev;
+	uint64_t cur = UINT64_MAX, next_pos;
+	uint32_t next_dev;
+	int next;
 
 	for (unsigned i = 0; i < x->o->depth; i++) {
 		const struct exec_slot *s = &x->slots[i];
@@ -67,13 +68,13 @@ static uint64_t exec_cursor(const struct exec *x, unsigned d)
 		if (s->busy && !s->timed_out && s->io.dev_idx == d && s->io.offset < cur)
 			cur = s->io.offset;
 	}
-	if (x->feed.pos < x->feed.len) {
-		next_dev = x->feed.batch[x->feed.pos].dev_idx;
-		if (next_dev == d && x->feed.range_pos < cur)
-			cur = x->feed.range_pos;
+	next = exec_feed_next(x, &next_dev, &next_pos);
+	if (next == 1) {
+		if (next_dev == d && next_pos < cur)
+			cur = next_pos;
 		else if (next_dev < d)
 			cur = cur < x->ckpt.cursor[d] ? cur : x->ckpt.cursor[d]; /* not begun */
-	} else if (!x->feed.src_done) {
+	} else if (next == 0) {
 		cur = cur < x->ckpt.cursor[d] ? cur : x->ckpt.cursor[d]; /* between batches */
 	}
 	/*
@@ -99,7 +100,7 @@ static uint64_t exec_cursor(const struct exec *x, unsigned d)
  */
 static uint64_t exec_ranges_done(const struct exec *x)
 {
-	uint64_t low = x->feed.src_seq;
+	uint64_t low = exec_feed_low_seq(x);
 
 	for (unsigned i = 0; i < x->o->depth; i++) {
 		const struct exec_slot *s = &x->slots[i];
@@ -107,9 +108,6 @@ static uint64_t exec_ranges_done(const struct exec *x)
 		if (s->busy && !s->timed_out && !s->alone && s->range.seq < low)
 			low = s->range.seq;
 	}
-	for (unsigned i = x->feed.pos; i < x->feed.len; i++)
-		if (x->feed.batch[i].seq < low)
-			low = x->feed.batch[i].seq;
 	for (size_t i = 0; i < x->late.nr; i++) {
 		const struct exec_late *l = &x->late.list[i];
 
@@ -179,9 +177,7 @@ void exec_sample(struct exec *x, uint64_t now)
 		memset(&own[n], 0, sizeof(own[n]));
 		for (unsigned d = 0; d < x->nr_devs; d++)
 			if (x->o->views[v].dev_mask & (1u << d)) {
-				own[n].sectors += x->pace.dev_read_bytes[d] / 512;
-				own[n].ios += x->pace.dev_read_ios[d];
-				own[n].ns += x->pace.dev_read_ns[d];
+				exec_own_sum(x, d, &own[n]);
 			}
 		own[n].inflight = x->inflight;	/* all devices': a view may see fewer */
 		n++;

@@ -99,10 +99,22 @@ void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t len
 
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns)
 {
-	x->pace.dev_read_bytes[dev] += bytes;
-	x->pace.dev_read_ios[dev]++;
-	x->pace.dev_read_ns[dev] += lat_ns;
+	x->own.bytes[dev] += bytes;
+	x->own.ios[dev]++;
+	x->own.ns[dev] += lat_ns;
 	return 0;
+}
+
+void exec_own_sum(const struct exec *x, unsigned dev, struct scan_gov_own *own)
+{
+	own->sectors += x->own.bytes[dev] / 512;
+	own->ios += x->own.ios[dev];
+	own->ns += x->own.ns[dev];
+}
+
+const struct vfy_result *exec_alone_said(const struct exec *x)
+{
+	return &x->alone_res;
 }
 
 /* Isolation's bookkeeping for one read that answered: failing-disk run, clean watches. */
@@ -292,7 +304,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 	slot->alone = 1;
 	slot->late_idx = -1;
 	if (exec_cmd_on(x)) {
-		memset(&x->cmd.alone_res, 0, sizeof(x->cmd.alone_res));
+		memset(&x->alone_res, 0, sizeof(x->alone_res));
 		ret = exec_cmd_prep(x, slot);
 		if (ret < 0)
 			return ret;
@@ -332,7 +344,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 			x->r->isolation_reads += count;
 			if (slot->io.cmd) {	/* what a read would say; the device's words kept */
 				exec_cmd_decode(x, slot);
-				x->cmd.alone_res = slot->vres;
+				x->alone_res = slot->vres;
 			} else if (slot->io.res > 0) {	/* own I/O for pacing; not in read_bytes */
 				exec_own_read(x, dev, (uint64_t)slot->io.res, now - start);
 			}
@@ -363,7 +375,7 @@ int exec_cmd_prep(struct exec *x, struct exec_slot *slot)
 	slot->io.cmd = NULL;
 	if (!nlb)
 		return -EINVAL;
-	ret = x->cmd.ops->prep(vd, lba, nlb, &slot->cmd, slot->cmd_buf);
+	ret = exec_cmd_ops(x)->prep(vd, lba, nlb, &slot->cmd, slot->cmd_buf);
 	if (ret < 0)
 		return ret;
 	slot->io.cmd = &slot->cmd;
@@ -378,7 +390,7 @@ int exec_cmd_complete(struct exec *x, struct exec_slot *slot)
 	memset(&slot->vres, 0, sizeof(slot->vres));
 	if (slot->io.res < 0)
 		return slot->io.res;		/* not sent, or not answered (cancelled) */
-	return x->cmd.ops->complete(vd, lba, slot->io.length / vd->lbs, &slot->cmd,
+	return exec_cmd_ops(x)->complete(vd, lba, slot->io.length / vd->lbs, &slot->cmd,
 				    slot->cmd_buf, &slot->vres);
 }
 

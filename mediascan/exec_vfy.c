@@ -61,8 +61,8 @@ int exec_vfy_loop(struct exec *x)
 
 	for (;;) {
 		struct scan_range rg;
-		unsigned saved_pos;
-		uint64_t saved_range_pos, off, len, max_bytes;
+		struct exec_feed_mark mark;
+		uint64_t off, len, max_bytes;
 		struct vfy_dev *vd;
 
 		now = exec_now_ns();
@@ -76,10 +76,9 @@ int exec_vfy_loop(struct exec *x)
 		ret = exec_have_work(x);
 		if (ret <= 0)
 			return ret;
-		rg = x->feed.batch[x->feed.pos];
+		rg = *exec_feed_range(x, &len);
 		vd = x->o->vfy_devs[rg.dev_idx];
 		max_bytes = (uint64_t)ops->max_blocks(vd) * vd->lbs;
-		len = rg.offset + rg.length - x->feed.range_pos;
 		if (len > max_bytes)
 			len = max_bytes;
 		w = exec_pace_wait_ns(x, now, (uint32_t)len);
@@ -87,19 +86,10 @@ int exec_vfy_loop(struct exec *x)
 			exec_sleep_ns(w < EXEC_IDLE_WAIT_NS ? w : EXEC_IDLE_WAIT_NS);
 			continue;
 		}
-		saved_pos = x->feed.pos;
-		saved_range_pos = x->feed.range_pos;
-		off = x->feed.range_pos;
-		x->feed.range_pos += len;
-		if (x->feed.range_pos >= rg.offset + rg.length) {
-			x->feed.pos++;
-			if (x->feed.pos < x->feed.len)
-				x->feed.range_pos = x->feed.batch[x->feed.pos].offset;
-		}
+		off = exec_feed_take(x, len, &mark);
 		ret = exec_vfy_span(x, ops, rg.dev_idx, &rg, off, len, 0, 0);
 		if (ret == -EOPNOTSUPP) {
-			x->feed.pos = saved_pos;
-			x->feed.range_pos = saved_range_pos;
+			exec_feed_put_back(x, &mark);
 			snprintf(x->r->method_note, sizeof(x->r->method_note),
 				 "%s refused by %s at byte %llu (ILLEGAL REQUEST): the rest was "
 				 "read", ops->name, vd->path, (unsigned long long)off);

@@ -387,11 +387,9 @@ static int exec_alloc(struct exec *x)
 	x->done = calloc(x->nr_slots, sizeof(*x->done));
 	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));
 	x->deferred = calloc(x->nr_slots, sizeof(*x->deferred));
-	/* + pieces put back */
-	x->feed.batch = calloc(EXEC_BATCH + o->depth, sizeof(*x->feed.batch));
-	if (!x->slots || !x->done || !x->done_alone || !x->deferred || !x->feed.batch)
+	if (!x->slots || !x->done || !x->done_alone || !x->deferred)
 		return -ENOMEM;
-	return 0;
+	return exec_feed_alloc(x);
 }
 
 /* Return 0 after setting x's cursors, the watchdog's cap, the clocks and the governor. */
@@ -512,7 +510,7 @@ static void exec_free(struct exec *x)
 	free(x->done);
 	free(x->done_alone);
 	free(x->deferred);
-	free(x->feed.batch);
+	exec_feed_free(x);
 	exec_late_free(x);
 	if (x->inflight == 0)
 		kio_buf_free(x->eng.buf, x->buf_map_len);

@@ -4,8 +4,9 @@
  * target, lock it and its disks (lock.c), choose the verify method (method.c), count the plan
  * (plan.c), begin the pass in the store (record.c), pace and open the plan, scan (mediascan/,
  * options from scan.c), map the errors to their owners (map.c), record the pass's end and its
- * damage and report (the hooks report/ fills in). One teardown undoes what the stages set up,
- * whichever of them stopped the pass.
+ * damage and report (the hooks report/ fills in). What the pass reads (the target's devices, a
+ * stack's members, a member disk) is its mode, an ops table the stages call through (mode.c).
+ * One teardown undoes what the stages set up, whichever of them stopped the pass.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,7 +18,7 @@
 
 #include "engine.h"
 #include "kio.h"
-#include "pass_int.h"
+#include "mode_int.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -26,33 +27,6 @@ static void on_signal(int sig)
 	(void)sig;
 	stop_requested = 1;
 }
-
-/* The context every stage works on; what is set up is said by its fields (see teardown). */
-struct pass {
-	const struct pass_opts *a;
-	const struct pass_hooks *h;
-	const struct vfy_ops *method;	/* asked for, then the one that runs */
-	const struct vfy_ops *asked;	/* asked for with --method, NULL auto */
-	struct map_target t;
-	int t_open;
-	struct pass_lock lk;		/* lk.nr: locks held */
-	struct pass_method cm;		/* cm.nr: devices the method opened */
-	struct map_plan_opts po;
-	struct pass_plan plan;		/* plan.plan: open */
-	struct scan_device devs[SCAN_MAX_DEVICES];
-	struct scan_source src;
-	struct scan_opts so;
-	struct scan_gov_opts go;
-	struct scan_result r;
-	struct pass_record ck;		/* ck.st: the store is open */
-	struct pass_report rep;
-	int rep_made;
-	struct pass_stack stk;		/* stk.active: the scan reads at member level */
-	int resumed;
-	double window_s;
-	unsigned status;		/* enum pass_exit bits, once a stage stopped the pass */
-	char err[1024];
-};
 
 /* A stage: return 0 to go on, 1 to end the pass with p->status, or -errno (p->status set). */
 struct pass_stage {
@@ -179,61 +153,22 @@ static int stage_method(struct pass *p)
 	}
 	p->method = p->cm.ops;
 	snprintf(p->r.method_note, sizeof(p->r.method_note), "%s", p->cm.why);
-	/* On md/dm: read every copy on the members (--top-only: the top device, as md serves). */
-	ret = a->top_only || a->recheck ? 0 : pass_stack_open(&p->stk, &p->t, p->err,
-							       sizeof(p->err));
-	if (ret < 0) {
-		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
-		p->status = PASS_EXIT_OPERATIONAL;
+	ret = pass_mode_choose(p);
+	if (ret < 0)
 		return ret;
-	}
-	if (ret == 0 && !a->top_only && !a->recheck) {
-		ret = pass_stack_member_plan(&p->stk, &p->t, p->err, sizeof(p->err));
-		if (ret < 0) {
-			pass_say(p->h, PASS_SAY_ERROR, "%s", p->err);
-			p->status = PASS_EXIT_OPERATIONAL;
-			return ret;
-		}
-		ret = 0;
-	}
-	if (p->stk.note[0])
-		pass_say(p->h, p->stk.unmappable ? PASS_SAY_ERROR : PASS_SAY_NOTE, "%s",
-			 p->stk.note);
-	if (p->stk.active)
-		pass_stack_compare_choose(&p->stk, a);
-	if (p->stk.active) {
-		const struct vfy_ops *rd;
-
-		if (vfy_method_lookup("read", &rd, p->err, sizeof(p->err)) == 0)
-			p->method = rd;
-		snprintf(p->r.method_note, sizeof(p->r.method_note), "the filesystem's device "
-			 "/dev/%.60s sits on md/dm: every copy (and parity) read on its %u members "
-			 "with O_DIRECT (--top-only reads it as md serves it)", p->stk.top,
-			 p->stk.nr_leaf);
-	}
+	if (p->mode->method)
+		p->mode->method(p);
 	return 0;
 }
 
 /* The plan's total (a counting pass); a recheck's plan is the history's open errors. */
 static int stage_count(struct pass *p)
 {
-	int ret;
-
-	if (p->stk.member_plan) {
-		p->so.planned_total = p->stk.mr_bytes;
-		return 0;
-	}
-	/* a member-level scan's bytes are the members' (every copy, parity): its progress, the
-	 * window's pace and the history count those */
-	if (p->stk.active)
-		ret = pass_stack_count(&p->stk, &p->t, &p->po, p->so.io_size, &p->so.planned_total);
-	else
-		ret = pass_plan_count(&p->t, &p->po, &p->so.planned_total);
+	int ret = p->mode->count(p);
 
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: %s failed: %s", p->a->target,
-			 p->stk.active ? "mapping its plan down the stack" :
-			 "reading the space map (GETFSMAP)", strerror(-ret));
+			 p->mode->count_what, strerror(-ret));
 		p->status = PASS_EXIT_OPERATIONAL;
 	}
 	return ret;
@@ -247,8 +182,8 @@ static int stage_prove(struct pass *p)
 	struct scan_state *st = NULL;
 	char warn[256];
 
-	if (p->stk.active)
-		return 0;			/* member-level reads: the data moves */
+	if (!p->mode->prove)
+		return 0;			/* the data moves */
 	/* the history's verdicts on these devices (a store that does not open: timed anew) */
 	if (!p->a->no_state && !(p->cm.ops->moves_data) &&
 	    scan_state_open(p->a->state_dir, &st, warn, sizeof(warn)) < 0)
@@ -341,19 +276,9 @@ static int stage_plan(struct pass *p)
 	}
 	so->progress = p->h->progress;
 	so->progress_arg = p->h->arg;
-	if (p->stk.member_plan) {
-		pass_stack_member_source(&p->stk, &p->src);
-	} else if (a->recheck) {
-		pass_plan_recheck(&p->plan, &p->t, p->ck.watch, p->ck.nr_watch, &p->src);
-	} else {
-		ret = pass_plan_open(&p->plan, &p->t, &p->po, &p->src);
-		if (ret < 0) {
-			pass_say(p->h, PASS_SAY_ERROR, "cannot plan %s: %s", a->target,
-				 strerror(-ret));
-			p->status = PASS_EXIT_OPERATIONAL;
-			return ret;
-		}
-	}
+	ret = p->mode->source(p);
+	if (ret < 0)
+		return ret;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -372,55 +297,6 @@ static int stage_plan(struct pass *p)
 	return 0;
 }
 
-/*
- * A sampled read failed where the dataless method had said clean: the method is voided on
- * that device, and the whole plan is read again with read from its start (what the method
- * passed proves nothing). The first run's result goes; its voiding is kept for the report.
- */
-static int scan_again_by_read(struct pass *p)
-{
-	struct scan_result *r = &p->r, first = *r;
-	struct vfy_dev *vd = &p->cm.devs[first.void_dev < p->cm.nr ? first.void_dev : 0];
-	int ret;
-
-	vd->trust.state = VFY_TRUST_VOIDED;
-	vd->trust.kept = 0;
-	snprintf(vd->trust.why, sizeof(vd->trust.why), "%.300s", first.method_note);
-	if (!p->a->no_state)
-		pass_method_trust_keep(p->ck.st, &p->cm, p->method->name);
-	pass_method_use_read(&p->cm, &p->t, &p->so);
-	pass_say(p->h, PASS_SAY_ERROR, "warning: %s; the whole plan is read again with %s",
-		 first.method_note, p->cm.ops->name);
-	pass_plan_close(&p->plan);
-	first.errors = NULL;
-	scan_result_free(r);
-	memset(r, 0, sizeof(*r));
-	snprintf(p->cm.why, sizeof(p->cm.why), "%.340s; the plan was read again with %s",
-		 first.method_note, p->cm.ops->name);
-	p->method = p->cm.ops;
-	snprintf(r->method_note, sizeof(r->method_note), "%s", p->cm.why);
-	/* from the plan's start: a resumed pass's earlier part was passed by the method too */
-	p->so.scanned_base = 0;
-	memset(p->so.start_cursor, 0, sizeof(p->so.start_cursor));
-	memset(p->po.start_offset, 0, sizeof(p->po.start_offset));
-	ret = pass_plan_open(&p->plan, &p->t, &p->po, &p->src);
-	if (ret < 0) {
-		snprintf(r->fatal_msg, sizeof(r->fatal_msg), "cannot plan %s again: %s",
-			 p->a->target, strerror(-ret));
-		return ret;
-	}
-	ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
-	/* after the run: a voided result stops the executor */
-	r->voided = 1;
-	r->void_dev = first.void_dev;
-	r->void_offset = first.void_offset;
-	r->void_length = first.void_length;
-	r->void_err = first.void_err;
-	r->sampled_bytes = first.sampled_bytes;
-	r->nr_samples = first.nr_samples;
-	return ret;
-}
-
 static int stage_scan(struct pass *p)
 {
 	struct scan_result *r = &p->r;
@@ -429,26 +305,13 @@ static int stage_scan(struct pass *p)
 	p->err[0] = '\0';
 	p->so.sample_permille = p->a->sample_set ? p->a->sample_permille :
 				PASS_DEFAULT_SAMPLE_PERMILLE;
-	if (p->stk.active)
-		ret = pass_stack_scan(&p->stk, &p->src, &p->so, r, p->err, sizeof(p->err));
-	else if (p->stk.member_plan)	/* the stacks above watched: their change stops it */
-		ret = pass_stack_member_scan(&p->stk, p->devs, p->t.nr_devices, &p->src, &p->so,
-					     r);
-	else
-		ret = scan_run(p->devs, p->t.nr_devices, &p->src, &p->so, r);
-	if (ret == 0 && r->voided && !p->stk.active && !p->stk.member_plan && !p->a->recheck)
-		ret = scan_again_by_read(p);
-	/* errors[0..sealed) are in the history, the rest? (a member-level scan keeps no
-	 * checkpoints: its errors reach the history through the record stage only) */
-	if (ret == 0 && !p->a->no_state && !p->stk.active)
-		pass_record_unsaved(&p->ck, r);
+	ret = p->mode->scan(p);
 	if (p->h->progress_done)
 		p->h->progress_done(p->h->arg);
-	if (p->stk.geom_msg[0])		/* the whole of it: fatal_msg holds its start */
-		pass_say(p->h, PASS_SAY_ERROR, "%s", p->stk.geom_msg);
+	pass_stack_tell_geometry(&p->stk, p->h);
 	pass_plan_close(&p->plan);
 	if (ret < 0) {
-		pass_say(p->h, PASS_SAY_ERROR, "%s", p->stk.active && p->err[0] ? p->err :
+		pass_say(p->h, PASS_SAY_ERROR, "%s", p->err[0] ? p->err :
 			 r->fatal_msg[0] ? r->fatal_msg : strerror(-ret));
 		p->status = PASS_EXIT_OPERATIONAL;
 		return ret;
@@ -478,33 +341,12 @@ static int stage_map(struct pass *p)
 	/* --no-state, or a store that could not be opened: a stopped pass cannot resume */
 	rep->no_checkpoint = p->a->no_state || !p->ck.st;
 	p->rep_made = 1;
-	if (p->stk.active && p->resumed && !p->a->no_state)
-		pass_record_rl_earlier(&p->ck, &p->stk);
-	if (p->stk.active && pass_stack_verdicts(&p->stk, &p->r) < 0) {
-		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
-	} else if (p->stk.active && !p->a->no_state) {
-		/*
-		 * The damage of the filesystem's device (no copy read) into the history with the
-		 * run's cursor: its checkpoints stored none. A range whose redundancy is lost is
-		 * stored later (the report stage): the cursor stays before the first member
-		 * error until a run stores it, so a resume finds it again.
-		 */
-		pass_record_end_cursor(&p->ck, &p->t, &p->r, p->stk.held && p->stk.nr_rl ?
-				       p->stk.held_cursor : p->stk.end_cursor);
-		pass_record_unsaved(&p->ck, &p->r);
-	}
-	if (p->stk.member_plan) {	/* the plan's metadata, the errors' verdicts above */
-		rep->stack = &p->stk;
-		if (pass_stack_member_verdicts(&p->stk, &p->r) < 0)
-			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
-	}
-	if (p->stk.unmappable) {	/* a layer below cannot be mapped: the scan is not whole */
-		rep->exit_bits |= PASS_EXIT_OPERATIONAL;
-		rep->stack = &p->stk;
-	}
+	if (p->mode->verdicts)
+		p->mode->verdicts(p);
+	pass_stack_unmappable(&p->stk, rep);
 	ret = pass_map(rep);
-	if (ret == 0 && (p->stk.active || p->stk.member_plan))
-		ret = pass_stack_map(&p->stk, rep);
+	if (ret == 0 && p->mode->map)
+		ret = p->mode->map(p);
 	if (ret < 0) {
 		pass_say(p->h, PASS_SAY_ERROR, "mapping the errors to their owners failed: %s",
 			 strerror(-ret));
@@ -526,8 +368,8 @@ static int stage_report(struct pass *p)
 		ret = pass_record_cd(&p->ck, rep);
 	if (ret < 0)
 		rep->exit_bits |= PASS_EXIT_OPERATIONAL;	/* said */
-	else if (p->stk.active && p->stk.held && !p->r.complete && !p->a->no_state)
-		pass_record_stack_cursor(&p->ck, p->stk.end_cursor);
+	else if (p->mode->end)
+		p->mode->end(p);
 	pass_record_finish(&p->ck, &p->r);
 	if (h->json) {
 		ret = h->json(h->arg, rep);
@@ -596,6 +438,7 @@ int pass_run(const struct pass_opts *a, const struct pass_hooks *h)
 	}
 	p->a = a;
 	p->h = h;
+	p->mode = &pass_mode_plain;
 	p->ck.h = h;
 	p->status = PASS_EXIT_OPERATIONAL;
 	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {

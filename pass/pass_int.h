@@ -71,6 +71,12 @@ void pass_scan_views(const struct map_target *t, struct scan_opts *so);
  * h), or PASS_EXIT_OPERATIONAL (said why) when one resyncs, recovers, reshapes or checks.
  */
 int pass_stack_check(const struct map_target *t, const struct pass_hooks *h);
+/* Say through h why a stacked target is read as it is (ps->note), whatever the mode. */
+void pass_stack_tell(const struct pass_stack *ps, const struct pass_hooks *h);
+/* Say through h what changed in the stack's geometry when that stopped the scan. */
+void pass_stack_tell_geometry(const struct pass_stack *ps, const struct pass_hooks *h);
+/* A layer below cannot be mapped (dm-thin, ...): the scan is not whole, rep says which. */
+void pass_stack_unmappable(struct pass_stack *ps, struct pass_report *rep);
 
 /**
  * pass_stack_member_plan() - plan `scan MEMBER_DISK` through the stack above the disk.

@@ -6,12 +6,12 @@
  * with the patrol; a target another mediascan holds waits). SIGHUP reloads the config,
  * SIGTERM checkpoints every scan and exits.
  *
- * This file is the daemon's loop: signals, starting, reaping and reloading scans, the metrics
- * file. Its target table (resolve, load, when due) is targets.c; the scan it forks is the pass
- * (pass/pass.c) with the output hooks of run/scan.c.
+ * This file is the daemon's loop (patrol_run; cli/patrol_cmd.c parses its command line):
+ * signals, starting, reaping and reloading scans, the metrics file. Its target table
+ * (resolve, load, when due) is targets.c; the scan it forks is the pass (pass/pass.c) with
+ * the output hooks of run/scan.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,56 +252,6 @@ static void patrol_reload(struct patrol *p)
 	fprintf(stderr, "mediascan: patrol: config reloaded, %u targets\n", p->nr);
 }
 
-static void patrol_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mediascan patrol [--config FILE] [--check]\n"
-		"  --config FILE   config file (default " PATROL_DEFAULT_CONFIG ")\n"
-		"  --check         check the config (and that its targets open) and exit\n"
-		"Runs until SIGTERM: a pass of every target within its window, one scan per\n"
-		"physical disk at a time; SIGHUP reloads the config.\n");
-	report_print_exits(f, "patrol");
-}
-
-/* Return 0 after reading the options into p and *check, 1 after --help, or the exit status. */
-static int patrol_parse_args(int argc, char **argv, struct patrol *p, int *check)
-{
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check", no_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			p->config_file = optarg;
-			break;
-		case 'k':
-			*check = 1;
-			break;
-		case 'h':
-			patrol_usage(stdout);
-			return 1;
-		default:
-			report_err(
-			    "patrol: unknown or incomplete option '%s' (see mediascan patrol "
-			    "--help)",
-			    argv[optind - 1]);
-			return REPORT_EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		report_err("patrol: unexpected argument '%s'", argv[optind]);
-		return REPORT_EXIT_USAGE;
-	}
-	return 0;
-}
-
 /* --check: print each target as patrol will run it, its hook exactly as sh -c gets it. */
 static void patrol_print_check(const struct patrol *p)
 {
@@ -448,17 +398,14 @@ static void patrol_stop_all(struct patrol *p)
 	patrol_metrics(p);
 }
 
-int patrol_main(int argc, char **argv)
+int patrol_run(const char *config_file, int check)
 {
-	struct patrol p = { .config_file = PATROL_DEFAULT_CONFIG };
+	struct patrol p = { .config_file = config_file ? config_file : PATROL_DEFAULT_CONFIG };
 	char err[2048] = "";
 	time_t last_metrics = 0;
 	struct sigaction sa;
-	int check = 0, ret;
+	int ret;
 
-	ret = patrol_parse_args(argc, argv, &p, &check);
-	if (ret)
-		return ret == 1 ? 0 : ret;
 	ret = patrol_load(&p, &p.cfg, &p.t, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "mediascan: %s\n", err);

@@ -5,7 +5,10 @@
 #ifndef MEDIASCAN_PATROL_H
 #define MEDIASCAN_PATROL_H
 
-/* Return the exit status of `mediascan patrol ARGS`. */
-int patrol_main(int argc, char **argv);
+/*
+ * Return the exit status of the patrol service run with config_file (NULL: the default one)
+ * until SIGTERM, or of checking that config and its targets (check).
+ */
+int patrol_run(const char *config_file, int check);
 
 #endif

@@ -1,10 +1,10 @@
 /*
- * tests/unit/fake_disk.c - the fake disk of test_executor: failures injected at chosen 512-byte
- * blocks by wrapping kio_pread (the sync engine's reads and every isolation read) and, for the
- * io_uring engine, by steering the submitted reads that cover a bad block past the end of the
- * file (a short read, which the executor takes as -EIO) through a wrapped io_uring_submit; a
- * fake SCSI disk behind a wrapped kio_dev_cmd_submit, which counts the commands in flight at
- * once and answers MEDIUM ERROR sense for bad blocks; a scan_source of a fixed list of ranges.
+ * tests/unit/fake_disk.c - the fake disk of the test_executor* tests: failures injected at chosen
+ * 512-byte blocks by wrapping kio_pread (the sync engine's reads and every isolation read) and, for
+ * the io_uring engine, by steering the submitted reads that cover a bad block past the end of the
+ * file (a short read, which the executor takes as -EIO) through a wrapped io_uring_submit; a fake
+ * SCSI disk behind a wrapped kio_dev_cmd_submit, which counts the commands in flight at once and
+ * answers MEDIUM ERROR sense for bad blocks; a scan_source of a fixed list of ranges.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /*
- * tests/unit/fake_disk.h - the fake disk of test_executor (fake_disk.c): a real temporary
- * file whose chosen 512-byte blocks fail, through wrapped kio_pread, io_uring_submit and
- * io_uring_wait_cqes, and a fake SCSI disk behind a wrapped kio_dev_cmd_submit; and a
- * scan_source handing out a fixed list of ranges.
+ * tests/unit/fake_disk.h - the fake disk of the test_executor* tests (fake_disk.c): a real
+ * temporary file whose chosen 512-byte blocks fail, through wrapped kio_pread, io_uring_submit and
+ * io_uring_wait_cqes, and a fake SCSI disk behind a wrapped kio_dev_cmd_submit; and a scan_source
+ * handing out a fixed list of ranges.
  */
 #ifndef MEDIASCAN_FAKE_DISK_H
 #define MEDIASCAN_FAKE_DISK_H

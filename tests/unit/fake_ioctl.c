@@ -1,8 +1,8 @@
 /*
- * tests/unit/fake_ioctl.c - the mocked kernel of test_integrity: __wrap_ioctl answers NVMe
- * passthrough, SG_IO and XFS_IOC_VERIFY_MEDIA from struct fake_ioctl k and records what was
- * sent (any other ioctl fails the test); __wrap_io_uring_submit counts and refuses; a fake
- * sysfs tree of a SCSI disk.
+ * tests/unit/fake_ioctl.c - the mocked kernel of the test_integrity_* tests: __wrap_ioctl
+ * answers NVMe passthrough, SG_IO and XFS_IOC_VERIFY_MEDIA from struct fake_ioctl k and records
+ * what was sent (any other ioctl fails the test); __wrap_io_uring_submit counts and refuses; a
+ * fake sysfs tree of a SCSI disk; the reset each test starts from.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -113,4 +113,11 @@ void fake_sysfs(const char *root, const char *name, const char *devpath, int pro
 		assert_int_equal(fwrite(b0, 1, b0_len, f), b0_len);
 		fclose(f);
 	}
+}
+
+int fake_ioctl_reset(void **state)
+{
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	return 0;
 }

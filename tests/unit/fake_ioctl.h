@@ -1,7 +1,8 @@
 /*
- * tests/unit/fake_ioctl.h - the mocked kernel of test_integrity (fake_ioctl.c): ioctl() and
- * io_uring_submit() wrapped (-Wl,--wrap) to record the NVMe command, the SCSI CDB and the
- * XFS_IOC_VERIFY_MEDIA call sent, and to answer as told; a fake sysfs tree of a SCSI disk.
+ * tests/unit/fake_ioctl.h - the mocked kernel of the test_integrity_* tests (fake_ioctl.c):
+ * ioctl() and io_uring_submit() wrapped (-Wl,--wrap) to record the NVMe command, the SCSI CDB
+ * and the XFS_IOC_VERIFY_MEDIA call sent, and to answer as told; a fake sysfs tree of a SCSI
+ * disk.
  */
 #ifndef MEDIASCAN_FAKE_IOCTL_H
 #define MEDIASCAN_FAKE_IOCTL_H
@@ -42,6 +43,9 @@ struct fake_ioctl {
 };
 
 extern struct fake_ioctl k;
+
+/* Return 0 after forgetting what the mocked kernel saw and was told (a cmocka setup). */
+int fake_ioctl_reset(void **state);
 
 /* Make a fake sysfs tree under root: block/NAME/device -> devices/<devpath>, as sd leaves it
  * (protection_type prot unless < 0, VPD page B0 b0 unless NULL). */

@@ -1,5 +1,5 @@
 /*
- * tests/unit/state_fixture.c - the fixture of test_state: each test gets a fresh mkdtemp
+ * tests/unit/state_fixture.c - the fixture of the test_state* tests: each test gets a fresh mkdtemp
  * directory holding its state store, removed afterwards; helpers open the store, build passes
  * and errors, and read rows back on a second, independent connection.
  */

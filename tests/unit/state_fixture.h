@@ -1,7 +1,7 @@
 /*
- * tests/unit/state_fixture.h - the fixture of test_state (state_fixture.c): a fresh state
- * store in its own mkdtemp directory per test, and the helpers that open it, build passes and
- * errors, and read rows back on a second connection.
+ * tests/unit/state_fixture.h - the fixture of the test_state* tests (state_fixture.c): a fresh
+ * state store in its own mkdtemp directory per test, and the helpers that open it, build
+ * passes and errors, and read rows back on a second connection.
  */
 #ifndef MEDIASCAN_STATE_FIXTURE_H
 #define MEDIASCAN_STATE_FIXTURE_H

@@ -14,94 +14,8 @@
 #include <cmocka.h>
 
 #include "cli.h"
-#include "scan_opts.h"
-
-static const char *src_root = ".";
-
-/* Return the text of the file at src_root/rel (malloc'd). */
-static char *slurp(const char *rel)
-{
-	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/%s", src_root, rel);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* Return a copy of text from the line starting with from up to the next starting with to. */
-static char *section(const char *text, const char *from, const char *to)
-{
-	const char *a = strstr(text, from), *b;
-	char *s;
-
-	if (!a)
-		fail_msg("no '%s'", from);
-	b = strstr(a + strlen(from), to);
-	if (!b)
-		b = a + strlen(a);
-	s = strndup(a, (size_t)(b - a));
-	assert_non_null(s);
-	return s;
-}
-
-/* Return 1 if the words of a ("x y z", "x|y|z") are those of b, in any order. */
-static int same_words(const char *a, const char *b)
-{
-	char x[512], y[512], *w, *save;
-	int n = 0, m = 0;
-
-	snprintf(x, sizeof(x), "%s", a);
-	snprintf(y, sizeof(y), "%s", b);
-	for (w = strtok_r(x, " |", &save); w; w = strtok_r(NULL, " |", &save)) {
-		char yy[512], *v, *s2;
-		int found = 0;
-
-		snprintf(yy, sizeof(yy), "%s", b);
-		for (v = strtok_r(yy, " |", &s2); v; v = strtok_r(NULL, " |", &s2))
-			found |= strcmp(v, w) == 0;
-		if (!found)
-			return 0;
-		n++;
-	}
-	for (w = strtok_r(y, " |", &save); w; w = strtok_r(NULL, " |", &save))
-		m++;
-	return n == m;
-}
-
-/* Return 1 if every word of a ("x|y") is one of b ("x y z"). */
-static int words_within(const char *a, const char *b)
-{
-	char x[512], *w, *save;
-
-	snprintf(x, sizeof(x), "%s", a);
-	for (w = strtok_r(x, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
-		char pat[128];
-		size_t k;
-		const char *p;
-		int found = 0;
-
-		k = (size_t)snprintf(pat, sizeof(pat), "%s", w);
-		for (p = strstr(b, pat); p && !found; p = strstr(p + 1, pat))
-			found = (p == b || p[-1] == ' ' || p[-1] == '|') &&
-				(p[k] == ' ' || p[k] == '|' || p[k] == '\0' || p[k] == '"');
-		if (!found)
-			return 0;
-	}
-	return 1;
-}
+#include "opts.h"
+#include "doc_text.h"
 
 /* The completion's `case "$prev"` of scan: one label list and what it does. */
 struct comp_case {
@@ -112,9 +26,9 @@ struct comp_case {
 /* Parse the scan block of completion/mediascan into cases; return how many. */
 static int comp_cases(struct comp_case *cc, int max)
 {
-	char *all = slurp("completion/mediascan");
-	char *scan = section(all, "\tscan)\n", "\tmap | probe)");
-	char *blk = section(scan, "case \"$prev\" in", "esac");
+	char *all = doc_slurp("completion/mediascan");
+	char *scan = doc_section(all, "\tscan)\n", "\tmap | probe)");
+	char *blk = doc_section(scan, "case \"$prev\" in", "esac");
 	char *line, *save;
 	int n = 0;
 
@@ -191,8 +105,8 @@ static void test_completion(void **state)
 
 			snprintf(words, sizeof(words), "%s", w + strlen("compgen -W \""));
 			*strchrnul(words, '"') = '\0';
-			if (o->choices_fn ? !words_within(choices, words) :
-					    !same_words(choices, words))
+			if (o->choices_fn ? !doc_words_within(choices, words) :
+					    !doc_same_words(choices, words))
 				fail_msg("completion: --%s offers '%s', the table '%s'", o->name,
 					 words, choices);
 		} else if (strncmp(c->action, " return ;;", 10) != 0) {
@@ -226,8 +140,8 @@ static int default_text(const struct cli_opt *o, char *buf, size_t len)
 /* Man page: the SCAN section defines each option once, with its choices and default. */
 static void test_man_page(void **state)
 {
-	char *all = slurp("man/mediascan.8.scd");
-	char *scan = section(all, "\n# SCAN\n", "\n# ");
+	char *all = doc_slurp("man/mediascan.8.scd");
+	char *scan = doc_section(all, "\n# SCAN\n", "\n# ");
 	char *copy = strdup(scan), *line, *save;
 
 	(void)state;
@@ -273,7 +187,7 @@ static void test_man_page(void **state)
 			char first[512];
 
 			snprintf(first, sizeof(first), "%.*s", (int)strcspn(para, "\n"), para);
-			if (!words_within(choices, strchrnul(first, ' ')))
+			if (!doc_words_within(choices, strchrnul(first, ' ')))
 				fail_msg("man page: --%s lacks one of %s", o->name, choices);
 		}
 		if (default_text(o, def, sizeof(def))) {
@@ -290,8 +204,8 @@ static void test_man_page(void **state)
 /* docs/usage.md: one row per option of scan, with its choices and default. */
 static void test_usage_md(void **state)
 {
-	char *all = slurp("docs/usage.md");
-	char *scan = section(all, "## Scanning: options of `scan`", "\n## ");
+	char *all = doc_slurp("docs/usage.md");
+	char *scan = doc_section(all, "## Scanning: options of `scan`", "\n## ");
 	char *copy = strdup(scan), *line, *save;
 
 	(void)state;
@@ -411,6 +325,6 @@ int main(int argc, char **argv)
 	};
 
 	if (argc > 1)
-		src_root = argv[1];
+		doc_src_root = argv[1];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
