@@ -164,27 +164,19 @@ static int up_md(const char *sysfs, const char *md, const char *cur, uint64_t *o
 static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *off,
 		 uint64_t *len, struct map_stack_up *u)
 {
-	struct kio_dm_target *rows = malloc(sizeof(*rows) * DM_MAX_ROWS);
+	struct kio_dm_target *rows = NULL;
 	struct map_dm_leg legs[MAP_MD_MAX_DISKS * 2];
-	char below[32], dmdev[32];
+	char below[32];
 	const char *why, *bad_type = NULL;
-	unsigned a, b, nl;
+	unsigned nl;
 	uint64_t top, run, inb = *off % 512;
 	int n, ret = 0, found = 0;
 
-	if (!rows)
-		return -ENOMEM;
-	if (kio_blk_attr(sysfs, cur, "dev", below, sizeof(below)) < 0 ||
-	    kio_blk_attr(sysfs, dm, "dev", dmdev, sizeof(dmdev)) < 0 ||
-	    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
-		ret = -ENODEV;
-		goto out;
-	}
-	n = kio_dm_table(makedev(a, b), rows, DM_MAX_ROWS);
-	if (n < 0) {
-		ret = n;
-		goto out;
-	}
+	if (kio_blk_attr(sysfs, cur, "dev", below, sizeof(below)) < 0)
+		return -ENODEV;
+	n = map_stack_dm_rows(sysfs, dm, &rows);
+	if (n < 0)
+		return n;
 	for (int i = 0; i < n && !found; i++) {
 		int r;
 
@@ -255,8 +247,7 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 	}
 	ret = 1;
 out:
-	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
-	free(rows);
+	map_stack_dm_rows_free(rows);
 	return ret;
 }
 

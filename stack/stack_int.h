@@ -11,6 +11,7 @@
 #include "stack.h"
 
 #define DM_MAX_ROWS 256
+#define DM_FEW_ROWS 8		/* rows asked first (map_stack_dm_rows) */
 
 /* One md array as sysfs shows it. */
 struct md_info {

@@ -166,19 +166,32 @@ int map_stack_devt_name(const char *devt, char *name, size_t len)
 int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
 {
 	char dmdev[32];
-	unsigned a, b;
+	unsigned a, b, cap = DM_FEW_ROWS;
+	struct kio_dm_target *r;
 	int k;
 
-	*rows = malloc(sizeof(**rows) * DM_MAX_ROWS);
-	if (!*rows)
-		return -ENOMEM;
+	*rows = NULL;
 	if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
 	    sscanf(dmdev, "%u:%u", &a, &b) != 2)
-		k = -ENODEV;
-	else
-		k = kio_dm_table(makedev(a, b), *rows, DM_MAX_ROWS);
-	if (k < 0)
-		map_stack_dm_rows_free(*rows);
+		return -ENODEV;
+	/* most tables have a row or two: a short array first (each row is a kilobyte, wiped
+	 * when freed), the longest only when the table needs it */
+	for (;;) {
+		r = malloc(sizeof(*r) * (cap + 1));
+		if (!r)
+			return -ENOMEM;
+		r[0].start = cap;		/* the capacity, for the wipe */
+		k = kio_dm_table(makedev(a, b), r + 1, cap);
+		if (k != -E2BIG || cap == DM_MAX_ROWS)
+			break;
+		map_stack_dm_rows_free(r + 1);
+		cap = DM_MAX_ROWS;
+	}
+	if (k < 0) {
+		map_stack_dm_rows_free(r + 1);
+		return k;
+	}
+	*rows = r + 1;
 	return k;
 }
 
@@ -186,6 +199,7 @@ void map_stack_dm_rows_free(struct kio_dm_target *rows)
 {
 	if (!rows)
 		return;
-	explicit_bzero(rows, sizeof(*rows) * DM_MAX_ROWS);
+	rows--;
+	explicit_bzero(rows, sizeof(*rows) * (rows[0].start + 1));
 	free(rows);
 }

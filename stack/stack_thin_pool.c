@@ -94,17 +94,20 @@ static int pool_load(struct pool_cache *c, char *why, size_t len)
 /* 1 when pool slot c's superblock on the device still reads as the model's, 0 when not. */
 static int pool_same(const struct pool_cache *c)
 {
-	struct thin_meta_dev d;
 	char path[128];
 	uint8_t *sb = NULL;
-	int same = 0;
+	int fd, same = 0;
 
-	if (meta_path(c->meta_devt, path, sizeof(path)) < 0 || thin_meta_open(path, &d) < 0)
+	if (meta_path(c->meta_devt, path, sizeof(path)) < 0)
 		return 0;
-	if (posix_memalign((void **)&sb, 4096, THIN_META_BLOCK) == 0 && thin_meta_read(&d, 0, sb) == 0)
+	fd = kio_open_direct(path);
+	if (fd < 0)
+		return 0;
+	if (posix_memalign((void **)&sb, 4096, THIN_META_BLOCK) == 0 &&
+	    kio_pread(fd, sb, THIN_META_BLOCK, 0) == THIN_META_BLOCK)
 		same = !memcmp(sb, c->sb, THIN_META_BLOCK);
 	free(sb);
-	thin_meta_close(&d);
+	kio_close(fd);
 	return same;
 }
 

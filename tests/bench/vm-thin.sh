@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# tests/bench/vm-thin.sh - issue 31's speed, in one QEMU boot (tests/vm/, build-image
+# --stack-tools; TCG unless KVM works): an LVM thin pool on one NVMe namespace with a thin
+# volume (XFS, FILL_MIB of files) and a snapshot of it, and a second volume.
+#   map     1000 sectors of the pool's data disk (every provisioned data block's first sector
+#           and a spread of the rest), as kernel-log lines, through `mediascan map --kernel-log`
+#           (the model walked once, live, no metadata snapshot) against thin_rmap over the same
+#           data blocks (what an admin has today: it refuses live metadata, so it reads a copy
+#           of the metadata device taken under a metadata snapshot this bench reserves and
+#           releases; the copy's time is printed apart, not counted). Goal <= 0.5x.
+#   scan    `mediascan scan` of the volume (25% of it provisioned) against its provisioned
+#           bytes (thin_dump) and against the whole pool's data device: goal <= 1.1x
+#           provisioned.
+# Prints a markdown table; not a test. Usage: tests/bench/vm-thin.sh [BUILD_DIR]
+# Environment: FILL_MIB (default 80), ROUNDS (default 3).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build}
+fill=${FILL_MIB:-80}
+rounds=${ROUNDS:-3}
+PATH=/usr/sbin:/sbin:$PATH
+for t in qemu-system-x86_64 jq pdata_tools; do
+	command -v "$t" >/dev/null || { echo "needs $t on the host (scripts/deps)" >&2; exit 1; }
+done
+bin=${MEDIASCAN_BIN:-$(cd "$build" && pwd)/mediascan}
+blkmark=$build/tests/tools/blkmark
+[[ -x $bin && -x $blkmark ]] || { echo "build mediascan and tests/tools/blkmark first" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vmthinb.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export VMTEST_ACCEL_CACHE=$tmp/accel
+"$root/tests/vm/build-image" "$tmp/initrd" --stack-tools --modules "xfs dm-snapshot" \
+	--autoload "xfs dm-mod dm-thin-pool dm-snapshot" --bin "$bin:/usr/bin/mediascan" \
+	--bin "$blkmark:/usr/bin/blkmark" --bin "$(command -v jq)" \
+	--bin "$(command -v pdata_tools):/usr/sbin/thin_rmap" \
+	--bin "$(command -v pdata_tools):/usr/sbin/thin_dump" \
+	>/dev/null 2>"$tmp/build.err" || { cat "$tmp/build.err" >&2; exit 1; }
+truncate -s 1200M "$tmp/ns1.img"
+cat >"$tmp/guest.sh" <<EOF
+fill=$fill rounds=$rounds
+EOF
+cat >>"$tmp/guest.sh" <<'EOF'
+d=$(for x in /sys/block/nvme*n*; do echo /dev/${x##*/}; done | head -n 1)
+q() { "$@" >/dev/null 2>&1 || echo "FAIL $*"; }
+q pvcreate -q $d; q vgcreate -q vgt $d
+q lvcreate -q -y -L 1000M -T vgt/pool
+q lvcreate -q -y -V $((fill * 4))M -T vgt/pool -n va
+q lvcreate -q -y -V 320M -T vgt/pool -n vb
+q mkfs.xfs -q -f -K /dev/vgt/va; mkdir -p /mnt/va; q mount /dev/vgt/va /mnt/va
+q mkfs.xfs -q -f -K /dev/vgt/vb; mkdir -p /mnt/vb; q mount /dev/vgt/vb /mnt/vb
+blkmark write /mnt/va/a.dat a $((fill * 256)) >/dev/null || echo "FAIL fill"
+sync
+q lvcreate -q -y -s -kn -n vsnap vgt/va
+blkmark write /mnt/va/c.dat c 1024 >/dev/null
+sync
+tp=$(dmsetup ls | awk '/^vgt-pool-tpool/ { print $1 }')
+bs=$(dmsetup table "$tp" | awk '{ print $6 }')
+toff=$(dmsetup table vgt-pool_tdata | awk '{ print $5 }')
+tlen=$(dmsetup table vgt-pool_tdata | awk '{ print $2 }')
+# the provisioned data blocks, from a metadata snapshot taken (and released) here
+q dmsetup message "$tp" 0 reserve_metadata_snap
+thin_dump --metadata-snap /dev/mapper/vgt-pool_tmeta >/tmp/dump.xml
+q dmsetup message "$tp" 0 release_metadata_snap
+awk -F'"' '/single_mapping/ { for (i = 1; i < NF; i++) if ($i ~ /data_block=$/) print $(i + 1) }
+	/range_mapping/ { for (i = 1; i < NF; i++) { if ($i ~ /data_begin=$/) b = $(i + 1); if ($i ~ /length=$/) l = $(i + 1) }
+		for (k = 0; k < l; k++) print b + k }' /tmp/dump.xml | sort -n -u >/tmp/prov
+nprov=$(wc -l </tmp/prov)
+vaid=$(dmsetup table vgt-va | awk '{ print $5 }')
+vaprov=$(awk -v id="$vaid" -F'"' '/<device / { dev = 0; for (i = 1; i < NF; i++) if ($i ~ /dev_id=$/) dev = $(i + 1) }
+	dev == id && /single_mapping/ { n++ } dev == id && /range_mapping/ { for (i = 1; i < NF; i++) if ($i ~ /length=$/) n += $(i + 1) }
+	END { print n + 0 }' /tmp/dump.xml)
+echo "FACTS $bs $nprov $tlen $vaprov"
+# 1000 data blocks: every provisioned one up to 1000, the rest spread over the pool
+head -n 1000 /tmp/prov >/tmp/blocks
+n=$(wc -l </tmp/blocks); i=0
+while [ $n -lt 1000 ]; do echo $(( (i * 7919) % (tlen / bs) )) >>/tmp/blocks; n=$((n + 1)); i=$((i + 1)); done
+sort -n -u /tmp/blocks >/tmp/b2; mv /tmp/b2 /tmp/blocks
+dev=${d#/dev/}
+awk -v o="$toff" -v b="$bs" -v dev="$dev" '{ printf "[ 1.0] I/O error, dev %s, sector %d op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0\n", dev, o + $1 * b }' \
+	/tmp/blocks >/tmp/klog
+regions=$(awk '{ printf " --region %d..%d", $1, $1 + 1 }' /tmp/blocks)
+echo "QUERIES $(wc -l </tmp/blocks)"
+now() { cut -d' ' -f1 /proc/uptime; }
+r=0
+while [ $r -lt $rounds ]; do
+	echo 3 >/proc/sys/vm/drop_caches
+	t0=$(now)
+	mediascan map --kernel-log /tmp/klog --json /tmp/m.json >/dev/null 2>&1
+	t1=$(now)
+	# thin_rmap refuses a live pool's metadata: a copy of it (taken under a metadata
+	# snapshot, so nothing is freed meanwhile), its time apart
+	q dmsetup message "$tp" 0 reserve_metadata_snap
+	t2=$(now)
+	dd if=/dev/mapper/vgt-pool_tmeta of=/mnt/vb/meta.bin bs=1M iflag=direct status=none
+	sync
+	t3=$(now)
+	q dmsetup message "$tp" 0 release_metadata_snap
+	echo 3 >/proc/sys/vm/drop_caches
+	t4=$(now)
+	thin_rmap $regions /mnt/vb/meta.bin >/tmp/rmap.out 2>&1 || echo "FAIL thin_rmap $(head -c 200 /tmp/rmap.out)"
+	t5=$(now)
+	echo "MAP $t0 $t1 $t2 $t3 $t4 $t5 $(jq '.media_errors | length' /tmp/m.json) $(wc -l </tmp/rmap.out)"
+	rm -f /tmp/s.json /mnt/vb/meta.bin
+	mediascan scan /mnt/va --no-state -q --progress none --json /tmp/s.json >/dev/null 2>&1
+	echo "SCAN $(jq -c '[.read_bytes, .elapsed_s]' /tmp/s.json)"
+	r=$((r + 1))
+done
+echo DONE
+EOF
+start=$(date -u +%H:%M)
+"$root/tests/vm/run" --initrd "$tmp/initrd" --script "$tmp/guest.sh" --timeout 1800 \
+	--nvme "$tmp/ns1.img" >"$tmp/out" 2>"$tmp/err" || { tail -n 30 "$tmp/out" "$tmp/err" >&2; exit 1; }
+grep -q '^DONE' "$tmp/out" || { tail -n 30 "$tmp/out" >&2; exit 1; }
+grep '^FAIL' "$tmp/out" >&2 || true
+accel=$(grep -o 'accelerator [a-z]*' "$tmp/err" | head -n 1 | cut -d' ' -f2)
+echo "# vm-thin: LVM thin pool (1000 MiB) on one NVMe namespace, a volume with $fill MiB of files and its snapshot, a second volume; QEMU $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }'), ${accel:-?}; $rounds rounds; $start-$(date -u +%H:%M) UTC; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+python3 - "$tmp/out" <<'PY'
+import json, statistics, sys
+maps, scans, facts, nq = [], [], None, None
+for line in open(sys.argv[1]):
+    p = line.split()
+    if not p:
+        continue
+    if p[0] == "MAP":
+        t = [float(x) for x in p[1:7]]
+        maps.append((t[1] - t[0], t[5] - t[4], p[7], p[8], t[3] - t[2]))
+    elif p[0] == "SCAN":
+        scans.append(json.loads(p[1]))
+    elif p[0] == "FACTS":
+        facts = [int(x) for x in p[1:]]
+    elif p[0] == "QUERIES":
+        nq = int(p[1])
+bs, nprov, tlen, vaprov = facts
+m, r = statistics.median(x[0] for x in maps), statistics.median(x[1] for x in maps)
+print("| what | mediascan | reference | ratio |")
+print("| --- | --- | --- | --- |")
+print(f"| map {nq} data-disk sectors (`map --kernel-log`, live) vs `thin_rmap` {nq} regions (on a copy of the metadata) | "
+      f"{m:.2f} s ({maps[0][2]} answers) | {r:.2f} s ({maps[0][3]} lines; the copy {statistics.median(x[4] for x in maps):.2f} s more) | {m / r:.2f}x |")
+rb = statistics.median(s[0] for s in scans)
+prov_b = vaprov * bs * 512
+print(f"| scan of the volume: bytes read vs its provisioned bytes | {rb} | {prov_b} | {rb / prov_b:.2f}x |")
+print(f"| the same vs the whole pool's data device | {rb} | {tlen * 512} | {rb / (tlen * 512):.2f}x |")
+print()
+print(f"Pool: {nprov} of {tlen // bs} data blocks of {bs * 512 // 1024} KiB provisioned; the volume maps {vaprov}.")
+PY
