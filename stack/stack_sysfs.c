@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include "kio.h"
 #include "stack.h"
@@ -162,8 +163,41 @@ int map_stack_devt_name(const char *devt, char *name, size_t len)
 	return 0;
 }
 
-/* A dm device's table rows (free with map_stack_dm_rows_free: a crypt row's key is wiped). */
-int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
+/*
+ * The tables last read, kept a second: a query walks the same few devices up and down many
+ * times (a thousand sectors of a thin pool's disk ask each table thousands of times). The
+ * geometry watch (stack_geom.c) reads the tables itself; a reload within the second is what
+ * it catches.
+ */
+#define DM_CACHE 32
+#define DM_CACHE_NS 1000000000ull
+
+static struct dm_cached {
+	char name[MAP_STACK_NAME];
+	uint64_t at;
+	int n;
+	struct kio_dm_target *rows;	/* n rows */
+} dm_cache[DM_CACHE];
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct kio_dm_target *rows_alloc(unsigned cap)
+{
+	struct kio_dm_target *r = malloc(sizeof(*r) * (cap + 1));
+
+	if (!r)
+		return NULL;
+	r[0].start = cap;		/* the capacity, for the wipe */
+	return r + 1;
+}
+
+static int dm_rows_read(const char *sysfs, const char *name, struct kio_dm_target **rows)
 {
 	char dmdev[32];
 	unsigned a, b, cap = DM_FEW_ROWS;
@@ -177,21 +211,58 @@ int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target 
 	/* most tables have a row or two: a short array first (each row is a kilobyte, wiped
 	 * when freed), the longest only when the table needs it */
 	for (;;) {
-		r = malloc(sizeof(*r) * (cap + 1));
+		r = rows_alloc(cap);
 		if (!r)
 			return -ENOMEM;
-		r[0].start = cap;		/* the capacity, for the wipe */
-		k = kio_dm_table(makedev(a, b), r + 1, cap);
+		k = kio_dm_table(makedev(a, b), r, cap);
 		if (k != -E2BIG || cap == DM_MAX_ROWS)
 			break;
-		map_stack_dm_rows_free(r + 1);
+		map_stack_dm_rows_free(r);
 		cap = DM_MAX_ROWS;
 	}
 	if (k < 0) {
-		map_stack_dm_rows_free(r + 1);
+		map_stack_dm_rows_free(r);
 		return k;
 	}
-	*rows = r + 1;
+	*rows = r;
+	return k;
+}
+
+/* A dm device's table rows (free with map_stack_dm_rows_free: wiped). */
+int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
+{
+	uint64_t now = mono_ns();
+	struct dm_cached *c = NULL, *old = &dm_cache[0];
+	int k;
+
+	for (unsigned i = 0; i < DM_CACHE && !sysfs; i++) {
+		if (dm_cache[i].rows && !strcmp(dm_cache[i].name, name)) {
+			c = &dm_cache[i];
+			break;
+		}
+		if (dm_cache[i].at < old->at)
+			old = &dm_cache[i];
+	}
+	if (c && now - c->at < DM_CACHE_NS) {
+		*rows = rows_alloc((unsigned)(c->n ? c->n : 1));
+		if (!*rows)
+			return -ENOMEM;
+		memcpy(*rows, c->rows, sizeof(**rows) * (size_t)c->n);
+		return c->n;
+	}
+	k = dm_rows_read(sysfs, name, rows);
+	if (k < 0 || sysfs)
+		return k;			/* a fake sysfs (tests) is never cached */
+	if (!c)
+		c = old;
+	map_stack_dm_rows_free(c->rows);
+	c->rows = rows_alloc((unsigned)(k ? k : 1));
+	if (!c->rows)
+		return k;
+	memcpy(c->rows, *rows, sizeof(**rows) * (size_t)k);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->n = k;
+	c->at = now;
 	return k;
 }
 
