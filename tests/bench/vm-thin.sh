@@ -79,6 +79,14 @@ dev=${d#/dev/}
 awk -v o="$toff" -v b="$bs" -v dev="$dev" '{ printf "[ 1.0] I/O error, dev %s, sector %d op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0\n", dev, o + $1 * b }' \
 	/tmp/blocks >/tmp/klog
 regions=$(awk '{ printf " --region %d..%d", $1, $1 + 1 }' /tmp/blocks)
+# the same number of sectors asked on the volume itself (no thin layer to go through): what
+# the owners and paths cost alone
+vdev=dm-$(dmsetup info -c --noheadings -o minor vgt-va | tr -d ' ')
+awk -v id="$vaid" -F'"' '/<device / { dev = 0; for (i = 1; i < NF; i++) if ($i ~ /dev_id=$/) dev = $(i + 1) }
+	dev == id && /single_mapping/ { for (i = 1; i < NF; i++) if ($i ~ /origin_block=$/) print $(i + 1) }
+	dev == id && /range_mapping/ { for (i = 1; i < NF; i++) { if ($i ~ /origin_begin=$/) b = $(i + 1); if ($i ~ /length=$/) l = $(i + 1) }
+		for (k = 0; k < l; k++) print b + k }' /tmp/dump.xml | head -n 1000 |
+	awk -v b="$bs" -v dev="$vdev" '{ printf "[ 1.0] I/O error, dev %s, sector %d op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0\n", dev, $1 * b }' >/tmp/vklog
 echo "QUERIES $(wc -l </tmp/blocks)"
 now() { cut -d' ' -f1 /proc/uptime; }
 r=0
@@ -99,7 +107,11 @@ while [ $r -lt $rounds ]; do
 	t4=$(now)
 	thin_rmap $regions /mnt/vb/meta.bin >/tmp/rmap.out 2>&1 || echo "FAIL thin_rmap $(head -c 200 /tmp/rmap.out)"
 	t5=$(now)
-	echo "MAP $t0 $t1 $t2 $t3 $t4 $t5 $(jq '.media_errors | length' /tmp/m.json) $(wc -l </tmp/rmap.out)"
+	echo 3 >/proc/sys/vm/drop_caches
+	t6=$(now)
+	mediascan map --kernel-log /tmp/vklog --json /tmp/v.json >/dev/null 2>&1
+	t7=$(now)
+	echo "MAP $t0 $t1 $t2 $t3 $t4 $t5 $(jq '.media_errors | length' /tmp/m.json) $(wc -l </tmp/rmap.out) $t6 $t7 $(jq '.media_errors | length' /tmp/v.json)"
 	rm -f /tmp/s.json /mnt/vb/meta.bin
 	mediascan scan /mnt/va --no-state -q --progress none --json /tmp/s.json >/dev/null 2>&1
 	echo "SCAN $(jq -c '[.read_bytes, .elapsed_s]' /tmp/s.json)"
@@ -124,7 +136,7 @@ for line in open(sys.argv[1]):
         continue
     if p[0] == "MAP":
         t = [float(x) for x in p[1:7]]
-        maps.append((t[1] - t[0], t[5] - t[4], p[7], p[8], t[3] - t[2]))
+        maps.append((t[1] - t[0], t[5] - t[4], p[7], p[8], t[3] - t[2], float(p[10]) - float(p[9]), p[11]))
     elif p[0] == "SCAN":
         scans.append(json.loads(p[1]))
     elif p[0] == "FACTS":
@@ -137,6 +149,9 @@ print("| what | mediascan | reference | ratio |")
 print("| --- | --- | --- | --- |")
 print(f"| map {nq} data-disk sectors (`map --kernel-log`, live) vs `thin_rmap` {nq} regions (on a copy of the metadata) | "
       f"{m:.2f} s ({maps[0][2]} answers) | {r:.2f} s ({maps[0][3]} lines; the copy {statistics.median(x[4] for x in maps):.2f} s more) | {m / r:.2f}x |")
+v = statistics.median(x[5] for x in maps)
+print(f"| the same count of sectors asked on the volume itself (owners and paths, no thin layer) | "
+      f"{v:.2f} s ({maps[0][6]} answers) | - | thin layer {m - v:.2f} s, {(m - v) / r:.2f}x thin_rmap |")
 rb = statistics.median(s[0] for s in scans)
 prov_b = vaprov * bs * 512
 print(f"| scan of the volume: bytes read vs its provisioned bytes | {rb} | {prov_b} | {rb / prov_b:.2f}x |")
