@@ -72,11 +72,11 @@ struct cmp_run {
 int cmp_row(const struct cmp_row_desc *row, const void *const *bufs, size_t len, uint32_t blk,
 	    struct cmp_run *out, unsigned max);
 /*
- * cmp_row, and then a mirror's block whose wrong copy is unknown is decided by XFS v5
- * metadata CRCs (cmp_meta_crc_walk over the block): when the copies whose CRCs are good all
- * agree, every copy that differs from them is wrong (CMP_WHO_CRC, a run per wrong copy). blk
- * must cover the metadata structures (the filesystem block size does for all but directory
- * blocks larger than it; the structures in a block are walked back to back).
+ * cmp_row, and then a mirror's block whose wrong copy is unknown is decided by metadata CRCs,
+ * XFS v5's and the ext4 superblock's (cmp_meta_crc_walk over the block): when the copies whose
+ * CRCs are good all agree, every copy that differs from them is wrong (CMP_WHO_CRC, a run per
+ * wrong copy). blk must cover the metadata structures (the filesystem block size does for all
+ * but directory blocks larger than it; the structures in a block are walked back to back).
  */
 int cmp_row_crc(const struct cmp_row_desc *row, const void *const *bufs, size_t len,
 		uint32_t blk, struct cmp_run *out, unsigned max);
@@ -87,12 +87,18 @@ int cmp_row_crc(const struct cmp_row_desc *row, const void *const *bufs, size_t 
  * than the structure). The structure's length is not in every block: the CRC is tried over
  * each length the structure may have (sector sizes, block sizes, inode sizes 256 to 2048)
  * that fits in len.
+ * Also an ext4 superblock with metadata_csum (crc32c), at buf (a backup, at its group's
+ * first block) or at buf + 1024 when len >= 2048 (the primary's block, buf the device's
+ * start), with the group descriptors that follow it within len (the next filesystem block:
+ * its group numbers and checksum seed come from the superblock); a descriptor block alone,
+ * and ext4's other structures (seeded by inode or group from outside the block), are -1.
  */
 int cmp_meta_crc(const void *buf, size_t len);
 /*
  * Return 1 when buf starts with XFS v5 structures back to back (an inode cluster, the AG
- * headers' sectors), every one with a good CRC, up to the first that is not recognised or the
- * end; 0 when one of them has a bad CRC; -1 when none is recognised at the start.
+ * headers' sectors) or with an ext4 superblock as above, every one with a good CRC, up to
+ * the first that is not recognised or the end; 0 when one of them has a bad CRC; -1 when none
+ * is recognised at the start.
  */
 int cmp_meta_crc_walk(const void *buf, size_t len);
 

@@ -6,6 +6,10 @@
  * inverted, little endian. The CRC covers the whole buffer the kernel reads the structure
  * in, whose length is not in the block (sector size, filesystem or directory block size,
  * inode size), so each length the structure may have is tried.
+ *
+ * ext4 with metadata_csum: the superblock, and the group descriptors that follow it in the
+ * same buffer; the other ext4 structures' checksums are seeded with the inode's number and
+ * generation or the group's, which a block alone does not hold.
  */
 #include <stdint.h>
 #include <string.h>
@@ -112,14 +116,155 @@ static int classify(const uint8_t *b, size_t len, struct kind *k)
 	return 0;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* ext4's struct ext4_super_block (1024 bytes), the fields used here */
+#define E4_SB_LEN		1024
+#define E4_FIRST_DATA_BLOCK	0x14
+#define E4_LOG_BLOCK_SIZE	0x18	/* block size = 1024 << this */
+#define E4_BLOCKS_PER_GROUP	0x20
+#define E4_MAGIC		0x38	/* le16 0xEF53 */
+#define E4_BLOCK_GROUP_NR	0x5a	/* the group this copy sits in */
+#define E4_INCOMPAT		0x60
+#define E4_RO_COMPAT		0x64
+#define E4_UUID			0x68
+#define E4_DESC_SIZE		0xfe
+#define E4_FIRST_META_BG	0x104
+#define E4_BLOCKS_COUNT_HI	0x150
+#define E4_CHECKSUM_TYPE	0x175	/* 1: crc32c, the only one defined */
+#define E4_CHECKSUM_SEED	0x270
+#define E4_CHECKSUM		0x3fc
+#define E4_INCOMPAT_META_BG	0x10
+#define E4_INCOMPAT_64BIT	0x80
+#define E4_INCOMPAT_CSUM_SEED	0x2000
+#define E4_RO_COMPAT_METADATA_CSUM 0x400
+#define E4_BG_CHECKSUM		0x1e	/* le16 in struct ext4_group_desc */
+
+/* An ext4 superblock whose copies carry a crc32c (metadata_csum), good or bad. */
+static int e4_is_sb(const uint8_t *sb)
+{
+	return le16(sb + E4_MAGIC) == 0xef53 &&
+	       (le32(sb + E4_RO_COMPAT) & E4_RO_COMPAT_METADATA_CSUM) &&
+	       sb[E4_CHECKSUM_TYPE] == 1;
+}
+
+/*
+ * ext4_superblock_csum() (e2fsprogs' ext2fs_superblock_csum the same): crc32c seeded with ~0
+ * over the bytes before s_checksum, NOT inverted at the end (the kernel's crc32c() and ISA-L's
+ * crc32_iscsi alike leave the inversions to the caller), stored little endian. Every copy
+ * carries its own (s_block_group_nr differs), so a backup checks alone.
+ */
+static int e4_sb_ok(const uint8_t *sb)
+{
+	return crc32_iscsi((unsigned char *)sb, E4_CHECKSUM, ~0u) == le32(sb + E4_CHECKSUM);
+}
+
+/*
+ * ext4_group_desc_csum() with metadata_csum: crc32c from the filesystem's seed over the group
+ * number (le32), then the descriptor with bg_checksum read as zero; the low 16 bits kept.
+ */
+static int e4_gd_ok(const uint8_t *gd, uint32_t dsz, uint32_t group, uint32_t seed)
+{
+	static const unsigned char zero[2];
+	unsigned char g[4] = { (unsigned char)group, (unsigned char)(group >> 8),
+			       (unsigned char)(group >> 16), (unsigned char)(group >> 24) };
+	uint32_t c;
+
+	c = crc32_iscsi(g, 4, seed);
+	c = crc32_iscsi((unsigned char *)gd, E4_BG_CHECKSUM, c);
+	c = crc32_iscsi((unsigned char *)zero, 2, c);
+	c = crc32_iscsi((unsigned char *)gd + E4_BG_CHECKSUM + 2,
+			(int)(dsz - E4_BG_CHECKSUM - 2), c);
+	return (c & 0xffff) == le16(gd + E4_BG_CHECKSUM);
+}
+
+/*
+ * The group descriptor table after the good superblock at b + p: it starts at the next
+ * filesystem block (the primary sits at byte 1024 of block 0 when blocks are larger than
+ * 1 KiB, a backup at the start of its group's first block) and holds groups 0, 1, ... in
+ * order, so each descriptor's group number is its index. Those that fit in len are checked,
+ * up to the filesystem's last group (the rest of the table's block is unused) and, with
+ * meta_bg, only the first s_first_meta_bg blocks (the others live in their meta groups).
+ * Return 1 with *end past the last checked (or the superblock's end when none fit), 0 when
+ * one is bad.
+ */
+static int e4_gdt(const uint8_t *b, size_t len, size_t p, size_t *end)
+{
+	const uint8_t *sb = b + p;
+	uint32_t incompat = le32(sb + E4_INCOMPAT), lbs = le32(sb + E4_LOG_BLOCK_SIZE);
+	uint32_t bpg = le32(sb + E4_BLOCKS_PER_GROUP), first = le32(sb + E4_FIRST_DATA_BLOCK);
+	uint32_t dsz = 32, seed;
+	uint64_t blocks = le32(sb + 4), ngroups, max, bs;
+	size_t in_blk, gdt, i;
+
+	*end = p + E4_SB_LEN;
+	if (lbs > 6 || !bpg)
+		return 1;
+	bs = 1024u << lbs;
+	if (incompat & E4_INCOMPAT_64BIT) {
+		dsz = le16(sb + E4_DESC_SIZE);
+		blocks |= (uint64_t)le32(sb + E4_BLOCKS_COUNT_HI) << 32;
+		if (dsz < 64 || dsz > 1024 || (dsz & (dsz - 1)))
+			return 1;
+	}
+	if (blocks <= first)
+		return 1;
+	in_blk = bs > 1024 && le16(sb + E4_BLOCK_GROUP_NR) == 0 ? 1024 : 0;
+	gdt = p - in_blk + bs;
+	ngroups = (blocks - first + bpg - 1) / bpg;
+	max = ngroups;
+	if ((incompat & E4_INCOMPAT_META_BG) && le32(sb + E4_FIRST_META_BG) * (bs / dsz) < max)
+		max = le32(sb + E4_FIRST_META_BG) * (bs / dsz);
+	if (incompat & E4_INCOMPAT_CSUM_SEED)
+		seed = le32(sb + E4_CHECKSUM_SEED);
+	else
+		seed = crc32_iscsi((unsigned char *)sb + E4_UUID, 16, ~0u);
+	for (i = 0; i < max && gdt + (i + 1) * dsz <= len; i++)
+		if (!e4_gd_ok(b + gdt + i * dsz, dsz, (uint32_t)i, seed))
+			return 0;
+	if (i)
+		*end = gdt + i * dsz;
+	return 1;
+}
+
+/*
+ * An ext4 superblock at the buffer's start (a backup at its group's first block, or the
+ * primary when the buffer starts at byte 1024) or at byte 1024 (the primary's block, the
+ * buffer starting at the device's start; a 1 KiB-block filesystem's backups too).
+ */
+static int ext4_crc(const uint8_t *b, size_t len, size_t *n)
+{
+	size_t p;
+
+	if (len >= E4_SB_LEN && e4_is_sb(b))
+		p = 0;
+	else if (len >= 2 * E4_SB_LEN && e4_is_sb(b + E4_SB_LEN))
+		p = E4_SB_LEN;
+	else
+		return -1;
+	if (!e4_sb_ok(b + p))
+		return 0;
+	return e4_gdt(b, len, p, n);
+}
+
 /* cmp_meta_crc, and *n the length whose CRC held (when 1). */
 static int meta_crc(const uint8_t *b, size_t len, size_t *n)
 {
 	struct kind k;
 	int tried = 0;
 
-	if (len < 8 || !classify(b, len, &k))
+	if (len < 8)
 		return -1;
+	if (!classify(b, len, &k))
+		return ext4_crc(b, len, n);
 	for (uint32_t l = k.lo; l <= k.hi && l <= len; l *= 2) {
 		if (l < k.crc_off + 4)
 			continue;
