@@ -142,6 +142,13 @@ void sim_sample(struct sim *s)
 	st.nr_fields = 17;
 	s->own.inflight = s->inflight;
 	assert_true(scan_gov_sample_own(&s->g, s->now, &st, &s->own, 1) >= 0);
+	/* PACING_TRACE=2: the controller at each sample, and the foreground's requests so far */
+	if (getenv("PACING_TRACE") && atoi(getenv("PACING_TRACE")) > 1)
+		print_message("%7.3f ph %u ctl %6.1f rate %6.1f alone %6.3f aim %6.3f lat %6.3f "
+			      "fg %llu %.0f\n", s->now / 1e9, s->g.lat.phase, s->g.lat.ctl_bps / 1e6,
+			      s->g.lat.rate_bps / 1e6, s->g.lat.alone / 1e6, s->g.lat.aim / 1e6,
+			      s->g.lat.last_lat_ns / 1e6, (unsigned long long)s->fg_ios,
+			      (double)s->fg_sum_ns);
 }
 
 void sim_try_scan(struct sim *s)

@@ -89,13 +89,13 @@ static void check_target_and_rate(const struct model *m, double hi_bps, int rate
 	for (int it = 0; it < 14; it++) {
 		double mid = (lo + hi) / 2;
 
-		if (sim_fg_mean(m, 1, (uint64_t)mid, 40 * NS_S, 0, NULL) <= target)
+		if (sim_fg_mean(m, 1, (uint64_t)mid, 120 * NS_S, 10 * NS_S, NULL) <= target)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	best = lo;
-	sim_fg_mean(m, 1, (uint64_t)best, 40 * NS_S, 0, &fixed_bps);
+	sim_fg_mean(m, 1, (uint64_t)best, 120 * NS_S, 10 * NS_S, &fixed_bps);
 	lat = sim_fg_mean(m, 2, 0, 120 * NS_S, 10 * NS_S, &bps);
 	print_message("%s: alone %.3f ms, target %.3f ms; best fixed --rate %.1f MB/s "
 		      "(reads %.1f); paced: fg %.3f ms (%.2fx), scan %.1f MB/s (%.2fx)\n",
