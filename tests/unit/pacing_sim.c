@@ -18,6 +18,8 @@
 #include "pacing_sim.h"
 
 
+uint32_t sim_seed;
+
 uint32_t sim_rand(struct sim *s)
 {
 	s->rng ^= s->rng << 13;
@@ -268,7 +270,8 @@ void sim_init(struct sim *s, const struct model *m, int fg, int mode, uint64_t r
 	s->iops_burst = m->iops_burst;
 	sim_set_fg(s, m);
 	s->fg_on = fg;
-	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) : 12345;
+	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) :
+		 sim_seed ? sim_seed : 12345;
 	s->planned = mode < 0 ? 1 : planned;
 	s->issued = mode < 0 ? 1 : 0;
 	s->try_ns = 0;
