@@ -67,7 +67,7 @@ struct scan_gov_view {
 	uint64_t last_own_ios, last_own_ns;
 };
 
-#define SCAN_GOV_LAT_GAINS 4		/* BBR's gain cycle of pacing by latency */
+#define SCAN_GOV_LAT_GAINS 8		/* BBR's gain cycle of pacing by latency */
 #define SCAN_GOV_LAT_BASE_BUCKETS 4	/* the scan's base read time: minima kept */
 
 /* The latency controller's state (pacing by latency; the rules in governor_lat.c). */
@@ -78,14 +78,14 @@ struct scan_gov_lat {
 	uint64_t acc_start_ns, acc_bytes0;	/* decision interval: start, bytes issued then */
 	uint64_t acc_fg_ios, acc_fg_ns;	/* the foreground's requests and time in it */
 	uint64_t acc_own_ios, acc_own_ns;	/* the scan's completed reads and their time */
-	bool acc_wait;			/* other requests waited through a sample, none done */
 	uint64_t base_ns;		/* the scan's read time alone (least sample mean) */
 	uint64_t base_min[SCAN_GOV_LAT_BASE_BUCKETS], base_bucket_ns;
 	double alone;			/* foreground's time alone, ns, from the dips (0: none) */
 	double aim;			/* the foreground's wait per request aimed at, ns */
 	unsigned dips;			/* looks at the dip so far */
 	bool dip_settled;		/* the dip's first sample is over */
-	double cyc_w, cyc_lat;		/* the gain cycle so far: requests, their summed time */
+	double cyc_aim, cyc_lat;	/* the cycle so far: aim and excess, times requests */
+	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */
 	uint64_t baseline_ns;		/* foreground's mean request time alone; 0: unknown */
 	uint64_t last_lat_ns;		/* foreground's mean request time, last decision */
 	uint64_t last_fg_ns;		/* the last sample that saw a foreground */

@@ -5,17 +5,19 @@
  *  1. Foreground: the view's requests and time less the scan's own, mean L per LAT_DECIDE_NS;
  *     present from LAT_FEW_IOS requests in one interval until LAT_QUIET_NS without any.
  *  2. None: the rate doubles each interval up to the window's pace, --rate(-max), or unlimited.
- *  3. Present: the rate in force cycles by lat_gains_pct (BBR's gains), never stopping.
- *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's last 0.5 s, less the scan's
- *     queued work x = sum of S (latency - S/2) over its reads, S their least sample mean.
+ *  3. Present: the rate in force is the controller's times lat_gains_pct: 7 intervals at 1.2,
+ *     one dip at 0.1 (a mean of one), never stopping; a new foreground's first dip comes soon.
+ *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
+ *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
+ *     over its reads, S their least sample mean; L0 averages the dips.
  *  5. L counts at most L0 plus twice the scan's reads' time per request (the rest is not ours).
  *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of its
  *     cycle alone gets LAT_BUSY_PCT of that cycle (it keeps >= 95% of its throughput).
- *  7. Each cycle's end: rate x 2 / (1 + excess / aim), at least 1/4, from what was achieved,
- *     never up while under half used. LAT_FAR above in one interval: 1/8 at once.
- *  8. An interval without foreground requests holds; with some waiting, none done, halves.
- *  9. No credit banked with a foreground (OpenZFS: fewer scrub I/Os while others wait); the
- *     executor caps reads in flight at twice the bandwidth-delay product (BBR).
+ *  7. Every LAT_DECIDE_PHASES intervals: e = their excess L - L0 over the gain in force, over
+ *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
+ *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
+ *     one interval: 1/8 at once. No credit is banked with a foreground (OpenZFS: fewer scrub
+ *     I/Os while others wait); the executor caps reads in flight at twice the BDP (BBR).
  * Why the mean, not a p99 or PSI: the stat file gives sums only, and a foreground waiting on
  * each request has its throughput in its mean; PSI is system-wide and counts the scan's waits.
  */
@@ -31,10 +33,12 @@
 #define LAT_BUSY_PCT 4			/* a busy foreground: the scan adds this share of its cycle */
 #define LAT_DIP_PCT 10			/* the gain of the cycle's dip */
 #define LAT_DIP_SETTLE_NS 250000000ull	/* the dip's first this long: not its look */
+#define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
 
-/* The gain cycle, per cent: its time-weighted mean is near one (the dip lasts 3/2 as long). */
-static const unsigned lat_gains_pct[SCAN_GOV_LAT_GAINS] = { 130, 130, 130, LAT_DIP_PCT };
+/* The gain cycle, per cent: its time-weighted mean is one (the dip lasts 3/2 as long). */
+static const unsigned lat_gains_pct[SCAN_GOV_LAT_GAINS] = { 120, 120, 120, 120, 120, 120, 120,
+							    LAT_DIP_PCT };
 
 /* Start a decision interval at now_ns. */
 static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
@@ -43,7 +47,6 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 
 	l->acc_start_ns = now_ns;
 	l->acc_fg_ios = l->acc_fg_ns = l->acc_own_ios = l->acc_own_ns = 0;
-	l->acc_wait = false;
 	l->acc_bytes0 = g->issued_bytes;
 }
 
@@ -80,10 +83,7 @@ static uint64_t gov_lat_idle_bps(const struct scan_gov *g, uint64_t r, uint64_t 
 	return ceil && r >= ceil ? ceil : r;
 }
 
-/*
- * The scan's aim, ns of the foreground's wait per request (rule 6), for its mean time lat and
- * time alone over the interval of span_ns.
- */
+/* The scan's aim, ns of wait per request (rule 6), for the mean lat and alone over span_ns. */
 static double gov_lat_aim(const struct scan_gov *g, double lat, double alone, uint64_t span_ns)
 {
 	double cycle = (double)span_ns / (double)g->lat.acc_fg_ios - (lat - alone), busy, aim;
@@ -119,27 +119,26 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	}
 	l->baseline_ns = (uint64_t)l->alone;
 	l->last_lat_ns = (uint64_t)lat;
-	/*
-	 * The scan delays each request waiting behind one of its reads by at most that read's
-	 * time: beyond twice its reads' time per request (times the requests waiting, Little), the
-	 * excess is not its own (a busy host's CPU: it cut a never-idle disk's pass to the floor).
-	 */
+	/* Rule 5: more than twice its reads' time per request (x those waiting) is not ours. */
 	waiting = (double)l->acc_fg_ns / (double)span_ns;
 	cap = 2 * (double)l->acc_own_ns * (waiting > 1 ? waiting : 1) / (double)l->acc_fg_ios;
 	if (lat > l->alone + cap)
 		lat = l->alone + cap;
-	l->cyc_w += (double)l->acc_fg_ios;
-	l->cyc_lat += (double)l->acc_fg_ios * lat;
 	l->aim = gov_lat_aim(g, lat, l->alone, span_ns);
+	if (lat_gains_pct[l->phase] != LAT_DIP_PCT) {	/* the excess at the gain of one */
+		l->cyc_aim += (double)l->acc_fg_ios * l->aim;
+		l->cyc_lat += (double)l->acc_fg_ios * (lat - l->alone) * 100 /
+			      lat_gains_pct[l->phase];
+	}
 	if (lat > l->alone * g->o.lat_target_pct / 100.0)
 		g->nr_backoffs++;
 	return l->acc_fg_ios >= LAT_FEW_IOS && lat - l->alone > LAT_FAR * l->aim;
 }
 
 /*
- * One decision interval with a foreground: the factor the rate moves by, per mille (rules 7,
- * 8): at a cycle's end by its mean against the aim (about halfway in log terms), to an eighth at
- * once when far above, halved when other requests waited and none completed.
+ * One decision interval with a foreground: the factor the rate moves by, per mille (rule 7):
+ * every LAT_DECIDE_PHASES intervals by their excess against their aim (about halfway in log
+ * terms), to an eighth at once when far above.
  */
 static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 {
@@ -148,16 +147,16 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 
 	l->dip_settled = false;
 	if (l->acc_fg_ios && gov_lat_look(g, span_ns)) {
-		l->phase = 0;
-		l->cyc_w = l->cyc_lat = 0;
+		l->phase = l->dips ? 0 : LAT_DECIDE_PHASES;	/* a first dip soon */
+		l->cyc_aim = l->cyc_lat = 0;
 		return 125;
 	}
 	l->phase = (l->phase + 1) % SCAN_GOV_LAT_GAINS;
-	if (l->phase || !(l->cyc_w > 0))
-		return l->acc_wait && !l->acc_fg_ios ? 500 : 1000;
-	e = (l->cyc_lat / l->cyc_w - l->alone) / l->aim;
-	l->cyc_w = l->cyc_lat = 0;
-	e = e < 0 ? 2000 : 2000 / (1 + e);
+	if (l->phase % LAT_DECIDE_PHASES || !(l->cyc_aim > 0))
+		return 1000;
+	e = l->cyc_lat / l->cyc_aim;
+	l->cyc_aim = l->cyc_lat = 0;
+	e = e < 1.0 / 3 ? 1500 : 2000 / (1 + e);
 	return e < 250 ? 250 : (int64_t)e;
 }
 
@@ -180,38 +179,36 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	l->acc_fg_ns += fg_ns;
 	l->acc_own_ios += own_ios;
 	l->acc_own_ns += own_ns;
-	if (fg_wait && !fg_ios)
-		l->acc_wait = true;
 	span = now_ns - l->acc_start_ns;
-	/*
-	 * The dip's first sample only counts in the cycle's mean: the reads in flight when it
-	 * began still delay the foreground (the hdd writer's look read 1.2x alone with it).
-	 */
+	/* Not the dip's first 0.25 s: the reads in flight when it began still delay (rule 4). */
 	if (l->fg_now && lat_gains_pct[l->phase] == LAT_DIP_PCT && !l->dip_settled &&
 	    span >= LAT_DIP_SETTLE_NS) {
-		l->cyc_w += (double)l->acc_fg_ios;
-		l->cyc_lat += (double)l->acc_fg_ns;
 		l->dip_settled = true;
 		gov_lat_acc_reset(g, now_ns);
 		return;
 	}
-	/* A foreground new to the scan is judged at once (it meets the scan at full speed). */
-	if (span < LAT_DECIDE_NS && (l->fg_now || l->acc_fg_ios < LAT_FEW_IOS))
+	/* A new foreground is judged at once; the dip's look waits for its requests (rule 4). */
+	if ((span < LAT_DECIDE_NS && (l->fg_now || l->acc_fg_ios < LAT_FEW_IOS)) ||
+	    (l->dip_settled && l->acc_fg_ios < LAT_FEW_IOS && span < LAT_QUIET_NS))
 		return;
 	if (g->issued_bytes > l->acc_bytes0)
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
 	l->fg_now = l->last_fg_ns && now_ns - l->last_fg_ns < LAT_QUIET_NS;
 	if (!l->fg_now) {
 		r = gov_lat_idle_bps(g, r, achieved);	/* rule 2 */
-		l->alone = l->cyc_w = l->cyc_lat = 0;
+		l->alone = l->cyc_aim = l->cyc_lat = l->cyc_bytes = l->cyc_allow = 0;
 		l->dips = 0;
 		l->baseline_ns = l->last_lat_ns = 0;
-		l->phase = 0;
+		l->phase = LAT_DECIDE_PHASES;
 		l->slowed = false;
 	} else {
-		if (r)		/* what the scan did, at the gain of one */
-			achieved = gov_muldiv(achieved, 100, lat_gains_pct[l->phase], false);
+		l->cyc_bytes += (double)(g->issued_bytes - l->acc_bytes0);	/* at gain one: */
+		l->cyc_allow += (double)l->rate_bps * (double)span / 1e9;
+		if (r && l->cyc_allow > 0)
+			achieved = (uint64_t)((double)r * l->cyc_bytes / l->cyc_allow);
 		f = gov_lat_decide(g, span);
+		if (!(l->phase % LAT_DECIDE_PHASES))
+			l->cyc_bytes = l->cyc_allow = 0;
 		if (f < 1000 && achieved && (!r || achieved < r))
 			r = achieved;		/* down from what the scan really did */
 		else if (f > 1000 && achieved && r > gov_sat_mul(achieved, 2))

@@ -24,7 +24,8 @@
 # FG_IOPS_SSD, FAULTDISK, MEDIASCAN_ALT (another binary: its pacing row beside ours, run
 # right after it, for a before/after on the same load), REPS (1: each mode's run, with the
 # foreground's time alone measured again before each round, this many times; then each mode's
-# mean, the fg mean ratio's lowest and highest: single runs on this host moved 10-20%).
+# median, with the fg mean ratio's and the throughput ratio's lowest and highest: single runs
+# on this host's two shared cores moved 10-20%, the ssd busy row 0.55x-0.97x).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 bench_init
@@ -165,18 +166,25 @@ for m in $MODELS; do
 				acc_label[$mode]=$label
 			done
 		done
-		# REPS > 1: each mode's mean over the runs (each run against the alone measured
-		# just before it), with the lowest and highest fg mean ratio
+		# REPS > 1: each mode's median over the runs (each run against the alone measured
+		# just before it), with the lowest and highest fg mean ratio and throughput ratio
 		if [ "$REPS" -gt 1 ] && [ "$kind" != none ]; then
 			for mode in $modes; do
 				[ -n "${acc[$mode]:-}" ] || continue
 				echo "${acc[$mode]}" | tr ' ' '\n' | awk -F: -v m="$m" -v k="$kind" \
-					-v l="${acc_label[$mode]}" -v n="$REPS" 'NF == 4 {
-					x += $1; p += $2; t += $3; s += $4; c++
-					if (c == 1 || $1 < lo) lo = $1
-					if (c == 1 || $1 > hi) hi = $1 }
-					END { printf "| %s | %s | %s, mean of %d | %.2fx (%.2f-%.2f) | %.2fx | %.2fx | %.1f |\n",
-						m, k, l, n, x / c, lo, hi, p / c, t / c, s / c }'
+					-v l="${acc_label[$mode]}" -v n="$REPS" '
+					function med(a, c,   i, j, t) {
+						for (i = 2; i <= c; i++)
+							for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+								t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+							}
+						return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+					}
+					NF == 4 { c++; x[c] = $1; p[c] = $2; t[c] = $3; s[c] = $4 }
+					END {
+						mx = med(x, c); mp = med(p, c); mt = med(t, c); ms = med(s, c)
+						printf "| %s | %s | %s, median of %d | %.2fx (%.2f-%.2f) | %.2fx | %.2fx (%.2f-%.2f) | %.1f |\n",
+							m, k, l, n, mx, x[1], x[c], mp, mt, t[1], t[c], ms }'
 			done
 		fi
 	done

@@ -18,6 +18,8 @@
 #include "pacing_sim.h"
 
 
+uint32_t sim_seed;
+
 uint32_t sim_rand(struct sim *s)
 {
 	s->rng ^= s->rng << 13;
@@ -142,6 +144,13 @@ void sim_sample(struct sim *s)
 	st.nr_fields = 17;
 	s->own.inflight = s->inflight;
 	assert_true(scan_gov_sample_own(&s->g, s->now, &st, &s->own, 1) >= 0);
+	/* PACING_TRACE=2: the controller at each sample, and the foreground's requests so far */
+	if (getenv("PACING_TRACE") && atoi(getenv("PACING_TRACE")) > 1)
+		print_message("%7.3f ph %u ctl %6.1f rate %6.1f alone %6.3f aim %6.3f lat %6.3f "
+			      "fg %llu %.0f\n", s->now / 1e9, s->g.lat.phase, s->g.lat.ctl_bps / 1e6,
+			      s->g.lat.rate_bps / 1e6, s->g.lat.alone / 1e6, s->g.lat.aim / 1e6,
+			      s->g.lat.last_lat_ns / 1e6, (unsigned long long)s->fg_ios,
+			      (double)s->fg_sum_ns);
 }
 
 void sim_try_scan(struct sim *s)
@@ -261,7 +270,8 @@ void sim_init(struct sim *s, const struct model *m, int fg, int mode, uint64_t r
 	s->iops_burst = m->iops_burst;
 	sim_set_fg(s, m);
 	s->fg_on = fg;
-	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) : 12345;
+	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) :
+		 sim_seed ? sim_seed : 12345;
 	s->planned = mode < 0 ? 1 : planned;
 	s->issued = mode < 0 ? 1 : 0;
 	s->try_ns = 0;

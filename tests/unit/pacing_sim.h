@@ -99,6 +99,8 @@ extern const struct model writer_model;
 /* A journal's commits: three 4 KiB writes every 5 s on the rotating disk. */
 extern const struct model commits_model;
 
+/* The generator's seed for the next sim_init (0: 12345); PACING_SEED overrides it. */
+extern uint32_t sim_seed;
 /* Return the next number of s's seeded generator. */
 uint32_t sim_rand(struct sim *s);
 /* Return the time of a request of bytes started now (the iops throttle's wait too). */
