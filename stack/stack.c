@@ -394,6 +394,15 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 			ret = n;
 			break;
 		}
+		if (map_thin_is_pool(sysfs, cur)) {
+			/* a thin pool's block: every volume and snapshot mapping it (none: its
+			 * unprovisioned space, also when the pool has no volume at all) */
+			ret = up_thin_pool(sysfs, cur, h, n, &off, prefer, u);
+			if (ret <= 0)
+				break;
+			snprintf(cur, sizeof(cur), "%s", u->hop[u->nr_hops - 1].name);
+			continue;
+		}
 		if (n == 0) {
 			char part[MAP_STACK_NAME];
 			uint64_t start, size;
@@ -408,14 +417,6 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 				u->length = size - off;
 			snprintf(cur, sizeof(cur), "%s", part);
 			ret = push_hop(u, cur, "partition", off);
-			continue;
-		}
-		if (map_thin_is_pool(sysfs, cur)) {
-			/* a thin pool's block: every volume and snapshot mapping it */
-			ret = up_thin_pool(sysfs, cur, h, n, &off, prefer, u);
-			if (ret <= 0)
-				break;
-			snprintf(cur, sizeof(cur), "%s", u->hop[u->nr_hops - 1].name);
 			continue;
 		}
 		/* several holders: LVs of one PV each take their own rows; the first that maps
