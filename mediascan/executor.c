@@ -8,6 +8,8 @@
  * calls keep a loop of their own (exec_vfy.c). The layers, each calling only those below:
  *   executor.c -> recheck.c -> exec_isolate.c -> exec_cmd.c -> exec_vfy.c
  *     -> exec_progress.c, exec_batch.c, exec_queue.c
+ * Not split further: what is left here is the loop and its set-up and teardown, one concern
+ * (the other parts already live in the exec_*.c files named above).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -9,6 +9,9 @@
  * command); only when no copy reads does it become damage of the filesystem's device range,
  * which the map stage names as usual. Checkpoints store the filesystem device's cursor, made
  * from the member ranges read in full; the stack's geometry is watched in stack_watch.c.
+ * Kept whole: the source, its checkpoint cursor and the scan's set-up share one struct
+ * stack_src; the row planning of --compare is one function here, its comparer apart in
+ * stack_compare.c.
  */
 #include <errno.h>
 #include <inttypes.h>

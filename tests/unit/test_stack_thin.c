@@ -10,6 +10,8 @@
  * model), one that always changes (a clear error after the bound), a walk torn by a commit
  * (redone, not reported), and the product's O_DIRECT reader.
  * Skipped only when thin_restore is missing (scripts/deps installs it).
+ * Kept in one file: every test here checks one model against the same two pools
+ * (thin_fixture.c builds them); the dm-row tests are apart in test_stack_thin_row.c.
  */
 #include <errno.h>
 #include <setjmp.h>
