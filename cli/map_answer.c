@@ -113,6 +113,9 @@ static void query_stack_json(const struct query *q, json_object *j, json_object 
 		}
 		json_object_object_add(j, "shared_with", sw);
 	}
+	if (q->stk->also_more)		/* volumes past what one answer lists: not named */
+		json_object_object_add(j, "shared_with_more",
+				       json_object_new_uint64(q->stk->also_more));
 	if (um) {
 		json_object_array_add(unmappable, json_object_get(um));
 		json_object_object_add(j, "unmappable", um);

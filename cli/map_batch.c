@@ -52,7 +52,7 @@ static int push_query(struct query **v, size_t *n, size_t *cap, const struct que
  * up from it to its own top, for the same asked range (its owners are the block's owners too).
  */
 static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct query *p,
-			  const struct map_stack_up *u)
+			  const struct map_stack_up *u, unsigned *exit_bits)
 {
 	int ret = 0;
 
@@ -62,14 +62,23 @@ static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct
 
 		if (!w)
 			return -ENOMEM;
-		if (map_stack_up(NULL, u->also[i].name, u->also[i].offset, u->length, w) < 0 ||
-		    !w->nr_hops) {
-			free(w);
-			continue;
+		int r = map_stack_up(NULL, u->also[i].name, u->also[i].offset, u->length, w);
+
+		if (r < 0 || !w->nr_hops) {
+			/* this volume's owners cannot be named: said, never left out */
+			memset(w, 0, sizeof(*w));
+			w->unmappable = 1;
+			snprintf(w->bad_name, sizeof(w->bad_name), "%s", u->also[i].name);
+			snprintf(w->bad_kind, sizeof(w->bad_kind), "dm-thin");
+			snprintf(w->bad_reason, sizeof(w->bad_reason), "a volume sharing the block: "
+				 "its way up cannot be read (%s)", strerror(r < 0 ? -r : ENODEV));
 		}
 		w->nr_also = 0;			/* the first answer lists them */
+		w->also_more = 0;
 		s.stk = w;
 		s.no_owner = w->unmappable || w->parity || w->unused;
+		if (w->unmappable)
+			*exit_bits |= REPORT_EXIT_OPERATIONAL;
 		if (!s.no_owner) {
 			snprintf(s.devpath, sizeof(s.devpath), "/dev/%s",
 				 w->hop[w->nr_hops - 1].name);
@@ -136,13 +145,13 @@ static int stack_queries(struct map_run *m)
 					 u->hop[u->nr_hops - 1].name);
 				p.offset = u->hop[u->nr_hops - 1].offset;
 			}
-			if (u->unmappable)
+			if (u->unmappable || u->also_more)
 				m->exit_bits |= REPORT_EXIT_OPERATIONAL;
 			ret = push_query(&v, &n, &cap, &p);
 			if (ret < 0)
 				free(u);
 			else
-				ret = shared_queries(&v, &n, &cap, &p, u);
+				ret = shared_queries(&v, &n, &cap, &p, u, &m->exit_bits);
 			off += u->length;
 			left -= u->length;
 		}

@@ -92,6 +92,9 @@ void report_stack_print(FILE *f, const struct map_stack_up *u)
 	for (unsigned i = 0; i < u->nr_also; i++)
 		fprintf(f, "      shared with /dev/%s at %" PRIu64 " (a thin volume or snapshot "
 			"mapping the same block)\n", u->also[i].name, u->also[i].offset);
+	if (u->also_more)
+		fprintf(f, "      and %u more volumes share it: their owners are not named\n",
+			u->also_more);
 	if (u->unmappable)
 		fprintf(f, "      cannot map through /dev/%s (%s): %s; no owner is guessed\n",
 			u->bad_name, u->bad_kind, u->bad_reason);

@@ -278,6 +278,17 @@ static int part_at(const char *sysfs, const char *name, uint64_t off, char *part
 	free(p);
 	return ret;
 }
+/* Another volume sharing the block: listed, or counted past what also[] holds. */
+static void add_also(struct map_stack_up *u, const char *name, uint64_t off)
+{
+	if (u->nr_also == MAP_STACK_MAX_ALSO) {
+		u->also_more++;
+		return;
+	}
+	snprintf(u->also[u->nr_also].name, MAP_STACK_NAME, "%s", name);
+	u->also[u->nr_also++].offset = off;
+}
+
 /* Return 1 when the way up from thin volume vol at byte off reaches device prefer. */
 static int reaches(const char *sysfs, const char *vol, uint64_t off, const char *prefer)
 {
@@ -304,7 +315,7 @@ static int reaches(const char *sysfs, const char *vol, uint64_t off, const char 
 static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_NAME_LEN],
 			int n, uint64_t *off, const char *prefer, struct map_stack_up *u)
 {
-	struct map_stack_up *t = malloc(sizeof(*t)), *best = malloc(sizeof(*t));
+	struct map_stack_up *t = malloc(sizeof(*t)), *best = calloc(1, sizeof(*t));
 	uint64_t best_off = 0, len = u->length;
 	int ret = 0, found = 0, best_pref = 0;
 
@@ -325,35 +336,42 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 			ret = r;
 			break;
 		}
+		if (r == 0 && t->unmappable && !strcmp(t->bad_kind, "dm-thin")) {
+			/* the pool's metadata could not be read consistently for this volume: the
+			 * answer is that, never the other owners alone */
+			*best = *t;
+			found = 0;
+			break;
+		}
 		if (r == 0 || t->unmappable || strcmp(t->hop[t->nr_hops - 1].kind, "dm-thin"))
 			continue;		/* not a volume of the pool, or not this block */
 		if (l < len)
 			len = l;
 		pref = prefer && !best_pref && reaches(sysfs, h[k], o, prefer);
 		if (!found || pref) {
-			if (found && u->nr_also < MAP_STACK_MAX_ALSO) {
-				/* the one chosen before becomes another owner */
-				snprintf(u->also[u->nr_also].name, MAP_STACK_NAME, "%s",
-					 best->hop[best->nr_hops - 1].name);
-				u->also[u->nr_also++].offset = best_off;
-			}
+			if (found)	/* the one chosen before becomes another owner */
+				add_also(u, best->hop[best->nr_hops - 1].name, best_off);
 			*best = *t;
 			best_off = o;
 			best_pref = pref;
 			found = 1;
-		} else if (u->nr_also < MAP_STACK_MAX_ALSO) {
-			snprintf(u->also[u->nr_also].name, MAP_STACK_NAME, "%s", h[k]);
-			u->also[u->nr_also++].offset = o;
+		} else {
+			add_also(u, h[k], o);
 		}
 	}
-	if (ret == 0 && found) {
-		unsigned nr_also = u->nr_also;
+	if (ret == 0 && !found && best->unmappable) {
+		*u = *best;			/* no owner named when one volume cannot be read */
+		u->nr_also = 0;
+		u->also_more = 0;
+	} else if (ret == 0 && found) {
+		unsigned nr_also = u->nr_also, more = u->also_more;
 		__typeof__(u->also) also;
 
 		memcpy(also, u->also, sizeof(also));
 		*u = *best;
 		memcpy(u->also, also, sizeof(also));
 		u->nr_also = nr_also;
+		u->also_more = more;
 		u->length = len;
 		*off = best_off;
 		ret = 1;
@@ -376,7 +394,7 @@ int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len
 int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		     const char *prefer, struct map_stack_up *u)
 {
-	char (*h)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 16);
+	char (*h)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * MAP_STACK_MAX_HOLDERS);
 	char cur[MAP_STACK_NAME];
 	int ret = 0;
 
@@ -387,7 +405,7 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 	u->length = len;
 	ret = push_hop(u, cur, map_stack_base_kind(sysfs, cur), off);
 	for (unsigned depth = 0; ret >= 0 && depth < MAP_STACK_MAX_HOPS; depth++) {
-		int n = kio_blk_list(sysfs, cur, "holders", NULL, h, 16);
+		int n = kio_blk_list(sysfs, cur, "holders", NULL, h, MAP_STACK_MAX_HOLDERS);
 		const char *kind = map_stack_base_kind(sysfs, cur);
 
 		if (n < 0) {

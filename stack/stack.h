@@ -14,7 +14,8 @@
 #define MAP_STACK_MAX_HOPS 16
 #define MAP_STACK_MAX_COPIES 64
 #define MAP_STACK_NAME 64
-#define MAP_STACK_MAX_ALSO 16
+#define MAP_STACK_MAX_ALSO 256
+#define MAP_STACK_MAX_HOLDERS 1024	/* a thin pool's volumes and snapshots (Proxmox: hundreds) */
 
 /* One device on the way up, with the queried range's byte offset on it. */
 struct map_stack_hop {
@@ -52,6 +53,7 @@ struct map_stack_up {
 	 * through one, the others are here (each to be mapped up from the volume's offset) */
 	struct { char name[MAP_STACK_NAME]; uint64_t offset; } also[MAP_STACK_MAX_ALSO];
 	unsigned nr_also;
+	unsigned also_more;		/* more volumes share it than also[] holds: counted, said */
 	char bad_name[MAP_STACK_NAME];
 	char bad_kind[24];
 	char bad_reason[200];

@@ -20,7 +20,8 @@
 #define THIN_SB_CSUM_XOR 160774u
 #define THIN_NODE_CSUM_XOR 121107u
 #define THIN_WHY 256			/* bytes for an error's reason */
-#define THIN_REWALKS 8			/* default bound on walks redone after a commit */
+/* Bound on walks redone after a commit: a pool written with fsync commits at every flush. */
+#define THIN_REWALKS 64
 
 /* Return the checksum dm-thin stores at offset 0 of a metadata block: crc32c (seed ~0, no
  * final inversion) of bytes 4..4095, XOR'ed with the block type's salt. */
@@ -98,6 +99,7 @@ struct thin_extent {
 /* A pool's model: what one consistent walk of its metadata found. */
 struct thin_model {
 	struct thin_sb sb;		/* the superblock the walk was consistent with */
+	uint8_t sb_block[THIN_META_BLOCK];	/* its bytes, to tell when it changes */
 	struct thin_dev *devs;		/* sorted by id */
 	size_t nr_devs;
 	struct thin_owner *rev;		/* every run, by dev id then data block */
@@ -119,7 +121,8 @@ struct thin_model {
  * walk is redone, at most max_rewalks times (m->rewalks counts them), then -EAGAIN. A walk that
  * fails while the superblock changed under it is redone too; one that fails on an unchanged
  * superblock gives its error: -EBADMSG (a checksum, block number, key order or size check
- * failed, or a data block mapped twice by one device), -EOPNOTSUPP (a metadata feature this reader does not know), -ENOMEM, or read()'s
+ * failed, or a data block mapped twice by one device), -EOPNOTSUPP (a metadata feature this
+ * reader does not know), -ENOMEM, or read()'s
  * -errno. why (THIN_WHY bytes) says what failed, naming the block.
  */
 int thin_model_load(thin_read_fn read, void *arg, unsigned max_rewalks, struct thin_model *m,

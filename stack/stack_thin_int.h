@@ -1,7 +1,8 @@
 /*
  * stack/stack_thin_int.h - what the files of the thin-pool model (stack_thin_meta.c,
- * stack_thin_model.c, stack_thin_seen.c, stack_thin_query.c, stack_thin_row.c) share: the
- * B-tree walker over a read callback, the nodes met in a walk, the owners' order,
+ * stack_thin_model.c, stack_thin_seen.c, stack_thin_warm.c, stack_thin_query.c,
+ * stack_thin_row.c) share: the B-tree walker over a read callback, the nodes met in a walk and
+ * those kept for the next one, the owners' order,
  * little-endian loads.
  */
 #ifndef MEDIASCAN_STACK_THIN_INT_H
@@ -24,6 +25,30 @@ struct thin_prefetch {
 	int16_t slot[THIN_PREFETCH];	/* child i at bufs + slot[i] blocks, -1 not read */
 };
 
+/*
+ * The nodes the last walk used, read again together at the start of the next one (after its
+ * first superblock read): a walk redone after a commit then reads in one batch what the
+ * kernel left in place and alone only the paths it rewrote, so the window the superblock must
+ * hold still for is short (a pool written with fsync commits many times a second).
+ */
+struct thin_warm {
+	uint64_t *blocks;		/* sorted: the blocks in bytes, read in this walk's window */
+	uint8_t *bytes;			/* n blocks, 4096-aligned */
+	size_t n;
+	uint64_t *trail;		/* blocks this walk used, for the next walk's set */
+	size_t nt, cap;
+};
+
+/* The bytes of block if the warm set holds it, else NULL. */
+const uint8_t *thin_warm_find(const struct thin_warm *w, uint64_t block);
+/* Note block as used by this walk; 0 or -ENOMEM. */
+int thin_warm_note(struct thin_warm *w, uint64_t block);
+/* Replace the set by the trail's blocks read now (those that fail to read are left out) and
+ * empty the trail; 0 or -ENOMEM (the set is then empty, the walk reads everything). */
+int thin_warm_load(struct thin_warm *w, thin_read_fn read, thin_read_many_fn read_many,
+		   void *arg);
+void thin_warm_free(struct thin_warm *w);
+
 /* One walk of one B-tree: every leaf entry in key order goes to leaf(). */
 struct thin_walk {
 	thin_read_fn read;
@@ -41,6 +66,7 @@ struct thin_walk {
 	int (*leave)(void *ctx, uint64_t block);
 	/* Optional: return 1 when enter() will give block's subtree (no need to read it). */
 	int (*known)(void *ctx, uint64_t block);
+	struct thin_warm *warm;		/* optional: blocks already read in this window */
 	uint8_t *buf[THIN_MAX_DEPTH];
 	struct thin_prefetch pre[THIN_MAX_DEPTH];	/* one 4096-aligned block per level, lazily */
 	uint64_t nodes_read;

@@ -154,15 +154,18 @@ static int node_check(struct thin_walk *w, uint64_t block, const uint8_t *b, int
 	return 0;
 }
 
-/* Return the node at block in *out: the prefetched copy pre, else read into the level's
- * buffer; 0 or -errno (why set). */
+/* Return the node at block in *out: the prefetched copy pre, the warm set's, else read into
+ * the level's buffer; 0 or -errno (why set). */
 static int node_bytes(struct thin_walk *w, uint64_t block, unsigned depth, const uint8_t *pre,
 		      const uint8_t **out)
 {
+	const uint8_t *warm = w->warm ? thin_warm_find(w->warm, block) : NULL;
 	int r;
 
-	if (pre) {
-		*out = pre;
+	if (w->warm && thin_warm_note(w->warm, block) < 0)
+		return -ENOMEM;
+	if (pre || warm) {
+		*out = pre ? pre : warm;
 		return 0;
 	}
 	if (!w->buf[depth]) {
@@ -206,7 +209,8 @@ static int prefetch(struct thin_walk *w, const uint8_t *b, unsigned depth, uint3
 		uint64_t child = thin_le64(b + NODE_KEYS + 8 * (uint64_t)max + 8 * (uint64_t)i);
 
 		p->slot[i] = -1;
-		if (child == 0 || child >= w->nr_blocks || (w->known && w->known(w->ctx, child)))
+		if (child == 0 || child >= w->nr_blocks || (w->known && w->known(w->ctx, child)) ||
+		    (w->warm && thin_warm_find(w->warm, child)))
 			continue;
 		p->slot[i] = (int16_t)n;
 		blocks[n++] = child;

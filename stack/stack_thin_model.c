@@ -303,10 +303,11 @@ static int build_reverse(struct thin_model *m, char *why, size_t why_len)
 
 /* One walk of the pool at superblock sb into m (m zeroed first; freed by the caller). */
 static int walk_pool(thin_read_fn read, thin_read_many_fn read_many, void *arg,
-		     const struct thin_sb *sb, struct thin_model *m, char *why, size_t why_len)
+		     const struct thin_sb *sb, struct thin_warm *warm, struct thin_model *m,
+		     char *why, size_t why_len)
 {
 	struct build b = { .m = m, .sb = sb };
-	struct thin_walk top = { .read = read, .read_many = read_many, .arg = arg,
+	struct thin_walk top = { .read = read, .read_many = read_many, .arg = arg, .warm = warm,
 		.nr_blocks = sb->metadata_nr_blocks, .ctx = &b, .why = why, .why_len = why_len };
 	int r;
 
@@ -330,8 +331,6 @@ static int walk_pool(thin_read_fn read, thin_read_many_fn read_many, void *arg,
 	thin_walk_free(&top);
 	thin_walk_free(&b.sub);
 	thin_seen_free(&b.seen);
-	if (r == 0)
-		r = build_reverse(m, why, why_len);
 	if (r == -ENOMEM)
 		snprintf(why, why_len, "out of memory modelling the pool");
 	return r;
@@ -358,6 +357,7 @@ int thin_model_load_many(thin_read_fn read, thin_read_many_fn read_many, void *a
 {
 	uint8_t *a = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
 	uint8_t *b = aligned_alloc(THIN_META_BLOCK, THIN_META_BLOCK);
+	struct thin_warm warm = { 0 };
 	unsigned rewalks = 0;
 	int r;
 
@@ -380,12 +380,19 @@ int thin_model_load_many(thin_read_fn read, thin_read_many_fn read_many, void *a
 		memset(&t, 0, sizeof(t));
 		r = thin_sb_parse(a, &sb, why, why_len);
 		if (r == 0)
-			r = walk_pool(read, read_many, arg, &sb, &t, why, why_len);
+			r = walk_pool(read, read_many, arg, &sb, &warm, &t, why, why_len);
 		/* The walk holds only if no commit happened meanwhile: the kernel rewrites
 		 * block 0 last in every commit, and blocks the old tree freed are reused after. */
 		r2 = read(arg, 0, b);
 		if (r2 == 0 && memcmp(a, b, THIN_META_BLOCK) == 0) {
+			/* the reverse map is built from what was read, outside the window the
+			 * superblock must hold still for */
+			if (r == 0)
+				r = build_reverse(&t, why, why_len);
+			if (r == -ENOMEM)
+				snprintf(why, why_len, "out of memory modelling the pool");
 			if (r == 0) {
+				memcpy(t.sb_block, a, THIN_META_BLOCK);
 				*m = t;
 				m->rewalks = rewalks;
 				if (why_len)
@@ -409,9 +416,13 @@ int thin_model_load_many(thin_read_fn read, thin_read_many_fn read_many, void *a
 		}
 		rewalks++;
 		memcpy(a, b, THIN_META_BLOCK);
+		/* what the kernel left in place since, in one batch: the next window is short */
+		if (thin_warm_load(&warm, read, read_many, arg) < 0)
+			thin_warm_free(&warm);
 		r = 0;
 	}
 out:
+	thin_warm_free(&warm);
 	free(a);
 	free(b);
 	return r;
