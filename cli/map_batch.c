@@ -15,16 +15,26 @@
 
 #include "map_int.h"
 
-/* Kernel name of a device path (/dev/mapper/vg-lv -> dm-3), or -errno. */
+/* Kernel name of a device path (/dev/mapper/vg-lv -> dm-3), or -errno; the last one is kept
+ * (a batch asks about the same few devices a thousand times). */
 static int kernel_name(const char *devpath, char *name, size_t len)
 {
+	static char last_path[PATH_MAX], last_name[64];
 	char real[PATH_MAX];
 	const char *b;
 
-	if (!realpath(devpath, real))
-		return -errno;
-	b = strrchr(real, '/');
-	b = b ? b + 1 : real;
+	if (last_name[0] && !strcmp(devpath, last_path)) {
+		b = last_name;
+	} else {
+		if (!realpath(devpath, real))
+			return -errno;
+		b = strrchr(real, '/');
+		b = b ? b + 1 : real;
+		if (strlen(devpath) < sizeof(last_path) && strlen(b) < sizeof(last_name)) {
+			snprintf(last_path, sizeof(last_path), "%s", devpath);
+			snprintf(last_name, sizeof(last_name), "%s", b);
+		}
+	}
 	if (strlen(b) >= len)
 		return -ENAMETOOLONG;
 	snprintf(name, len, "%s", b);

@@ -94,7 +94,7 @@ static int up_md(const char *sysfs, const char *md, const char *cur, uint64_t *o
 		return 0;
 	}
 	snprintf(attr, sizeof(attr), "md/dev-%s/slot", cur);
-	if (kio_blk_attr_u64(sysfs, md, attr, &slot) < 0 || slot >= mi.g.raid_disks) {
+	if (map_stack_attr_u64(sysfs, md, attr, &slot) < 0 || slot >= mi.g.raid_disks) {
 		push_hop(u, md, kind, 0);
 		u->unused = 1;
 		snprintf(u->bad_reason, sizeof(u->bad_reason), "%s is a spare (or failed) in %s: "
@@ -172,7 +172,7 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 	uint64_t top, run, inb = *off % 512;
 	int n, ret = 0, found = 0;
 
-	if (kio_blk_attr(sysfs, cur, "dev", below, sizeof(below)) < 0)
+	if (map_stack_attr(sysfs, cur, "dev", below, sizeof(below)) < 0)
 		return -ENODEV;
 	n = map_stack_dm_rows(sysfs, dm, &rows);
 	if (n < 0)
@@ -260,12 +260,12 @@ static int part_at(const char *sysfs, const char *name, uint64_t off, char *part
 
 	if (!p)
 		return -ENOMEM;
-	n = kio_blk_list(sysfs, name, ".", name, p, 256);
+	n = map_stack_list(sysfs, name, ".", name, p, 256);
 	for (int i = 0; i < n; i++) {
 		uint64_t s, z;
 
-		if (kio_blk_attr_u64(sysfs, p[i], "start", &s) < 0 ||
-		    kio_blk_attr_u64(sysfs, p[i], "size", &z) < 0)
+		if (map_stack_attr_u64(sysfs, p[i], "start", &s) < 0 ||
+		    map_stack_attr_u64(sysfs, p[i], "size", &z) < 0)
 			continue;
 		if (off >= s * 512 && off < (s + z) * 512) {
 			snprintf(part, len, "%s", p[i]);
@@ -307,51 +307,74 @@ static int reaches(const char *sysfs, const char *vol, uint64_t off, const char 
 }
 
 /*
+ * Where thin volume vol maps byte off of its pool (devt below, "MAJ:MIN"): 1 and *voff,
+ * *run (bytes from off in one piece), 0 when vol is not a volume of this pool or does not
+ * map the block, -errno (the pool's model cannot be had: map_thin_why() says why).
+ */
+static int thin_vol_up(const char *sysfs, const char *vol, const char *below, uint64_t off,
+		       uint64_t *voff, uint64_t *run)
+{
+	struct kio_dm_target *rows;
+	uint64_t top, r_run;
+	int n, r = 0;
+
+	n = map_stack_dm_rows(sysfs, vol, &rows);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && r == 0; i++) {
+		if (strcmp(rows[i].type, "thin"))
+			continue;
+		r = map_thin_up(sysfs, &rows[i], below, off / 512, &top, &r_run);
+		if (r == 1) {
+			*voff = top * 512 + off % 512;
+			*run = r_run * 512 - off % 512;
+		}
+	}
+	map_stack_dm_rows_free(rows);
+	return r < 0 ? -EAGAIN : r;
+}
+
+/*
  * Up from thin pool device pool at byte *off: every volume (a holder with a thin row) that
  * maps the block; the way up goes through the one prefer is reached from (else the first),
- * the others go to u->also. Return 1 (*off on the chosen volume), 0 when no volume maps it
- * (unprovisioned), -errno.
+ * the others go to u->also. A volume whose pool model cannot be had makes the whole answer
+ * unmappable: never the other owners alone. Return 1 (*off on the chosen volume), 0 when no
+ * volume maps it (unprovisioned) or it is unmappable, -errno. Each volume is asked through
+ * its one thin row, without copying the way up: a pool has hundreds of volumes.
  */
 static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_NAME_LEN],
 			int n, uint64_t *off, const char *prefer, struct map_stack_up *u)
 {
-	struct map_stack_up *t = malloc(sizeof(*t)), *best = calloc(1, sizeof(*t));
+	char below[32], best[MAP_STACK_NAME] = "";
 	uint64_t best_off = 0, len = u->length;
-	int ret = 0, found = 0, best_pref = 0;
+	int found = 0, best_pref = 0;
 
-	if (!t || !best) {
-		free(t);
-		free(best);
-		return -ENOMEM;
-	}
+	if (map_stack_attr(sysfs, pool, "dev", below, sizeof(below)) < 0)
+		return -ENODEV;
 	for (int k = 0; k < n; k++) {
-		uint64_t o = *off, l = u->length;
+		uint64_t o = 0, run = 0;
 		int r, pref;
 
 		if (!map_stack_is_dm(h[k]))
 			continue;
-		*t = *u;
-		r = up_dm(sysfs, h[k], pool, &o, &l, t);
-		if (r < 0) {
-			ret = r;
-			break;
+		r = thin_vol_up(sysfs, h[k], below, *off, &o, &run);
+		if (r == -EAGAIN) {
+			u->nr_also = 0;
+			u->also_more = 0;
+			set_bad(u, h[k], "dm-thin", map_thin_why());
+			return 0;
 		}
-		if (r == 0 && t->unmappable && !strcmp(t->bad_kind, "dm-thin")) {
-			/* the pool's metadata could not be read consistently for this volume: the
-			 * answer is that, never the other owners alone */
-			*best = *t;
-			found = 0;
-			break;
-		}
-		if (r == 0 || t->unmappable || strcmp(t->hop[t->nr_hops - 1].kind, "dm-thin"))
+		if (r < 0)
+			return r;
+		if (r == 0)
 			continue;		/* not a volume of the pool, or not this block */
-		if (l < len)
-			len = l;
+		if (run < len)
+			len = run;
 		pref = prefer && !best_pref && reaches(sysfs, h[k], o, prefer);
 		if (!found || pref) {
 			if (found)	/* the one chosen before becomes another owner */
-				add_also(u, best->hop[best->nr_hops - 1].name, best_off);
-			*best = *t;
+				add_also(u, best, best_off);
+			snprintf(best, sizeof(best), "%s", h[k]);
 			best_off = o;
 			best_pref = pref;
 			found = 1;
@@ -359,30 +382,15 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 			add_also(u, h[k], o);
 		}
 	}
-	if (ret == 0 && !found && best->unmappable) {
-		*u = *best;			/* no owner named when one volume cannot be read */
-		u->nr_also = 0;
-		u->also_more = 0;
-	} else if (ret == 0 && found) {
-		unsigned nr_also = u->nr_also, more = u->also_more;
-		__typeof__(u->also) also;
-
-		memcpy(also, u->also, sizeof(also));
-		*u = *best;
-		memcpy(u->also, also, sizeof(also));
-		u->nr_also = nr_also;
-		u->also_more = more;
-		u->length = len;
-		*off = best_off;
-		ret = 1;
-	} else if (ret == 0) {
+	if (!found) {
 		u->unused = 1;
 		snprintf(u->bad_reason, sizeof(u->bad_reason), "unprovisioned space of thin pool "
 			 "%s: no thin volume maps it", pool);
+		return 0;
 	}
-	free(t);
-	free(best);
-	return ret;
+	u->length = len;
+	*off = best_off;
+	return push_hop(u, best, "dm-thin", best_off) < 0 ? -ELOOP : 1;
 }
 
 int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
@@ -405,7 +413,7 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 	u->length = len;
 	ret = push_hop(u, cur, map_stack_base_kind(sysfs, cur), off);
 	for (unsigned depth = 0; ret >= 0 && depth < MAP_STACK_MAX_HOPS; depth++) {
-		int n = kio_blk_list(sysfs, cur, "holders", NULL, h, MAP_STACK_MAX_HOLDERS);
+		int n = map_stack_list(sysfs, cur, "holders", NULL, h, MAP_STACK_MAX_HOLDERS);
 		const char *kind = map_stack_base_kind(sysfs, cur);
 
 		if (n < 0) {
@@ -475,11 +483,11 @@ int map_stack_is_stacked(const char *sysfs, const char *name)
 
 	if (!p)
 		return 0;
-	if (kio_blk_list(sysfs, name, "holders", NULL, p, 256) > 0)
+	if (map_stack_list(sysfs, name, "holders", NULL, p, 256) > 0)
 		stacked = 1;
-	n = stacked ? 0 : kio_blk_list(sysfs, name, ".", name, p, 256);
+	n = stacked ? 0 : map_stack_list(sysfs, name, ".", name, p, 256);
 	for (int i = 0; i < n && !stacked; i++)
-		if (kio_blk_list(sysfs, p[i], "holders", NULL, one, 1) != 0)
+		if (map_stack_list(sysfs, p[i], "holders", NULL, one, 1) != 0)
 			stacked = 1;
 	free(p);
 	return stacked;

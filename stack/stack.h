@@ -14,7 +14,7 @@
 #define MAP_STACK_MAX_HOPS 16
 #define MAP_STACK_MAX_COPIES 64
 #define MAP_STACK_NAME 64
-#define MAP_STACK_MAX_ALSO 256
+#define MAP_STACK_MAX_ALSO 64
 #define MAP_STACK_MAX_HOLDERS 1024	/* a thin pool's volumes and snapshots (Proxmox: hundreds) */
 
 /* One device on the way up, with the queried range's byte offset on it. */

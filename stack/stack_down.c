@@ -310,14 +310,14 @@ int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t 
 
 		if (kio_blk_parent(sysfs, name, parent, sizeof(parent)) == 0 &&
 		    (map_stack_is_md(parent) || map_stack_is_dm(parent)) &&
-		    kio_blk_attr_u64(sysfs, name, "start", &start) == 0)
+		    map_stack_attr_u64(sysfs, name, "start", &start) == 0)
 			return map_stack_down_at(sysfs, parent, s + start, cnt, role, out, max, n, bad,
 				    depth + 1);
 	}
 	sl = malloc(KIO_DISK_NAME_LEN * 4);
 	if (!sl)
 		return -ENOMEM;
-	nr = kio_blk_list(sysfs, name, "slaves", NULL, sl, 4);
+	nr = map_stack_list(sysfs, name, "slaves", NULL, sl, 4);
 	free(sl);
 	if (nr > 0) {
 		*bad = "unknown";

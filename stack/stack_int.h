@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kio.h"
 #include "stack.h"
 
 #define DM_MAX_ROWS 256
@@ -42,8 +43,16 @@ int map_stack_down_at(const char *sysfs, const char *name, uint64_t s, uint64_t 
 		enum map_md_role role, struct map_stack_leaf *out, unsigned max, unsigned *n,
 		const char **bad, int depth);
 
-/* Return 0 and the name of the block device with "MAJ:MIN" devt text, -ENODEV. */
+/* Return 0 and the name of the block device with "MAJ:MIN" devt text, -ENODEV (kept a
+ * second: stack_memo.c). */
 int map_stack_devt_name(const char *devt, char *name, size_t len);
+/* kio_blk_list, kio_blk_attr and kio_blk_attr_u64 with the answer kept a second when sysfs
+ * is the real one (stack_memo.c): a walk asks the same ones many times. */
+int map_stack_list(const char *sysfs, const char *name, const char *sub, const char *prefix,
+		   char (*out)[KIO_DISK_NAME_LEN], unsigned max);
+int map_stack_attr(const char *sysfs, const char *name, const char *attr, char *buf,
+		   size_t len);
+int map_stack_attr_u64(const char *sysfs, const char *name, const char *attr, uint64_t *val);
 struct kio_dm_target;
 /* Return the number of rows of dm device name's table in *rows (malloc'd, DM_MAX_ROWS; free
  * with map_stack_dm_rows_free, which wipes them), or -errno. */

@@ -206,10 +206,10 @@ static int step(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt, 
 	/* a partition of an md array or dm device: down through its parent, within its size */
 	if (kio_blk_parent(sysfs, name, parent, sizeof(parent)) == 0 &&
 	    (map_stack_is_md(parent) || map_stack_is_dm(parent)) &&
-	    kio_blk_attr_u64(sysfs, name, "start", &start) == 0) {
+	    map_stack_attr_u64(sysfs, name, "start", &start) == 0) {
 		uint64_t size;
 
-		if (kio_blk_attr_u64(sysfs, name, "size", &size) == 0) {
+		if (map_stack_attr_u64(sysfs, name, "size", &size) == 0) {
 			if (s >= size)
 				return -ERANGE;
 			if (*cnt > size - s)
@@ -222,7 +222,7 @@ static int step(const char *sysfs, const char *name, uint64_t s, uint64_t *cnt, 
 	sl = malloc(KIO_DISK_NAME_LEN * 4);
 	if (!sl)
 		return -ENOMEM;
-	ret = kio_blk_list(sysfs, name, "slaves", NULL, sl, 4);
+	ret = map_stack_list(sysfs, name, "slaves", NULL, sl, 4);
 	free(sl);
 	if (ret > 0) {
 		*bad = "unknown";

@@ -37,7 +37,7 @@ void map_stack_disk_of(const char *sysfs, const char *name, char *disk, size_t l
 
 	*start = 0;
 	if (kio_blk_parent(sysfs, name, disk, len) == 0) {
-		if (kio_blk_attr_u64(sysfs, name, "start", &s) == 0)
+		if (map_stack_attr_u64(sysfs, name, "start", &s) == 0)
 			*start = s * 512;
 		return;
 	}
@@ -67,7 +67,7 @@ int map_stack_md_read(const char *sysfs, const char *md, struct md_info *mi, con
 	memset(mi, 0, sizeof(*mi));
 	if (!devs)
 		return -ENOMEM;
-	if (kio_blk_attr(sysfs, md, "md/level", mi->level, sizeof(mi->level)) < 0 ||
+	if (map_stack_attr(sysfs, md, "md/level", mi->level, sizeof(mi->level)) < 0 ||
 	    md_level(mi->level, &mi->g.level) < 0) {
 		*why = "md personality that is not mapped (multipath, faulty, container)";
 		goto out;
@@ -77,26 +77,26 @@ int map_stack_md_read(const char *sysfs, const char *md, struct md_info *mi, con
 		*why = "unknown md RAID level";
 		goto out;
 	}
-	if (kio_blk_attr_u64(sysfs, md, "md/raid_disks", &v) < 0 || !v ||
+	if (map_stack_attr_u64(sysfs, md, "md/raid_disks", &v) < 0 || !v ||
 	    v > MAP_MD_MAX_DISKS) {
 		*why = "md/raid_disks unreadable or over 64";
 		goto out;
 	}
 	mi->g.raid_disks = (unsigned)v;
-	if (kio_blk_attr_u64(sysfs, md, "md/chunk_size", &v) == 0)
+	if (map_stack_attr_u64(sysfs, md, "md/chunk_size", &v) == 0)
 		mi->g.chunk_sectors = v / 512;
-	if (kio_blk_attr_u64(sysfs, md, "md/layout", &v) == 0)
+	if (map_stack_attr_u64(sysfs, md, "md/layout", &v) == 0)
 		mi->g.layout = (uint32_t)v;
-	if (kio_blk_attr_u64(sysfs, md, "md/component_size", &v) == 0)
+	if (map_stack_attr_u64(sysfs, md, "md/component_size", &v) == 0)
 		mi->g.dev_sectors = v * 2;
-	kio_blk_attr_u64(sysfs, md, "md/degraded", &mi->degraded);
-	kio_blk_attr(sysfs, md, "md/sync_action", mi->sync_action, sizeof(mi->sync_action));
-	kio_blk_attr(sysfs, md, "md/reshape_position", mi->reshape, sizeof(mi->reshape));
+	map_stack_attr_u64(sysfs, md, "md/degraded", &mi->degraded);
+	map_stack_attr(sysfs, md, "md/sync_action", mi->sync_action, sizeof(mi->sync_action));
+	map_stack_attr(sysfs, md, "md/reshape_position", mi->reshape, sizeof(mi->reshape));
 	if (mi->reshape[0] && strcmp(mi->reshape, "none")) {
 		*why = "the array is reshaping: its geometry changes while it runs";
 		goto out;
 	}
-	n = kio_blk_list(sysfs, md, "md", "dev-", devs, 2 * MAP_MD_MAX_DISKS);
+	n = map_stack_list(sysfs, md, "md", "dev-", devs, 2 * MAP_MD_MAX_DISKS);
 	if (n < 0) {
 		ret = n;
 		goto out;
@@ -105,13 +105,13 @@ int map_stack_md_read(const char *sysfs, const char *md, struct md_info *mi, con
 		uint64_t slot, off = 0, size = 0;
 
 		snprintf(attr, sizeof(attr), "md/%s/slot", devs[i]);
-		if (kio_blk_attr(sysfs, md, attr, buf, sizeof(buf)) < 0 ||
-		    kio_blk_attr_u64(sysfs, md, attr, &slot) < 0 || slot >= mi->g.raid_disks)
+		if (map_stack_attr(sysfs, md, attr, buf, sizeof(buf)) < 0 ||
+		    map_stack_attr_u64(sysfs, md, attr, &slot) < 0 || slot >= mi->g.raid_disks)
 			continue;		/* a spare ("none") or a journal */
 		snprintf(attr, sizeof(attr), "md/%s/offset", devs[i]);
-		kio_blk_attr_u64(sysfs, md, attr, &off);
+		map_stack_attr_u64(sysfs, md, attr, &off);
 		snprintf(attr, sizeof(attr), "md/%s/size", devs[i]);
-		kio_blk_attr_u64(sysfs, md, attr, &size);
+		map_stack_attr_u64(sysfs, md, attr, &size);
 		snprintf(mi->member[slot], sizeof(mi->member[0]), "%s", devs[i] + 4);
 		mi->data_offset[slot] = off;
 		mi->g.member_sectors[slot] = size * 2;
@@ -137,30 +137,13 @@ const char *map_stack_base_kind(const char *sysfs, const char *name)
 {
 	char buf[16];
 
-	if (kio_blk_attr(sysfs, name, "partition", buf, sizeof(buf)) >= 0)
+	if (map_stack_attr(sysfs, name, "partition", buf, sizeof(buf)) >= 0)
 		return "partition";
 	if (map_stack_is_md(name))
 		return "md";
 	if (map_stack_is_dm(name))
 		return "dm";
 	return "disk";
-}
-
-/* Name of the block device with "MAJ:MIN" devt text, from sysfs. */
-int map_stack_devt_name(const char *devt, char *name, size_t len)
-{
-	unsigned a, b;
-	char path[128];
-
-	if (sscanf(devt, "%u:%u", &a, &b) != 2 ||
-	    kio_devpath_from_devt(makedev(a, b), path, sizeof(path)) < 0)
-		return -ENODEV;
-	const char *base = strncmp(path, "/dev/", 5) ? path : path + 5;
-
-	if (strlen(base) >= len)
-		return -ENAMETOOLONG;
-	memcpy(name, base, strlen(base) + 1);
-	return 0;
 }
 
 /*
@@ -183,7 +166,8 @@ static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* the tick the vDSO keeps: never a system call; a few ms off is nothing to a second */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -205,7 +189,7 @@ static int dm_rows_read(const char *sysfs, const char *name, struct kio_dm_targe
 	int k;
 
 	*rows = NULL;
-	if (kio_blk_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
+	if (map_stack_attr(sysfs, name, "dev", dmdev, sizeof(dmdev)) < 0 ||
 	    sscanf(dmdev, "%u:%u", &a, &b) != 2)
 		return -ENODEV;
 	/* most tables have a row or two: a short array first (each row is a kilobyte, wiped

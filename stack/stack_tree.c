@@ -61,7 +61,7 @@ static int tree_walk(const char *sysfs, const char *name, struct map_stack_node 
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	if (depth > MAP_STACK_MAX_HOPS)
 		return -ELOOP;
-	if (kio_blk_attr_u64(sysfs, name, "size", &v) == 0)
+	if (map_stack_attr_u64(sysfs, name, "size", &v) == 0)
 		n->size = v * 512;
 	snprintf(n->kind, sizeof(n->kind), "%s", map_stack_base_kind(sysfs, name));
 	if (strcmp(n->kind, "partition") == 0) {
@@ -75,25 +75,25 @@ static int tree_walk(const char *sysfs, const char *name, struct map_stack_node 
 	}
 	if (map_stack_is_md(name)) {
 		n->is_md = 1;
-		kio_blk_attr(sysfs, name, "md/level", n->level, sizeof(n->level));
+		map_stack_attr(sysfs, name, "md/level", n->level, sizeof(n->level));
 		snprintf(n->kind, sizeof(n->kind), "md-%s", n->level);
-		if (kio_blk_attr_u64(sysfs, name, "md/raid_disks", &v) == 0)
+		if (map_stack_attr_u64(sysfs, name, "md/raid_disks", &v) == 0)
 			n->raid_disks = (unsigned)v;
-		kio_blk_attr_u64(sysfs, name, "md/chunk_size", &n->chunk_bytes);
-		if (kio_blk_attr_u64(sysfs, name, "md/layout", &v) == 0)
+		map_stack_attr_u64(sysfs, name, "md/chunk_size", &n->chunk_bytes);
+		if (map_stack_attr_u64(sysfs, name, "md/layout", &v) == 0)
 			n->layout = (uint32_t)v;
-		kio_blk_attr_u64(sysfs, name, "md/degraded", &n->degraded);
-		kio_blk_attr(sysfs, name, "md/sync_action", n->sync_action,
+		map_stack_attr_u64(sysfs, name, "md/degraded", &n->degraded);
+		map_stack_attr(sysfs, name, "md/sync_action", n->sync_action,
 			     sizeof(n->sync_action));
-		kio_blk_attr(sysfs, name, "md/reshape_position", n->reshape, sizeof(n->reshape));
-		kio_blk_attr(sysfs, name, "md/uuid", n->uuid, sizeof(n->uuid));
+		map_stack_attr(sysfs, name, "md/reshape_position", n->reshape, sizeof(n->reshape));
+		map_stack_attr(sysfs, name, "md/uuid", n->uuid, sizeof(n->uuid));
 	} else if (map_stack_is_dm(name)) {
 		struct kio_dm_target *rows = malloc(sizeof(*rows) * 4);
 		char dev[32];
 		unsigned a, b;
 
 		snprintf(n->kind, sizeof(n->kind), "unknown");
-		if (rows && kio_blk_attr(sysfs, name, "dev", dev, sizeof(dev)) > 0 &&
+		if (rows && map_stack_attr(sysfs, name, "dev", dev, sizeof(dev)) > 0 &&
 		    sscanf(dev, "%u:%u", &a, &b) == 2) {
 			int k = kio_dm_table(makedev(a, b), rows, 4);
 
@@ -109,7 +109,7 @@ static int tree_walk(const char *sysfs, const char *name, struct map_stack_node 
 	sl = malloc(KIO_DISK_NAME_LEN * 2 * MAP_MD_MAX_DISKS);
 	if (!sl)
 		return -ENOMEM;
-	nr = kio_blk_list(sysfs, name, "slaves", NULL, sl, 2 * MAP_MD_MAX_DISKS);
+	nr = map_stack_list(sysfs, name, "slaves", NULL, sl, 2 * MAP_MD_MAX_DISKS);
 	if (nr > 0) {
 		n->below = calloc((size_t)nr, sizeof(*n->below));
 		if (!n->below) {
@@ -121,7 +121,7 @@ static int tree_walk(const char *sysfs, const char *name, struct map_stack_node 
 			ret = tree_walk(sysfs, sl[i], &n->below[i], depth + 1);
 			if (n->is_md) {
 				snprintf(attr, sizeof(attr), "md/dev-%s/slot", sl[i]);
-				if (kio_blk_attr_u64(sysfs, name, attr, &v) == 0)
+				if (map_stack_attr_u64(sysfs, name, attr, &v) == 0)
 					n->below[i].slot = (int)v;
 			}
 		}
@@ -221,7 +221,7 @@ int map_stack_data_start(const char *sysfs, const char *parent, const char *chil
 	*start = 0;
 	if (map_stack_is_md(parent)) {
 		snprintf(attr, sizeof(attr), "md/dev-%s/offset", child);
-		if (kio_blk_attr_u64(sysfs, parent, attr, &v) < 0)
+		if (map_stack_attr_u64(sysfs, parent, attr, &v) < 0)
 			return -ENOENT;
 		*start = v * 512;
 		return 0;
@@ -235,8 +235,8 @@ int map_stack_data_start(const char *sysfs, const char *parent, const char *chil
 
 		if (!rows)
 			return -ENOMEM;
-		if (kio_blk_attr(sysfs, parent, "dev", dmdev, sizeof(dmdev)) < 0 ||
-		    kio_blk_attr(sysfs, child, "dev", cdev, sizeof(cdev)) < 0 ||
+		if (map_stack_attr(sysfs, parent, "dev", dmdev, sizeof(dmdev)) < 0 ||
+		    map_stack_attr(sysfs, child, "dev", cdev, sizeof(cdev)) < 0 ||
 		    sscanf(dmdev, "%u:%u", &a, &b) != 2) {
 			free(rows);
 			return -ENODEV;
@@ -251,7 +251,7 @@ int map_stack_data_start(const char *sysfs, const char *parent, const char *chil
 				 * leg's data starts at the row's data_offset */
 				int m = map_dm_raid_leg(rows[i].params, rows[i].length, cdev, &v);
 
-				if (m == 1 && kio_blk_attr_u64(sysfs, child, "size", &v) == 0)
+				if (m == 1 && map_stack_attr_u64(sysfs, child, "size", &v) == 0)
 					v *= 512;
 				else if (m != 0)
 					continue;
@@ -278,8 +278,8 @@ int map_stack_data_start(const char *sysfs, const char *parent, const char *chil
 		*start = lo == UINT64_MAX ? 0 : lo;
 		return 0;
 	}
-	if (kio_blk_attr_u64(sysfs, parent, "start", &v) == 0 &&
-	    kio_blk_attr(sysfs, parent, "partition", attr, sizeof(attr)) >= 0) {
+	if (map_stack_attr_u64(sysfs, parent, "start", &v) == 0 &&
+	    map_stack_attr(sysfs, parent, "partition", attr, sizeof(attr)) >= 0) {
 		*start = v * 512;		/* a partition: the table before it on its disk */
 		return 0;
 	}
@@ -311,7 +311,7 @@ int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_regi
 		uint64_t start;
 		int linear;
 
-		if (kio_blk_list(sysfs, cur, "holders", NULL, h, 1) != 1 ||
+		if (map_stack_list(sysfs, cur, "holders", NULL, h, 1) != 1 ||
 		    map_stack_data_start(sysfs, h[0], cur, &start) < 0)
 			break;
 		u = malloc(sizeof(*u));
