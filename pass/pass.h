@@ -265,6 +265,23 @@ void pass_method_close(struct pass_method *m);
 
 /* stack_scan.c, stack_verdict.c: a stacked filesystem read at member level. */
 /* One member range that failed while another copy (or the rest of its stripe) read fine. */
+/* scan MEMBER_DISK: a filesystem on top of the disk's stack (t NULL: not mounted, or it
+ * could not be opened: no owners named) and the owners of the errors below it. */
+struct pass_stack_top {
+	char name[MAP_STACK_NAME];	/* dm-4, md0 */
+	struct map_target *t;
+	struct map_damage dmg;
+};
+/* Another volume (a thin snapshot) mapping the same data block as a redundancy-lost range:
+ * where, and its owners in pass_stack.tops[top].dmg (top -1: none named, why says so). */
+struct pass_stack_shared {
+	char dev[MAP_STACK_NAME];	/* dm-6 */
+	uint64_t offset;		/* bytes on it */
+	int top;
+	uint64_t fs_offset;
+	size_t own_first, own_count;
+	char why[120];
+};
 struct pass_stack_rl {
 	char member[PATH_MAX];		/* /dev/nvme0n2 */
 	char member_id[320];		/* what the history keeps it under (WWN/serial) */
@@ -277,7 +294,11 @@ struct pass_stack_rl {
 	uint64_t fs_offset;
 	int lost;			/* no copy reads either (parity, unmappable layers) */
 	char repair[700];		/* the command that rewrites it from the good copy */
-	size_t own_first, own_count;	/* owners in pass_stack.dmg */
+	size_t own_first, own_count;	/* owners in pass_stack.dmg, or (scan MEMBER_DISK) in
+					 * pass_stack.tops[top].dmg */
+	int top;
+	struct pass_stack_shared *shared;	/* the other volumes mapping it */
+	unsigned nr_shared, shared_more;	/* shared_more: past what u->also listed */
 };
 /*
  * Copies that differ (pass/stack_compare.c): one run of blocks of a redundancy row whose
@@ -303,6 +324,7 @@ struct pass_stack_at {
 	uint64_t offset;		/* bytes on the member */
 };
 #define PASS_STACK_MAX_TOPS 8
+#define PASS_STACK_OWNER_TOPS 1024	/* scan MEMBER_DISK: filesystems naming owners */
 /* A range of a member disk that a layer above keeps its own metadata in (scan MEMBER_DISK). */
 struct pass_stack_meta {
 	char layer[MAP_STACK_NAME];	/* whose metadata it is: md1, dm-3, a PV (nvme0n1) */
@@ -342,8 +364,10 @@ struct pass_stack {
 	struct pass_stack_meta *meta;
 	size_t nr_meta;
 	uint64_t meta_bytes;
-	/* scan MEMBER_DISK: the filesystem on top that names the owners of its errors */
-	struct map_target *top_t;
+	/* scan MEMBER_DISK: the filesystems on top (each volume's) that name the owners of the
+	 * errors below them */
+	struct pass_stack_top *tops;
+	unsigned nr_tops;
 	/*
 	 * A member-level scan's checkpoints: the top device's cursor (every byte of its plan
 	 * below it read on every copy). end_cursor: where the run stopped; held_cursor: the

@@ -431,8 +431,10 @@ void pass_stack_close(struct pass_stack *ps)
 	for (unsigned i = 0; i < ps->nr_leaf; i++)
 		if (ps->devs[i].fd >= 0)
 			kio_close(ps->devs[i].fd);
-	for (size_t i = 0; i < ps->nr_rl; i++)
+	for (size_t i = 0; i < ps->nr_rl; i++) {
 		free(ps->rl[i].u);
+		free(ps->rl[i].shared);
+	}
 	free(ps->rl);
 	free(ps->at);
 	free(ps->mr);
@@ -441,10 +443,14 @@ void pass_stack_close(struct pass_stack *ps)
 	pass_stack_cmp_close(ps);
 	free(ps->cd);
 	map_damage_free(&ps->dmg);
-	if (ps->top_t) {
-		map_target_close(ps->top_t);
-		free(ps->top_t);
+	for (unsigned i = 0; i < ps->nr_tops; i++) {
+		map_damage_free(&ps->tops[i].dmg);
+		if (ps->tops[i].t) {
+			map_target_close(ps->tops[i].t);
+			free(ps->tops[i].t);
+		}
 	}
+	free(ps->tops);
 	memset(ps, 0, sizeof(*ps));
 }
 

@@ -107,6 +107,7 @@ static int rl_add(struct pass_stack *ps, const char *leaf, uint64_t off, uint64_
 	e->err = err;
 	e->u = u;
 	e->lost = lost;
+	e->top = -1;
 	if (!u->parity && !u->unused && !u->unmappable && u->nr_hops) {
 		e->has_fs = 1;
 		e->fs_offset = u->hop[u->nr_hops - 1].offset;
@@ -310,10 +311,80 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 	return 0;
 }
 
+/*
+ * scan MEMBER_DISK: the index in ps->tops of the filesystem on top device name, opened the
+ * first time it is asked (t stays NULL when it is not mounted or cannot be opened); -1 when
+ * the list is full or out of memory.
+ */
+static int top_index(struct pass_stack *ps, const char *name)
+{
+	struct pass_stack_top *n, *t;
+	char err[256];
+
+	for (unsigned i = 0; i < ps->nr_tops; i++)
+		if (!strcmp(ps->tops[i].name, name))
+			return (int)i;
+	if (ps->nr_tops == PASS_STACK_OWNER_TOPS)
+		return -1;
+	n = realloc(ps->tops, sizeof(*n) * (ps->nr_tops + 1));
+	if (!n)
+		return -1;
+	ps->tops = n;
+	t = &ps->tops[ps->nr_tops];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->t = calloc(1, sizeof(*t->t));
+	if (t->t && pass_stack_top_open(name, t->t, err, sizeof(err)) < 0) {
+		free(t->t);
+		t->t = NULL;
+	}
+	return (int)ps->nr_tops++;
+}
+
+/* The other volumes of a thin block (u->also) as e's shared owners, each mapped up to its
+ * own filesystem. */
+static int shared_add(struct pass_stack *ps, struct pass_stack_rl *e, uint64_t len)
+{
+	const struct map_stack_up *u = e->u;
+
+	e->shared_more = u->also_more;
+	if (!u->nr_also)
+		return 0;
+	e->shared = calloc(u->nr_also, sizeof(*e->shared));
+	if (!e->shared)
+		return -ENOMEM;
+	for (unsigned i = 0; i < u->nr_also; i++) {
+		struct pass_stack_shared *sh = &e->shared[e->nr_shared++];
+		struct map_stack_up *w = malloc(sizeof(*w));
+		const char *top;
+
+		snprintf(sh->dev, sizeof(sh->dev), "%s", u->also[i].name);
+		sh->offset = u->also[i].offset;
+		sh->top = -1;
+		if (!w)
+			return -ENOMEM;
+		if (map_stack_up(NULL, sh->dev, sh->offset, len, w) < 0 || !w->nr_hops ||
+		    w->unmappable || w->unused) {
+			snprintf(sh->why, sizeof(sh->why), "its way up cannot be read: no owners "
+				 "named");
+			free(w);
+			continue;
+		}
+		top = w->hop[w->nr_hops - 1].name;
+		sh->fs_offset = w->hop[w->nr_hops - 1].offset;
+		sh->top = top_index(ps, top);
+		if (sh->top < 0 || !ps->tops[sh->top].t) {
+			snprintf(sh->why, sizeof(sh->why), "/dev/%s is not mounted: its contents "
+				 "are unknown", top);
+			sh->top = -1;
+		}
+		free(w);
+	}
+	return 0;
+}
+
 int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *r)
 {
-	const char *top = NULL;
-	char err[256];
 	int ret = 0;
 
 	for (size_t i = 0; i < r->nr_errors && ret == 0; i++) {
@@ -325,6 +396,7 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 		while (left && ret == 0) {
 			struct map_stack_up *u = malloc(sizeof(*u));
 			struct copy_judge j = { .read_now = 1 };
+			struct pass_stack_rl *rl;
 			uint64_t piece;
 			int ok;
 
@@ -340,29 +412,68 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 			piece = u->length < left ? u->length : left;
 			/* the other copies of just this range: were they good, nothing is lost */
 			ok = copies_ok(u, &j);
-			if (!top && !u->parity && !u->unused && !u->unmappable && u->nr_hops > 1)
-				top = u->hop[u->nr_hops - 1].name;
 			ret = rl_add(ps, ps->disk, off, piece, e->err, u, !ok);
-			if (ret < 0)
+			if (ret < 0) {
 				free(u);
+				break;
+			}
+			/* the owners come from the filesystem on top of each range's stack (a
+			 * volume's; every volume's of a block thin snapshots share) */
+			rl = &ps->rl[ps->nr_rl - 1];
+			rl->top = -1;
+			if (rl->has_fs && u->nr_hops > 1) {
+				rl->top = top_index(ps, u->hop[u->nr_hops - 1].name);
+				if (rl->top < 0 || !ps->tops[rl->top].t)
+					rl->top = -1;
+			}
+			if (rl->top < 0)
+				rl->has_fs = 0;		/* no filesystem to name its owners */
+			ret = shared_add(ps, rl, piece);
 			off += piece;
 			left -= piece;
 		}
 	}
-	/* the owners come from the filesystem on top (the first one, when there are several) */
-	if (ret == 0 && top) {
-		ps->top_t = calloc(1, sizeof(*ps->top_t));
-		if (ps->top_t && pass_stack_top_open(top, ps->top_t, err, sizeof(err)) < 0) {
-			free(ps->top_t);
-			ps->top_t = NULL;
-		}
-	}
-	for (size_t i = 0; i < ps->nr_rl; i++) {
-		struct pass_stack_rl *e = &ps->rl[i];
+	return ret;
+}
 
-		if (e->has_fs && (!ps->top_t || !top || !e->u ||
-				  strcmp(e->u->hop[e->u->nr_hops - 1].name, top)))
-			e->has_fs = 0;		/* no filesystem to name its owners */
+/* scan MEMBER_DISK: the owners of each redundancy-lost range (and of the other volumes
+ * sharing it) from the filesystem on top of it, one batch per filesystem. */
+static int member_owners(struct pass_stack *ps, uint64_t *off, uint64_t *len)
+{
+	int ret = 0;
+
+	for (unsigned k = 0; k < ps->nr_tops && ret == 0; k++) {
+		struct pass_stack_top *tp = &ps->tops[k];
+		size_t n = 0, g = 0;
+
+		for (size_t i = 0; i < ps->nr_rl; i++) {
+			const struct pass_stack_rl *e = &ps->rl[i];
+
+			if (e->has_fs && e->top == (int)k) {
+				off[n] = e->fs_offset;
+				len[n++] = e->length;
+			}
+			for (unsigned s = 0; s < e->nr_shared; s++)
+				if (e->shared[s].top == (int)k) {
+					off[n] = e->shared[s].fs_offset;
+					len[n++] = e->length;
+				}
+		}
+		if (!n || !tp->t)
+			continue;
+		ret = map_damage_add_many(&tp->dmg, tp->t, 0, off, len, n);
+		if (ret == 0)
+			ret = map_damage_resolve(&tp->dmg, tp->t);
+		for (size_t i = 0; ret == 0 && i < ps->nr_rl; i++) {
+			struct pass_stack_rl *e = &ps->rl[i];
+
+			if (e->has_fs && e->top == (int)k)
+				map_damage_group(&tp->dmg, g++, &e->own_first, &e->own_count);
+			for (unsigned s = 0; s < e->nr_shared; s++)
+				if (e->shared[s].top == (int)k)
+					map_damage_group(&tp->dmg, g++, &e->shared[s].own_first,
+							 &e->shared[s].own_count);
+		}
 	}
 	return ret;
 }
@@ -370,10 +481,14 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 {
 	size_t n = ps->nr_rl + ps->nr_cd * MAP_ROW_MAX_LEGS + 1;
-	uint64_t *off = malloc(sizeof(*off) * n);
-	uint64_t *len = malloc(sizeof(*len) * n);
+	uint64_t *off, *len;
 	size_t k = 0;
 	int ret = 0;
+
+	for (size_t i = 0; i < ps->nr_rl; i++)
+		n += ps->rl[i].nr_shared;
+	off = malloc(sizeof(*off) * n);
+	len = malloc(sizeof(*len) * n);
 
 	rep->stack = ps;
 	/* what the interrupted runs of a resumed pass found is this pass's too */
@@ -388,9 +503,9 @@ int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 	for (size_t i = 0; i < ps->nr_rl; i++) {
 		/* redundancy lost: bit 16; no copy reads: the data is lost, bit 1 only */
 		rep->exit_bits |= ps->rl[i].lost ? PASS_EXIT_MEDIA : PASS_EXIT_DEVICE;
-		if (ps->rl[i].u && ps->rl[i].u->unmappable)
+		if ((ps->rl[i].u && ps->rl[i].u->unmappable) || ps->rl[i].shared_more)
 			rep->exit_bits |= PASS_EXIT_OPERATIONAL;
-		if (!ps->rl[i].has_fs)
+		if (!ps->rl[i].has_fs || ps->member_plan)
 			continue;
 		off[k] = ps->rl[i].fs_offset;
 		len[k++] = ps->rl[i].length;
@@ -403,16 +518,16 @@ int pass_stack_map(struct pass_stack *ps, struct pass_report *rep)
 			len[k++] = ps->cd[i].top_len[t];
 		}
 	}
+	/* scan MEMBER_DISK: the target is the disk, the owners are the filesystems' on top */
+	if (ps->member_plan && (ret = member_owners(ps, off, len)) < 0)
+		goto out;
 	if (k) {
-		/* scan MEMBER_DISK: the target is the disk, the owners are the filesystem's */
-		struct map_target *t = ps->member_plan ? ps->top_t : rep->t;
-
-		ret = map_damage_add_many(&ps->dmg, t, 0, off, len, k);
+		ret = map_damage_add_many(&ps->dmg, rep->t, 0, off, len, k);
 		if (ret == 0)
-			ret = map_damage_resolve(&ps->dmg, t);
+			ret = map_damage_resolve(&ps->dmg, rep->t);
 		size_t g = 0;
 
-		for (size_t i = 0; ret == 0 && i < ps->nr_rl; i++)
+		for (size_t i = 0; ret == 0 && i < ps->nr_rl && !ps->member_plan; i++)
 			if (ps->rl[i].has_fs)
 				map_damage_group(&ps->dmg, g++, &ps->rl[i].own_first,
 						 &ps->rl[i].own_count);

@@ -179,11 +179,64 @@ void report_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned d
 		report_stack_tree_print(f, &n->below[i], depth + 1);
 }
 
+/* The owners of a redundancy-lost range: the filesystem's; scan MEMBER_DISK: those of the
+ * filesystem on top of its stack (tops[top]; NULL: none named). */
+static const struct map_damage *rl_dmg(const struct pass_report *rep, int top,
+				       const struct map_target **t)
+{
+	const struct pass_stack *ps = rep->stack;
+
+	if (!ps->member_plan) {
+		*t = rep->t;
+		return &ps->dmg;
+	}
+	if (top < 0 || (unsigned)top >= ps->nr_tops || !ps->tops[top].t)
+		return NULL;
+	*t = ps->tops[top].t;
+	return &ps->tops[top].dmg;
+}
+
+static json_object *owners_json(const struct pass_report *rep, int top, size_t first,
+				size_t count)
+{
+	json_object *own = json_object_new_array();
+	const struct map_target *t = NULL;
+	const struct map_damage *d = rl_dmg(rep, top, &t);
+
+	for (size_t k = 0; d && k < count; k++)
+		json_object_array_add(own, report_owner_json(d, t, &d->owners[first + k]));
+	return own;
+}
+
+/* A thin block's other volumes (snapshots) and their owners. */
+static json_object *shared_json(const struct pass_report *rep, const struct pass_stack_rl *e)
+{
+	json_object *a = json_object_new_array();
+	char dev[MAP_STACK_NAME + 8];
+
+	for (unsigned s = 0; s < e->nr_shared; s++) {
+		const struct pass_stack_shared *sh = &e->shared[s];
+		json_object *j = json_object_new_object();
+
+		snprintf(dev, sizeof(dev), "/dev/%s", sh->dev);
+		json_object_object_add(j, "device", json_object_new_string(dev));
+		json_object_object_add(j, "offset", json_object_new_uint64(sh->offset));
+		if (sh->top >= 0)
+			json_object_object_add(j, "fs_offset", json_object_new_uint64(sh->fs_offset));
+		else
+			json_object_object_add(j, "why", json_object_new_string(sh->why));
+		json_object_object_add(j, "owners", owners_json(rep, sh->top, sh->own_first,
+								 sh->own_count));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
 json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
 {
 	const struct pass_stack *ps = rep->stack;
 	const struct pass_stack_rl *e = &ps->rl[i];
-	json_object *j = json_object_new_object(), *own = json_object_new_array();
+	json_object *j = json_object_new_object();
 	char dev[MAP_STACK_NAME + 8];
 
 	json_object_object_add(j, "device", json_object_new_string(e->member));
@@ -210,10 +263,11 @@ json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
 		json_object_object_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
 	if (e->repair[0])
 		json_object_object_add(j, "repair", json_object_new_string(e->repair));
-	for (size_t k = 0; k < e->own_count; k++)
-		json_object_array_add(own, report_owner_json(&ps->dmg, rep->t,
-							  &ps->dmg.owners[e->own_first + k]));
-	json_object_object_add(j, "owners", own);
+	json_object_object_add(j, "owners", owners_json(rep, e->top, e->own_first, e->own_count));
+	if (e->nr_shared)
+		json_object_object_add(j, "shared_with", shared_json(rep, e));
+	if (e->shared_more)
+		json_object_object_add(j, "shared_with_more", json_object_new_uint64(e->shared_more));
 	return j;
 }
 
@@ -307,6 +361,17 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 	json_object_object_add(root, "redundancy_lost", a);
 }
 
+/* The owners of a range in its filesystem (see rl_dmg). */
+static void print_owners(FILE *f, const struct pass_report *rep, int top, size_t first,
+			 size_t count)
+{
+	const struct map_target *t = NULL;
+	const struct map_damage *d = rl_dmg(rep, top, &t);
+
+	for (size_t k = 0; d && k < count; k++)
+		report_print_owner(f, d, t, &d->owners[first + k]);
+}
+
 void report_stack_report_print(FILE *f, const struct pass_report *rep)
 {
 	const struct pass_stack *ps = rep->stack;
@@ -355,8 +420,14 @@ void report_stack_report_print(FILE *f, const struct pass_report *rep)
 			e->length, e->lost ? "  NO COPY READS" : "");
 		if (e->u)
 			report_stack_print(f, e->u);
-		for (size_t k = 0; k < e->own_count; k++)
-			report_print_owner(f, &ps->dmg, rep->t, &ps->dmg.owners[e->own_first + k]);
+		print_owners(f, rep, e->top, e->own_first, e->own_count);
+		for (unsigned s = 0; s < e->nr_shared; s++) {
+			const struct pass_stack_shared *sh = &e->shared[s];
+
+			fprintf(f, "      on /dev/%s at %" PRIu64 " (it maps the same block)%s%s\n",
+				sh->dev, sh->offset, sh->top < 0 ? ": " : ":", sh->why);
+			print_owners(f, rep, sh->top, sh->own_first, sh->own_count);
+		}
 		if (e->repair[0])
 			fprintf(f, "      repair: %s\n", e->repair);
 	}
