@@ -95,6 +95,15 @@ static json_object *owners_now(const struct report_ctx *r, const char *owners_js
 
 		if (!json_object_object_get_ex(o, "inode", &v))
 			continue;
+		if (json_object_object_get_ex(o, "volume", &g)) {
+			/* named on the filesystem of a volume above the disk scanned: that
+			 * filesystem is not the target's, its paths are not looked up again */
+			json_object_object_add(o, "paths_resolved", json_object_new_boolean(0));
+			json_object_object_add(o, "path_note", json_object_new_string(
+				"as the scan named it on the filesystem above the disk (volume): "
+				"not looked up again"));
+			continue;
+		}
 		ino = json_object_get_uint64(v);
 		if (json_object_object_get_ex(o, "generation", &g))
 			gen = (uint32_t)json_object_get_int64(g);

@@ -145,8 +145,15 @@ void report_owners_print(FILE *f, json_object *owners)
 			       (unsigned long long)json_object_get_uint64(len));
 			if (json_object_object_get_ex(o, "paths", &paths) &&
 			    json_object_array_length(paths)) {
+				json_object *vol = NULL;
+
 				for (size_t k = 0; k < json_object_array_length(paths); k++)
 					print_path(f, o, "paths", "paths_hex", k, " ");
+				if (json_object_object_get_ex(o, "volume", &vol) &&
+				    json_object_is_type(vol, json_type_string))
+					fprintf(f, " (on the filesystem of %s, as the scan named it)",
+						report_escape(json_object_get_string(vol), esc,
+							      sizeof(esc)));
 			} else {
 				json_object *why = NULL, *was = NULL;
 

@@ -211,13 +211,87 @@ static int hook_html(void *arg, const struct pass_report *rep)
 	return report_html_write(rep, c->cfg->html);	/* said why (report/html.c) */
 }
 
+/* Append to a the owners of redundancy-lost range i's JSON ej and those of the other volumes
+ * of a thin block (each with the volume it is seen through: the history keeps one list);
+ * member: scan MEMBER_DISK, whose own owners get their volume too. */
+static void rl_owners_into(json_object *ej, json_object *a, int member)
+{
+	json_object *v = NULL, *sw = NULL, *stk = NULL, *top = NULL;
+
+	/* scan MEMBER_DISK: the filesystem naming them is the one on top of the stack */
+	if (member && json_object_object_get_ex(ej, "stack", &stk) &&
+	    json_object_array_length(stk) > 1)
+		json_object_object_get_ex(json_object_array_get_idx(stk,
+			json_object_array_length(stk) - 1), "device", &top);
+	if (json_object_object_get_ex(ej, "owners", &v))
+		for (size_t o = 0; o < json_object_array_length(v); o++) {
+			json_object *w = json_object_array_get_idx(v, o);
+
+			if (top)
+				json_object_object_add(w, "volume", json_object_get(top));
+			json_object_array_add(a, json_object_get(w));
+		}
+	if (!json_object_object_get_ex(ej, "shared_with", &sw))
+		return;
+	for (size_t k = 0; k < json_object_array_length(sw); k++) {
+		json_object *x = json_object_array_get_idx(sw, k), *own, *dev;
+
+		if (!json_object_object_get_ex(x, "owners", &own) ||
+		    !json_object_object_get_ex(x, "device", &dev))
+			continue;
+		for (size_t o = 0; o < json_object_array_length(own); o++) {
+			json_object *w = json_object_array_get_idx(own, o);
+
+			json_object_object_add(w, "volume", json_object_get(dev));
+			json_object_array_add(a, json_object_get(w));
+		}
+	}
+}
+
+static char *json_plain_dup(json_object *j)
+{
+	return strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* scan MEMBER_DISK: error i's owners are those the stacks above name for the ranges it
+ * holds (every volume's of a thin block); NULL when no range holds it. */
+static char *member_owners_json(const struct pass_report *rep, size_t i)
+{
+	const struct pass_stack *ps = rep->stack;
+	const struct scan_error *e = &rep->r->errors[i];
+	json_object *a = NULL;
+	char *s;
+
+	for (size_t k = 0; k < ps->nr_rl; k++) {
+		const struct pass_stack_rl *x = &ps->rl[k];
+		json_object *ej;
+
+		if (x->offset >= e->offset + e->length || e->offset >= x->offset + x->length)
+			continue;
+		if (!a)
+			a = json_object_new_array();
+		ej = report_stack_rl_json(rep, k);
+		rl_owners_into(ej, a, 1);
+		json_object_put(ej);
+	}
+	if (!a)
+		return NULL;
+	s = json_plain_dup(a);
+	json_object_put(a);
+	return s;
+}
+
 /* The owners of error i as media_errors[].owners says them, for the history. */
 static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i)
 {
-	json_object *ej = report_error_json(rep, i), *owners = NULL;
+	json_object *ej, *owners = NULL;
 	char *s;
 
 	(void)arg;
+	if (rep->stack && rep->stack->member_plan && (s = member_owners_json(rep, i)))
+		return s;
+	ej = report_error_json(rep, i);
 	json_object_object_get_ex(ej, "owners", &owners);
 	s = strdup(json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN |
 						  JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -240,9 +314,15 @@ static char *hook_rl_json(void *arg, const struct pass_report *rep, size_t i, in
 	char *s = NULL;
 
 	(void)arg;
-	if (json_object_object_get_ex(ej, copies ? "copies" : "owners", &v))
-		s = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (copies) {
+		if (json_object_object_get_ex(ej, "copies", &v))
+			s = json_plain_dup(v);
+	} else {
+		v = json_object_new_array();
+		rl_owners_into(ej, v, 0);
+		s = json_plain_dup(v);
+		json_object_put(v);
+	}
 	json_object_put(ej);
 	return s;
 }

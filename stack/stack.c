@@ -402,7 +402,10 @@ int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len
 int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		     const char *prefer, struct map_stack_up *u)
 {
-	char (*h)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * MAP_STACK_MAX_HOLDERS);
+	/* room for a few holders, grown for a pool's hundreds of volumes: a small block is
+	 * taken and given back without the heap's top moving */
+	unsigned room = 16;
+	char (*h)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * room);
 	char cur[MAP_STACK_NAME];
 	int ret = 0;
 
@@ -413,8 +416,21 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 	u->length = len;
 	ret = push_hop(u, cur, map_stack_base_kind(sysfs, cur), off);
 	for (unsigned depth = 0; ret >= 0 && depth < MAP_STACK_MAX_HOPS; depth++) {
-		int n = map_stack_list(sysfs, cur, "holders", NULL, h, MAP_STACK_MAX_HOLDERS);
+		int n = map_stack_list(sysfs, cur, "holders", NULL, h, room);
 		const char *kind = map_stack_base_kind(sysfs, cur);
+
+		if (n == -E2BIG && room < MAP_STACK_MAX_HOLDERS) {
+			char (*more)[KIO_DISK_NAME_LEN] = realloc(h, KIO_DISK_NAME_LEN *
+								  MAP_STACK_MAX_HOLDERS);
+
+			if (!more) {
+				ret = -ENOMEM;
+				break;
+			}
+			h = more;
+			room = MAP_STACK_MAX_HOLDERS;
+			n = map_stack_list(sysfs, cur, "holders", NULL, h, room);
+		}
 
 		if (n < 0) {
 			ret = n;
