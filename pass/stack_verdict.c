@@ -335,8 +335,16 @@ static int top_index(struct pass_stack *ps, const char *name)
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->t = calloc(1, sizeof(*t->t));
 	if (t->t && pass_stack_top_open(name, t->t, err, sizeof(err)) < 0) {
-		free(t->t);
-		t->t = NULL;
+		char dev[MAP_STACK_NAME + 8];
+		int cls;
+
+		/* nothing mounts it (a VM's disk in a thin volume): the device itself, whose
+		 * partition table and ext4 are read raw where they can be */
+		snprintf(dev, sizeof(dev), "/dev/%s", name);
+		if (map_target_open(dev, t->t, err, sizeof(err), &cls) < 0) {
+			free(t->t);
+			t->t = NULL;
+		}
 	}
 	return (int)ps->nr_tops++;
 }
