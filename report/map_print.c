@@ -35,6 +35,15 @@ static void print_health(FILE *f, const struct map_owner *o, const char *indent)
 	}
 }
 
+/* Why the ext4 on partition number nr cannot be read unmounted, "" when none is there. */
+static const char *part_raw_err(const struct map_target *t, unsigned nr)
+{
+	for (unsigned k = 0; t && k < t->nr_parts; k++)
+		if (t->parts[k].number == nr)
+			return t->parts[k].raw_err;
+	return "";
+}
+
 void report_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
 		     const struct map_owner *o)
 {
@@ -74,14 +83,17 @@ void report_print_owner(FILE *f, const struct map_damage *d, const struct map_ta
 			fprintf(f, "      the boot block (ext4's first 1 KiB, before the superblock: "
 				"not used by the filesystem)%s\n", part);
 		else if (o->part)
-			fprintf(f, "      partition %u (no mounted XFS/ext4: contents unknown)\n",
-				o->part);
+			fprintf(f, "      partition %u (no mounted XFS/ext4%s%s: contents unknown)\n",
+				o->part, part_raw_err(t, o->part)[0] ? "; " : "",
+				report_escape(part_raw_err(t, o->part), esc, sizeof(esc)));
 		else if (t && t->foreign_fs[0])
 			fprintf(f, "      device holding %s mounted at %s (mediascan cannot map "
 				"%s: contents unknown to it)\n", t->foreign_fs,
 				report_escape(t->foreign_mount, esc, sizeof(esc)), t->foreign_fs);
 		else
-			fprintf(f, "      device (no filesystem mounted: contents unknown)\n");
+			fprintf(f, "      device (no filesystem mounted%s%s: contents unknown)\n",
+				t && t->raw_err[0] ? "; " : "",
+				t ? report_escape(t->raw_err, esc, sizeof(esc)) : "");
 		break;
 	default:
 		fprintf(f, "      %s %s", report_owner_kind_name(o), o->meta_type ? o->meta_type : "");
@@ -122,9 +134,14 @@ static void print_paths(FILE *f, const struct map_damage_file *df, unsigned unre
 				     "no directory entry reaches it");
 		return;
 	}
-	for (unsigned i = 0; i < p->nr_paths; i++)
+	for (unsigned i = 0; i < p->nr_paths; i++) {
+		size_t n = strlen(p->paths[i]);
+
+		/* a directory ends in "/", once: the root of an unmounted filesystem is "/" */
 		fprintf(f, "  %s%s\n", report_escape(p->paths[i], esc, sizeof(esc)),
-			p->is_dir ? "/  (directory)" : "");
+			!p->is_dir ? "" : n && p->paths[i][n - 1] == '/' ? "  (directory)" :
+			"/  (directory)");
+	}
 }
 
 /* The tool that assesses damaged metadata of a filesystem type ("" when none is known). */
@@ -238,8 +255,8 @@ void report_print_owners(FILE *f, const struct map_damage *d, const struct map_t
 
 void report_print_notes(FILE *f, const struct map_damage *d)
 {
-	const char *notes[8];
-	int n = map_damage_notes(d, notes, 8);
+	const char *notes[12];
+	int n = map_damage_notes(d, notes, 12);
 
 	for (int i = 0; i < n; i++)
 		fprintf(f, "\nnote: %s\n", notes[i]);
