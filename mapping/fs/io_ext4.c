@@ -199,6 +199,7 @@ errcode_t map_ext4_open_ro(const struct map_target *t, ext2_filsys *fs)
 {
 	char opts[32] = "";
 
+	initialize_ext2_error_table();		/* error_message() names libext2fs's codes */
 	if (t->fs_base_bytes)
 		snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)t->fs_base_bytes);
 	/* Read-only (no EXT2_FLAG_RW): libext2fs never writes, and never replays the journal. */
