@@ -79,13 +79,52 @@ struct raw_cls {
 	uint32_t flags;
 };
 
+/* A run of static metadata blocks: a group's bitmaps or inode table. */
+struct raw_ext {
+	blk64_t start, len;
+	const char *what;
+};
+
 struct raw_ctx {
 	ext2_filsys fs;
 	const struct map_target *t;
+	struct raw_ext *lay;		/* every group's bitmaps and inode table, sorted */
+	size_t nlay;
 	dgrp_t bm_group;		/* the group whose block bitmap is in bm */
 	int bm_state;			/* 0 none read, 1 read, 2 uninit (free), 3 cannot read */
 	unsigned char *bm;
 };
+
+static int cmp_ext(const void *a, const void *b)
+{
+	const struct raw_ext *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Return 0 after listing every group's bitmaps and inode table (with flex_bg they may sit in
+ * any group) sorted by block, or -ENOMEM. */
+static int raw_layout(struct raw_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+
+	c->lay = calloc((size_t)fs->group_desc_count * 3 + 1, sizeof(*c->lay));
+	if (!c->lay)
+		return -ENOMEM;
+	for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
+		struct raw_ext e[3] = {
+			{ ext2fs_block_bitmap_loc(fs, g), 1, "block-bitmap" },
+			{ ext2fs_inode_bitmap_loc(fs, g), 1, "inode-bitmap" },
+			{ ext2fs_inode_table_loc(fs, g), fs->inode_blocks_per_group, "inode-table" },
+		};
+
+		for (int k = 0; k < 3; k++)
+			if (e[k].start)
+				c->lay[c->nlay++] = e[k];
+	}
+	qsort(c->lay, c->nlay, sizeof(*c->lay), cmp_ext);
+	return 0;
+}
 
 /* Superblock, group descriptors, reserved GDT, bitmaps, inode tables: the static layout. */
 static const char *raw_static(const struct raw_ctx *c, blk64_t b)
@@ -96,6 +135,7 @@ static const char *raw_static(const struct raw_ctx *c, blk64_t b)
 	blk64_t desc = ext2fs_has_feature_meta_bg(fs->super) ? fs->super->s_first_meta_bg :
 			fs->desc_blocks;
 	blk_t used = 0;
+	size_t lo = 0, hi = c->nlay;
 
 	if (g < fs->group_desc_count &&
 	    ext2fs_super_and_bgd_loc2(fs, g, &super, &old, &new, &used) == 0) {
@@ -108,17 +148,18 @@ static const char *raw_static(const struct raw_ctx *c, blk64_t b)
 		if (new && b == new)
 			return "group-descriptors";
 	}
-	/* With flex_bg a group's bitmaps and table may sit in any group: ask every one. */
-	for (dgrp_t k = 0; k < fs->group_desc_count; k++) {
-		blk64_t it = ext2fs_inode_table_loc(fs, k);
+	while (lo < hi) {			/* the last run starting at or before b */
+		size_t mid = (lo + hi) / 2;
 
-		if (b == ext2fs_block_bitmap_loc(fs, k))
-			return "block-bitmap";
-		if (b == ext2fs_inode_bitmap_loc(fs, k))
-			return "inode-bitmap";
-		if (it && b >= it && b < it + fs->inode_blocks_per_group)
-			return "inode-table";
+		if (c->lay[mid].start <= b)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	/* runs do not overlap on a sane filesystem; look back a little in case they do */
+	for (size_t k = lo; k > 0 && lo - k < 4; k--)
+		if (b < c->lay[k - 1].start + c->lay[k - 1].len)
+			return c->lay[k - 1].what;
 	return NULL;
 }
 
@@ -208,7 +249,7 @@ static int raw_owners(struct map_target *t, uint32_t dev_idx, uint64_t offset, u
 		return -EIO;
 	bs = c.fs->blocksize;
 	c.bm = malloc(bs);
-	if (!c.bm) {
+	if (!c.bm || raw_layout(&c) < 0) {
 		ret = -ENOMEM;
 		goto out_close;
 	}
@@ -240,6 +281,7 @@ static int raw_owners(struct map_target *t, uint32_t dev_idx, uint64_t offset, u
 	if (have)
 		ret = map_owners_push(owners, nr, &o);
 out_close:
+	free(c.lay);
 	free(c.bm);
 	ext2fs_close_free(&c.fs);
 	return ret < 0 ? ret : (int)(*nr - before);
