@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "escape.h"
+#include "fs.h"
 #include "map_report.h"
 /* Health and scrub lines under an owner, for people: only what is news. */
 static void print_health(FILE *f, const struct map_owner *o, const char *indent)
@@ -201,6 +202,7 @@ void report_print_damage(FILE *f, const struct map_damage *d, const struct map_t
 void report_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
 		      int lookup)
 {
+	const struct map_target *fs;
 	char advice[128];
 
 	if (d->nr_files) {
@@ -213,6 +215,11 @@ void report_print_owners(FILE *f, const struct map_damage *d, const struct map_t
 			const struct map_damage_file *df = &d->files[i];
 
 			print_paths(f, df, d->unreadable_dirs);
+			/* no mount point in its paths: say which partition's filesystem holds it */
+			fs = df->part ? map_target_fs((struct map_target *)t, df->fs_idx) : NULL;
+			if (fs && (map_target_ops(fs)->caps & MAP_FSC_RAW))
+				fprintf(f, "      (in partition %u: its unmounted ext4, read from "
+					"the raw device)\n", df->part);
 			if (df->what_lost && df->what_lost[0])
 				fprintf(f, "      %s\n", df->what_lost);
 			for (size_t k = 0; k < df->nr_ranges; k++)
