@@ -196,6 +196,7 @@ static int raw_in_use(struct raw_ctx *c, blk64_t b)
 	return !!(c->bm[bit >> 3] & (1u << (bit & 7)));
 }
 
+/* What block b is: past the end, the boot block, static metadata, free, or in use (pending). */
 static void raw_classify(struct raw_ctx *c, blk64_t b, struct raw_cls *k)
 {
 	const char *what;
@@ -336,6 +337,7 @@ static int raw_add_path(struct map_inode_paths *p, const char *path, int is_dir)
 	return 0;
 }
 
+/* One directory entry of the walk: a path of a wanted inode is kept. Return 0, or -ENOMEM. */
 static int raw_name_one(void *arg, uint64_t ino, unsigned char type, const char *path)
 {
 	struct raw_names *rn = arg;
