@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "escape.h"
+#include "fs.h"
 #include "map_report.h"
 /* Health and scrub lines under an owner, for people: only what is news. */
 static void print_health(FILE *f, const struct map_owner *o, const char *indent)
@@ -33,6 +34,15 @@ static void print_health(FILE *f, const struct map_owner *o, const char *indent)
 				map_verdict_name(o->scrub[i].verdict));
 		fputc('\n', f);
 	}
+}
+
+/* Why the ext4 on partition number nr cannot be read unmounted, "" when none is there. */
+static const char *part_raw_err(const struct map_target *t, unsigned nr)
+{
+	for (unsigned k = 0; t && k < t->nr_parts; k++)
+		if (t->parts[k].number == nr)
+			return t->parts[k].raw_err;
+	return "";
 }
 
 void report_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
@@ -74,14 +84,17 @@ void report_print_owner(FILE *f, const struct map_damage *d, const struct map_ta
 			fprintf(f, "      the boot block (ext4's first 1 KiB, before the superblock: "
 				"not used by the filesystem)%s\n", part);
 		else if (o->part)
-			fprintf(f, "      partition %u (no mounted XFS/ext4: contents unknown)\n",
-				o->part);
+			fprintf(f, "      partition %u (no mounted XFS/ext4%s%s: contents unknown)\n",
+				o->part, part_raw_err(t, o->part)[0] ? "; " : "",
+				report_escape(part_raw_err(t, o->part), esc, sizeof(esc)));
 		else if (t && t->foreign_fs[0])
 			fprintf(f, "      device holding %s mounted at %s (mediascan cannot map "
 				"%s: contents unknown to it)\n", t->foreign_fs,
 				report_escape(t->foreign_mount, esc, sizeof(esc)), t->foreign_fs);
 		else
-			fprintf(f, "      device (no filesystem mounted: contents unknown)\n");
+			fprintf(f, "      device (no filesystem mounted%s%s: contents unknown)\n",
+				t && t->raw_err[0] ? "; " : "",
+				t ? report_escape(t->raw_err, esc, sizeof(esc)) : "");
 		break;
 	default:
 		fprintf(f, "      %s %s", report_owner_kind_name(o), o->meta_type ? o->meta_type : "");
@@ -122,9 +135,14 @@ static void print_paths(FILE *f, const struct map_damage_file *df, unsigned unre
 				     "no directory entry reaches it");
 		return;
 	}
-	for (unsigned i = 0; i < p->nr_paths; i++)
+	for (unsigned i = 0; i < p->nr_paths; i++) {
+		size_t n = strlen(p->paths[i]);
+
+		/* a directory ends in "/", once: the root of an unmounted filesystem is "/" */
 		fprintf(f, "  %s%s\n", report_escape(p->paths[i], esc, sizeof(esc)),
-			p->is_dir ? "/  (directory)" : "");
+			!p->is_dir ? "" : n && p->paths[i][n - 1] == '/' ? "  (directory)" :
+			"/  (directory)");
+	}
 }
 
 /* The tool that assesses damaged metadata of a filesystem type ("" when none is known). */
@@ -184,6 +202,7 @@ void report_print_damage(FILE *f, const struct map_damage *d, const struct map_t
 void report_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
 		      int lookup)
 {
+	const struct map_target *fs;
 	char advice[128];
 
 	if (d->nr_files) {
@@ -196,6 +215,11 @@ void report_print_owners(FILE *f, const struct map_damage *d, const struct map_t
 			const struct map_damage_file *df = &d->files[i];
 
 			print_paths(f, df, d->unreadable_dirs);
+			/* no mount point in its paths: say which partition's filesystem holds it */
+			fs = df->part ? map_target_fs((struct map_target *)t, df->fs_idx) : NULL;
+			if (fs && (map_target_ops(fs)->caps & MAP_FSC_RAW))
+				fprintf(f, "      (in partition %u: its unmounted ext4, read from "
+					"the raw device)\n", df->part);
 			if (df->what_lost && df->what_lost[0])
 				fprintf(f, "      %s\n", df->what_lost);
 			for (size_t k = 0; k < df->nr_ranges; k++)
@@ -238,8 +262,8 @@ void report_print_owners(FILE *f, const struct map_damage *d, const struct map_t
 
 void report_print_notes(FILE *f, const struct map_damage *d)
 {
-	const char *notes[8];
-	int n = map_damage_notes(d, notes, 8);
+	const char *notes[12];
+	int n = map_damage_notes(d, notes, 12);
 
 	for (int i = 0; i < n; i++)
 		fprintf(f, "\nnote: %s\n", notes[i]);

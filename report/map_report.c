@@ -12,7 +12,16 @@
 
 #include "report.h"
 #include "escape.h"
+#include "fs.h"
 #include "map_report.h"
+
+#define READ_FROM_RAW "raw device (not mounted)"
+
+/* Return where an unmounted filesystem's answers were read (MAP_FSC_RAW), else NULL. */
+static const char *read_from(const struct map_target *fs)
+{
+	return fs && (map_target_ops(fs)->caps & MAP_FSC_RAW) ? READ_FROM_RAW : NULL;
+}
 
 const char *report_owner_kind_name(const struct map_owner *o)
 {
@@ -142,9 +151,12 @@ json_object *report_owner_json(const struct map_damage *d, const struct map_targ
 {
 	json_object *j = json_object_new_object();
 	const struct map_inode_paths *ip = NULL;
+	const char *raw = o->kind == MAP_OWN_DEVICE ? NULL :
+			  read_from(map_target_fs((struct map_target *)t, o->fs_idx));
 
-	(void)t;
 	json_object_object_add(j, "type", json_object_new_string(report_owner_kind_name(o)));
+	if (raw)
+		json_object_object_add(j, "read_from", json_object_new_string(raw));
 	json_object_object_add(j, "device_offset", json_object_new_uint64(o->dev_offset));
 	json_object_object_add(j, "length", json_object_new_uint64(o->length));
 	if (o->part) {
@@ -227,10 +239,13 @@ int report_damage_json(json_object *root, const struct map_damage *d, const stru
 			const struct map_target *fs = map_target_fs((struct map_target *)t,
 								    f->fs_idx);
 
-			if (fs)
+			if (fs && !read_from(fs))
 				json_object_object_add(jf, "mount_point",
 						       json_object_new_string(fs->mount_point));
 		}
+		if (read_from(map_target_fs((struct map_target *)t, f->fs_idx)))
+			json_object_object_add(jf, "read_from", json_object_new_string(
+				READ_FROM_RAW));
 		if (f->gen)
 			json_object_object_add(jf, "generation", json_object_new_int64(f->gen));
 		if (!f->paths || f->paths->nr_paths == 0) {
@@ -276,6 +291,10 @@ int report_damage_json(json_object *root, const struct map_damage *d, const stru
 
 int report_target_json(json_object *root, const struct map_target *t)
 {
+	if (read_from(t))
+		json_object_object_add(root, "read_from", json_object_new_string(READ_FROM_RAW));
+	else if (t->raw_err[0])
+		json_object_object_add(root, "unreadable_ext4", json_object_new_string(t->raw_err));
 	if (t->self_part)
 		json_object_object_add(root, "partition", json_object_new_int((int)t->self_part));
 	if (!t->nr_parts)
@@ -304,7 +323,13 @@ int report_target_json(json_object *root, const struct map_target *t)
 			json_object_object_add(jp, "mount_point",
 					       json_object_new_string(p->mount_point));
 		json_object_object_add(jp, "planned", json_object_new_string(
-			p->fs ? "through its filesystem" : "whole"));
+			p->fs && !read_from(p->fs) ? "through its filesystem" : "whole"));
+		if (read_from(p->fs))
+			json_object_object_add(jp, "read_from", json_object_new_string(
+				READ_FROM_RAW));
+		else if (p->raw_err[0])
+			json_object_object_add(jp, "unreadable_ext4",
+					       json_object_new_string(p->raw_err));
 		json_object_array_add(a, jp);
 	}
 	json_object_object_add(root, "partitions", a);
@@ -313,8 +338,8 @@ int report_target_json(json_object *root, const struct map_target *t)
 
 int report_mapping_json(json_object *root, const struct map_damage *d)
 {
-	const char *notes[8];
-	int n = map_damage_notes(d, notes, 8);
+	const char *notes[12];
+	int n = map_damage_notes(d, notes, 12);
 
 	if (d->scrub) {
 		json_object_object_add(root, "scrub", json_object_new_string(

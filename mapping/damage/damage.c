@@ -72,6 +72,17 @@ int map_damage_resolve(struct map_damage *d, struct map_target *t)
 		if (ret < 0)
 			return ret;
 	}
+	/* Owners of an unmounted filesystem read from the raw device: say so, once. */
+	for (size_t i = 0; i < d->nr_owners; i++) {
+		const struct map_target *fs = map_target_fs(t, d->owners[i].fs_idx);
+
+		if (fs && (map_target_ops(fs)->caps & MAP_FSC_RAW) &&
+		    d->owners[i].kind != MAP_OWN_DEVICE) {
+			d->notes |= MAP_NOTE_RAW;
+			if (fs->fs_needs_recovery)
+				d->notes |= MAP_NOTE_RAW_RECOVERY;
+		}
+	}
 	ret = map_damage_mark_bad(d, t);
 	if (ret < 0)
 		return ret;
@@ -131,6 +142,13 @@ int map_damage_notes(const struct map_damage *d, const char **out, unsigned max)
 			break;
 		}
 	}
+	if ((d->notes & MAP_NOTE_RAW) && n < max)
+		out[n++] = d->notes & MAP_NOTE_RAW_RECOVERY ?
+			   "the ext4 was read unmounted from the raw device (libext2fs, read-only); "
+			   "its journal needs recovery and was not replayed: names and owners are "
+			   "as of the filesystem's last write to disk" :
+			   "the ext4 was read unmounted from the raw device (libext2fs, read-only): "
+			   "names and owners are as of the filesystem's last write to disk";
 	if ((d->notes & MAP_NOTE_NO_EXT2FS) && n < max)
 		out[n++] = "built without libext2fs: ext4 owners were found by a directory walk "
 			   "with FIEMAP (slower; journal and orphan inodes stay unnamed)";

@@ -57,6 +57,9 @@ struct map_damage_meta {
 #define MAP_NOTE_UNREADABLE_META (1u << 4)	/* the index hit unreadable inode tables */
 #define MAP_NOTE_LOOPED_MAP	(1u << 5)	/* some block maps loop: walked once */
 #define MAP_NOTE_SKIPPED_INODES	(1u << 6)	/* the XFS inode sweep skipped AGs or inodes */
+#define MAP_NOTE_RAW		(1u << 7)	/* an ext4 read unmounted from the raw device */
+#define MAP_NOTE_RAW_RECOVERY	(1u << 8)	/* ... whose journal needs recovery (not
+						 * replayed: names as of its last write) */
 
 /* The owners of one range map_damage_add_many added (after resolve: what replaced them). */
 struct map_damage_group {

@@ -45,7 +45,8 @@ int map_damage_itables(struct map_damage *d, struct map_target *t)
 		struct map_target *fs = map_target_fs(t, o->fs_idx);
 		int n;
 
-		if (!map_damage_is_inode_table(o) || !fs || !fs->mount_point[0])
+		if (!map_damage_is_inode_table(o) || !fs ||
+		    (!fs->mount_point[0] && !(map_target_ops(fs)->caps & MAP_FSC_RAW)))
 			continue;
 		n = itable_inodes(fs, o, 1, inos);
 		if (n <= 0)
@@ -73,8 +74,13 @@ int map_damage_itables(struct map_damage *d, struct map_target *t)
 
 		while (j < nwant && want[j].fs_idx == want[i].fs_idx)
 			j++;
-		if (fs)
+		/* Unmounted (MAP_FSC_RAW): no mount point to walk, the filesystem names them. */
+		if (fs && (map_target_ops(fs)->caps & MAP_FSC_RAW))
+			ret = map_target_ops(fs)->name_inodes(fs, want + i, j - i, NULL);
+		else if (fs)
 			map_paths_resolve_fs(fs, want + i, j - i, NULL);
+		if (ret < 0)
+			goto out_free;
 		i = j;
 	}
 	for (size_t g = 0; g < d->nr_groups; g++) {

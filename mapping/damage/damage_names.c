@@ -84,7 +84,7 @@ static int name_fs(struct map_damage *d, struct map_target *fs, uint32_t fs_idx)
 
 	for (size_t i = 0; i < d->nr_inodes; i++)
 		n += d->inodes[i].fs_idx == fs_idx;
-	if (!n || !fs->mount_point[0])
+	if (!n || (!fs->mount_point[0] && !(map_target_ops(fs)->caps & MAP_FSC_RAW)))
 		return 0;
 	sub = malloc(sizeof(*sub) * n);
 	if (!sub)

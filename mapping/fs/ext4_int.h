@@ -20,5 +20,10 @@ extern struct struct_io_manager map_ext4_ro_manager;
 extern const struct map_target *map_ext4_refuse;
 /* Where the manager counts blocks it read as zeroes, or NULL. */
 extern unsigned *map_ext4_unreadable;
+/*
+ * Return 0 after opening t's ext4 read-only through the manager (at t->fs_base_bytes on
+ * devices[0]: "offset=" option), checksum and superblock errors ignored, or libext2fs's error.
+ */
+errcode_t map_ext4_open_ro(const struct map_target *t, ext2_filsys *fs);
 
 #endif

@@ -18,6 +18,7 @@
 
 struct kio_mount;
 struct map_damage;
+struct map_owner;
 
 /* Capabilities (map_fs_ops.caps). */
 #define MAP_FSC_MOUNTED		(1u << 0)	/* a mounted filesystem: GETFSMAP, a UUID, a
@@ -29,6 +30,9 @@ struct map_damage;
 #define MAP_FSC_OPEN_WRITES	(1u << 3)	/* opening a regular file on a read-write mount
 						 * writes (ext4 records the mount point in its
 						 * superblock on the first open): no file opens */
+#define MAP_FSC_RAW		(1u << 4)	/* not mounted: read from the raw device with
+						 * libext2fs (owners, index, names); no GETFSMAP,
+						 * no FIEMAP, no mount point */
 
 /* What GETFSMAP leaves to the owner index on a device (map_fs_ops.fsmap_flags). */
 #define MAP_FSMAP_GAPS_ALLOCATED (1u << 0)	/* bytes no record covers are allocated (ext4
@@ -48,6 +52,13 @@ struct map_fs_ops {
 	 */
 	int (*open)(struct map_target *t, const char *path, const struct kio_mount *m,
 		    char *err, size_t errlen, int *err_class);
+	/*
+	 * Return the number of owners appended to *owners (grown as map_owners_push does) for
+	 * [offset, offset+length) of the filesystem (fs offsets; dev_idx stamped on them), of a
+	 * filesystem with no GETFSMAP to ask (MAP_FSC_RAW), or -errno. NULL: GETFSMAP.
+	 */
+	int (*owners)(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
+		      struct map_owner **owners, size_t *nr);
 	/* ---- plan records ---- */
 	/* Return MAP_FSMAP_* for a device of role in t. NULL: 0. */
 	uint32_t (*fsmap_flags)(const struct map_target *t, enum map_role role);
@@ -96,6 +107,21 @@ extern const struct map_fs_ops map_fs_xfs;
 extern const struct map_fs_ops map_fs_ext4;
 extern const struct map_fs_ops map_fs_disk;
 extern const struct map_fs_ops map_fs_bare;
+extern const struct map_fs_ops map_fs_ext4_raw;
+
+/**
+ * map_ext4_raw_open() - read the ext4 at a byte offset of a device that nothing mounts.
+ * @t: the target: devices[0] opened, fs_base_bytes set to where the filesystem starts
+ * @why: set to why an ext4 that is there cannot be read (corrupt superblock, unknown feature)
+ * @whylen: size of why
+ *
+ * On success t answers through map_fs_ext4_raw (fs_type "ext4", geometry from the
+ * superblock). Nothing is mounted, written, or replayed.
+ *
+ * Return: 0, -ENOENT when no ext4 superblock is there (why left empty), -EOPNOTSUPP without
+ * libext2fs, or -errno with a reason in why.
+ */
+int map_ext4_raw_open(struct map_target *t, char *why, size_t whylen);
 
 /**
  * map_target_ops() - the ops table of a target.

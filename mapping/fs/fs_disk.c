@@ -89,6 +89,47 @@ static void part_attach_fs(struct map_part *p, dev_t devt)
 }
 
 /*
+ * A partition nothing mounts that holds an ext4: read it from the raw device at the
+ * partition's start (the kernel may have no device for it: dm devices get none). The
+ * partition is still read whole; its owners are named through p->fs. Never fatal: when the
+ * ext4 cannot be read, p->raw_err says why and its contents stay unknown.
+ */
+static void part_attach_raw(const struct map_target *t, struct map_part *p)
+{
+	struct map_target *fs;
+	char err[256];
+	int cls, ret;
+
+	if (p->fs || p->mount_point[0])
+		return;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return;
+	fs->mount_fd = -1;
+	snprintf(fs->arg, sizeof(fs->arg), "%s", t->devices[0].path);
+	ret = map_target_add_device(fs, t->devices[0].path, MAP_ROLE_WHOLE, err, sizeof(err),
+				    &cls);
+	if (ret == 0) {
+		fs->fs_base_bytes = p->start;
+		ret = map_ext4_raw_open(fs, p->raw_err, sizeof(p->raw_err));
+	}
+	if (ret == 0 && fs->fs_size_bytes > p->size) {
+		snprintf(p->raw_err, sizeof(p->raw_err), "its ext4 superblock says %llu bytes, "
+			 "more than the partition's %llu", (unsigned long long)fs->fs_size_bytes,
+			 (unsigned long long)p->size);
+		ret = -EUCLEAN;
+	}
+	if (ret == 0) {
+		fs->self_part = p->number;
+		snprintf(p->fs_type, sizeof(p->fs_type), "ext4");
+		p->fs = fs;
+		return;
+	}
+	map_target_close(fs);
+	free(fs);
+}
+
+/*
  * The partition table cannot be read (it may be the damaged part), but the kernel parsed it
  * when the disk appeared (or partx added them): plan the partitions the kernel lists, so the
  * filesystems on them still map errors to files. Return 0, -ENOENT when the kernel lists none.
@@ -165,6 +206,9 @@ static int disk_open(struct map_target *t, const char *path, const struct kio_mo
 		ret = map_parts_segments(t, d->info.size_bytes, lbs);
 	if (ret == 0) {
 		d->role = MAP_ROLE_DISK;
+		/* After the segments: a partition named through an unmounted ext4 is read whole. */
+		for (unsigned i = 0; i < t->nr_parts; i++)
+			part_attach_raw(t, &t->parts[i]);
 		return 0;
 	}
 out_err:

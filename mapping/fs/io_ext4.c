@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,8 @@ static int e4_refused(uint64_t off, uint64_t len)
 /* The channel's files: buffered reads, and O_DIRECT ones (opened on the first bad read) to
  * find which 512-byte sectors of a failed block are bad: the page cache fails whole pages. */
 struct ro_priv {
+	uint64_t base;			/* "offset=" option: where the filesystem starts on the
+					 * device (a partition the kernel has no device for) */
 	int fd;
 	int dfd;			/* O_DIRECT, -1 not yet opened, -2 cannot */
 	void *sector;			/* aligned 512-byte bounce buffer */
@@ -108,7 +111,7 @@ static errcode_t ro_read_blk64(io_channel io, unsigned long long block, int coun
 	size_t size = count < 0 ? (size_t)-count : (size_t)count * (size_t)io->block_size;
 	uint64_t off = block * (uint64_t)io->block_size;
 	int refuse = e4_refused(off, size);
-	ssize_t n = refuse ? -EIO : kio_pread(fd, data, size, off);
+	ssize_t n = refuse ? -EIO : kio_pread(fd, data, size, pv->base + off);
 
 	if (n == (ssize_t)size)
 		return 0;
@@ -135,7 +138,7 @@ static errcode_t ro_read_blk64(io_channel io, unsigned long long block, int coun
 		if (refuse && e4_refused(off + done, 512)) {
 			ok = 0;			/* known bad: never read again */
 		} else if (pv->dfd >= 0 &&
-			   kio_pread(pv->dfd, pv->sector, 512, off + done) == 512) {
+			   kio_pread(pv->dfd, pv->sector, 512, pv->base + off + done) == 512) {
 			memcpy((char *)data + done, pv->sector, len);
 			ok = 1;
 		}
@@ -174,12 +177,36 @@ static errcode_t ro_flush(io_channel io)
 	return 0;
 }
 
+/* "offset=BYTES" (as unix_io_manager takes it): the filesystem starts there on the device.
+ * Known-bad bytes stay in filesystem offsets; only the device reads are shifted. */
 static errcode_t ro_set_option(io_channel io, const char *option, const char *arg)
 {
-	(void)io;
-	(void)option;
-	(void)arg;
-	return EXT2_ET_INVALID_ARGUMENT;
+	struct ro_priv *pv = io->private_data;
+	unsigned long long v;
+	char *end;
+
+	if (!option || strcmp(option, "offset") != 0 || !arg || !*arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (*end || errno)
+		return EXT2_ET_INVALID_ARGUMENT;
+	pv->base = v;
+	return 0;
+}
+
+errcode_t map_ext4_open_ro(const struct map_target *t, ext2_filsys *fs)
+{
+	char opts[32] = "";
+
+	initialize_ext2_error_table();		/* error_message() names libext2fs's codes */
+	if (t->fs_base_bytes)
+		snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)t->fs_base_bytes);
+	/* Read-only (no EXT2_FLAG_RW): libext2fs never writes, and never replays the journal. */
+	return ext2fs_open2(t->devices[0].path, opts[0] ? opts : NULL, EXT2_FLAG_64BITS |
+			    EXT2_FLAG_SKIP_MMP | EXT2_FLAG_IGNORE_CSUM_ERRORS |
+			    EXT2_FLAG_SOFTSUPP_FEATURES | EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0,
+			    &map_ext4_ro_manager, fs);
 }
 
 struct struct_io_manager map_ext4_ro_manager = {

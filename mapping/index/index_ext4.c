@@ -379,10 +379,7 @@ int map_index_ext4(struct map_target *fsx, const struct map_ix_query *q, size_t 
 
 	*unreadable = 0;
 	map_ext4_refuse = fsx;
-	/* Read-only (no EXT2_FLAG_RW): libext2fs never writes. */
-	err = ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
-			  EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
-			  EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &map_ext4_ro_manager, &fs);
+	err = map_ext4_open_ro(fsx, &fs);
 	if (err) {
 		snprintf(why, whylen, "libext2fs cannot open %s: %s", fsx->devices[0].path,
 			 error_message(err));
@@ -441,7 +438,9 @@ out_close:
 	if (map_fsx_get(fsx))
 		map_fsx_get(fsx)->looped_maps = c.looped;
 	ext2fs_close_free(&fs);
-	if (ret == 0)
+	/* FIEMAP confirms against the running kernel; unmounted (MAP_FSC_RAW), the extent trees
+	 * libext2fs read are the authority. */
+	if (ret == 0 && fsx->mount_fd >= 0)
 		ret = map_ix_confirm(fsx, h);
 	return ret;
 }
@@ -454,9 +453,7 @@ int map_ext4_itable_inodes(struct map_target *fsx, uint64_t off, uint64_t len, i
 	size_t n = 0;
 
 	map_ext4_refuse = fsx;
-	if (ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
-			EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
-			EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &map_ext4_ro_manager, &fs))
+	if (map_ext4_open_ro(fsx, &fs))
 		return -EIO;
 	bs = fs->blocksize;
 	isz = EXT2_INODE_SIZE(fs->super);

@@ -164,9 +164,7 @@ int map_ext4_name_below(struct map_target *fsx, uint64_t dir_ino, const char *pa
 	if (dir_ino > UINT32_MAX)
 		return -EINVAL;
 	map_ext4_refuse = fsx;
-	if (ext2fs_open(fsx->devices[0].path, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
-			EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SOFTSUPP_FEATURES |
-			EXT2_FLAG_IGNORE_SB_ERRORS, 0, 0, &map_ext4_ro_manager, &fs))
+	if (map_ext4_open_ro(fsx, &fs))
 		return -EIO;
 	top.fs = fs;
 	top.buf = malloc(fs->blocksize);

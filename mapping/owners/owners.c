@@ -16,8 +16,7 @@
 
 #define OWNERS_BATCH 128
 
-/* Append one owner to the growable array. */
-static int owners_push(struct map_owner **owners, size_t *nr, const struct map_owner *o)
+int map_owners_push(struct map_owner **owners, size_t *nr, const struct map_owner *o)
 {
 	struct map_owner *n;
 
@@ -105,7 +104,7 @@ static int push_device(struct map_owner **owners, size_t *nr, uint32_t dev_idx, 
 	o.ag = -1;
 	o.meta_type = what;
 	o.part = part;
-	ret = owners_push(owners, nr, &o);
+	ret = map_owners_push(owners, nr, &o);
 	return ret < 0 ? ret : 1;
 }
 
@@ -142,13 +141,13 @@ static int push_with_gaps(struct map_target *t, uint32_t dev_idx, uint64_t off, 
 		if (gapfill && s > covered) {
 			g.dev_offset = g.fs_offset = covered;
 			g.length = s - covered;
-			ret = owners_push(owners, nr, &g);
+			ret = map_owners_push(owners, nr, &g);
 			if (ret < 0)
 				return ret;
 		}
 		if (k == n)
 			break;
-		ret = owners_push(owners, nr, &src[k]);
+		ret = map_owners_push(owners, nr, &src[k]);
 		if (ret < 0)
 			return ret;
 		if (src[k].dev_offset + src[k].length > covered)
@@ -212,7 +211,7 @@ static int lookup_fsmap(struct map_target *t, uint32_t dev_idx, uint64_t offset,
 			if (re <= rs)
 				continue;
 			owner_from_rec(t, dev_idx, rec, rs, re, &o);
-			if (owners_push(&found, &nfound, &o) < 0) {
+			if (map_owners_push(&found, &nfound, &o) < 0) {
 				ret = -ENOMEM;
 				goto out_free;
 			}
@@ -265,9 +264,13 @@ static int lookup_disk(struct map_target *t, uint32_t dev_idx, uint64_t offset, 
 					  "partition-gap", 0);
 			break;
 		case MAP_SEG_PART:
-			ret = push_device(owners, nr, dev_idx, pos, piece, MAP_OWN_DEVICE,
-					  "partition", p->number);
-			break;
+			if (!p->fs) {
+				ret = push_device(owners, nr, dev_idx, pos, piece, MAP_OWN_DEVICE,
+						  "partition", p->number);
+				break;
+			}
+			/* An unmounted ext4 read from the raw device names them. */
+			/* fallthrough */
 		case MAP_SEG_FS: {
 			size_t before = *nr;
 
@@ -328,6 +331,9 @@ int map_owners_lookup(struct map_target *t, uint32_t dev_idx, uint64_t offset, u
 
 	if (length == 0)
 		return 0;
+	/* Not mounted (MAP_FSC_RAW): no GETFSMAP; the filesystem read from the device says. */
+	if (map_target_ops(t)->owners)
+		return map_target_ops(t)->owners(t, dev_idx, offset, length, owners, nr);
 	if (d->role == MAP_ROLE_DISK && t->nr_segs)
 		return lookup_disk(t, dev_idx, offset, length, owners, nr);
 	if (d->role == MAP_ROLE_WHOLE || d->role == MAP_ROLE_DISK || t->mount_fd < 0)
@@ -541,7 +547,7 @@ int map_owners_lookup_many(struct map_target *t, uint32_t dev_idx, const uint64_
 			first[i] = *nr;
 			ntmp = 0;
 			for (; k < nv && v[k].range == i; k++) {
-				ret = owners_push(&tmp, &ntmp, &v[k].o);
+				ret = map_owners_push(&tmp, &ntmp, &v[k].o);
 				if (ret < 0)
 					break;
 			}

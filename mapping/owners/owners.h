@@ -63,6 +63,16 @@ struct map_owner {
 };
 
 /**
+ * map_owners_push() - append one owner to a growable array (grown at powers of two).
+ * @owners: the array (realloc'ed)
+ * @nr: its length, updated
+ * @o: the owner
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int map_owners_push(struct map_owner **owners, size_t *nr, const struct map_owner *o);
+
+/**
  * map_owners_lookup() - the owners of a range of a device.
  * @t: the target
  * @dev_idx: the device

@@ -219,17 +219,23 @@ static int open_bare(struct map_target *t, const char *path, char *err, size_t e
 
 	t->ops = &map_fs_bare;
 	ret = map_fs_bare.open(t, path, NULL, err, errlen, err_class);
-	if (ret < 0 || t->devices[0].info.is_partition)
+	if (ret < 0)
 		return ret;
-	ret = map_fs_disk.open(t, path, NULL, err, errlen, err_class);
-	if (ret == 0) {
-		t->ops = &map_fs_disk;
-		return 0;
+	if (!t->devices[0].info.is_partition) {
+		ret = map_fs_disk.open(t, path, NULL, err, errlen, err_class);
+		if (ret == 0) {
+			t->ops = &map_fs_disk;
+			return 0;
+		}
+		if (ret != -ENOENT && ret != -EOPNOTSUPP) {
+			*err_class = MAP_TERR_OPERATIONAL;
+			return ret;
+		}
 	}
-	if (ret == -ENOENT || ret == -EOPNOTSUPP)
-		return 0;			/* no partition table: read it whole */
-	*err_class = MAP_TERR_OPERATIONAL;
-	return ret;
+	/* No partition table: read it whole, its owners named by the ext4 on it if any (read
+	 * from the raw device, map_fs_ext4_raw); else, or when it cannot be read, unknown. */
+	map_ext4_raw_open(t, t->raw_err, sizeof(t->raw_err));
+	return 0;
 }
 
 struct foreign_lookup {

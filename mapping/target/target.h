@@ -82,7 +82,10 @@ struct map_part {
 	char uuid[40];			/* GPT partition UUID */
 	char fs_type[32];		/* the mounted filesystem, "" when not mounted */
 	char mount_point[256];		/* where it is mounted, "" when not */
-	struct map_target *fs;		/* the mounted XFS/ext4 it is planned through, or NULL */
+	struct map_target *fs;		/* the mounted XFS/ext4 it is planned through, or the
+					 * unmounted ext4 read from the raw device (its ops have
+					 * MAP_FSC_RAW: the partition is still read whole), or NULL */
+	char raw_err[160];		/* an ext4 is there but cannot be read unmounted: why */
 };
 
 /* Mapping state private to mapping/ (handle type, scrub probe, AG health); see fs.h. */
@@ -134,6 +137,12 @@ struct map_target {
 	unsigned nr_segs;
 	struct map_seg *segs;		/* the whole disk, in order, without overlaps */
 	struct map_fsx *x;		/* built on demand, freed by map_target_close */
+	/* ---- a filesystem read unmounted from the raw device (MAP_FSC_RAW) ---- */
+	uint64_t fs_base_bytes;		/* where it starts on devices[0] (a partition's start) */
+	int fs_needs_recovery;		/* its journal needs recovery: not replayed here, so
+					 * names are as of its last write to disk */
+	char raw_err[160];		/* a bare device: an ext4 is there but cannot be read
+					 * unmounted: why ("" none) */
 	/* ---- groups (AG / block group) and the parts of them read whole ---- */
 	uint64_t fs_group_bytes;	/* AG or block group size, bytes; 0 unknown */
 	uint64_t fs_group_first;	/* bytes before group 0 (ext4 with 1 KiB blocks: 1024) */
