@@ -76,7 +76,7 @@ static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct
 
 		if (r < 0 || !w->nr_hops) {
 			/* this volume's owners cannot be named: said, never left out */
-			memset(w, 0, sizeof(*w));
+			map_stack_up_release(w);
 			w->unmappable = 1;
 			snprintf(w->bad_name, sizeof(w->bad_name), "%s", u->also[i].name);
 			snprintf(w->bad_kind, sizeof(w->bad_kind), "dm-thin");
@@ -96,7 +96,7 @@ static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct
 		}
 		ret = push_query(v, n, cap, &s);
 		if (ret < 0)
-			free(w);
+			map_stack_up_free(w);
 	}
 	return ret;
 }
@@ -159,7 +159,7 @@ static int stack_queries(struct map_run *m)
 				m->exit_bits |= REPORT_EXIT_OPERATIONAL;
 			ret = push_query(&v, &n, &cap, &p);
 			if (ret < 0)
-				free(u);
+				map_stack_up_free(u);
 			else
 				ret = shared_queries(&v, &n, &cap, &p, u, &m->exit_bits);
 			off += u->length;
@@ -169,7 +169,7 @@ static int stack_queries(struct map_run *m)
 	if (ret < 0) {
 		for (size_t i = 0; i < n; i++)
 			if (v[i].stk && (i >= m->nr_q || v[i].stk != m->q[i].stk))
-				free(v[i].stk);
+				map_stack_up_free(v[i].stk);
 		free(v);
 		return ret;
 	}

@@ -181,7 +181,7 @@ static void map_run_free(struct map_run *m)
 	}
 	free(m->tg);
 	for (size_t i = 0; i < m->nr_q; i++)
-		free(m->q[i].stk);
+		map_stack_up_free(m->q[i].stk);
 	free(m->q);
 	for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
 		free(m->unusable[i]);

@@ -432,7 +432,7 @@ void pass_stack_close(struct pass_stack *ps)
 		if (ps->devs[i].fd >= 0)
 			kio_close(ps->devs[i].fd);
 	for (size_t i = 0; i < ps->nr_rl; i++) {
-		free(ps->rl[i].u);
+		map_stack_up_free(ps->rl[i].u);
 		free(ps->rl[i].shared);
 	}
 	free(ps->rl);

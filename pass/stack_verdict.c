@@ -239,7 +239,7 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 			}
 			/* a thin block shared with snapshots: the way up to this filesystem */
 			if (map_stack_up_via(NULL, leaf, off, left, ps->top, u) < 0 || !u->length) {
-				memset(u, 0, sizeof(*u));
+				map_stack_up_release(u);
 				u->unmappable = 1;
 				u->length = left;
 			}
@@ -257,7 +257,7 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 				c.length = piece;
 				if (at_add(ps, leaf, off, c.offset, piece) < 0) {
 					ret = -ENOMEM;
-					free(u);
+					map_stack_up_free(u);
 					break;
 				}
 				if (nn == cap) {
@@ -265,7 +265,7 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 
 					if (!x) {
 						ret = -ENOMEM;
-						free(u);
+						map_stack_up_free(u);
 						break;
 					}
 					out = x;
@@ -275,7 +275,7 @@ int pass_stack_verdicts(struct pass_stack *ps, struct scan_result *r)
 			} else {
 				ps->nr_dropped++;	/* slow or transient in parity/unused space */
 			}
-			free(u);
+			map_stack_up_free(u);
 			off += piece;
 			left -= piece;
 		}
@@ -375,7 +375,7 @@ static int shared_add(struct pass_stack *ps, struct pass_stack_rl *e, uint64_t l
 		    w->unmappable || w->unused) {
 			snprintf(sh->why, sizeof(sh->why), "its way up cannot be read: no owners "
 				 "named");
-			free(w);
+			map_stack_up_free(w);
 			continue;
 		}
 		top = w->hop[w->nr_hops - 1].name;
@@ -386,7 +386,7 @@ static int shared_add(struct pass_stack *ps, struct pass_stack_rl *e, uint64_t l
 				 "are unknown", top);
 			sh->top = -1;
 		}
-		free(w);
+		map_stack_up_free(w);
 	}
 	return 0;
 }
@@ -413,7 +413,7 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 				break;
 			}
 			if (map_stack_up(NULL, ps->disk, off, left, u) < 0 || !u->length) {
-				memset(u, 0, sizeof(*u));
+				map_stack_up_release(u);
 				u->unmappable = 1;
 				u->length = left;
 			}
@@ -422,7 +422,7 @@ int pass_stack_member_verdicts(struct pass_stack *ps, const struct scan_result *
 			ok = copies_ok(u, &j);
 			ret = rl_add(ps, ps->disk, off, piece, e->err, u, !ok);
 			if (ret < 0) {
-				free(u);
+				map_stack_up_free(u);
 				break;
 			}
 			/* the owners come from the filesystem on top of each range's stack (a

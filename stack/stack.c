@@ -40,6 +40,35 @@ static int push_hop(struct map_stack_up *u, const char *name, const char *kind, 
 	return 0;
 }
 
+/* Room in *arr (n used, grown by doubling from 4) for one more; 0 or -ENOMEM. */
+static int room(void *arr, unsigned n, size_t size)
+{
+	void **p = arr, *np;
+
+	if (n && (n < 4 || (n & (n - 1))))
+		return 0;			/* capacity 4, 8, 16...: not full */
+	np = realloc(*p, (n ? 2 * (size_t)n : 4) * size);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	return 0;
+}
+
+void map_stack_up_release(struct map_stack_up *u)
+{
+	free(u->copy);
+	free(u->also);
+	memset(u, 0, sizeof(*u));
+}
+
+void map_stack_up_free(struct map_stack_up *u)
+{
+	if (!u)
+		return;
+	map_stack_up_release(u);
+	free(u);
+}
+
 static void add_copy(struct map_stack_up *u, const char *sysfs, const char *name,
 		     const char *array, uint64_t off, uint64_t length, enum map_md_role role)
 {
@@ -50,8 +79,9 @@ static void add_copy(struct map_stack_up *u, const char *sysfs, const char *name
 	const char *bad = NULL;
 	unsigned nl = 0;
 
-	if (u->nr_copies == MAP_STACK_MAX_COPIES)
-		return;
+	if (u->nr_copies == MAP_STACK_MAX_COPIES || room(&u->copy, u->nr_copies,
+							 sizeof(*u->copy)) < 0)
+		return;			/* out of memory: a copy not named (the caller's own limit) */
 	/* a leg that is itself a dm or md device (dm-raid's rimage LVs): its disk range */
 	if ((map_stack_is_dm(name) || map_stack_is_md(name)) &&
 	    map_stack_down_at(sysfs, name, off / 512, &cnt, MAP_MD_DATA, lf, 4, &nl, &bad, 0) >= 0 &&
@@ -281,8 +311,9 @@ static int part_at(const char *sysfs, const char *name, uint64_t off, char *part
 /* Another volume sharing the block: listed, or counted past what also[] holds. */
 static void add_also(struct map_stack_up *u, const char *name, uint64_t off)
 {
-	if (u->nr_also == MAP_STACK_MAX_ALSO) {
-		u->also_more++;
+	if (u->nr_also == MAP_STACK_MAX_ALSO ||
+	    room(&u->also, u->nr_also, sizeof(*u->also)) < 0) {
+		u->also_more++;		/* counted and said: never left out silently */
 		return;
 	}
 	snprintf(u->also[u->nr_also].name, MAP_STACK_NAME, "%s", name);
@@ -302,7 +333,7 @@ static int reaches(const char *sysfs, const char *vol, uint64_t off, const char 
 		return 0;
 	yes = map_stack_up(sysfs, vol, off, 512, t) == 0 && t->nr_hops &&
 	      !strcmp(t->hop[t->nr_hops - 1].name, prefer);
-	free(t);
+	map_stack_up_free(t);
 	return yes;
 }
 

@@ -14,7 +14,7 @@
 #define MAP_STACK_MAX_HOPS 16
 #define MAP_STACK_MAX_COPIES 64
 #define MAP_STACK_NAME 64
-#define MAP_STACK_MAX_ALSO 64
+#define MAP_STACK_MAX_ALSO 256
 #define MAP_STACK_MAX_HOLDERS 1024	/* a thin pool's volumes and snapshots (Proxmox: hundreds) */
 
 /* One device on the way up, with the queried range's byte offset on it. */
@@ -37,11 +37,18 @@ struct map_stack_copy {
 	char array[MAP_STACK_NAME];	/* the array it belongs to (md0) */
 };
 
-/* A range's way up. */
+/* A thin pool's volume (or snapshot) mapping the same data block, and where. */
+struct map_stack_also {
+	char name[MAP_STACK_NAME];
+	uint64_t offset;		/* bytes on it */
+};
+
+/* A range's way up. The other copies and volumes are allocated as they are found (a map of a
+ * thousand sectors keeps a thousand of these): map_stack_up_free. */
 struct map_stack_up {
 	struct map_stack_hop hop[MAP_STACK_MAX_HOPS];
 	unsigned nr_hops;
-	struct map_stack_copy copy[MAP_STACK_MAX_COPIES];
+	struct map_stack_copy *copy;	/* nr_copies, at most MAP_STACK_MAX_COPIES */
 	unsigned nr_copies;
 	uint64_t length;		/* bytes from the query's start mapped as one piece */
 	int parity;			/* ends in parity: no owner above */
@@ -51,7 +58,7 @@ struct map_stack_up {
 	int thin_meta;			/* the range is a thin pool's metadata: every volume's */
 	/* a thin pool's data block shared by several volumes (snapshots): the way up goes
 	 * through one, the others are here (each to be mapped up from the volume's offset) */
-	struct { char name[MAP_STACK_NAME]; uint64_t offset; } also[MAP_STACK_MAX_ALSO];
+	struct map_stack_also *also;	/* nr_also, at most MAP_STACK_MAX_ALSO */
 	unsigned nr_also;
 	unsigned also_more;		/* more volumes share it than also[] holds: counted, said */
 	char bad_name[MAP_STACK_NAME];
@@ -68,6 +75,10 @@ struct map_stack_up {
  */
 int map_stack_up(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		 struct map_stack_up *u);
+/* Free what map_stack_up allocated in u (u stays, zeroed: it may be filled again); _free
+ * frees u too. u is written whole by map_stack_up: release one that is filled before. */
+void map_stack_up_release(struct map_stack_up *u);
+void map_stack_up_free(struct map_stack_up *u);
 /*
  * map_stack_up, and where a thin pool's block is shared by several volumes, the way up goes
  * through the volume from which device prefer (kernel name; NULL: the first) is reached; the

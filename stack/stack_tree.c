@@ -320,7 +320,7 @@ int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_regi
 		/* the layer above, and where cur's first data byte lands on it */
 		if (map_stack_up(sysfs, cur, start, 512, u) < 0 || u->nr_hops < 2 ||
 		    u->unmappable) {
-			free(u);
+			map_stack_up_free(u);
 			break;
 		}
 		snprintf(out[n].name, sizeof(out[n].name), "%s", u->hop[1].name);
@@ -341,7 +341,7 @@ int map_stack_regions(const char *sysfs, const char *leaf, struct map_stack_regi
 						   !strcmp(u->hop[1].kind, "dm-linear") ||
 						   !strcmp(u->hop[1].kind, "dm-crypt"));
 		snprintf(cur, sizeof(cur), "%s", u->hop[1].name);
-		free(u);
+		map_stack_up_free(u);
 		if (!linear)
 			break;
 		base += start;
