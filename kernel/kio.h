@@ -153,6 +153,8 @@ int kio_blk_list(const char *sysfs, const char *name, const char *sub, const cha
 int kio_blk_attr(const char *sysfs, const char *name, const char *attr, char *buf, size_t len);
 /* Return 0 and set *val from attribute ATTR of block device name (one number), or -errno. */
 int kio_blk_attr_u64(const char *sysfs, const char *name, const char *attr, uint64_t *val);
+/* Parse a sysfs attribute's decimal value (no sign): 0, or -EINVAL. */
+int kio_attr_parse_u64(const char *buf, uint64_t *val);
 /* Return 0 and the last component of symlink ATTR (md/rd0 -> dev-sdb1), or -errno. */
 int kio_blk_link(const char *sysfs, const char *name, const char *attr, char *out, size_t len);
 /* Return 0 and the whole disk's name of partition name, -ENOENT if name is no partition. */

@@ -66,11 +66,16 @@ int kio_blk_attr(const char *sysfs, const char *name, const char *attr, char *bu
 
 int kio_blk_attr_u64(const char *sysfs, const char *name, const char *attr, uint64_t *val)
 {
-	char buf[64], *end;
+	char buf[64];
 	int ret = kio_blk_attr(sysfs, name, attr, buf, sizeof(buf));
 
-	if (ret < 0)
-		return ret;
+	return ret < 0 ? ret : kio_attr_parse_u64(buf, val);
+}
+
+int kio_attr_parse_u64(const char *buf, uint64_t *val)
+{
+	char *end;
+
 	errno = 0;
 	*val = strtoull(buf, &end, 10);
 	if (errno || end == buf || buf[0] == '-')

@@ -163,16 +163,10 @@ int map_stack_attr(const char *sysfs, const char *name, const char *attr, char *
 
 int map_stack_attr_u64(const char *sysfs, const char *name, const char *attr, uint64_t *val)
 {
-	char buf[64], *end;
+	char buf[64];
 	int ret = map_stack_attr(sysfs, name, attr, buf, sizeof(buf));
 
-	if (ret < 0)
-		return ret;
-	errno = 0;
-	*val = strtoull(buf, &end, 10);
-	if (errno || end == buf || buf[0] == '-')
-		return -EINVAL;
-	return 0;
+	return ret < 0 ? ret : kio_attr_parse_u64(buf, val);
 }
 
 int map_stack_devt_name(const char *devt, char *name, size_t len)
