@@ -77,21 +77,6 @@ int report_cd_hist_json(struct scan_state *st, int64_t target_id, int all, json_
 	return ret;
 }
 
-static const char *str_of(json_object *j, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(j, key, &v) && json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : "";
-}
-
-static uint64_t u64_of(json_object *j, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(j, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
-}
-
 void report_cd_hist_print(FILE *f, json_object *cd)
 {
 	size_t n = cd ? json_object_array_length(cd) : 0;
@@ -103,16 +88,16 @@ void report_cd_hist_print(FILE *f, json_object *cd)
 		"failed):\n");
 	for (size_t i = 0; i < n; i++) {
 		json_object *j = json_object_array_get_idx(cd, i), *own = NULL;
-		const char *wrong = str_of(j, "wrong");
+		const char *wrong = report_json_str(j, "wrong");
 
 		fprintf(f, "  %-7s %s (%s) %s offset %" PRIu64 " length %" PRIu64 ": %s%s, last "
-			"seen %s\n", str_of(j, "state"),
-			report_escape(str_of(j, "array"), a, sizeof(a)),
-			report_escape(str_of(j, "level"), b, sizeof(b)),
-			report_escape(str_of(j, "member_id"), c, sizeof(c)), u64_of(j, "offset"),
-			u64_of(j, "length"), wrong[0] ? "wrong copy on " : "which copy is wrong "
+			"seen %s\n", report_json_str(j, "state"),
+			report_escape(report_json_str(j, "array"), a, sizeof(a)),
+			report_escape(report_json_str(j, "level"), b, sizeof(b)),
+			report_escape(report_json_str(j, "member_id"), c, sizeof(c)), report_json_u64(j, "offset"),
+			report_json_u64(j, "length"), wrong[0] ? "wrong copy on " : "which copy is wrong "
 			"cannot be known", wrong[0] ? report_escape(wrong, b, sizeof(b)) : "",
-			report_fmt_time((int64_t)u64_of(j, "last_seen"), d, sizeof(d)));
+			report_fmt_time((int64_t)report_json_u64(j, "last_seen"), d, sizeof(d)));
 		if (json_object_object_get_ex(j, "owners", &own))
 			report_owners_print(f, own);
 	}

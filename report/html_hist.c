@@ -13,6 +13,7 @@
 
 #include "html.h"
 #include "units.h"
+#include "owners_json.h"
 
 static int add_pass(const struct scan_state_pass_row *p, void *arg)
 {
@@ -57,42 +58,28 @@ static int dev_index(struct report_html_target *t, const char *path)
 	return (int)t->nr_devs++;
 }
 
-static const char *str_of(json_object *j, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(j, key, &v) && json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : "";
-}
-
-static int64_t int_of(json_object *j, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(j, key, &v) ? json_object_get_int64(v) : 0;
-}
 
 /* One error of the report's JSON as a range of the page (verdict as the history stored it). */
 static int add_row(struct report_html_target *t, json_object *j)
 {
 	struct report_html_err e = { 0 };
-	const char *state = str_of(j, "state");
+	const char *state = report_json_str(j, "state");
 	json_object *v;
-	int d = dev_index(t, str_of(j, "device"));
+	int d = dev_index(t, report_json_str(j, "device"));
 
 	if (d < 0)
 		return 0;			/* more devices than a target has: not drawn */
 	e.dev = (uint32_t)d;
-	e.offset = (uint64_t)int_of(j, "offset");
-	e.length = (uint64_t)int_of(j, "length");
-	if (scan_verdict_parse(str_of(j, "verdict"), &e.verdict) < 0)
+	e.offset = (uint64_t)report_json_int(j, "offset");
+	e.length = (uint64_t)report_json_int(j, "length");
+	if (scan_verdict_parse(report_json_str(j, "verdict"), &e.verdict) < 0)
 		e.verdict = SCAN_V_DAMAGE;	/* as report does: the safe side */
-	snprintf(e.error, sizeof(e.error), "%s", str_of(j, "error"));
+	snprintf(e.error, sizeof(e.error), "%s", report_json_str(j, "error"));
 	e.state = strcmp(state, "cleared") == 0 ? "cleared" :
 		  strcmp(state, "unallocated") == 0 ? "unallocated" : "open";
 	e.is_new = json_object_object_get_ex(j, "new", &v) && json_object_get_boolean(v);
-	e.first_seen = int_of(j, "first_seen");
-	e.last_seen = int_of(j, "last_seen");
+	e.first_seen = report_json_int(j, "first_seen");
+	e.last_seen = report_json_int(j, "last_seen");
 	if (json_object_object_get_ex(j, "owners", &v))
 		e.owners = json_object_get(v);
 	if (!t->devs[d].size_known && e.offset + e.length > t->devs[d].size)

@@ -208,3 +208,23 @@ unsigned report_owners_json_files(const char *owners_json, uint64_t *inodes, uns
 	json_object_put(a);
 	return nr;
 }
+
+const char *report_json_str(json_object *j, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(j, key, &v) && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : "";
+}
+
+int64_t report_json_int(json_object *j, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(j, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+uint64_t report_json_u64(json_object *j, const char *key)
+{
+	return (uint64_t)report_json_int(j, key);
+}

@@ -87,21 +87,6 @@ int report_rl_hist_json(struct scan_state *st, int64_t target_id, int64_t since,
 	return ret;
 }
 
-static const char *str_of(json_object *j, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(j, key, &v) && json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : "";
-}
-
-static uint64_t u64_of(json_object *j, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(j, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
-}
-
 void report_rl_hist_print(FILE *f, json_object *rl)
 {
 	size_t n = rl ? json_object_array_length(rl) : 0;
@@ -112,21 +97,21 @@ void report_rl_hist_print(FILE *f, json_object *rl)
 	fprintf(f, "  redundancy lost (a copy failed, another reads; nothing lost yet):\n");
 	for (size_t i = 0; i < n; i++) {
 		json_object *j = json_object_array_get_idx(rl, i), *own = NULL;
-		const char *uuid = str_of(j, "array_uuid");
+		const char *uuid = report_json_str(j, "array_uuid");
 
 		/* the store's text is untrusted like any file: escaped as everywhere else */
 		fprintf(f, "  %-7s %s (%s) offset %" PRIu64 " length %" PRIu64 " of %s%s%s%s, "
-			"last seen %s\n", str_of(j, "state"),
-			report_escape(str_of(j, "device"), a, sizeof(a)),
-			report_escape(str_of(j, "member_id"), c, sizeof(c)), u64_of(j, "offset"),
-			u64_of(j, "length"), report_escape(str_of(j, "array"), b, sizeof(b)),
+			"last seen %s\n", report_json_str(j, "state"),
+			report_escape(report_json_str(j, "device"), a, sizeof(a)),
+			report_escape(report_json_str(j, "member_id"), c, sizeof(c)), report_json_u64(j, "offset"),
+			report_json_u64(j, "length"), report_escape(report_json_str(j, "array"), b, sizeof(b)),
 			uuid[0] ? " (uuid " : "", uuid[0] ? report_escape(uuid, d, sizeof(d)) : "",
-			uuid[0] ? ")" : "", report_fmt_time((int64_t)u64_of(j, "last_seen"), d,
+			uuid[0] ? ")" : "", report_fmt_time((int64_t)report_json_u64(j, "last_seen"), d,
 							   sizeof(d)));
 		if (json_object_object_get_ex(j, "owners", &own))
 			report_owners_print(f, own);
-		if (str_of(j, "repair")[0] && strcmp(str_of(j, "state"), "open") == 0)
+		if (report_json_str(j, "repair")[0] && strcmp(report_json_str(j, "state"), "open") == 0)
 			fprintf(f, "          repair: %s\n",
-				report_escape(str_of(j, "repair"), b, sizeof(b)));
+				report_escape(report_json_str(j, "repair"), b, sizeof(b)));
 	}
 }

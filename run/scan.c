@@ -293,8 +293,7 @@ static char *hook_owners_json(void *arg, const struct pass_report *rep, size_t i
 		return s;
 	ej = report_error_json(rep, i);
 	json_object_object_get_ex(ej, "owners", &owners);
-	s = strdup(json_object_to_json_string_ext(owners, JSON_C_TO_STRING_PLAIN |
-						  JSON_C_TO_STRING_NOSLASHESCAPE));
+	s = json_plain_dup(owners);
 	json_object_put(ej);
 	return s;
 }
@@ -354,27 +353,35 @@ static void hook_journal_rl(void *arg, const struct pass_report *rep, size_t i, 
 	report_journal_send(&ev);
 }
 
-/* on_damage for redundancy lost: the same document, its ranges in redundancy_lost[]. */
-static int hook_on_rl(void *arg, const struct pass_report *rep, const size_t *idx, unsigned n,
-		      int64_t pass_id)
+/* on_damage with the damage document whose key holds arr (n entries) and action: 1 told. */
+static int on_damage_with(const struct run_hooks *c, const struct pass_report *rep,
+			  int64_t pass_id, const char *key, json_object *arr, unsigned n,
+			  const char *action)
 {
-	const struct run_hooks *c = arg;
-	json_object *rl = json_object_new_array(), *doc;
+	json_object *doc = damage_doc(c->cfg, rep, pass_id, json_object_new_array());
 	int ret;
 
-	for (unsigned k = 0; k < n; k++)
-		json_object_array_add(rl, report_stack_rl_json(rep, idx[k]));
-	doc = damage_doc(c->cfg, rep, pass_id, json_object_new_array());
-	json_object_object_add(doc, "action", json_object_new_string(
-		"a copy failed while another reads: repair each range from the good copy (its "
-		"repair command), then watch or replace the member disk"));
-	json_object_object_add(doc, "redundancy_lost", rl);
+	json_object_object_add(doc, "action", json_object_new_string(action));
+	json_object_object_add(doc, key, arr);
 	ret = run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
 			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
 			   c->cfg->hook_timeout_s);
 	hook_warn(c->cfg, ret, n);
 	json_object_put(doc);
 	return ret == 0;
+}
+
+/* on_damage for redundancy lost: the same document, its ranges in redundancy_lost[]. */
+static int hook_on_rl(void *arg, const struct pass_report *rep, const size_t *idx, unsigned n,
+		      int64_t pass_id)
+{
+	json_object *rl = json_object_new_array();
+
+	for (unsigned k = 0; k < n; k++)
+		json_object_array_add(rl, report_stack_rl_json(rep, idx[k]));
+	return on_damage_with(arg, rep, pass_id, "redundancy_lost", rl, n,
+			      "a copy failed while another reads: repair each range from the good "
+			      "copy (its repair command), then watch or replace the member disk");
 }
 
 /* The owners (what 0) or the legs (1) of copies-differ run i, for the history. */
@@ -385,8 +392,7 @@ static char *hook_cd_json(void *arg, const struct pass_report *rep, size_t i, in
 
 	(void)arg;
 	if (json_object_object_get_ex(ej, what ? "legs" : "owners", &v))
-		s = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		s = json_plain_dup(v);
 	json_object_put(ej);
 	return s;
 }
@@ -417,23 +423,13 @@ static void hook_journal_cd(void *arg, const struct pass_report *rep, size_t i, 
 static int hook_on_cd(void *arg, const struct pass_report *rep, const size_t *idx, unsigned n,
 		      int64_t pass_id)
 {
-	const struct run_hooks *c = arg;
-	json_object *cd = json_object_new_array(), *doc;
-	int ret;
+	json_object *cd = json_object_new_array();
 
 	for (unsigned k = 0; k < n; k++)
 		json_object_array_add(cd, report_compare_cd_json(rep, idx[k]));
-	doc = damage_doc(c->cfg, rep, pass_id, json_object_new_array());
-	json_object_object_add(doc, "action", json_object_new_string(
-		"an array's copies disagree and no read failed: follow each run's advice; never "
-		"a blind md repair, which may copy the wrong one"));
-	json_object_object_add(doc, "copies_differ", cd);
-	ret = run_hook(c->cfg->on_damage, json_object_to_json_string_ext(doc,
-			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
-			   c->cfg->hook_timeout_s);
-	hook_warn(c->cfg, ret, n);
-	json_object_put(doc);
-	return ret == 0;
+	return on_damage_with(arg, rep, pass_id, "copies_differ", cd, n,
+			      "an array's copies disagree and no read failed: follow each run's "
+			      "advice; never a blind md repair, which may copy the wrong one");
 }
 
 static void hook_journal_end(void *arg, const struct pass_report *rep, int64_t pass_id,
