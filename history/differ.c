@@ -106,23 +106,7 @@ int scan_state_record_cd(struct scan_state *st, int64_t pass_id, const struct sc
 
 int scan_state_settle_cd(struct scan_state *st, int64_t pass_id)
 {
-	sqlite3_stmt *s;
-	int ret;
-
-	if (!st)
-		return -EINVAL;
-	ret = hist_prepare(st, "UPDATE copies_differ SET state = 'cleared', cleared = ?2, "
-			   "cleared_pass_id = ?1 WHERE state = 'open' AND last_pass_id != ?1 AND "
-			   "target_id = (SELECT target_id FROM passes WHERE id = ?1 AND "
-			   "result = 'complete')", &s);
-	if (ret < 0)
-		return ret;
-	sqlite3_bind_int64(s, 1, pass_id);
-	sqlite3_bind_int64(s, 2, time(NULL));
-	ret = sqlite3_step(s);
-	ret = ret == SQLITE_DONE ? sqlite3_changes(st->db) : state_fail(st, ret);
-	sqlite3_finalize(s);
-	return ret;
+	return hist_settle_open(st, pass_id, "copies_differ");
 }
 
 int scan_state_list_cd(struct scan_state *st, int64_t target_id, int all, scan_state_cd_fn fn,

@@ -98,6 +98,8 @@ void state_bind_text(sqlite3_stmt *s, int i, const char *v);
 void state_msg(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Return 0 and set *s to sql prepared on st for one call (finalize it), or -errno. */
 int hist_prepare(struct scan_state *st, const char *sql, sqlite3_stmt **s);
+/* Clear table's open rows the complete pass pass_id did not see again; count or -errno. */
+int hist_settle_open(struct scan_state *st, int64_t pass_id, const char *table);
 /* Copy text column col of s to buf ("" for NULL). */
 void state_column_str(sqlite3_stmt *s, int col, char *buf, size_t len);
 

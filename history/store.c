@@ -230,6 +230,34 @@ int hist_prepare(struct scan_state *st, const char *sql, sqlite3_stmt **s)
 	return 0;
 }
 
+/*
+ * Clear the open rows of table (redundancy_lost, copies_differ: a constant, never input) that
+ * complete pass pass_id did not see again: what a full pass read cleanly is gone. Return the
+ * number cleared or -errno.
+ */
+int hist_settle_open(struct scan_state *st, int64_t pass_id, const char *table)
+{
+	char sql[400];
+	sqlite3_stmt *s;
+	int ret;
+
+	if (!st)
+		return -EINVAL;
+	snprintf(sql, sizeof(sql), "UPDATE %s SET state = 'cleared', cleared = ?2, "
+		 "cleared_pass_id = ?1 WHERE state = 'open' AND last_pass_id != ?1 AND "
+		 "target_id = (SELECT target_id FROM passes WHERE id = ?1 AND "
+		 "result = 'complete')", table);
+	ret = hist_prepare(st, sql, &s);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(s, 1, pass_id);
+	sqlite3_bind_int64(s, 2, time(NULL));
+	ret = sqlite3_step(s);
+	ret = ret == SQLITE_DONE ? sqlite3_changes(st->db) : state_fail(st, ret);
+	sqlite3_finalize(s);
+	return ret;
+}
+
 /* Copy text column col of s to buf ("" for NULL). */
 void state_column_str(sqlite3_stmt *s, int col, char *buf, size_t len)
 {
