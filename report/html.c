@@ -22,6 +22,7 @@
 #include "files.h"
 #include "fs.h"
 #include "units.h"
+#include "owners_json.h"
 
 #define MAX_RANGE_ROWS 5000		/* rows of the all-ranges table; the rest counted */
 
@@ -240,14 +241,6 @@ static void print_passes(FILE *f, const struct report_html_target *t)
 	fputs("</tbody></table>\n", f);
 }
 
-static const char *rl_str(json_object *j, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(j, key, &v) && json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : "";
-}
-
 /* Redundancy lost: each member range with its member disk, array, good copies and repair. */
 static void print_rl(FILE *f, const struct report_html_target *t)
 {
@@ -263,39 +256,44 @@ static void print_rl(FILE *f, const struct report_html_target *t)
 	      "</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < n && i < MAX_RANGE_ROWS; i++) {
 		json_object *j = json_object_array_get_idx(t->rl, i), *v = NULL;
-		const char *state = rl_str(j, "state");
+		const char *state = report_json_str(j, "state");
 
 		fputs("<tr class=\"redundancy\"><td>", f);
-		report_html_puts(f, rl_str(j, "device"));
+		report_html_puts(f, report_json_str(j, "device"));
 		fputs("</td><td>", f);
-		report_html_puts(f, rl_str(j, "member_id"));
+		report_html_puts(f, report_json_str(j, "member_id"));
 		fputs("</td><td>", f);
-		report_html_puts(f, rl_str(j, "array"));
+		report_html_puts(f, report_json_str(j, "array"));
 		fputs("</td><td>", f);
-		report_html_puts(f, rl_str(j, "array_uuid"));
+		report_html_puts(f, report_json_str(j, "array_uuid"));
 		fprintf(f, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64
-			"</td><td>", json_object_object_get_ex(j, "offset", &v) ?
-			(uint64_t)json_object_get_int64(v) : 0,
-			json_object_object_get_ex(j, "length", &v) ?
-			(uint64_t)json_object_get_int64(v) : 0);
-		report_html_puts(f, state[0] ? state : strcmp(rl_str(j, "verdict"), "damage") ?
+			"</td><td>", report_json_u64(j, "offset"), report_json_u64(j, "length"));
+		report_html_puts(f, state[0] ? state : strcmp(report_json_str(j, "verdict"), "damage") ?
 			      "open" : "no copy reads");
 		fputs("</td><td>", f);
 		if (json_object_object_get_ex(j, "copies", &v))
 			for (size_t k = 0; k < json_object_array_length(v); k++) {
-				json_object *c = json_object_array_get_idx(v, k), *o;
+				json_object *c = json_object_array_get_idx(v, k);
 
-				report_html_puts(f, rl_str(c, "device"));
-				fprintf(f, "@%" PRIu64 " ", json_object_object_get_ex(c, "offset", &o) ?
-					(uint64_t)json_object_get_int64(o) : 0);
-				report_html_puts(f, rl_str(c, "role"));
+				report_html_puts(f, report_json_str(c, "device"));
+				fprintf(f, "@%" PRIu64 " ", report_json_u64(c, "offset"));
+				report_html_puts(f, report_json_str(c, "role"));
 				fputs(k + 1 < json_object_array_length(v) ? ", " : "", f);
 			}
 		fputs("</td><td>", f);
 		if (json_object_object_get_ex(j, "owners", &v))
 			report_html_owners_text(f, v, 8);
+		/* a thin block's other volumes and snapshots: their owners are at risk too */
+		if (json_object_object_get_ex(j, "shared_with", &v))
+			for (size_t k = 0; k < json_object_array_length(v); k++) {
+				json_object *own;
+
+				if (json_object_object_get_ex(json_object_array_get_idx(v, k),
+							      "owners", &own))
+					report_html_owners_text(f, own, 8);
+			}
 		fputs("</td><td><code>", f);
-		report_html_puts(f, rl_str(j, "repair"));
+		report_html_puts(f, report_json_str(j, "repair"));
 		fputs("</code></td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
@@ -316,27 +314,26 @@ static void print_cd(FILE *f, const struct report_html_target *t)
 	      "<th>owners</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < n && i < MAX_RANGE_ROWS; i++) {
 		json_object *j = json_object_array_get_idx(t->cd, i), *v = NULL;
-		const char *state = rl_str(j, "state");
+		const char *state = report_json_str(j, "state");
 
 		fputs("<tr class=\"copies-differ\"><td>", f);
-		report_html_puts(f, rl_str(j, "array"));
+		report_html_puts(f, report_json_str(j, "array"));
 		fputs("</td><td>", f);
-		report_html_puts(f, rl_str(j, "level"));
+		report_html_puts(f, report_json_str(j, "level"));
 		fputs("</td><td>", f);
 		if (json_object_object_get_ex(j, "legs", &v))
 			for (size_t k = 0; k < json_object_array_length(v); k++) {
-				json_object *c = json_object_array_get_idx(v, k), *o;
+				json_object *c = json_object_array_get_idx(v, k);
 
-				report_html_puts(f, rl_str(c, "device"));
-				fprintf(f, "@%" PRIu64 " ", json_object_object_get_ex(c, "offset", &o) ?
-					(uint64_t)json_object_get_int64(o) : 0);
-				report_html_puts(f, rl_str(c, "role"));
+				report_html_puts(f, report_json_str(c, "device"));
+				fprintf(f, "@%" PRIu64 " ", report_json_u64(c, "offset"));
+				report_html_puts(f, report_json_str(c, "role"));
 				fputs(k + 1 < json_object_array_length(v) ? ", " : "", f);
 			}
 		fputs("</td><td>", f);
-		report_html_puts(f, rl_str(j, "wrong")[0] ? rl_str(j, "wrong") : "cannot be known");
+		report_html_puts(f, report_json_str(j, "wrong")[0] ? report_json_str(j, "wrong") : "cannot be known");
 		fputs("</td><td>", f);
-		report_html_puts(f, rl_str(j, "how"));
+		report_html_puts(f, report_json_str(j, "how"));
 		fputs("</td><td>", f);
 		report_html_puts(f, state[0] ? state : "open");
 		fputs("</td><td>", f);
