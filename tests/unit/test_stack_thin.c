@@ -8,7 +8,8 @@
  * refused). Then the walk under damage and under commits: a node's checksum, a node read at
  * another block than it says, a superblock that changes once (one re-walk, the new pool's
  * model), one that always changes (a clear error after the bound), a walk torn by a commit
- * (redone, not reported), and the product's O_DIRECT reader.
+ * (redone, not reported), a commit that left the trees in place (the redone walk takes every
+ * node from the batch read at its start), and the product's O_DIRECT reader.
  * Skipped only when thin_restore is missing (scripts/deps installs it).
  * Kept in one file: every test here checks one model against the same two pools
  * (thin_fixture.c builds them); the dm-row tests are apart in test_stack_thin_row.c.
