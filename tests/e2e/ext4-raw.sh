@@ -75,6 +75,8 @@ ms_scan "$out" "$D" --queue-depth 1
 ms_expect_eq "scan: exit 1 (media errors)" "$MS_RC" 1
 ms_expect_eq "scan: the bad sector" \
 	"$(ms_jq "$out" '[.media_errors[] | "\(.offset)+\(.length)"] | join(",")')" "$BAD_F+512"
+ms_expect_eq "scan: the verdict an admin acts on (damage: restore the file)" \
+	"$(ms_jq "$out" '[.media_errors[].verdict] | join(",")')" "damage"
 ms_expect_eq "scan: the damaged file, both paths, its range" \
 	"$(ms_jq "$out" '.damaged_files[] | "\(.inode) \(.paths | sort | join(",")) \(.ranges[0].offset)+\(.ranges[0].length) \(.lost) \(.read_from)"')" \
 	"$ino /a/plain,/b/link $((3 * bs + 512))+512 true raw device (not mounted)"
