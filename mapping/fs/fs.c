@@ -55,30 +55,44 @@ int map_fsx_add_bad(struct map_target *fs, uint64_t start, uint64_t end)
 {
 	struct map_fsx *x = map_fsx_get(fs);
 	struct map_ix_query *n;
-	size_t i, w;
+	size_t i, j, lo, hi;
 
 	if (!x)
 		return -ENOMEM;
 	if (end <= start)
 		return 0;
-	n = realloc(x->bad, sizeof(*n) * (x->nr_bad + 1));
-	if (!n)
-		return -ENOMEM;
-	x->bad = n;
-	/* insert in order, then merge what overlaps or touches */
-	for (i = x->nr_bad; i > 0 && n[i - 1].start > start; i--)
-		n[i] = n[i - 1];
-	n[i] = (struct map_ix_query){ start, end };
-	x->nr_bad++;
-	for (i = 0, w = 0; i < x->nr_bad; i++) {
-		if (w && n[i].start <= n[w - 1].end) {
-			if (n[i].end > n[w - 1].end)
-				n[w - 1].end = n[i].end;
-			continue;
-		}
-		n[w++] = n[i];
+	if (x->nr_bad == x->cap_bad) {
+		size_t cap = x->cap_bad ? x->cap_bad * 2 : 16;
+
+		n = realloc(x->bad, sizeof(*n) * cap);
+		if (!n)
+			return -ENOMEM;
+		x->bad = n;
+		x->cap_bad = cap;
 	}
-	x->nr_bad = w;
+	n = x->bad;
+	/* [i, j): the ranges the new one overlaps or touches, merged into one in place */
+	for (lo = 0, hi = x->nr_bad; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (n[mid].end < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	for (j = i; j < x->nr_bad && n[j].start <= end; j++) {
+		if (n[j].start < start)
+			start = n[j].start;
+		if (n[j].end > end)
+			end = n[j].end;
+	}
+	if (j == i)
+		memmove(&n[i + 1], &n[i], sizeof(*n) * (x->nr_bad - i));
+	else if (j > i + 1)
+		memmove(&n[i + 1], &n[j], sizeof(*n) * (x->nr_bad - j));
+	n[i] = (struct map_ix_query){ start, end };
+	x->nr_bad = x->nr_bad + 1 - (j - i);
 	return 0;
 }
 
@@ -148,6 +162,8 @@ int map_fsx_tainted(const struct map_target *fs, uint64_t ino)
 int map_fsx_free(struct map_target *t)
 {
 	if (t->x) {
+		if (t->x->raw_free)
+			t->x->raw_free(t->x->raw);
 		free(t->x->bad);
 		free(t->x->tainted);
 		free(t->x->ag_done);

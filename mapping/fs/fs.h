@@ -166,11 +166,14 @@ struct map_fsx {
 	/* ---- do no harm: what must never be read through the mounted filesystem ---- */
 	struct map_ix_query *bad;	/* known or suspected bad bytes of the data device,
 					 * sorted and disjoint (fs offsets) */
-	size_t nr_bad;
+	size_t nr_bad, cap_bad;
 	uint64_t *tainted;		/* inodes whose metadata (inode block, directory,
 					 * extent/bmbt or xattr block) lies in a bad range:
 					 * no open, stat, FIEMAP or GETPARENTS; sorted */
 	size_t nr_tainted, cap_tainted;
+	/* a filesystem read from the raw device: its open state, kept for the target's life */
+	void *raw;
+	void (*raw_free)(void *raw);
 };
 
 /**

@@ -619,6 +619,47 @@ static void test_disk_segments(void **state)
 	map_target_close(&d);
 }
 
+/* The known-bad ranges stay sorted, disjoint and merged (touching ranges too), whatever the
+ * order they arrive in: checked byte by byte against a plain bitmap over random inserts. */
+static void test_bad_ranges_merge(void **state)
+{
+	enum { SPAN = 4096 };
+	static unsigned char want[SPAN];
+	struct map_target t = { 0 };
+
+	(void)state;
+	memset(want, 0, sizeof(want));
+	srandom(7);
+	for (int k = 0; k < 3000; k++) {
+		uint64_t s = (uint64_t)random() % SPAN, e = s + (uint64_t)random() % 9;
+
+		if (e > SPAN)
+			e = SPAN;
+		assert_int_equal(map_fsx_add_bad(&t, s, e), 0);
+		memset(want + s, 1, e - s);
+		if (k % 500 && k != 2999)
+			continue;
+		const struct map_fsx *x = t.x;
+		size_t r = 0;
+
+		for (uint64_t b = 0; b < SPAN; b++) {
+			if (!want[b] || (b && want[b - 1]))
+				continue;
+			uint64_t end = b;
+
+			while (end < SPAN && want[end])
+				end++;
+			assert_true(r < x->nr_bad);
+			assert_int_equal(x->bad[r].start, b);
+			assert_int_equal(x->bad[r].end, end);
+			r++;
+		}
+		assert_int_equal(r, x->nr_bad);
+		assert_true(map_fsx_is_bad(&t, x->bad[0].start, x->bad[0].start + 1));
+	}
+	map_fsx_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +677,7 @@ int main(void)
 		cmocka_unit_test_setup(test_lookup_many, setup),
 		cmocka_unit_test_setup(test_gaps_pending, setup),
 		cmocka_unit_test_setup(test_disk_segments, setup),
+		cmocka_unit_test(test_bad_ranges_merge),
 	};
 
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
