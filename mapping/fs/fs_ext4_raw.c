@@ -245,6 +245,50 @@ static void raw_classify(struct raw_ctx *c, blk64_t b, struct raw_cls *k)
 	k->flags = MAP_OWNF_PENDING | (used < 0 ? MAP_OWNF_NOMAP : 0);
 }
 
+static void raw_ctx_free(void *p)
+{
+	struct raw_ctx *c = p;
+
+	if (!c)
+		return;
+	free(c->lay);
+	free(c->bm);
+	ext2fs_close_free(&c->fs);
+	free(c);
+}
+
+/*
+ * The raw filesystem open once per target: libext2fs's open reads the superblock and every
+ * group descriptor (512 KiB on 2 TiB) and the layout sorts every group's runs, which a
+ * thousand bad ranges must not repeat. NULL when it cannot be opened (asked again next time).
+ */
+static struct raw_ctx *raw_ctx_get(struct map_target *t)
+{
+	struct map_fsx *x = map_fsx_get(t);
+	struct raw_ctx *c;
+
+	if (!x)
+		return NULL;
+	if (x->raw)
+		return x->raw;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->t = t;
+	if (map_ext4_open_ro(t, &c->fs)) {
+		free(c);
+		return NULL;
+	}
+	c->bm = malloc(c->fs->blocksize);
+	if (!c->bm || raw_layout(c) < 0) {
+		raw_ctx_free(c);
+		return NULL;
+	}
+	x->raw = c;
+	x->raw_free = raw_ctx_free;
+	return c;
+}
+
 /*
  * Owners of [offset, offset+length) of the filesystem, block by block, runs of one kind
  * merged. No GETFSMAP: what the layout and the block bitmaps say; file data left pending for
@@ -253,32 +297,29 @@ static void raw_classify(struct raw_ctx *c, blk64_t b, struct raw_cls *k)
 static int raw_owners(struct map_target *t, uint32_t dev_idx, uint64_t offset, uint64_t length,
 		      struct map_owner **owners, size_t *nr)
 {
-	struct raw_ctx c = { .t = t };
+	struct raw_ctx *c;
 	uint64_t end = offset + length, bs, pos;
 	struct map_owner o;
 	size_t before = *nr;
 	int have = 0, ret = 0;
 
 	map_ext4_refuse = t;
-	if (map_ext4_open_ro(t, &c.fs))
+	c = raw_ctx_get(t);
+	if (!c)
 		return -EIO;
-	bs = c.fs->blocksize;
-	c.bm = malloc(bs);
-	if (!c.bm || raw_layout(&c) < 0) {
-		ret = -ENOMEM;
-		goto out_close;
-	}
+	c->bm_state = 0;	/* the bitmaps read afresh each time: a guest may be writing */
+	bs = c->fs->blocksize;
 	for (pos = offset; pos < end;) {
 		uint64_t b = pos / bs, piece = ((b + 1) * bs < end ? (b + 1) * bs : end) - pos;
 		struct raw_cls k;
 
-		raw_classify(&c, b, &k);
+		raw_classify(c, b, &k);
 		if (have && o.kind == k.kind && o.meta_type == k.what && o.flags == k.flags &&
 		    o.dev_offset + o.length == pos) {
 			o.length += piece;
 		} else {
 			if (have && (ret = map_owners_push(owners, nr, &o)) < 0)
-				goto out_close;
+				return ret;
 			memset(&o, 0, sizeof(o));
 			o.kind = k.kind;
 			o.meta_type = k.what;
@@ -295,10 +336,6 @@ static int raw_owners(struct map_target *t, uint32_t dev_idx, uint64_t offset, u
 	}
 	if (have)
 		ret = map_owners_push(owners, nr, &o);
-out_close:
-	free(c.lay);
-	free(c.bm);
-	ext2fs_close_free(&c.fs);
 	return ret < 0 ? ret : (int)(*nr - before);
 }
 
