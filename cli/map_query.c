@@ -73,13 +73,18 @@ void cli_map_narrow(struct map_run *m)
 {
 	size_t w = 0;
 
-	for (size_t i = 0; i < m->nr_q; i++)
+	size_t ncmd = 0;
+
+	for (size_t i = 0; i < m->nr_q; i++) {
 		m->q[i].drop = 0;
+		ncmd += m->q[i].cmd_range != 0;
+	}
 	/*
 	 * The block layer names a failed request by its first sector: beside a driver's line
-	 * of the same command it is that command's start, not the failing block.
+	 * of the same command it is that command's start, not the failing block. Only the
+	 * commands' ranges are compared with the other lines: most logs have none.
 	 */
-	for (size_t i = 0; i < m->nr_q; i++) {
+	for (size_t i = 0; i < m->nr_q && ncmd; i++) {
 		struct query *b = &m->q[i];
 
 		if (!b->format || strcmp(b->format, "block-layer"))
