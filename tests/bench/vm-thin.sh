@@ -112,6 +112,17 @@ while [ $r -lt $rounds ]; do
 	mediascan map --kernel-log /tmp/vklog --json /tmp/v.json >/dev/null 2>&1
 	t7=$(now)
 	echo "MAP $t0 $t1 $t2 $t3 $t4 $t5 $(jq '.media_errors | length' /tmp/m.json) $(wc -l </tmp/rmap.out) $t6 $t7 $(jq '.media_errors | length' /tmp/v.json)"
+	# each tool's fixed cost (start-up, the pool's model or metadata read once): one sector
+	head -n 1 /tmp/klog >/tmp/klog1
+	echo 3 >/proc/sys/vm/drop_caches
+	t0=$(now)
+	mediascan map --kernel-log /tmp/klog1 --json /tmp/m1.json >/dev/null 2>&1
+	t1=$(now)
+	echo 3 >/proc/sys/vm/drop_caches
+	t2=$(now)
+	thin_rmap $(echo $regions | cut -d' ' -f1-2) /mnt/vb/meta.bin >/dev/null 2>&1
+	t3=$(now)
+	echo "ONE $t0 $t1 $t2 $t3"
 	rm -f /tmp/s.json /mnt/vb/meta.bin
 	mediascan scan /mnt/va --no-state -q --progress none --json /tmp/s.json >/dev/null 2>&1
 	echo "SCAN $(jq -c '[.read_bytes, .elapsed_s]' /tmp/s.json)"
@@ -129,7 +140,7 @@ echo "# vm-thin: LVM thin pool (1000 MiB) on one NVMe namespace, a volume with $
 echo
 python3 - "$tmp/out" <<'PY'
 import json, statistics, sys
-maps, scans, facts, nq = [], [], None, None
+maps, scans, facts, nq, ones = [], [], None, None, []
 for line in open(sys.argv[1]):
     p = line.split()
     if not p:
@@ -137,6 +148,9 @@ for line in open(sys.argv[1]):
     if p[0] == "MAP":
         t = [float(x) for x in p[1:7]]
         maps.append((t[1] - t[0], t[5] - t[4], p[7], p[8], t[3] - t[2], float(p[10]) - float(p[9]), p[11]))
+    elif p[0] == "ONE":
+        t = [float(x) for x in p[1:5]]
+        ones.append((t[1] - t[0], t[3] - t[2]))
     elif p[0] == "SCAN":
         scans.append(json.loads(p[1]))
     elif p[0] == "FACTS":
@@ -152,6 +166,11 @@ print(f"| map {nq} data-disk sectors (`map --kernel-log`, live) vs `thin_rmap` {
 v = statistics.median(x[5] for x in maps)
 print(f"| the same answers asked on each volume and snapshot itself (owners and paths, no thin layer) | "
       f"{v:.2f} s ({maps[0][6]} answers) | - | thin layer {m - v:.2f} s, {(m - v) / r:.2f}x thin_rmap |")
+m1, r1 = statistics.median(x[0] for x in ones), statistics.median(x[1] for x in ones)
+print(f"| fixed cost: one sector (start-up, the pool's model; thin_rmap: start-up, one region of the copy) | "
+      f"{m1:.2f} s | {r1:.2f} s | {m1 / r1:.2f}x |")
+print(f"| per sector past the first ((all - one) / {nq - 1}) | {(m - m1) / (nq - 1) * 1000:.3f} ms | "
+      f"{(r - r1) / (nq - 1) * 1000:.3f} ms | {(m - m1) / max(r - r1, 1e-9):.1f}x |")
 rb = statistics.median(s[0] for s in scans)
 prov_b = vaprov * bs * 512
 print(f"| scan of the volume: bytes read vs its provisioned bytes | {rb} | {prov_b} | {rb / prov_b:.2f}x |")
