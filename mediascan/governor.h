@@ -69,6 +69,7 @@ struct scan_gov_view {
 
 #define SCAN_GOV_LAT_GAINS 8		/* BBR's gain cycle of pacing by latency */
 #define SCAN_GOV_LAT_BASE_BUCKETS 4	/* the scan's base read time: minima kept */
+#define SCAN_GOV_LAT_DUTY 4		/* intervals a foreground's duty is judged over */
 
 /* The latency controller's state (pacing by latency; the rules in governor_lat.c). */
 struct scan_gov_lat {
@@ -86,6 +87,10 @@ struct scan_gov_lat {
 	bool dip_settled;		/* the dip's first sample is over */
 	double cyc_aim, cyc_lat;	/* the cycle so far: aim and excess, times requests */
 	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */
+	/* the last intervals, idle ones too: the foreground's requests times its time alone, and
+	 * the interval less the wait the scan added to them (how busy it is alone) */
+	double duty_fg[SCAN_GOV_LAT_DUTY], duty_span[SCAN_GOV_LAT_DUTY];
+	unsigned duty_at;
 	uint64_t baseline_ns;		/* foreground's mean request time alone; 0: unknown */
 	uint64_t last_lat_ns;		/* foreground's mean request time, last decision */
 	uint64_t last_fg_ns;		/* the last sample that saw a foreground */

@@ -11,8 +11,9 @@
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads, S their least sample mean; L0 averages the dips.
  *  5. L counts at most L0 plus twice the scan's reads' time per request (the rest is not ours).
- *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of its
- *     cycle alone gets LAT_BUSY_PCT of that cycle (it keeps >= 95% of its throughput).
+ *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of the
+ *     last SCAN_GOV_LAT_DUTY intervals alone (idle ones too: a burst is not a busy user) gets
+ *     LAT_BUSY_PCT of its cycle (it keeps >= 95% of its throughput).
  *  7. Every LAT_DECIDE_PHASES intervals: e = their excess L - L0 over the gain in force, over
  *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
@@ -83,13 +84,29 @@ static uint64_t gov_lat_idle_bps(const struct scan_gov *g, uint64_t r, uint64_t 
 	return ceil && r >= ceil ? ceil : r;
 }
 
+/* One interval of the foreground's duty: its requests' time alone, the interval less the
+ * wait the scan added to them. */
+static void gov_lat_duty(struct scan_gov_lat *l, double fg_ns, double span_ns)
+{
+	l->duty_fg[l->duty_at] = fg_ns;
+	l->duty_span[l->duty_at] = span_ns;
+	l->duty_at = (l->duty_at + 1) % SCAN_GOV_LAT_DUTY;
+}
+
 /* The scan's aim, ns of wait per request (rule 6), for the mean lat and alone over span_ns. */
 static double gov_lat_aim(const struct scan_gov *g, double lat, double alone, uint64_t span_ns)
 {
-	double cycle = (double)span_ns / (double)g->lat.acc_fg_ios - (lat - alone), busy, aim;
+	const struct scan_gov_lat *l = &g->lat;
+	double cycle = (double)span_ns / (double)l->acc_fg_ios - (lat - alone), busy, aim;
+	double fg = 0, span = 0;
 
-	/* Alone it waits on the disk this share of its cycle; above 3/4, the aim narrows. */
-	busy = cycle > 0 ? 4 * alone / cycle - 3 : 1;
+	/* Alone it waits on the disk this share of the last intervals; above 3/4, the aim
+	 * narrows. */
+	for (unsigned i = 0; i < SCAN_GOV_LAT_DUTY; i++) {
+		fg += l->duty_fg[i];
+		span += l->duty_span[i];
+	}
+	busy = span > 0 ? 4 * fg / span - 3 : 1;
 	busy = busy < 0 ? 0 : busy > 1 ? 1 : busy;
 	aim = (1 - busy) * alone * (g->o.lat_target_pct - 100) / 100.0 +
 	      busy * (cycle > alone ? cycle : alone) * LAT_BUSY_PCT / 100.0;
@@ -124,6 +141,8 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	cap = 2 * (double)l->acc_own_ns * (waiting > 1 ? waiting : 1) / (double)l->acc_fg_ios;
 	if (lat > l->alone + cap)
 		lat = l->alone + cap;
+	gov_lat_duty(l, (double)l->acc_fg_ios * l->alone,
+		     (double)span_ns - (double)l->acc_fg_ios * (lat - l->alone));
 	l->aim = gov_lat_aim(g, lat, l->alone, span_ns);
 	if (lat_gains_pct[l->phase] != LAT_DIP_PCT) {	/* the excess at the gain of one */
 		l->cyc_aim += (double)l->acc_fg_ios * l->aim;
@@ -146,6 +165,8 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 	double e;
 
 	l->dip_settled = false;
+	if (!l->acc_fg_ios)
+		gov_lat_duty(l, 0, (double)span_ns);
 	if (l->acc_fg_ios && gov_lat_look(g, span_ns)) {
 		l->phase = l->dips ? 0 : LAT_DECIDE_PHASES;	/* a first dip soon */
 		l->cyc_aim = l->cyc_lat = 0;
@@ -198,6 +219,8 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		r = gov_lat_idle_bps(g, r, achieved);	/* rule 2 */
 		l->alone = l->cyc_aim = l->cyc_lat = l->cyc_bytes = l->cyc_allow = 0;
 		l->dips = 0;
+		memset(l->duty_fg, 0, sizeof(l->duty_fg));
+		memset(l->duty_span, 0, sizeof(l->duty_span));
 		l->baseline_ns = l->last_lat_ns = 0;
 		l->phase = LAT_DECIDE_PHASES;
 		l->slowed = false;

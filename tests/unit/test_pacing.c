@@ -315,6 +315,11 @@ static void test_fg_changes_by_itself(void **state)
 static const struct model writer_hdd_model = {
 	"hdd, bursty writer", 4 * NS_MS, 150000000, 0, 32, 1u << 20, NS_S, 1
 };
+/* Bursts longer than a decision interval (0.7 s of writes back to back, then 1 s idle): busy
+ * while they last, but not a busy user (the scan would get a few per cent of the disk). */
+static const struct model writer_hdd_long_model = {
+	"hdd, 64 MiB bursts", 4 * NS_MS, 150000000, 0, 64, 1u << 20, NS_S, 1
+};
 
 static void test_fg_bursty_writer(void **state)
 {
@@ -325,6 +330,7 @@ static void test_fg_bursty_writer(void **state)
 	assert_non_null(s);
 	check_target_and_rate(&writer_model, 1000e6, 1);
 	check_target_and_rate(&writer_hdd_model, 200e6, 1);
+	check_target_and_rate(&writer_hdd_long_model, 200e6, 1);
 	sim_init(s, &writer_model, 1, 2, 0, 0, 0);
 	sim_run(s, 60 * NS_S);
 	for (int t = 0; t < 60; t++)
