@@ -30,11 +30,14 @@
 # sweep whose foreground mean is within 1.25x alone. Goals judged (issue 32): 1 light within
 # 1.25x; 2 the paced scan >= 0.8x the best fixed rate's MiB/s; 3 busy keeps >= 0.95x its
 # IOPS; 4 the writer within 1.25x; 5 no foreground: >= 0.9x the unthrottled scan (counted as
-# full speed). One run each: single runs, not medians.
+# full speed). One run each: single runs, not medians. The sweep starts low: QEMU's throttle
+# (util/throttle.c, no *-max set) lets a tenth of a second's budget through at once, then
+# holds every request of the drive until the bucket drains, so each 1 MiB the scan reads
+# stalls the namespace ~25 ms at 8 MiB/s; the paced scan's floor is --rate-min (1M).
 # Usage: tests/bench/vm-pacing.sh [BUILD_DIR]   (or MEDIASCAN_BIN=path/to/mediascan)
 # Environment: DUR (seconds per run, default 10), NS_MIB (512), FILL_PCT (25), THROTTLE
 # (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), SWEEP_PLAIN
-# ("0.25 0.5 1 2 4", MiB/s), SWEEP_MD ("0.5 1 2 4 8"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
+# ("0.125 0.25 0.5 1 2 4", MiB/s), SWEEP_MD ("0.25 0.5 1 2 4 8"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
 # WR_FILE_MIB (32), MODELS ("plain md"), MEDIASCAN_ALT (another binary: its pacing rows right
 # after ours, e.g. the old controller 3e2ff51 built apart), ALT_LABEL (its name in the
 # tables, default its path), RAW_OUT (keep the guest's raw lines there), VMPACING_RAW=FILE
@@ -55,8 +58,8 @@ throttle=${THROTTLE:-total}
 throttle_mib=${THROTTLE_MIB:-8}
 iops=${IOPS:-150}
 fg_iops=${FG_IOPS:-40}
-sweep_plain=${SWEEP_PLAIN:-"0.25 0.5 1 2 4"}
-sweep_md=${SWEEP_MD:-"0.5 1 2 4 8"}
+sweep_plain=${SWEEP_PLAIN:-"0.125 0.25 0.5 1 2 4"}
+sweep_md=${SWEEP_MD:-"0.25 0.5 1 2 4 8"}
 wr_burst=${WR_BURST_MIB:-2}
 wr_idle_ms=${WR_IDLE_MS:-1000}
 wr_file_mib=${WR_FILE_MIB:-32}
