@@ -264,6 +264,7 @@ EOF
 	accel=$(grep -o 'accelerator [a-z]*' "$tmp/err" | head -n 1 | cut -d' ' -f2)
 	# our own QEMU is one of the processes counted: the others are the count less one
 	load=$(awk '{ l[NR] = $1; if ($2 > 1) o++ } END {
+		if (NR == 0) { print "not sampled"; exit }
 		lo = hi = l[1]; for (i = 2; i <= NR; i++) { if (l[i] < lo) lo = l[i]; if (l[i] > hi) hi = l[i] }
 		printf "%s-%s (%d samples, 30 s apart), other QEMU processes in %d of them", lo, hi, NR, o }' "$tmp/load")
 	{
@@ -272,7 +273,7 @@ EOF
 		echo "H accel ${accel:-?}"
 		echo "H qemu $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }')"
 		echo "H load $load"
-		echo "H bin $bin (tree at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo ?))"
+		echo "H bin $bin (tree at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 		echo "H alt ${alt_label:--}"
 		echo "H conf DUR=$dur NS_MIB=$ns_mib FILL_PCT=$fill_pct THROTTLE=$throttle THROTTLE_MIB=$throttle_mib IOPS=$iops FG_IOPS=$fg_iops WR_BURST_MIB=$wr_burst WR_IDLE_MS=$wr_idle_ms"
 		grep -E '^(R|X|INFO) ' "$tmp/out"
