@@ -140,7 +140,7 @@ start=$(date -u +%H:%M)
 accel=$(grep -o 'accelerator [a-z]*' "$tmp/err" | head -n 1 | cut -d' ' -f2)
 read -r _ _ fs_bytes _ used _ files <<<"$(grep '^INFO fs_bytes ' "$tmp/out")"
 # The binary's source is not known for a copy: name the path and the tree's HEAD.
-ver="$bin (tree at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo ?))"
+ver="$bin (tree at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "# vm-pacing-md: md RAID1 of 2 ${member_mib} MiB NVMe namespaces (reads throttled to $throttle_mib MiB/s and $iops IOPS each), XFS $((fs_bytes >> 20)) MiB, $((used >> 20)) MiB used (${fill_pct}% target, $files files); foreground fio 4 KiB randread QD 1 O_DIRECT on /dev/md0; QEMU $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }'), ${accel:-?}, 2 vCPUs; ${dur} s runs; $start-$(date -u +%H:%M) UTC; load average $(cut -d' ' -f1-3 /proc/loadavg); mediascan $ver"
 grep '^INFO ' "$tmp/out" | grep -v '^INFO fs_bytes' | sed 's/^INFO /# /'
 echo
