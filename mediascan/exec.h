@@ -315,11 +315,63 @@ void exec_pace_account(struct exec *x, uint64_t bytes, uint64_t now);
 /* Fill in the result's pacing figures at the end of the pass, at end_ns. */
 void exec_pace_sum_up(struct exec *x, uint64_t end_ns);
 
-/* Late reads (recheck.c). */
+/*
+ * Late reads (recheck.c). The files below recheck.c in the call order (exec_progress.c,
+ * exec_cmd.c) read and settle them through the inline functions here, which call nothing:
+ * a call of theirs into recheck.c would close a circle.
+ */
 /* Return 0 after recording a late read of slot (its state given), or -ENOMEM. */
 int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state state);
+/*
+ * Record what slot's late read said when it answered at last (its latency, and its state from
+ * io.res). Return 1 when that settles it (all its data, or cancelled at the linked timeout), 0
+ * when it failed and is to be isolated like any failed read.
+ */
+int exec_late_answer(struct exec *x, const struct exec_slot *slot);
+/* A late read could not be set aside: the loop stops with -ENOMEM rather than spin. */
+void exec_late_nomem(struct exec *x);
+/* Return -ENOMEM when a late read could not be set aside, else 0. */
+int exec_late_err(const struct exec *x);
 /* Free the late reads. */
 void exec_late_free(struct exec *x);
+
+/* Mark slot's late read, if it has one, rechecked: its command settled it otherwise. */
+static inline void exec_late_done(struct exec *x, const struct exec_slot *slot)
+{
+	if (slot->late_idx >= 0)
+		x->late.list[slot->late_idx].state = EXEC_LATE_DONE;
+}
+
+/* Return 1 when late read l proves nothing yet (in flight, or answered and not rechecked). */
+static inline int exec_late_open(const struct exec_late *l)
+{
+	return l->state == EXEC_LATE_WAITING || l->state == EXEC_LATE_ANSWERED ||
+	       l->state == EXEC_LATE_CANCELLED;
+}
+
+/* Return the lowest offset on dev of a late read that proves nothing yet, if below cur; cur. */
+static inline uint64_t exec_late_low_offset(const struct exec *x, uint32_t dev, uint64_t cur)
+{
+	for (size_t i = 0; i < x->late.nr; i++) {
+		const struct exec_late *l = &x->late.list[i];
+
+		if (l->dev_idx == dev && l->offset < cur && exec_late_open(l))
+			cur = l->offset;
+	}
+	return cur;
+}
+
+/* Return the lowest range seq of a late read that proves nothing yet, if below low; low. */
+static inline uint64_t exec_late_low_seq(const struct exec *x, uint64_t low)
+{
+	for (size_t i = 0; i < x->late.nr; i++) {
+		const struct exec_late *l = &x->late.list[i];
+
+		if (exec_late_open(l) && l->range.seq < low)
+			low = l->range.seq;
+	}
+	return low;
+}
 
 /* Methods with a blocking verify() only (exec_vfy.c): xfs-verify; scsi-read's narrowing. */
 /*

@@ -104,8 +104,8 @@ int exec_cmd_unsent(struct exec *x, struct exec_slot *slot, int err)
 
 	if (!slot->timed_out)
 		x->r->scanned_bytes += slot->io.planned_bytes;
-	else if (slot->late_idx >= 0)
-		x->late.list[slot->late_idx].state = EXEC_LATE_DONE;
+	else
+		exec_late_done(x, slot);
 	return scan_result_add(x->r, &e);
 }
 
@@ -190,8 +190,7 @@ int exec_cmd_done(struct exec *x, struct exec_slot *slot)
 		}
 		x->cmd.refused = 1;
 		if (slot->timed_out) {
-			if (slot->late_idx >= 0)
-				x->late.list[slot->late_idx].state = EXEC_LATE_DONE;
+			exec_late_done(x, slot);
 			x->r->scanned_bytes -= io->planned_bytes;	/* counted when late */
 		}
 		ret = exec_redo(x, &slot->range, io->offset, io->length);

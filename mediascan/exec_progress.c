@@ -81,13 +81,7 @@ static uint64_t exec_cursor(const struct exec *x, unsigned d)
 	 * A late read not yet settled, or an isolation a stop cut short, has proven nothing:
 	 * it holds the cursor so that a resume (or the next run after SIGKILL) reads it again.
 	 */
-	for (size_t i = 0; i < x->late.nr; i++) {
-		const struct exec_late *l = &x->late.list[i];
-
-		if (l->dev_idx == d && l->offset < cur && (l->state == EXEC_LATE_WAITING ||
-		    l->state == EXEC_LATE_ANSWERED || l->state == EXEC_LATE_CANCELLED))
-			cur = l->offset;
-	}
+	cur = exec_late_low_offset(x, d, cur);
 	if (x->ckpt.reread_from[d] < cur)
 		cur = x->ckpt.reread_from[d];
 	return cur;
@@ -108,13 +102,7 @@ static uint64_t exec_ranges_done(const struct exec *x)
 		if (s->busy && !s->timed_out && !s->alone && s->range.seq < low)
 			low = s->range.seq;
 	}
-	for (size_t i = 0; i < x->late.nr; i++) {
-		const struct exec_late *l = &x->late.list[i];
-
-		if ((l->state == EXEC_LATE_WAITING || l->state == EXEC_LATE_ANSWERED ||
-		     l->state == EXEC_LATE_CANCELLED) && l->range.seq < low)
-			low = l->range.seq;
-	}
+	low = exec_late_low_seq(x, low);
 	return x->ckpt.reread_seq < low ? x->ckpt.reread_seq : low;
 }
 

@@ -112,19 +112,10 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		err = io->res;
 	}
 	if (slot->timed_out) {
-		/* Reported late (and accounted) by the watchdog: what did it say in the end? */
-		struct exec_late *l = &x->late.list[slot->late_idx];
-
-		l->latency_ns = now_ns() - io->issue_ns;
-		if (io->res == (int)io->length) {
-			l->state = EXEC_LATE_ANSWERED;
+		/* Reported late (and accounted) by the watchdog: what did it say in the end? A
+		 * failure is isolated below. */
+		if (exec_late_answer(x, slot))
 			return 0;
-		}
-		if (io->res == -ECANCELED) {
-			l->state = EXEC_LATE_CANCELLED;
-			return 0;
-		}
-		l->state = EXEC_LATE_FAILED;	/* a failure: isolated below */
 	} else {
 		x->r->scanned_bytes += io->planned_bytes;
 		if (io->res == (int)io->length) {
@@ -203,7 +194,7 @@ static uint64_t exec_watchdog(struct exec *x, uint64_t now)
 			 * buffer, so nothing else waits on it.
 			 */
 			if (exec_late_add(x, s, EXEC_LATE_WAITING) < 0) {
-				x->late.nomem = -ENOMEM;	/* the loop stops: no spinning */
+				exec_late_nomem(x);	/* the loop stops: no spinning */
 				return UINT64_MAX;
 			}
 			s->timed_out = 1;
@@ -295,8 +286,8 @@ int exec_loop(struct exec *x)
 		if (ret < 0)
 			return ret;
 		dog = exec_watchdog(x, now);
-		if (x->late.nomem)
-			return x->late.nomem;
+		if (exec_late_err(x))
+			return exec_late_err(x);
 		if (exec_cmd_refused(x) && x->inflight == 0)
 			return -EOPNOTSUPP;	/* drained: the rest is read */
 		if (x->inflight == 0) {

@@ -273,6 +273,33 @@ int exec_late_add(struct exec *x, struct exec_slot *slot, enum exec_late_state s
 	return 0;
 }
 
+int exec_late_answer(struct exec *x, const struct exec_slot *slot)
+{
+	struct exec_late *l = &x->late.list[slot->late_idx];
+
+	l->latency_ns = exec_now_ns() - slot->io.issue_ns;
+	if (slot->io.res == (int)slot->io.length) {
+		l->state = EXEC_LATE_ANSWERED;
+		return 1;
+	}
+	if (slot->io.res == -ECANCELED) {
+		l->state = EXEC_LATE_CANCELLED;
+		return 1;
+	}
+	l->state = EXEC_LATE_FAILED;
+	return 0;
+}
+
+void exec_late_nomem(struct exec *x)
+{
+	x->late.nomem = -ENOMEM;
+}
+
+int exec_late_err(const struct exec *x)
+{
+	return x->late.nomem;
+}
+
 void exec_late_free(struct exec *x)
 {
 	free(x->late.list);

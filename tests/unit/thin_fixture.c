@@ -1,15 +1,21 @@
 /*
  * tests/unit/thin_fixture.c - dm-thin metadata fixtures built by thin_restore at test time
  * (thin-provisioning-tools, installed by scripts/deps): the binary format comes from the
- * tools that define it, not from this project's own idea of it.
+ * tools that define it, not from this project's own idea of it. The small pool's model is
+ * checked here too (fx_check_small), by hand, for every test file that reads that pool.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cmocka.h>
 
 #include "stack_thin.h"
 #include "thin_fixture.h"
@@ -211,6 +217,30 @@ void fx_reseal(uint8_t *block, uint32_t salt)
 	block[3] = (uint8_t)(c >> 24);
 }
 
+void fx_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+uint64_t fx_get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+struct fx_image fx_image_copy(const struct fx_image *img)
+{
+	struct fx_image c = { malloc(img->len), img->len };
+
+	assert_non_null(c.data);
+	memcpy(c.data, img->data, img->len);
+	return c;
+}
+
 int fx_triple_cmp(const void *x, const void *y)
 {
 	const struct fx_triple *a = x, *b = y;
@@ -346,6 +376,92 @@ void fx_small_pool(struct fx_pool *p, int one_more)
 	if (one_more)
 		fx_add(p, 2, 101, 52, 1);
 	fx_sort(p);
+}
+
+void fx_check_small(const struct thin_model *m, int one_more)
+{
+	struct thin_owner o[8];
+	struct thin_run r[8];
+	struct thin_extent e;
+	struct thin_totals t;
+	const struct thin_dev *d;
+
+	assert_int_equal(m->sb.data_block_size, 128);
+	assert_int_equal(m->sb.data_nr_blocks, 1024);
+	assert_int_equal(m->sb.trans_id, one_more ? 4 : 3);
+	assert_int_equal(m->sb.time, 1);
+	assert_int_equal(m->nr_devs, 3);
+	d = thin_model_dev(m, 1);
+	assert_non_null(d);
+	assert_int_equal(d->mapped_blocks, 20);
+	assert_int_equal(d->counted, 20);
+	assert_int_equal(d->snapshotted_time, 1);
+	/* 0..15 and 100 at time 0 are not contiguous; 200..202 at time 1: three runs */
+	assert_int_equal(d->nr_runs, 3);
+	d = thin_model_dev(m, 2);
+	assert_int_equal(d->creation_time, 1);
+	assert_int_equal(d->trans_id, 1);
+	assert_int_equal(d->counted, one_more ? 18 : 17);
+	assert_int_equal(d->counted, d->mapped_blocks);
+	d = thin_model_dev(m, 3);
+	assert_int_equal(d->nr_runs, 0);
+	assert_null(thin_model_dev(m, 4));
+
+	/* a shared block: both the volume and its snapshot own it */
+	assert_int_equal(thin_model_owners(m, 5, 1, o, 8), 2);
+	assert_int_equal(o[0].dev_id, 1);
+	assert_int_equal(o[0].vblock, 5);
+	assert_int_equal(o[0].len, 1);
+	assert_int_equal(o[1].dev_id, 2);
+	assert_int_equal(o[1].vblock, 5);
+	/* each its own copy of virtual block 100; a range across them is clipped */
+	assert_int_equal(thin_model_owners(m, 49, 3, o, 8), 2);
+	assert_int_equal(o[0].dblock, 50);
+	assert_int_equal(o[0].dev_id, 1);
+	assert_int_equal(o[0].vblock, 100);
+	assert_int_equal(o[1].dblock, 51);
+	assert_int_equal(o[1].dev_id, 2);
+	assert_int_equal(o[1].time, 1);
+	assert_int_equal(thin_model_owners(m, 61, 10, o, 8), 1);
+	assert_int_equal(o[0].vblock, 201);
+	assert_int_equal(o[0].len, 2);
+	/* unprovisioned data blocks have no owner */
+	assert_int_equal(thin_model_owners(m, 20, 30, o, 8), 0);
+	assert_int_equal(thin_model_owners(m, 0, 1024, o, 1), -E2BIG);
+
+	/* virtual ranges down to data runs, holes left out */
+	assert_int_equal(thin_model_lookup(m, 1, 10, 192, r, 8), 3);
+	assert_int_equal(r[0].vblock, 10);
+	assert_int_equal(r[0].dblock, 10);
+	assert_int_equal(r[0].len, 6);
+	assert_int_equal(r[1].dblock, 50);
+	assert_int_equal(r[2].vblock, 200);
+	assert_int_equal(r[2].len, 2);
+	assert_int_equal(r[2].time, 1);
+	assert_int_equal(thin_model_lookup(m, 2, 16, 84, r, 8), 0);
+	assert_int_equal(thin_model_lookup(m, 3, 0, 1000, r, 8), 0);
+	assert_int_equal(thin_model_lookup(m, 9, 0, 1, r, 8), -ENOENT);
+
+	/* the provisioned data blocks, what a scan of the data device reads */
+	assert_int_equal(thin_model_next_provisioned(m, 0, &e), 1);
+	assert_int_equal(e.start, 0);
+	assert_int_equal(e.len, 16);
+	assert_int_equal(thin_model_next_provisioned(m, 16, &e), 1);
+	assert_int_equal(e.start, 50);
+	assert_int_equal(e.len, one_more ? 3 : 2);
+	assert_int_equal(thin_model_next_provisioned(m, 61, &e), 1);
+	assert_int_equal(e.start, 61);
+	assert_int_equal(e.len, 2);
+	assert_int_equal(thin_model_next_provisioned(m, 63, &e), 0);
+
+	thin_model_totals(m, &t);
+	assert_int_equal(t.data_block_bytes, 65536);
+	assert_int_equal(t.data_nr_blocks, 1024);
+	assert_int_equal(t.data_allocated, one_more ? 22 : 21);
+	assert_int_equal(t.provisioned, t.data_allocated);
+	assert_int_equal(t.mappings, one_more ? 38 : 37);
+	assert_int_equal(t.shared, 16);
+	assert_int_equal(t.nr_devs, 3);
 }
 
 /* The large pool: volumes 1 and 2 written in runs with gaps (data allocated in order, with

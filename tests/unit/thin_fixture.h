@@ -2,7 +2,8 @@
  * tests/unit/thin_fixture.h - dm-thin metadata made by thin-provisioning-tools on this host:
  * a pool described in memory, written as thin_restore's XML, restored into a metadata file and
  * loaded as an image the tests read through a callback (and corrupt, or swap mid-walk); what
- * thin_rmap says, and a model written as thin_dump writes it, to compare with the tools.
+ * thin_rmap says, and a model written as thin_dump writes it, to compare with the tools; the
+ * small pool's model checked by hand.
  */
 #ifndef MEDIASCAN_THIN_FIXTURE_H
 #define MEDIASCAN_THIN_FIXTURE_H
@@ -99,5 +100,17 @@ struct thin_model;
 char *fx_model_xml(const struct thin_model *m);
 /* Set a superblock's or node's checksum after a test changed its bytes. */
 void fx_reseal(uint8_t *block, uint32_t salt);
+/* Superblock field offsets, as the format defines them. */
+#define FX_SB_TRANS_ID 48
+#define FX_SB_MAPPING_ROOT 320
+#define FX_SB_DETAILS_ROOT 328
+/* Little-endian 64-bit fields of metadata, as the format stores them. */
+void fx_put_le64(uint8_t *p, uint64_t v);
+uint64_t fx_get_le64(const uint8_t *p);
+/* Return a copy of img, to damage (free with fx_image_free). */
+struct fx_image fx_image_copy(const struct fx_image *img);
+/* Check the model of the small pool (one_more: the pool after its next commit) with cmocka's
+ * asserts: its devices, owners, lookups, provisioned extents and totals. */
+void fx_check_small(const struct thin_model *m, int one_more);
 
 #endif
