@@ -78,8 +78,10 @@ struct exec_pace {
  * counts (exec_queue.c counts them, exec_progress.c reads them through exec_own_sum). */
 struct exec_own {
 	uint64_t bytes[SCAN_MAX_DEVICES];
-	uint64_t ios[SCAN_MAX_DEVICES];
-	uint64_t ns[SCAN_MAX_DEVICES];		/* summed latency */
+	uint64_t ios[SCAN_MAX_DEVICES];		/* requests, as the disk's counts see them */
+	uint64_t ns[SCAN_MAX_DEVICES];		/* summed latency, per request */
+	uint64_t split[SCAN_MAX_DEVICES];	/* bytes past which the block layer splits a
+						 * read of ours; 0 never */
 };
 
 /* How many reads pacing by latency lets fly (executor.c, exec_inflight_cap). */

@@ -99,9 +99,14 @@ void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t len
 
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns)
 {
+	uint64_t split = x->own.split[dev], n = split && bytes > split ?
+					      (bytes + split - 1) / split : 1;
+
+	/* A read the block layer split is n requests in the disk's counts, in flight together:
+	 * counted as n, or its pieces would pass for another user's requests. */
 	x->own.bytes[dev] += bytes;
-	x->own.ios[dev]++;
-	x->own.ns[dev] += lat_ns;
+	x->own.ios[dev] += n;
+	x->own.ns[dev] += lat_ns * n;
 	return 0;
 }
 

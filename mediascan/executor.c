@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "kio.h"
@@ -376,6 +377,16 @@ static int exec_alloc(struct exec *x)
 	 */
 	r->io_size = o->io_size;
 	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
+	/* where the block layer splits our reads: the transfer limit, and with small pages one
+	 * segment per page (NVMe's 127 segments split a 512 KiB read in two) */
+	for (unsigned d = 0; d < x->nr_devs; d++) {
+		uint64_t split = x->devs[d].max_io_bytes;
+		uint64_t seg = (uint64_t)x->devs[d].max_segments * (uint64_t)sysconf(_SC_PAGESIZE);
+
+		if (kind == KIO_BUF_PAGES && seg && (!split || seg < split))
+			split = seg;
+		x->own.split[d] = split;
+	}
 	x->slots = calloc(x->nr_slots, sizeof(*x->slots));
 	x->done = calloc(x->nr_slots, sizeof(*x->done));
 	x->done_alone = calloc(x->nr_slots, sizeof(*x->done_alone));

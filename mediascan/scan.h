@@ -207,6 +207,7 @@ struct scan_device {
 	uint32_t logical_block_size;	/* bytes */
 	uint64_t size_bytes;		/* when the scan started; 0 unknown (no resize check) */
 	uint64_t max_io_bytes;		/* the queue's largest transfer (max_sectors_kb); 0 unknown */
+	uint32_t max_segments;		/* the queue's segments per request; 0 unknown */
 	const char *path;		/* for messages; may be NULL */
 };
 

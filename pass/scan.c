@@ -15,6 +15,7 @@ unsigned pass_scan_devices(const struct map_target *t, struct scan_device *devs)
 		devs[i].logical_block_size = t->devices[i].info.logical_block_size;
 		devs[i].size_bytes = t->devices[i].info.size_bytes;
 		devs[i].max_io_bytes = (uint64_t)t->devices[i].info.max_sectors_kb * 1024;
+		devs[i].max_segments = t->devices[i].info.max_segments;
 		devs[i].path = t->devices[i].path;
 	}
 	return t->nr_devices;

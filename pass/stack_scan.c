@@ -418,6 +418,7 @@ int pass_stack_open(struct pass_stack *ps, const struct map_target *t, char *err
 		ps->devs[i].logical_block_size = bi.logical_block_size;
 		ps->devs[i].size_bytes = bi.size_bytes;
 		ps->devs[i].max_io_bytes = (uint64_t)bi.max_sectors_kb * 1024;
+		ps->devs[i].max_segments = bi.max_segments;
 		ps->devs[i].path = ps->path[i];
 	}
 	ps->active = 1;

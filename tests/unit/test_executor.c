@@ -28,6 +28,7 @@
 #include "kio.h"
 #include "kio_dev.h"
 #include "scan.h"
+#include "exec.h"
 #include "exec_fixture.h"
 #include "fake_disk.h"
 
@@ -254,6 +255,30 @@ static void test_io_size(void **state)
 	assert_int_equal(scan_io_size(d, 2, 0), 128 * KiB);
 }
 
+/* A read the block layer splits counts as its pieces in the disk's counts (pacing subtracts
+ * our requests from them: the rest would pass for another user's). */
+static void test_own_split_reads(void **state)
+{
+	struct exec *x = calloc(1, sizeof(*x));
+	struct scan_gov_own own = { 0 };
+
+	(void)state;
+	assert_non_null(x);
+	x->own.split[0] = 508 * KiB;		/* NVMe's 127 segments of small pages */
+	exec_own_read(x, 0, 512 * KiB, 1000);	/* two requests */
+	exec_own_read(x, 0, 256 * KiB, 500);	/* one */
+	exec_own_read(x, 1, 512 * KiB, 700);	/* no split known: one */
+	exec_own_sum(x, 0, &own);
+	assert_int_equal(own.ios, 3);
+	assert_int_equal(own.ns, 2 * 1000 + 500);
+	assert_int_equal(own.sectors, (768 * KiB) / 512);
+	memset(&own, 0, sizeof(own));
+	exec_own_sum(x, 1, &own);
+	assert_int_equal(own.ios, 1);
+	assert_int_equal(own.ns, 700);
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_uring_errors, setup, teardown),
 		cmocka_unit_test(test_io_size),
+		cmocka_unit_test(test_own_split_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
