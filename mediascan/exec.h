@@ -82,6 +82,8 @@ struct exec_own {
 	uint64_t ns[SCAN_MAX_DEVICES];		/* summed latency, per request */
 	uint64_t split[SCAN_MAX_DEVICES];	/* bytes past which the block layer splits a
 						 * read of ours; 0 never */
+	/* drive-side commands answered (passthrough, never in the disk's counts) */
+	uint64_t cmd_ios[SCAN_MAX_DEVICES], cmd_ns[SCAN_MAX_DEVICES];
 };
 
 /* How many reads pacing by latency lets fly (executor.c, exec_inflight_cap). */
@@ -221,6 +223,8 @@ void exec_note_read(struct exec *x, uint32_t dev, int bad);
 void exec_note_clean(struct exec *x, uint32_t dev, uint64_t offset, uint64_t length);
 /* Return 0 after counting one of our reads of device dev that completed (bytes, latency). */
 int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns);
+/* A drive-side command of ours answered after lat_ns (for pacing: never in the disk's counts). */
+int exec_own_cmd(struct exec *x, unsigned dev, uint64_t lat_ns);
 /* Add our own completed reads of device dev to own (sectors, I/Os, summed latency). */
 void exec_own_sum(const struct exec *x, unsigned dev, struct scan_gov_own *own);
 /* Return what the last command sent alone said (exec_io_alone), zeroed before each. */

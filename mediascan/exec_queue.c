@@ -110,11 +110,20 @@ int exec_own_read(struct exec *x, unsigned dev, uint64_t bytes, uint64_t lat_ns)
 	return 0;
 }
 
+int exec_own_cmd(struct exec *x, unsigned dev, uint64_t lat_ns)
+{
+	x->own.cmd_ios[dev]++;
+	x->own.cmd_ns[dev] += lat_ns;
+	return 0;
+}
+
 void exec_own_sum(const struct exec *x, unsigned dev, struct scan_gov_own *own)
 {
 	own->sectors += x->own.bytes[dev] / 512;
 	own->ios += x->own.ios[dev];
 	own->ns += x->own.ns[dev];
+	own->cmd_ios += x->own.cmd_ios[dev];
+	own->cmd_ns += x->own.cmd_ns[dev];
 }
 
 const struct vfy_result *exec_alone_said(const struct exec *x)

@@ -100,6 +100,8 @@ static int exec_complete(struct exec *x, struct exec_slot *slot)
 		/* only the in-flight cap of pacing by latency uses them */
 		if (exec_pace_by_latency(x))
 			exec_note_bw(x, (uint64_t)io->res, lat, io->length >= x->o->io_size, now);
+	} else if (io->cmd && io->res >= 0) {
+		exec_own_cmd(x, io->dev_idx, now_ns() - io->issue_ns);
 	}
 	if (slot->alone) {
 		slot->alone = 0;		/* an abandoned exec_read_alone answered at last */

@@ -213,16 +213,19 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 	}
 	for (unsigned i = 0; i < nr_st; i++) {
 		struct scan_gov_view *v = &g->views[i];
-		uint64_t b, sectors, ios, f_ios, f_ns, o_ios;
+		uint64_t b, sectors, ios, f_ios, f_ns, o_ios, c_ios;
 
 		if (gov_view_went_back(v, &st[i], own[i].sectors) ||
 		    st[i].read_ios < v->last.read_ios || st[i].read_merges < v->last.read_merges ||
 		    st[i].read_ticks_ms < v->last.read_ticks_ms ||
 		    st[i].write_ticks_ms < v->last.write_ticks_ms ||
-		    own[i].ios < v->last_own_ios || own[i].ns < v->last_own_ns) {
+		    own[i].ios < v->last_own_ios || own[i].ns < v->last_own_ns ||
+		    own[i].cmd_ios < v->last_cmd_ios || own[i].cmd_ns < v->last_cmd_ns) {
 			gov_view_reset(v, &st[i], own[i].sectors);
 			v->last_own_ios = own[i].ios;
 			v->last_own_ns = own[i].ns;
+			v->last_cmd_ios = own[i].cmd_ios;
+			v->last_cmd_ns = own[i].cmd_ns;
 			continue;
 		}
 		/* Views overlap (a partition and its disk): the busiest one speaks. */
@@ -237,9 +240,11 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 			fg_ios = f_ios;
 			fg_ns = f_ns;
 		}
-		if (o_ios > own_ios) {
-			own_ios = o_ios;
-			own_ns = own[i].ns - v->last_own_ns;
+		/* the scan's work in the queue: its reads, and its commands the counts miss */
+		c_ios = own[i].cmd_ios - v->last_cmd_ios;
+		if (o_ios + c_ios > own_ios) {
+			own_ios = o_ios + c_ios;
+			own_ns = own[i].ns - v->last_own_ns + (own[i].cmd_ns - v->last_cmd_ns);
 		}
 		if (st[i].in_flight > own[i].inflight && st[i].in_flight - own[i].inflight > fg_wait)
 			fg_wait = st[i].in_flight - own[i].inflight;
@@ -247,6 +252,8 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 		v->last_own_sectors = own[i].sectors;
 		v->last_own_ios = own[i].ios;
 		v->last_own_ns = own[i].ns;
+		v->last_cmd_ios = own[i].cmd_ios;
+		v->last_cmd_ns = own[i].cmd_ns;
 	}
 	g->fg_sectors += other_sectors;
 	g->fg_ios += other_ios;

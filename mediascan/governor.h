@@ -37,6 +37,9 @@ struct scan_gov_own {
 	uint64_t ios;			/* reads completed */
 	uint64_t ns;			/* their summed latency, issue to completion */
 	uint64_t inflight;		/* our requests in flight now (0: not known) */
+	/* drive-side commands (passthrough: never in the disk's counts), completed and their
+	 * summed latency: work the scan held in the disk's queue all the same */
+	uint64_t cmd_ios, cmd_ns;
 };
 
 struct scan_gov_opts {
@@ -65,6 +68,7 @@ struct scan_gov_view {
 	uint64_t last_own_sectors;	/* 512B sectors */
 	uint64_t debt_sectors;		/* read sectors not explained by ours (decaying) */
 	uint64_t last_own_ios, last_own_ns;
+	uint64_t last_cmd_ios, last_cmd_ns;
 };
 
 #define SCAN_GOV_LAT_GAINS 8		/* BBR's gain cycle of pacing by latency */

@@ -19,6 +19,7 @@
 
 
 uint32_t sim_seed;
+int sim_passthrough;
 
 uint32_t sim_rand(struct sim *s)
 {
@@ -78,7 +79,9 @@ void sim_complete(struct sim *s)
 	s->busy = s->q_len > 0;
 	if (s->busy)
 		s->done_ns = s->now + sim_svc(s, s->q[s->q_head].bytes);
-	if (r.write) {
+	if (r.scan && sim_passthrough) {
+		;			/* a drive-side command: never in the kernel's counts */
+	} else if (r.write) {
 		s->k_wios++;
 		s->k_wsectors += r.bytes / 512;
 		s->k_wticks_ns += lat;
@@ -94,9 +97,14 @@ void sim_complete(struct sim *s)
 			s->scan_bytes_meas += r.bytes;
 		if (s->now / NS_S < 256)
 			s->sec_bytes[s->now / NS_S] += r.bytes;
-		s->own.ios++;
-		s->own.sectors += r.bytes / 512;
-		s->own.ns += lat;
+		if (sim_passthrough) {
+			s->own.cmd_ios++;
+			s->own.cmd_ns += lat;
+		} else {
+			s->own.ios++;
+			s->own.sectors += r.bytes / 512;
+			s->own.ns += lat;
+		}
 		if (s->try_ns > s->now)
 			s->try_ns = s->now;	/* a slot is free: ask again */
 	} else {

@@ -101,6 +101,9 @@ extern const struct model commits_model;
 
 /* The generator's seed for the next sim_init (0: 12345); PACING_SEED overrides it. */
 extern uint32_t sim_seed;
+/* The scan's reads are drive-side commands (NVMe Verify, SCSI VERIFY through passthrough):
+ * the kernel's counts never see them, the scan counts them as commands. */
+extern int sim_passthrough;
 /* Return the next number of s's seeded generator. */
 uint32_t sim_rand(struct sim *s);
 /* Return the time of a request of bytes started now (the iops throttle's wait too). */

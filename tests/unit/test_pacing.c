@@ -340,6 +340,20 @@ static void test_fg_bursty_writer(void **state)
 	free(s);
 }
 
+/*
+ * A drive-side method's commands (passthrough) are in no count the kernel keeps: the scan's
+ * own count of them is what tells the foreground's time alone from the work the scan put in
+ * the queue. Without it, the time alone was measured behind the commands and nothing slowed.
+ */
+static void test_fg_verify_commands(void **state)
+{
+	(void)state;
+	sim_passthrough = 1;
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		check_target_and_rate(&models[i], 200e6, 1);
+	sim_passthrough = 0;
+}
+
 static void test_fg_busy(void **state)
 {
 	static const struct model busy[] = {
@@ -585,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_fg_arrival),
 		cmocka_unit_test(test_fg_target_and_rate),
 		cmocka_unit_test(test_fg_bursty_writer),
+		cmocka_unit_test(test_fg_verify_commands),
 		cmocka_unit_test(test_fg_busy),
 		cmocka_unit_test(test_fg_sporadic),
 		cmocka_unit_test(test_fg_after_commits),
