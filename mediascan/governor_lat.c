@@ -9,7 +9,8 @@
  *     one dip at 0.1 (a mean of one), never stopping; a new foreground's first dip comes soon.
  *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
- *     over its reads, S their least sample mean; L0 averages the dips.
+ *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
+ *     averages the dips.
  *  5. L counts at most L0 plus twice the scan's reads' time per request (the rest is not ours).
  *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of the
  *     last SCAN_GOV_LAT_DUTY intervals alone (idle ones too: a burst is not a busy user) gets
