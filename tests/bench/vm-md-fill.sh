@@ -1,6 +1,5 @@
-# tests/bench/vm-md-fill.sh - guest-side shell shared by vm-md.sh and vm-pacing-md.sh (each
-# appends it to the script the guest runs; not run on the host): the md array and its filled
-# XFS that both benches scan.
+# tests/bench/vm-md-fill.sh - guest-side shell of vm-md.sh (it appends it to the script the
+# guest runs; not run on the host): the md array and its filled XFS that the bench scans.
 #
 # md_xfs_fill LEVEL PCT MEMBER... : /dev/md0 of the members at RAID LEVEL (metadata 1.2, data
 # offset 1 MiB, no resync, no bitmap), XFS with rmapbt on it mounted at /mnt/m, filled with

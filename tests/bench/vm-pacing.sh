@@ -5,7 +5,7 @@
 #   md     md RAID1 of two NVMe namespaces (NS_MIB each), XFS (rmapbt) on /dev/md0.
 # Each namespace is throttled in QEMU's block layer, its own throttle group: THROTTLE_MIB MiB/s
 # and IOPS requests/s, of reads and writes together (THROTTLE=total: a writer and the scan
-# share the disk) or of reads only (THROTTLE=read, as vm-pacing-md.sh), so the disk, not TCG's
+# share the disk) or of reads only (THROTTLE=read), so the disk, not TCG's
 # CPU, is the limit. Each XFS filled to FILL_PCT with `blkmark write` files, plus the writer's
 # file (WR_FILE_MIB, written once before the runs). Foregrounds (fio, psync, O_DIRECT, QD 1):
 #   light   4 KiB random reads at FG_IOPS a second on the raw device (read-only);
