@@ -153,6 +153,7 @@ static void exec_many_done(struct exec *x, struct exec_slot *s, struct scan_iso_
 	if (s->io.cmd) {		/* what a read would say; the device's words kept */
 		exec_cmd_decode(x, s);
 		rd->vres = s->vres;
+		exec_own_cmd(x, s->io.dev_idx, now - s->io.issue_ns);
 	} else if (s->io.res > 0) {	/* own I/O for pacing; not in read_bytes */
 		exec_own_read(x, s->io.dev_idx, (uint64_t)s->io.res, now - s->io.issue_ns);
 	}
@@ -359,6 +360,7 @@ ssize_t exec_io_alone(struct exec *x, uint32_t dev, uint64_t offset, uint32_t le
 			if (slot->io.cmd) {	/* what a read would say; the device's words kept */
 				exec_cmd_decode(x, slot);
 				x->alone_res = slot->vres;
+				exec_own_cmd(x, slot->io.dev_idx, *lat_ns);
 			} else if (slot->io.res > 0) {	/* own I/O for pacing; not in read_bytes */
 				exec_own_read(x, dev, (uint64_t)slot->io.res, now - start);
 			}
