@@ -11,7 +11,8 @@
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
  *     averages the dips.
- *  5. L counts at most L0 plus twice the scan's reads' time per request (the rest is not ours).
+ *  5. L counts at most L0 plus twice the scan's reads' and commands' time per request (the
+ *     rest is not ours).
  *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of the
  *     last SCAN_GOV_LAT_DUTY intervals alone (idle ones too: a burst is not a busy user) gets
  *     LAT_BUSY_PCT of its cycle (it keeps >= 95% of its throughput).
