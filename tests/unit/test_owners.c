@@ -2,7 +2,8 @@
  * tests/unit/test_owners.c - mapping/owners/owners.c and mapping/damage/damage.c over a mocked GETFSMAP
  * (kio_getfsmap wrapped): who owns a bad device range (files with their file offsets,
  * reflinked pairs, metadata, the log, free space), clipping, allocation groups; then the
- * grouping of owners into damaged files and damaged metadata (no directory walk).
+ * grouping of owners into damaged files and damaged metadata (no directory walk). Only cases
+ * here (the mocked GETFSMAP is fake_fsmap.c), kept in one file: they share its one fixture.
  */
 #include <errno.h>
 #include <setjmp.h>

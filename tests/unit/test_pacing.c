@@ -8,7 +8,7 @@
  * latency, as the executor does. Deterministic: a seeded generator, simulated time.
  *
  * The disk/foreground simulator is in pacing_sim.c; the cases and the sweep for the best fixed
- * rate are here.
+ * rate are here, kept in one file: each case is a goal of pacing, and they share that sweep.
  *
  * Asserted (the pacing's goals), on the hdd and the ssd model each: with no foreground the scan
  * runs at the disk's speed (or the window's pace); with one, the foreground's mean latency

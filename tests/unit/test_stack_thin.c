@@ -25,37 +25,13 @@
 #include "stack_thin.h"
 #include "thin_fixture.h"
 
-static struct fx_set fx;
-
-static int setup(void **s)
-{
-	(void)s;
-	return fx_set_build(&fx) < 0 ? -1 : 0;
-}
-
-static int teardown(void **s)
-{
-	(void)s;
-	fx_set_free(&fx);
-	return 0;
-}
-
-static void need_tools(void)
-{
-	if (!fx.dir) {
-		fprintf(stderr, "skip: thin_restore (thin-provisioning-tools) is not installed; "
-			"scripts/deps installs it\n");
-		skip();
-	}
-}
-
 static void test_small_pool(void **s)
 {
 	struct thin_model m;
 	char why[THIN_WHY];
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	assert_int_equal(thin_model_load(fx_image_read, &fx.a, THIN_REWALKS, &m, why,
 					 sizeof(why)), 0);
 	assert_int_equal(m.rewalks, 0);
@@ -138,7 +114,7 @@ static void test_large_pool(void **s)
 	size_t nr_rmap;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	assert_int_equal(thin_model_load(fx_image_read, &fx.large, THIN_REWALKS, &m, why,
 					 sizeof(why)), 0);
 	/* 4 non-empty trees of thousands of entries: internal nodes on each */
@@ -203,7 +179,7 @@ static void test_shared_subtrees(void **s)
 	uint64_t r3, r4, unshared;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	assert_int_equal(thin_model_load(fx_image_read, &fx.large, 0, &m, why, sizeof(why)), 0);
 	unshared = m.nodes_read;
 	assert_int_equal(m.nodes_shared, 0);
@@ -274,7 +250,7 @@ static void test_batched_reads(void **s)
 	uint64_t child;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	/* a node's children read together: the same model, the same nodes read */
 	assert_int_equal(thin_model_load(fx_image_read, &fx.large, 0, &m1, why, sizeof(why)), 0);
 	assert_int_equal(thin_model_load_many(fx_image_read, fx_image_read_many, &fx.large, 0, &m2,
@@ -316,7 +292,7 @@ static void test_direct_reader(void **s)
 	int r;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	r = thin_meta_open(fx.a_path, &d);
 	if (r == -EINVAL) {
 		fprintf(stderr, "skip: %s's filesystem refuses O_DIRECT\n", fx.dir);
@@ -366,5 +342,5 @@ int main(void)
 		cmocka_unit_test(test_direct_reader),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

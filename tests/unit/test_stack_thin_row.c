@@ -21,30 +21,6 @@
 #define DBS 128				/* the fixtures' data block size, sectors */
 #define POOL "253:4"			/* the pool device the thin rows name */
 
-static struct fx_set fx;
-
-static int setup(void **s)
-{
-	(void)s;
-	return fx_set_build(&fx) < 0 ? -1 : 0;
-}
-
-static int teardown(void **s)
-{
-	(void)s;
-	fx_set_free(&fx);
-	return 0;
-}
-
-static void need_tools(void)
-{
-	if (!fx.dir) {
-		fprintf(stderr, "skip: thin_restore (thin-provisioning-tools) is not installed; "
-			"scripts/deps installs it\n");
-		skip();
-	}
-}
-
 static void load(struct fx_image *img, struct thin_model *m)
 {
 	char why[THIN_WHY];
@@ -100,7 +76,7 @@ static void test_down(void **s)
 	uint64_t data, run;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	load(&fx.a, &m);
 	/* shared run: volume 1's blocks 0..15 on data 0..15 */
 	assert_int_equal(thin_row_down(&m, 0, len, POOL " 1", 5 * DBS + 7, &data, &run), 1);
@@ -139,7 +115,7 @@ static void test_up(void **s)
 	uint64_t top, run;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	load(&fx.a, &m);
 	/* a block shared by the volume and its snapshot: each row answers */
 	assert_int_equal(thin_row_up(&m, 0, len, POOL " 1", POOL, 5 * DBS + 1, &top, &run), 1);
@@ -170,7 +146,7 @@ static void test_round_trip(void **s)
 	unsigned mapped = 0, holes = 0;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	load(&fx.large, &m);
 	for (uint32_t dev = 1; dev <= 5; dev++) {
 		char params[32];
@@ -206,5 +182,5 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

@@ -23,30 +23,6 @@
 #include "stack_thin.h"
 #include "thin_fixture.h"
 
-static struct fx_set fx;
-
-static int setup(void **s)
-{
-	(void)s;
-	return fx_set_build(&fx) < 0 ? -1 : 0;
-}
-
-static int teardown(void **s)
-{
-	(void)s;
-	fx_set_free(&fx);
-	return 0;
-}
-
-static void need_tools(void)
-{
-	if (!fx.dir) {
-		fprintf(stderr, "skip: thin_restore (thin-provisioning-tools) is not installed; "
-			"scripts/deps installs it\n");
-		skip();
-	}
-}
-
 static void test_bad_checksum(void **s)
 {
 	struct fx_image c;
@@ -55,7 +31,7 @@ static void test_bad_checksum(void **s)
 	uint64_t root;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	c = fx_image_copy(&fx.a);
 	root = fx_get_le64(c.data + FX_SB_MAPPING_ROOT);
 	c.data[root * THIN_META_BLOCK + 100] ^= 0x40;	/* one bit of a key or value */
@@ -88,7 +64,7 @@ static void test_block_twice_in_a_device(void **s)
 	char why[THIN_WHY], path[700];
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	/* dm-thin shares a block between devices, never within one: such metadata (thin_restore
 	 * writes what it is given) is refused rather than mapped to one of the two */
 	fx_add(&p, 1, 0, 5, 0);
@@ -121,7 +97,7 @@ static void test_superblock_checks(void **s)
 	char why[THIN_WHY];
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	assert_int_equal(sb_with(FX_SB_TRANS_ID, 8, 3, why), 0);
 	assert_int_equal(sb_with(40, 4, 3, why), -EOPNOTSUPP);		/* version */
 	assert_non_null(strstr(why, "metadata version 3"));
@@ -143,7 +119,7 @@ static void test_wrong_blocknr(void **s)
 	uint64_t root, moved;
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	c = fx_image_copy(&fx.a);
 	/* the details tree's root copied, checksum and all, to the last (unused) block and the
 	 * superblock pointed there: a node read at another block than it was written for */
@@ -199,7 +175,7 @@ static void test_commit_during_walk(void **s)
 	char why[THIN_WHY];
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	/* the superblock differs after the first walk: walked again, the new pool's model */
 	assert_int_equal(thin_model_load(live_read, &l, THIN_REWALKS, &m, why, sizeof(why)), 0);
 	assert_int_equal(m.rewalks, 1);
@@ -230,7 +206,7 @@ static void test_rewalk_reads_warm_set(void **s)
 	char why[THIN_WHY];
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	assert_int_equal(thin_model_load_many(live_read, live_read_many, &l, THIN_REWALKS, &m,
 					      why, sizeof(why)), 0);
 	assert_int_equal(m.rewalks, 1);
@@ -253,7 +229,7 @@ static void test_always_committing(void **s)
 	char why[THIN_WHY];
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	assert_int_equal(thin_model_load(live_read, &l, 3, &m, why, sizeof(why)), -EAGAIN);
 	/* one read before the first walk, one after each of the 4 walks */
 	assert_int_equal(l.sb_reads, 5);
@@ -271,7 +247,7 @@ static void test_torn_walk_redone(void **s)
 	uint64_t root = fx_get_le64(c.data + FX_SB_MAPPING_ROOT);
 
 	(void)s;
-	need_tools();
+	fx_need_tools();
 	/* a node the kernel reused after a commit, met by the walk of the old tree: the
 	 * superblock changed meanwhile, so the walk is redone instead of reported */
 	c.data[root * THIN_META_BLOCK + 200] ^= 1;
@@ -296,5 +272,5 @@ int main(void)
 		cmocka_unit_test(test_torn_walk_redone),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

@@ -553,3 +553,27 @@ void fx_set_free(struct fx_set *fx)
 	fx_tmpdir_remove(fx->dir);
 	fx->dir = NULL;
 }
+
+struct fx_set fx;
+
+int fx_setup(void **state)
+{
+	(void)state;
+	return fx_set_build(&fx) < 0 ? -1 : 0;
+}
+
+int fx_teardown(void **state)
+{
+	(void)state;
+	fx_set_free(&fx);
+	return 0;
+}
+
+void fx_need_tools(void)
+{
+	if (!fx.dir) {
+		fprintf(stderr, "skip: thin_restore (thin-provisioning-tools) is not installed; "
+			"scripts/deps installs it\n");
+		skip();
+	}
+}

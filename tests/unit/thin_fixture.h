@@ -60,6 +60,12 @@ void fx_large_pool(struct fx_pool *p);
 /* Return 0 after building fx, 1 when thin_restore is missing (fx->dir NULL), -1 on failure. */
 int fx_set_build(struct fx_set *fx);
 void fx_set_free(struct fx_set *fx);
+/* The test binary's fixture set, built by fx_setup (cmocka's group set-up) and freed by
+ * fx_teardown; fx_need_tools skips a case when thin_restore is missing (no set built). */
+extern struct fx_set fx;
+int fx_setup(void **state);
+int fx_teardown(void **state);
+void fx_need_tools(void);
 /* Return the path of tool (thin_restore, thin_dump, thin_rmap) in PATH, /usr/sbin or /sbin,
  * or NULL. */
 const char *fx_tool(const char *tool);
