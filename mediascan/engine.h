@@ -69,6 +69,8 @@ struct scan_engine {
 	size_t buf_len;
 	size_t buf_piece;		/* each I/O's buffer lies within one piece of this size
 					 * (0: anywhere in buf) */
+	int buf_huge;			/* buf is huge pages: uring reads it unregistered
+					 * (engine_uring.c says why) */
 	uint64_t io_timeout_ns;		/* per-I/O limit where the engine can cancel; 0 none */
 	int cmd_ring;			/* uring: set up for uring_cmd (SQE128, CQE32; fds are
 					 * NVMe generic char devices) instead of reads */

@@ -1,6 +1,11 @@
 /*
  * mediascan/engine_uring.c - the io_uring engine: registered file table and registered
- * discard buffer, READ_FIXED, batched submission (one io_uring_enter per batch). Set up with
+ * discard buffer, READ_FIXED, batched submission (one io_uring_enter per batch). A buffer of
+ * huge pages is read with plain READ instead: until Linux 6.10 a registered buffer reaches
+ * the block layer as one bio_vec per 4 KiB page unless it all lies in one folio, so on
+ * Debian 12's 6.1 NVMe's 127 segments split every 512 KiB read in two; an unregistered one
+ * is pinned per read into one bio_vec per contiguous run, one segment per huge page (seen in
+ * tests/vm/tier's whole-reads case). Set up with
  * cmd_ring it carries NVMe commands instead (fio's io_uring_cmd: the same queue, commit and
  * getevents; only the SQE and the CQE differ): SQE128 + CQE32, the generic char devices as
  * registered files, each SQE filled by kernel/ (kio_nvme_uring_prep, whitelist checked).
@@ -96,11 +101,12 @@ static int uring_init(struct scan_engine *e)
 		iov[nr_iov].iov_len = e->buf_len - off < u->reg_part ? e->buf_len - off :
 				      u->reg_part;
 	}
-	if (!e->cmd_ring && (!u->reg_part || (size_t)nr_iov * u->reg_part < e->buf_len)) {
+	if (!e->cmd_ring && !e->buf_huge &&
+	    (!u->reg_part || (size_t)nr_iov * u->reg_part < e->buf_len)) {
 		ret = -E2BIG;		/* no buffer this large can be registered */
 		goto out_exit;
 	}
-	ret = e->cmd_ring ? 0 : io_uring_register_buffers(&u->ring, iov, nr_iov);
+	ret = e->cmd_ring || e->buf_huge ? 0 : io_uring_register_buffers(&u->ring, iov, nr_iov);
 	if (ret < 0)
 		goto out_exit;
 	u->timeout.tv_sec = (long long)(e->io_timeout_ns / 1000000000ull);
@@ -133,6 +139,9 @@ static int uring_queue(struct scan_engine *e, struct scan_io *io)
 			u->queued++;
 			return ret;
 		}
+	} else if (e->buf_huge) {
+		io_uring_prep_read(sqe, (int)io->dev_idx, io->buf, io->length, io->offset);
+		sqe->flags |= IOSQE_FIXED_FILE;
 	} else {
 		io_uring_prep_read_fixed(sqe, (int)io->dev_idx, io->buf, io->length, io->offset,
 					 (int)(((char *)io->buf - (char *)e->buf) / u->reg_part));

@@ -378,6 +378,7 @@ static int exec_alloc(struct exec *x)
 	 * io_buffer says which kind of buffer the scan got.
 	 */
 	r->io_size = o->io_size;
+	x->eng.buf_huge = kind != KIO_BUF_PAGES;
 	r->io_buffer = kind == KIO_BUF_PAGES ? "pages" : kind == KIO_BUF_HUGETLB ? "hugetlb" : "thp";
 	/* where the block layer splits our reads: the transfer limit, and with small pages one
 	 * segment per page (NVMe's 127 segments split a 512 KiB read in two) */
