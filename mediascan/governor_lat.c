@@ -3,7 +3,8 @@
  * LEDBAT spirit (RFC 6817): a target of delay added to the foreground over a base it measures
  * while the scan runs, never pausing. Pure arithmetic on governor.c's stat deltas. The rules:
  *  1. Foreground: the view's requests and time less the scan's own, mean L per LAT_DECIDE_NS;
- *     present from LAT_FEW_IOS requests in one interval until LAT_QUIET_NS without any.
+ *     present from LAT_FEW_IOS requests in one interval (or fewer waiting LAT_WAIT_PCT of it)
+ *     until LAT_QUIET_NS without any.
  *  2. None: the rate doubles each interval up to the window's pace, --rate(-max), or unlimited.
  *  3. Present: the rate in force is the controller's times lat_gains_pct: 7 intervals at 1.2,
  *     one dip at 0.1 (a mean of one), never stopping; a new foreground's first dip comes soon.
@@ -31,6 +32,7 @@
 #define LAT_DECIDE_NS 500000000ull	/* a decision interval at least this long */
 #define LAT_QUIET_NS 2000000000ull	/* no foreground request this long: none */
 #define LAT_FEW_IOS 4ull		/* requests in an interval that make a foreground */
+#define LAT_WAIT_PCT 50			/* or fewer that waited this share of it */
 #define LAT_BASE_NS 30000000000ull	/* the scan's base read time: minima of buckets this long */
 #define LAT_AIM_PCT 95			/* aim at this share of the excess the target allows */
 #define LAT_BUSY_PCT 4			/* a busy foreground: the scan adds this share of its cycle */
@@ -51,6 +53,14 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 	l->acc_start_ns = now_ns;
 	l->acc_fg_ios = l->acc_fg_ns = l->acc_own_ios = l->acc_own_ns = 0;
 	l->acc_bytes0 = g->issued_bytes;
+}
+
+/* A foreground in the interval so far (rule 1): a few requests, or fewer that waited long (a
+ * reader the scan's queued reads starve: at 8 MiB/s, two of 250 ms in half a second). */
+static bool gov_lat_fg_seen(const struct scan_gov_lat *l, uint64_t span_ns)
+{
+	return l->acc_fg_ios >= LAT_FEW_IOS ||
+	       (l->acc_fg_ios && l->acc_fg_ns * 100 >= span_ns * LAT_WAIT_PCT);
 }
 
 /* The scan's base read time: the least sample mean in the last buckets (rule 4). */
@@ -153,7 +163,7 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	}
 	if (lat > l->alone * g->o.lat_target_pct / 100.0)
 		g->nr_backoffs++;
-	return l->acc_fg_ios >= LAT_FEW_IOS && lat - l->alone > LAT_FAR * l->aim;
+	return gov_lat_fg_seen(l, span_ns) && lat - l->alone > LAT_FAR * l->aim;
 }
 
 /*
@@ -197,12 +207,12 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	if (own_ios)
 		gov_lat_base(l, now_ns, own_ios, own_ns);
 	l->acc_fg_ios += fg_ios;
-	if ((fg_ios || fg_wait) && (l->fg_now || l->acc_fg_ios >= LAT_FEW_IOS))
-		l->last_fg_ns = now_ns ? now_ns : 1;
 	l->acc_fg_ns += fg_ns;
 	l->acc_own_ios += own_ios;
 	l->acc_own_ns += own_ns;
 	span = now_ns - l->acc_start_ns;
+	if ((fg_ios || fg_wait) && (l->fg_now || gov_lat_fg_seen(l, span)))
+		l->last_fg_ns = now_ns ? now_ns : 1;
 	/* Not the dip's first 0.25 s: the reads in flight when it began still delay (rule 4). */
 	if (l->fg_now && lat_gains_pct[l->phase] == LAT_DIP_PCT && !l->dip_settled &&
 	    span >= LAT_DIP_SETTLE_NS) {
@@ -211,7 +221,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		return;
 	}
 	/* A new foreground is judged at once; the dip's look waits for its requests (rule 4). */
-	if ((span < LAT_DECIDE_NS && (l->fg_now || l->acc_fg_ios < LAT_FEW_IOS)) ||
+	if ((span < LAT_DECIDE_NS && (l->fg_now || !gov_lat_fg_seen(l, span))) ||
 	    (l->dip_settled && l->acc_fg_ios < LAT_FEW_IOS && span < LAT_QUIET_NS))
 		return;
 	if (g->issued_bytes > l->acc_bytes0)
