@@ -1,11 +1,12 @@
 /*
  * mediascan/engine_uring.c - the io_uring engine: registered file table and registered
  * discard buffer, READ_FIXED, batched submission (one io_uring_enter per batch). A buffer of
- * huge pages is read with plain READ instead: until Linux 6.10 a registered buffer reaches
- * the block layer as one bio_vec per 4 KiB page unless it all lies in one folio, so on
- * Debian 12's 6.1 NVMe's 127 segments split every 512 KiB read in two; an unregistered one
- * is pinned per read into one bio_vec per contiguous run, one segment per huge page (seen in
- * tests/vm/tier's whole-reads case). Set up with
+ * huge pages is read with plain READ instead: Debian 12's 6.1 hands a registered buffer to the
+ * block layer as one bio_vec per 4 KiB page unless it all lies in one folio, so NVMe's 127
+ * segments split every 512 KiB read in two (tests/vm/tier's whole-reads case: 1282 requests
+ * for 640 reads); an unregistered one is pinned per read into one bio_vec per contiguous
+ * run, one segment per huge page (642). The host's 6.18 coalesces either way
+ * (tests/e2e/scan-buffers.sh). Set up with
  * cmd_ring it carries NVMe commands instead (fio's io_uring_cmd: the same queue, commit and
  * getevents; only the SQE and the CQE differ): SQE128 + CQE32, the generic char devices as
  * registered files, each SQE filled by kernel/ (kio_nvme_uring_prep, whitelist checked).
