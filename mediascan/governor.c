@@ -236,13 +236,15 @@ int scan_gov_sample_own(struct scan_gov *g, uint64_t now_ns, const struct kio_di
 			other_ios = ios;
 		}
 		gov_view_fg(v, &st[i], &own[i], &f_ios, &f_ns, &o_ios);
-		if (f_ios > fg_ios) {
-			fg_ios = f_ios;
-			fg_ns = f_ns;
-		}
-		/* the scan's work in the queue: its reads, and its commands the counts miss */
+		/* the scan's work in the queue: its reads, and its commands the counts miss; the
+		 * view that speaks for the foreground speaks for it too (md's members: the
+		 * reader's disk, not the busiest of the scan's) */
 		c_ios = own[i].cmd_ios - v->last_cmd_ios;
-		if (o_ios + c_ios > own_ios) {
+		if (f_ios > fg_ios || (!fg_ios && o_ios + c_ios > own_ios)) {
+			if (f_ios > fg_ios) {
+				fg_ios = f_ios;
+				fg_ns = f_ns;
+			}
 			own_ios = o_ios + c_ios;
 			own_ns = own[i].ns - v->last_own_ns + (own[i].cmd_ns - v->last_cmd_ns);
 		}
