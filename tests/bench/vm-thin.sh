@@ -13,8 +13,10 @@
 #   scan    `mediascan scan` of the volume (25% of it provisioned) against its provisioned
 #           bytes (thin_dump) and against the whole pool's data device: goal <= 1.1x
 #           provisioned.
+# MEDIASCAN_ALT=path: an older binary, its map timed in the same boot beside (and its JSON
+# answer compared byte for byte with this one's).
 # Prints a markdown table; not a test. Usage: tests/bench/vm-thin.sh [BUILD_DIR]
-# Environment: FILL_MIB (default 80), ROUNDS (default 3).
+# Environment: FILL_MIB (default 80), ROUNDS (default 3), MEDIASCAN_ALT.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -28,18 +30,22 @@ done
 bin=${MEDIASCAN_BIN:-$(cd "$build" && pwd)/mediascan}
 blkmark=$build/tests/tools/blkmark
 [[ -x $bin && -x $blkmark ]] || { echo "build mediascan and tests/tools/blkmark first" >&2; exit 1; }
+alt=${MEDIASCAN_ALT:-}
+[[ -z $alt || -x $alt ]] || { echo "MEDIASCAN_ALT: $alt is no binary" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vmthinb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export VMTEST_ACCEL_CACHE=$tmp/accel
+altbin=()
+[[ -n $alt ]] && altbin=(--bin "$alt:/usr/bin/mediascan-alt")
 "$root/tests/vm/build-image" "$tmp/initrd" --stack-tools --modules "xfs dm-snapshot" \
 	--autoload "xfs dm-mod dm-thin-pool dm-snapshot" --bin "$bin:/usr/bin/mediascan" \
-	--bin "$blkmark:/usr/bin/blkmark" --bin "$(command -v jq)" \
+	--bin "$blkmark:/usr/bin/blkmark" --bin "$(command -v jq)" "${altbin[@]}" \
 	--bin "$(command -v pdata_tools):/usr/sbin/thin_rmap" \
 	--bin "$(command -v pdata_tools):/usr/sbin/thin_dump" \
 	>/dev/null 2>"$tmp/build.err" || { cat "$tmp/build.err" >&2; exit 1; }
 truncate -s 1200M "$tmp/ns1.img"
 cat >"$tmp/guest.sh" <<EOF
-fill=$fill rounds=$rounds
+fill=$fill rounds=$rounds alt=${alt:+1}
 EOF
 cat >>"$tmp/guest.sh" <<'EOF'
 d=$(for x in /sys/block/nvme*n*; do echo /dev/${x##*/}; done | head -n 1)
@@ -123,6 +129,19 @@ while [ $r -lt $rounds ]; do
 	thin_rmap $(echo $regions | cut -d' ' -f1-2) /mnt/vb/meta.bin >/dev/null 2>&1
 	t3=$(now)
 	echo "ONE $t0 $t1 $t2 $t3"
+	if [ -n "$alt" ]; then
+		echo 3 >/proc/sys/vm/drop_caches
+		t0=$(now)
+		mediascan-alt map --kernel-log /tmp/klog --json /tmp/a.json >/dev/null 2>&1
+		t1=$(now)
+		echo 3 >/proc/sys/vm/drop_caches
+		t2=$(now)
+		mediascan-alt map --kernel-log /tmp/klog1 --json /tmp/a1.json >/dev/null 2>&1
+		t3=$(now)
+		same=no
+		cmp -s /tmp/m.json /tmp/a.json && cmp -s /tmp/m1.json /tmp/a1.json && same=yes
+		echo "ALT $t0 $t1 $t2 $t3 $same"
+	fi
 	rm -f /tmp/s.json /mnt/vb/meta.bin
 	mediascan scan /mnt/va --no-state -q --progress none --json /tmp/s.json >/dev/null 2>&1
 	echo "SCAN $(jq -c '[.read_bytes, .elapsed_s]' /tmp/s.json)"
@@ -140,7 +159,7 @@ echo "# vm-thin: LVM thin pool (1000 MiB) on one NVMe namespace, a volume with $
 echo
 python3 - "$tmp/out" <<'PY'
 import json, statistics, sys
-maps, scans, facts, nq, ones = [], [], None, None, []
+maps, scans, facts, nq, ones, alts = [], [], None, None, [], []
 for line in open(sys.argv[1]):
     p = line.split()
     if not p:
@@ -151,6 +170,9 @@ for line in open(sys.argv[1]):
     elif p[0] == "ONE":
         t = [float(x) for x in p[1:5]]
         ones.append((t[1] - t[0], t[3] - t[2]))
+    elif p[0] == "ALT":
+        t = [float(x) for x in p[1:5]]
+        alts.append((t[1] - t[0], t[3] - t[2], p[5]))
     elif p[0] == "SCAN":
         scans.append(json.loads(p[1]))
     elif p[0] == "FACTS":
@@ -171,6 +193,11 @@ print(f"| fixed cost: one sector (start-up, the pool's model; thin_rmap: start-u
       f"{m1:.2f} s | {r1:.2f} s | {m1 / r1:.2f}x |")
 print(f"| per sector past the first ((all - one) / {nq - 1}) | {(m - m1) / (nq - 1) * 1000:.3f} ms | "
       f"{(r - r1) / (nq - 1) * 1000:.3f} ms | {(m - m1) / max(r - r1, 1e-9):.1f}x |")
+if alts:
+    a, a1 = statistics.median(x[0] for x in alts), statistics.median(x[1] for x in alts)
+    same = "identical" if all(x[2] == "yes" for x in alts) else "DIFFERENT"
+    print(f"| the same map by MEDIASCAN_ALT (JSON answers {same} byte for byte): all; one sector; per sector past the first | "
+          f"{a:.2f} s; {a1:.2f} s; {(a - a1) / (nq - 1) * 1000:.3f} ms | - | this binary: {m / a:.2f}x; {(m - m1) / max(a - a1, 1e-9):.2f}x per sector |")
 rb = statistics.median(s[0] for s in scans)
 prov_b = vaprov * bs * 512
 print(f"| scan of the volume: bytes read vs its provisioned bytes | {rb} | {prov_b} | {rb / prov_b:.2f}x |")
