@@ -190,18 +190,32 @@ static int stat_grow(struct map_fsx *x)
 	return 0;
 }
 
-int map_fsx_bulkstat_known(const struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out)
+/* Answer ino from x->stat when kept (with an exact link count when exact): 0, else -ENOENT. */
+static int stat_known(const struct map_fsx *x, uint64_t ino, int exact, struct kio_xfs_inode *out)
 {
-	const struct map_fsx *x = fs->x;
 	size_t i;
 
 	if (!x || !x->nr_stat || !ino)
 		return -ENOENT;
 	i = stat_slot(x, ino);
-	if (x->stat[i].ino != ino)
+	if (x->stat[i].ino != ino || (exact && x->stat[i].nlink_low16))
 		return -ENOENT;
 	*out = x->stat[i];
 	return 0;
+}
+
+/* Keep answer in (of inode ino) in x->stat, over what was kept; without memory, not kept. */
+static void stat_keep(struct map_fsx *x, uint64_t ino, const struct kio_xfs_inode *in)
+{
+	size_t i;
+
+	/* inode 0 is never an XFS inode: it marks an empty slot */
+	if (!x || !ino || in->ino != ino || stat_grow(x) < 0)
+		return;
+	i = stat_slot(x, ino);
+	if (!x->stat[i].ino)
+		x->nr_stat++;
+	x->stat[i] = *in;
 }
 
 int map_fsx_bulkstat(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out)
@@ -209,15 +223,25 @@ int map_fsx_bulkstat(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *
 	struct map_fsx *x = map_fsx_get(fs);
 	int ret;
 
-	if (map_fsx_bulkstat_known(fs, ino, out) == 0)
+	if (stat_known(x, ino, 1, out) == 0)
 		return 0;
 	ret = kio_xfs_bulkstat_one(fs->mount_fd, ino, out);
-	/* inode 0 is never an XFS inode: it marks an empty slot; without memory, not kept */
-	if (ret < 0 || !x || !ino || out->ino != ino || stat_grow(x) < 0)
-		return ret;
-	x->stat[stat_slot(x, ino)] = *out;
-	x->nr_stat++;
-	return 0;
+	if (ret == 0)
+		stat_keep(x, ino, out);
+	return ret;
+}
+
+int map_fsx_inode(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out)
+{
+	struct map_fsx *x = map_fsx_get(fs);
+	int ret;
+
+	if (stat_known(x, ino, 0, out) == 0)
+		return 0;
+	ret = kio_xfs_stat_one(fs->mount_fd, ino, out);
+	if (ret == 0)
+		stat_keep(x, ino, out);
+	return ret;
 }
 
 int map_fsx_free(struct map_target *t)

@@ -226,7 +226,7 @@ int map_fsx_tainted(const struct map_target *fs, uint64_t ino);
  * map_fsx_bulkstat() - an XFS inode's bulkstat answer, asked of the kernel once per target.
  * @fs: the target (its mount_fd)
  * @ino: the inode
- * @out: its answer
+ * @out: its answer, link count exact
  *
  * The owners, their health and their names ask about the same inodes (each owner once more
  * for every check): the kernel reads the inode once, later askers get the first answer. The
@@ -236,14 +236,15 @@ int map_fsx_tainted(const struct map_target *fs, uint64_t ino);
  */
 int map_fsx_bulkstat(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out);
 /**
- * map_fsx_bulkstat_known() - an inode's bulkstat answer if one was already asked (no ioctl).
+ * map_fsx_inode() - map_fsx_bulkstat for askers that need no link count (type, generation,
+ * health): asked the cheaper way (kio_xfs_stat_one), out->nlink_low16 may be set.
  * @fs: the target
  * @ino: the inode
  * @out: its answer
  *
- * Return: 0, or -ENOENT when not asked yet.
+ * Return: 0, -ENOENT when it is not allocated, or -errno.
  */
-int map_fsx_bulkstat_known(const struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out);
+int map_fsx_inode(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out);
 /**
  * map_fsx_free() - free the private state of a target.
  * @t: the target

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <xfs/xfs.h>
 
 #include "damage.h"
@@ -152,7 +151,7 @@ static int xfs_index_owners(struct map_target *fs, int rt, const struct map_ix_q
 static int xfs_is_dir(struct map_target *fs, uint64_t ino)
 {
 	struct kio_xfs_inode in;
-	int ret = map_fsx_bulkstat(fs, ino, &in);
+	int ret = map_fsx_inode(fs, ino, &in);
 
 	if (ret < 0)
 		return ret;
@@ -174,25 +173,6 @@ static int xfs_inode_in_use(struct map_target *fs, uint64_t ino)
 	return !!(ch.allocmask & (1ull << (ino - ch.startino)));
 }
 
-/*
- * The walk's link counts from bulkstat answers already asked (the owners' health asked each
- * file's): the walk then stats no entry it finds. Not for inodes it must not read.
- */
-static void known_links(struct map_target *fs, struct map_inode_paths *want, size_t nr)
-{
-	struct kio_xfs_inode in;
-
-	for (size_t i = 0; i < nr; i++) {
-		struct map_inode_paths *p = &want[i];
-
-		if (p->nlink || p->stat_failed || map_fsx_tainted(fs, p->inode) ||
-		    map_fsx_bulkstat_known(fs, p->inode, &in) < 0 || !in.nlink)
-			continue;
-		p->is_dir = S_ISDIR(in.mode);
-		p->nlink = p->is_dir ? 1 : in.nlink;
-	}
-}
-
 /* Parent pointers, else the walk; inodes no directory reaches get their generation and link
  * count from bulkstat (not those whose inode cluster is bad: bulkstat would read it). */
 static int xfs_name_inodes(struct map_target *fs, struct map_inode_paths *want, size_t nr,
@@ -206,12 +186,10 @@ static int xfs_name_inodes(struct map_target *fs, struct map_inode_paths *want, 
 		 * the way up): the walk, which does not open those */
 		for (size_t i = 0; i < nr; i++)
 			if (!want[i].nr_paths && map_fsx_tainted(fs, want[i].inode)) {
-				known_links(fs, want, nr);
 				map_fs_name_walk(fs, want, nr, d);
 				break;
 			}
 	} else if (ret == -EOPNOTSUPP) {
-		known_links(fs, want, nr);
 		map_fs_name_walk(fs, want, nr, d);
 	} else if (!d->paths_err) {
 		d->paths_err = ret;
