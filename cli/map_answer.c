@@ -13,6 +13,7 @@
 #include "config.h"
 #include "files.h"
 #include "escape.h"
+#include "json_stream.h"
 #include "map_report.h"
 
 #include "map_int.h"
@@ -22,11 +23,11 @@ static const char *target_name(const struct tgt *tg)
 	return tg->t.mount_point[0] ? tg->t.mount_point : tg->t.arg;
 }
 
-/* Return the JSON of target tg; its damaged files, metadata and notes go to the arrays. */
-static json_object *target_json(const struct tgt *tg, json_object *files, json_object *meta,
-				json_object *notes)
+/* Return the JSON of target tg; its damaged metadata and notes go to the arrays (its damaged
+ * files are streamed: damaged_file_json). */
+static json_object *target_json(const struct tgt *tg, json_object *meta, json_object *notes)
 {
-	json_object *jt = json_object_new_object(), *devs = json_object_new_array();
+	json_object *jt = json_object_new_object(), *devs = json_object_new_array(), *a;
 
 	json_object_object_add(jt, "device", json_object_new_string(tg->devpath));
 	if (!tg->open) {
@@ -55,35 +56,27 @@ static json_object *target_json(const struct tgt *tg, json_object *files, json_o
 	report_mapping_json(jt, &tg->d);
 	if (tg->err[0])
 		json_object_object_add(jt, "error", json_object_new_string(tg->err));
-	/* damaged files and metadata of this target, into the common arrays */
-	json_object *tmp = json_object_new_object(), *a;
-
-	report_damage_json(tmp, &tg->d, &tg->t);
-	json_object_object_get_ex(tmp, "damaged_files", &a);
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *e = json_object_get(json_object_array_get_idx(a, i));
-
-		json_object_object_add(e, "target", json_object_new_string(target_name(tg)));
-		json_object_array_add(files, e);
-	}
-	json_object_object_get_ex(tmp, "damaged_metadata", &a);
-	for (size_t i = 0; i < json_object_array_length(a); i++)
-		json_object_array_add(meta, json_object_get(json_object_array_get_idx(a, i)));
-	json_object_put(tmp);
+	for (size_t i = 0; i < tg->d.nr_meta; i++)
+		json_object_array_add(meta, report_damaged_meta_json(&tg->d, &tg->t, i));
 	json_object_object_get_ex(jt, "notes", &a);
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)
 		json_object_array_add(notes, json_object_get(json_object_array_get_idx(a, i)));
 	return jt;
 }
 
-/*
- * Add the storage stack of query q to j; its unmappable layers and copies go to the arrays,
- * and the first stack of the answer to root.
- */
-static void query_stack_json(const struct query *q, json_object *j, json_object *root,
-			     int *stack_done, json_object *unmappable, json_object *copies)
+/* Return the JSON of damaged file i of target tg, as an entry of damaged_files[]. */
+static json_object *damaged_file_json(const struct tgt *tg, size_t i)
 {
-	json_object *um = report_stack_unmappable_json(q->stk), *cj;
+	json_object *e = report_damaged_file_json(&tg->d, &tg->t, i);
+
+	json_object_object_add(e, "target", json_object_new_string(target_name(tg)));
+	return e;
+}
+
+/* Add the storage stack of query q to j (its entry of media_errors[]). */
+static void query_stack_json(const struct query *q, json_object *j)
+{
+	json_object *um = report_stack_unmappable_json(q->stk);
 
 	if (!q->no_owner) {
 		json_object_object_add(j, "fs_device", json_object_new_string(q->devpath));
@@ -116,23 +109,46 @@ static void query_stack_json(const struct query *q, json_object *j, json_object 
 	if (q->stk->also_more)		/* volumes past what one answer lists: not named */
 		json_object_object_add(j, "shared_with_more",
 				       json_object_new_uint64(q->stk->also_more));
-	if (um) {
-		json_object_array_add(unmappable, json_object_get(um));
+	if (um)
 		json_object_object_add(j, "unmappable", um);
+}
+
+/*
+ * Add the answer-wide parts of the queries' stacks: the first stack to root (before
+ * media_errors, an empty one after it when no query has one), every unmappable layer and
+ * every copy to the arrays.
+ */
+static void stacks_json(const struct map_run *m, json_object *root, json_object *unmappable,
+			json_object *copies)
+{
+	int stack_done = 0;
+
+	for (size_t i = 0; i < m->nr_q; i++) {
+		const struct query *q = &m->q[i];
+		json_object *um, *cj;
+
+		if (!q->stk)
+			continue;
+		um = report_stack_unmappable_json(q->stk);
+		if (um)
+			json_object_array_add(unmappable, um);
+		if (!stack_done) {
+			json_object_object_add(root, "stack", report_stack_hops_json(q->stk));
+			stack_done = 1;
+		}
+		cj = report_stack_copies_json(q->stk);
+		for (size_t c = 0; c < json_object_array_length(cj); c++)
+			json_object_array_add(copies,
+					      json_object_get(json_object_array_get_idx(cj, c)));
+		json_object_put(cj);
 	}
-	if (!*stack_done) {
-		json_object_object_add(root, "stack", report_stack_hops_json(q->stk));
-		*stack_done = 1;
-	}
-	cj = report_stack_copies_json(q->stk);
-	for (size_t c = 0; c < json_object_array_length(cj); c++)
-		json_object_array_add(copies, json_object_get(json_object_array_get_idx(cj, c)));
-	json_object_put(cj);
+	json_object_object_add(root, "media_errors", json_object_new_array());
+	if (!stack_done)
+		json_object_object_add(root, "stack", json_object_new_array());
 }
 
 /* Return the JSON of query q of m, as an entry of media_errors[]. */
-static json_object *query_json(const struct map_run *m, const struct query *q, json_object *root,
-			       int *stack_done, json_object *unmappable, json_object *copies)
+static json_object *query_json(const struct map_run *m, const struct query *q)
 {
 	json_object *j = json_object_new_object(), *owners = json_object_new_array();
 	size_t first = 0, count = 0;
@@ -143,7 +159,7 @@ static json_object *query_json(const struct map_run *m, const struct query *q, j
 		q->stk ? q->asked_off : q->offset));
 	json_object_object_add(j, "length", json_object_new_uint64(q->length));
 	if (q->stk)
-		query_stack_json(q, j, root, stack_done, unmappable, copies);
+		query_stack_json(q, j);
 	json_object_object_add(j, "error", json_object_new_string(
 		m->from_log ? "kernel-log" : "query"));
 	json_object_object_add(j, "format", json_object_new_string(q->format));
@@ -202,31 +218,28 @@ static json_object *kernel_log_json(const struct map_run *m)
 	return kl;
 }
 
-/* Return the answer of m as JSON (schema mediascan-map/1). */
-static json_object *answer_json(const struct map_run *m)
+/*
+ * Return the answer of m as JSON (schema mediascan-map/1) without the entries of its two
+ * long arrays, media_errors[] and damaged_files[] (present, empty): cli_map_write_json
+ * streams them into their place.
+ */
+static json_object *answer_skeleton(const struct map_run *m)
 {
-	json_object *root = json_object_new_object(), *errs = json_object_new_array();
-	json_object *files = json_object_new_array(), *meta = json_object_new_array();
+	json_object *root = json_object_new_object(), *meta = json_object_new_array();
 	json_object *targets = json_object_new_array(), *notes = json_object_new_array();
 	json_object *unmappable = json_object_new_array(), *copies = json_object_new_array();
-	int stack_done = 0;
 
 	json_object_object_add(root, "schema", json_object_new_string("mediascan-map/1"));
 	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
 	json_object_object_add(root, "source", json_object_new_string(
 		m->from_log ? "kernel-log" : "query"));
 	for (size_t k = 0; k < m->nr_tg; k++)
-		json_object_array_add(targets, target_json(&m->tg[k], files, meta, notes));
+		json_object_array_add(targets, target_json(&m->tg[k], meta, notes));
 	json_object_object_add(root, "targets", targets);
-	for (size_t i = 0; i < m->nr_q; i++)
-		json_object_array_add(errs, query_json(m, &m->q[i], root, &stack_done, unmappable,
-						       copies));
-	json_object_object_add(root, "media_errors", errs);
-	if (!stack_done)
-		json_object_object_add(root, "stack", json_object_new_array());
+	stacks_json(m, root, unmappable, copies);
 	json_object_object_add(root, "copies", copies);
 	json_object_object_add(root, "unmappable", unmappable);
-	json_object_object_add(root, "damaged_files", files);
+	json_object_object_add(root, "damaged_files", json_object_new_array());
 	json_object_object_add(root, "damaged_metadata", meta);
 	if (m->from_log)
 		json_object_object_add(root, "kernel_log", kernel_log_json(m));
@@ -235,20 +248,43 @@ static json_object *answer_json(const struct map_run *m)
 	return root;
 }
 
+/*
+ * Write the answer of m to f: the skeleton, with each entry of media_errors[] and
+ * damaged_files[] made, written and freed in turn (a map of thousands of ranges never holds
+ * them all as one tree). Return 0 or -errno.
+ */
+static int write_answer(const struct map_run *m, FILE *f)
+{
+	json_object *root = answer_skeleton(m);
+	struct report_json_stream s;
+	int ret = report_json_stream_start(&s, f, root, JSON_C_TO_STRING_PRETTY |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (ret < 0)
+		goto out_put;
+	ret = report_json_stream_open(&s, "media_errors");
+	for (size_t i = 0; ret == 0 && i < m->nr_q; i++)
+		ret = report_json_stream_add(&s, query_json(m, &m->q[i]));
+	if (ret == 0)
+		ret = report_json_stream_open(&s, "damaged_files");
+	for (size_t k = 0; ret == 0 && k < m->nr_tg; k++)
+		for (size_t i = 0; ret == 0 && m->tg[k].open && i < m->tg[k].d.nr_files; i++)
+			ret = report_json_stream_add(&s, damaged_file_json(&m->tg[k], i));
+	if (ret < 0 && !s.err)
+		s.err = ret;			/* nothing more is written */
+	ret = report_json_stream_end(&s);
+out_put:
+	json_object_put(root);
+	return ret;
+}
+
 int cli_map_write_json(const struct map_run *m, const char *path)
 {
-	json_object *root = answer_json(m);
-	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_NOSLASHESCAPE);
 	struct report_out o;
 	int ret = report_out_open(path, 0600, &o);
 
-	if (ret == 0) {
-		if (fputs(s, o.f) < 0 || fputc('\n', o.f) < 0)
-			ret = -EIO;
-		ret = report_out_close(&o, ret);
-	}
-	json_object_put(root);
+	if (ret == 0)
+		ret = report_out_close(&o, write_answer(m, o.f));
 	return ret;
 }
 

@@ -109,6 +109,32 @@ int kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
 	return 0;
 }
 
+int kio_xfs_stat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
+{
+	struct xfs_bstat bs;
+	__u64 last = ino;
+	__s32 count = 0;
+	struct xfs_fsop_bulkreq req = { .lastip = &last, .icount = 1, .ubuffer = &bs,
+					.ocount = &count };
+
+	memset(&bs, 0, sizeof(bs));
+	/* a free or invalid inode is EINVAL here, an old kernel may lack it: v5 tells */
+	if (ioctl(fd, XFS_IOC_FSBULKSTAT_SINGLE, &req) < 0 || bs.bs_ino != ino)
+		return kio_xfs_bulkstat_one(fd, ino, out);
+	memset(out, 0, sizeof(*out));
+	out->ino = bs.bs_ino;
+	out->size = (uint64_t)bs.bs_size;
+	out->blocks = (uint64_t)bs.bs_blocks;
+	out->gen = bs.bs_gen;
+	out->nlink = bs.bs_nlink;
+	out->nlink_low16 = 1;
+	out->mode = bs.bs_mode;
+	out->sick = bs.bs_sick;
+	out->checked = bs.bs_checked;
+	out->xflags = bs.bs_xflags;
+	return 0;
+}
+
 int kio_xfs_inumbers(int fd, uint64_t *next_ino, struct kio_xfs_ichunk *out, unsigned max)
 {
 	struct xfs_inumbers_req *req;

@@ -13,8 +13,11 @@
 struct json_object;
 
 /* A report being written: to a temporary file renamed over path by report_out_close, or stdout. */
+#define REPORT_OUT_BUF (64 * 1024)	/* stdio buffer of a report file, bytes */
+
 struct report_out {
 	FILE *f;
+	char *buf;			/* f's buffer (REPORT_OUT_BUF), NULL: stdio's own */
 	int is_stdout;
 	char path[PATH_MAX];		/* "" : a descriptor the caller opened */
 	char tmp[PATH_MAX + 64];	/* the temporary file, "" : none */

@@ -202,89 +202,98 @@ json_object *report_owner_json(const struct map_damage *d, const struct map_targ
 	return j;
 }
 
+json_object *report_damaged_file_json(const struct map_damage *d, const struct map_target *t,
+				     size_t i)
+{
+	const struct map_damage_file *f = &d->files[i];
+	json_object *jf = json_object_new_object(), *rg = json_object_new_array();
+
+	json_object_object_add(jf, "inode", json_object_new_uint64(f->inode));
+	add_paths(jf, f->paths);
+	if (f->paths && f->paths->is_dir)
+		json_object_object_add(jf, "directory", json_object_new_boolean(1));
+	for (size_t k = 0; k < f->nr_ranges; k++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "offset",
+				       json_object_new_uint64(f->ranges[k].offset));
+		json_object_object_add(o, "length",
+				       json_object_new_uint64(f->ranges[k].length));
+		json_object_object_add(o, "fork", json_object_new_string(
+			f->ranges[k].attr_fork ? "attr" : "data"));
+		json_object_object_add(o, "lost",
+				       json_object_new_boolean(f->ranges[k].lost));
+		json_object_array_add(rg, o);
+	}
+	json_object_object_add(jf, "ranges", rg);
+	json_object_object_add(jf, "lost", json_object_new_boolean(f->lost));
+	if (f->what_lost && f->what_lost[0])	/* its inode or block map is lost */
+		json_object_object_add(jf, "what_is_lost",
+				       json_object_new_string(f->what_lost));
+	json_object_object_add(jf, "shared", json_object_new_boolean(f->shared));
+	if (f->part)
+		json_object_object_add(jf, "partition", json_object_new_int((int)f->part));
+	if (f->fs_idx) {
+		const struct map_target *fs = map_target_fs((struct map_target *)t, f->fs_idx);
+
+		if (fs && !read_from(fs))
+			json_object_object_add(jf, "mount_point",
+					       json_object_new_string(fs->mount_point));
+	}
+	if (read_from(map_target_fs((struct map_target *)t, f->fs_idx)))
+		json_object_object_add(jf, "read_from", json_object_new_string(
+			READ_FROM_RAW));
+	if (f->gen)
+		json_object_object_add(jf, "generation", json_object_new_int64(f->gen));
+	if (!f->paths || f->paths->nr_paths == 0) {
+		int unlinked = f->paths && f->paths->unlinked;
+
+		json_object_object_add(jf, "reached", json_object_new_boolean(0));
+		json_object_object_add(jf, "note", json_object_new_string(
+			unlinked ? "no directory reaches it: unlinked but still open, or an "
+				   "orphan awaiting cleanup" :
+			d->unreadable_dirs ? "no path found: a damaged directory may hide it" :
+				"no directory entry reaches it"));
+	}
+	if (f->first)
+		add_health_json(jf, f->first);
+	return jf;
+}
+
+json_object *report_damaged_meta_json(const struct map_damage *d, const struct map_target *t,
+				     size_t i)
+{
+	const struct map_damage_meta *m = &d->meta[i];
+	json_object *jm = json_object_new_object();
+
+	json_object_object_add(jm, "type", json_object_new_string(m->type));
+	json_object_object_add(jm, "device",
+			       json_object_new_string(t->devices[m->dev_idx].path));
+	json_object_object_add(jm, "offset", json_object_new_uint64(m->offset));
+	json_object_object_add(jm, "length", json_object_new_uint64(m->length));
+	if (m->ag >= 0)
+		json_object_object_add(jm, "ag", json_object_new_int64(m->ag));
+	if (m->inode)
+		json_object_object_add(jm, "inode", json_object_new_uint64(m->inode));
+	if (m->part) {
+		json_object_object_add(jm, "partition", json_object_new_int((int)m->part));
+		json_object_object_add(jm, "partition_offset",
+				       json_object_new_uint64(m->fs_offset));
+	}
+	if (m->first)
+		add_health_json(jm, m->first);
+	return jm;
+}
+
 int report_damage_json(json_object *root, const struct map_damage *d, const struct map_target *t)
 {
 	json_object *files = json_object_new_array(), *meta = json_object_new_array();
 
-	for (size_t i = 0; i < d->nr_files; i++) {
-		const struct map_damage_file *f = &d->files[i];
-		json_object *jf = json_object_new_object(), *rg = json_object_new_array();
-
-		json_object_object_add(jf, "inode", json_object_new_uint64(f->inode));
-		add_paths(jf, f->paths);
-		if (f->paths && f->paths->is_dir)
-			json_object_object_add(jf, "directory", json_object_new_boolean(1));
-		for (size_t k = 0; k < f->nr_ranges; k++) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "offset",
-					       json_object_new_uint64(f->ranges[k].offset));
-			json_object_object_add(o, "length",
-					       json_object_new_uint64(f->ranges[k].length));
-			json_object_object_add(o, "fork", json_object_new_string(
-				f->ranges[k].attr_fork ? "attr" : "data"));
-			json_object_object_add(o, "lost",
-					       json_object_new_boolean(f->ranges[k].lost));
-			json_object_array_add(rg, o);
-		}
-		json_object_object_add(jf, "ranges", rg);
-		json_object_object_add(jf, "lost", json_object_new_boolean(f->lost));
-		if (f->what_lost && f->what_lost[0])	/* its inode or block map is lost */
-			json_object_object_add(jf, "what_is_lost",
-					       json_object_new_string(f->what_lost));
-		json_object_object_add(jf, "shared", json_object_new_boolean(f->shared));
-		if (f->part)
-			json_object_object_add(jf, "partition", json_object_new_int((int)f->part));
-		if (f->fs_idx) {
-			const struct map_target *fs = map_target_fs((struct map_target *)t,
-								    f->fs_idx);
-
-			if (fs && !read_from(fs))
-				json_object_object_add(jf, "mount_point",
-						       json_object_new_string(fs->mount_point));
-		}
-		if (read_from(map_target_fs((struct map_target *)t, f->fs_idx)))
-			json_object_object_add(jf, "read_from", json_object_new_string(
-				READ_FROM_RAW));
-		if (f->gen)
-			json_object_object_add(jf, "generation", json_object_new_int64(f->gen));
-		if (!f->paths || f->paths->nr_paths == 0) {
-			int unlinked = f->paths && f->paths->unlinked;
-
-			json_object_object_add(jf, "reached", json_object_new_boolean(0));
-			json_object_object_add(jf, "note", json_object_new_string(
-				unlinked ? "no directory reaches it: unlinked but still open, or an "
-					   "orphan awaiting cleanup" :
-				d->unreadable_dirs ? "no path found: a damaged directory may hide it" :
-					"no directory entry reaches it"));
-		}
-		if (f->first)
-			add_health_json(jf, f->first);
-		json_object_array_add(files, jf);
-	}
+	for (size_t i = 0; i < d->nr_files; i++)
+		json_object_array_add(files, report_damaged_file_json(d, t, i));
 	json_object_object_add(root, "damaged_files", files);
-	for (size_t i = 0; i < d->nr_meta; i++) {
-		const struct map_damage_meta *m = &d->meta[i];
-		json_object *jm = json_object_new_object();
-
-		json_object_object_add(jm, "type", json_object_new_string(m->type));
-		json_object_object_add(jm, "device",
-				       json_object_new_string(t->devices[m->dev_idx].path));
-		json_object_object_add(jm, "offset", json_object_new_uint64(m->offset));
-		json_object_object_add(jm, "length", json_object_new_uint64(m->length));
-		if (m->ag >= 0)
-			json_object_object_add(jm, "ag", json_object_new_int64(m->ag));
-		if (m->inode)
-			json_object_object_add(jm, "inode", json_object_new_uint64(m->inode));
-		if (m->part) {
-			json_object_object_add(jm, "partition", json_object_new_int((int)m->part));
-			json_object_object_add(jm, "partition_offset",
-					       json_object_new_uint64(m->fs_offset));
-		}
-		if (m->first)
-			add_health_json(jm, m->first);
-		json_object_array_add(meta, jm);
-	}
+	for (size_t i = 0; i < d->nr_meta; i++)
+		json_object_array_add(meta, report_damaged_meta_json(d, t, i));
 	json_object_object_add(root, "damaged_metadata", meta);
 	return 0;
 }

@@ -194,7 +194,7 @@ static int up_md(const char *sysfs, const char *md, const char *cur, uint64_t *o
 static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *off,
 		 uint64_t *len, struct map_stack_up *u)
 {
-	struct kio_dm_target *rows = NULL;
+	const struct kio_dm_target *rows = NULL;
 	struct map_dm_leg legs[MAP_MD_MAX_DISKS * 2];
 	char below[32];
 	const char *why, *bad_type = NULL;
@@ -204,7 +204,7 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 
 	if (map_stack_attr(sysfs, cur, "dev", below, sizeof(below)) < 0)
 		return -ENODEV;
-	n = map_stack_dm_rows(sysfs, dm, &rows);
+	n = map_stack_dm_rows_get(sysfs, dm, &rows);
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n && !found; i++) {
@@ -277,7 +277,7 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 	}
 	ret = 1;
 out:
-	map_stack_dm_rows_free(rows);
+	map_stack_dm_rows_put(rows);
 	return ret;
 }
 
@@ -345,11 +345,11 @@ static int reaches(const char *sysfs, const char *vol, uint64_t off, const char 
 static int thin_vol_up(const char *sysfs, const char *vol, const char *below, uint64_t off,
 		       uint64_t *voff, uint64_t *run)
 {
-	struct kio_dm_target *rows;
+	const struct kio_dm_target *rows;
 	uint64_t top, r_run;
 	int n, r = 0;
 
-	n = map_stack_dm_rows(sysfs, vol, &rows);
+	n = map_stack_dm_rows_get(sysfs, vol, &rows);
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n && r == 0; i++) {
@@ -361,7 +361,7 @@ static int thin_vol_up(const char *sysfs, const char *vol, const char *below, ui
 			*run = r_run * 512 - off % 512;
 		}
 	}
-	map_stack_dm_rows_free(rows);
+	map_stack_dm_rows_put(rows);
 	return r < 0 ? -EAGAIN : r;
 }
 

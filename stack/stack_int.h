@@ -58,6 +58,16 @@ struct kio_dm_target;
  * with map_stack_dm_rows_free, which wipes them), or -errno. */
 int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows);
 void map_stack_dm_rows_free(struct kio_dm_target *rows);
+/*
+ * map_stack_dm_rows without the copy: the rows the cache keeps, shared (a walk asks the
+ * same few tables for every range; a copy of a kilobyte a row, wiped when freed, each time
+ * was most of a thin pool's way up). Read only; valid, whatever the cache does meanwhile,
+ * until map_stack_dm_rows_put (which wipes them once nobody holds them). Return the number
+ * of rows, or -errno.
+ */
+int map_stack_dm_rows_get(const char *sysfs, const char *name,
+			  const struct kio_dm_target **rows);
+void map_stack_dm_rows_put(const struct kio_dm_target *rows);
 /* Return 0 and where sector s of a single-path dm row r (linear, crypt, striped, multipath,
  * flakey, delay) lies: device below, sector *off on it; *cnt clipped at the row's or chunk's
  * end. -EOPNOTSUPP (*bad the kind) for a row that cannot be mapped or a raid row, -EINVAL. */

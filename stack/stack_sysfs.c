@@ -178,6 +178,7 @@ static struct kio_dm_target *rows_alloc(unsigned cap)
 	if (!r)
 		return NULL;
 	r[0].start = cap;		/* the capacity, for the wipe */
+	r[0].length = 0;		/* references (map_stack_dm_rows_get) */
 	return r + 1;
 }
 
@@ -212,14 +213,19 @@ static int dm_rows_read(const char *sysfs, const char *name, struct kio_dm_targe
 	return k;
 }
 
-/* A dm device's table rows (free with map_stack_dm_rows_free: wiped). */
-int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
+/*
+ * The cache's entry of dm device name, read again when absent or older than a second (into
+ * the oldest slot when absent); NULL and *err when it cannot be read. The cache holds one
+ * reference to its rows (map_stack_dm_rows_get's blocks count theirs in the header row).
+ */
+static struct dm_cached *dm_cached_get(const char *name, int *err)
 {
 	uint64_t now = mono_ns();
 	struct dm_cached *c = NULL, *old = &dm_cache[0];
+	struct kio_dm_target *r, *keep;
 	int k;
 
-	for (unsigned i = 0; i < DM_CACHE && !sysfs; i++) {
+	for (unsigned i = 0; i < DM_CACHE; i++) {
 		if (dm_cache[i].rows && !strcmp(dm_cache[i].name, name)) {
 			c = &dm_cache[i];
 			break;
@@ -227,27 +233,80 @@ int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target 
 		if (dm_cache[i].at < old->at)
 			old = &dm_cache[i];
 	}
-	if (c && now - c->at < DM_CACHE_NS) {
-		*rows = rows_alloc((unsigned)(c->n ? c->n : 1));
-		if (!*rows)
-			return -ENOMEM;
-		memcpy(*rows, c->rows, sizeof(**rows) * (size_t)c->n);
-		return c->n;
+	if (c && now - c->at < DM_CACHE_NS)
+		return c;
+	k = dm_rows_read(NULL, name, &r);
+	if (k < 0) {
+		*err = k;
+		return NULL;
 	}
-	k = dm_rows_read(sysfs, name, rows);
-	if (k < 0 || sysfs)
-		return k;			/* a fake sysfs (tests) is never cached */
+	/* kept at its size (the read had room for many) */
+	keep = rows_alloc((unsigned)(k ? k : 1));
+	if (keep)
+		memcpy(keep, r, sizeof(*r) * (size_t)k);
+	map_stack_dm_rows_free(r);
+	if (!keep) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	if (!c)
 		c = old;
-	map_stack_dm_rows_free(c->rows);
-	c->rows = rows_alloc((unsigned)(k ? k : 1));
-	if (!c->rows)
-		return k;
-	memcpy(c->rows, *rows, sizeof(**rows) * (size_t)k);
+	map_stack_dm_rows_put(c->rows);		/* the cache's reference to what it held */
+	keep[-1].length = 1;
+	c->rows = keep;
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->n = k;
 	c->at = now;
-	return k;
+	return c;
+}
+
+/* A dm device's table rows (free with map_stack_dm_rows_free: wiped). */
+int map_stack_dm_rows(const char *sysfs, const char *name, struct kio_dm_target **rows)
+{
+	struct dm_cached *c;
+	int err = 0;
+
+	if (sysfs)
+		return dm_rows_read(sysfs, name, rows);	/* a fake sysfs (tests): never cached */
+	c = dm_cached_get(name, &err);
+	if (!c)
+		return err;
+	*rows = rows_alloc((unsigned)(c->n ? c->n : 1));
+	if (!*rows)
+		return -ENOMEM;
+	memcpy(*rows, c->rows, sizeof(**rows) * (size_t)c->n);
+	return c->n;
+}
+
+int map_stack_dm_rows_get(const char *sysfs, const char *name,
+			  const struct kio_dm_target **rows)
+{
+	struct kio_dm_target *r;
+	struct dm_cached *c;
+	int err = 0, k;
+
+	if (sysfs) {
+		k = dm_rows_read(sysfs, name, &r);
+		if (k < 0)
+			return k;
+		r[-1].length = 1;
+		*rows = r;
+		return k;
+	}
+	c = dm_cached_get(name, &err);
+	if (!c)
+		return err;
+	c->rows[-1].length++;
+	*rows = c->rows;
+	return c->n;
+}
+
+void map_stack_dm_rows_put(const struct kio_dm_target *rows)
+{
+	struct kio_dm_target *r = (struct kio_dm_target *)rows;
+
+	if (r && --r[-1].length == 0)
+		map_stack_dm_rows_free(r);
 }
 
 void map_stack_dm_rows_free(struct kio_dm_target *rows)

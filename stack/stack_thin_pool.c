@@ -167,13 +167,13 @@ int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_mo
 
 int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, size_t len)
 {
-	struct kio_dm_target *rows;
+	const struct kio_dm_target *rows;
 	char name[MAP_STACK_NAME];
 	int k, ret = -ENOENT;
 
 	if (map_stack_devt_name(pool_devt, name, sizeof(name)) < 0)
 		return -ENODEV;
-	k = map_stack_dm_rows(sysfs, name, &rows);
+	k = map_stack_dm_rows_get(sysfs, name, &rows);
 	if (k < 0)
 		return k;
 	for (int i = 0; i < k; i++)
@@ -182,7 +182,7 @@ int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, siz
 			ret = 0;
 			break;
 		}
-	map_stack_dm_rows_free(rows);
+	map_stack_dm_rows_put(rows);
 	return ret;
 }
 
@@ -258,17 +258,17 @@ int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *be
 
 int map_thin_is_pool(const char *sysfs, const char *name)
 {
-	struct kio_dm_target *rows;
+	const struct kio_dm_target *rows;
 	int k, pool = 0;
 
 	if (!map_stack_is_dm(name))
 		return 0;
-	k = map_stack_dm_rows(sysfs, name, &rows);
+	k = map_stack_dm_rows_get(sysfs, name, &rows);
 	if (k < 0)
 		return 0;
 	for (int i = 0; i < k; i++)
 		pool |= !strcmp(rows[i].type, "thin-pool");
-	map_stack_dm_rows_free(rows);
+	map_stack_dm_rows_put(rows);
 	return pool;
 }
 

@@ -159,6 +159,91 @@ int map_fsx_tainted(const struct map_target *fs, uint64_t ino)
 	return i < x->nr_tainted && x->tainted[i] == ino;
 }
 
+/* The slot of ino in x->stat: where it is, or the empty one where it would go. */
+static size_t stat_slot(const struct map_fsx *x, uint64_t ino)
+{
+	size_t mask = x->cap_stat - 1, i = (size_t)((ino * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+
+	while (x->stat[i].ino && x->stat[i].ino != ino)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Make room for one more answer in x->stat (kept at most half full); 0 or -ENOMEM. */
+static int stat_grow(struct map_fsx *x)
+{
+	struct kio_xfs_inode *old = x->stat;
+	size_t old_cap = x->cap_stat, cap = old_cap ? old_cap * 2 : 256;
+
+	if (2 * (x->nr_stat + 1) <= old_cap)
+		return 0;
+	x->stat = calloc(cap, sizeof(*x->stat));
+	if (!x->stat) {
+		x->stat = old;
+		return -ENOMEM;
+	}
+	x->cap_stat = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].ino)
+			x->stat[stat_slot(x, old[i].ino)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* Answer ino from x->stat when kept (with an exact link count when exact): 0, else -ENOENT. */
+static int stat_known(const struct map_fsx *x, uint64_t ino, int exact, struct kio_xfs_inode *out)
+{
+	size_t i;
+
+	if (!x || !x->nr_stat || !ino)
+		return -ENOENT;
+	i = stat_slot(x, ino);
+	if (x->stat[i].ino != ino || (exact && x->stat[i].nlink_low16))
+		return -ENOENT;
+	*out = x->stat[i];
+	return 0;
+}
+
+/* Keep answer in (of inode ino) in x->stat, over what was kept; without memory, not kept. */
+static void stat_keep(struct map_fsx *x, uint64_t ino, const struct kio_xfs_inode *in)
+{
+	size_t i;
+
+	/* inode 0 is never an XFS inode: it marks an empty slot */
+	if (!x || !ino || in->ino != ino || stat_grow(x) < 0)
+		return;
+	i = stat_slot(x, ino);
+	if (!x->stat[i].ino)
+		x->nr_stat++;
+	x->stat[i] = *in;
+}
+
+int map_fsx_bulkstat(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out)
+{
+	struct map_fsx *x = map_fsx_get(fs);
+	int ret;
+
+	if (stat_known(x, ino, 1, out) == 0)
+		return 0;
+	ret = kio_xfs_bulkstat_one(fs->mount_fd, ino, out);
+	if (ret == 0)
+		stat_keep(x, ino, out);
+	return ret;
+}
+
+int map_fsx_inode(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out)
+{
+	struct map_fsx *x = map_fsx_get(fs);
+	int ret;
+
+	if (stat_known(x, ino, 0, out) == 0)
+		return 0;
+	ret = kio_xfs_stat_one(fs->mount_fd, ino, out);
+	if (ret == 0)
+		stat_keep(x, ino, out);
+	return ret;
+}
+
 int map_fsx_free(struct map_target *t)
 {
 	if (t->x) {
@@ -169,6 +254,7 @@ int map_fsx_free(struct map_target *t)
 		free(t->x->ag_done);
 		free(t->x->ag_sick);
 		free(t->x->ag_checked);
+		free(t->x->stat);
 		free(t->x);
 		t->x = NULL;
 	}

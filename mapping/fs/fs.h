@@ -13,6 +13,7 @@
 #include <linux/fsmap.h>
 
 #include "index.h"
+#include "kio_xfs.h"
 #include "names.h"
 #include "target.h"
 
@@ -174,6 +175,10 @@ struct map_fsx {
 	/* a filesystem read from the raw device: its open state, kept for the target's life */
 	void *raw;
 	void (*raw_free)(void *raw);
+	/* XFS bulkstat answers already asked (map_fsx_bulkstat): open addressing by inode,
+	 * nr_stat of cap_stat slots used, cap_stat a power of two */
+	struct kio_xfs_inode *stat;
+	size_t nr_stat, cap_stat;
 };
 
 /**
@@ -217,6 +222,29 @@ int map_fsx_taint(struct map_target *fs, uint64_t ino);
  * Return: 1 when it must not, else 0.
  */
 int map_fsx_tainted(const struct map_target *fs, uint64_t ino);
+/**
+ * map_fsx_bulkstat() - an XFS inode's bulkstat answer, asked of the kernel once per target.
+ * @fs: the target (its mount_fd)
+ * @ino: the inode
+ * @out: its answer, link count exact
+ *
+ * The owners, their health and their names ask about the same inodes (each owner once more
+ * for every check): the kernel reads the inode once, later askers get the first answer. The
+ * caller decides whether the inode may be read at all (map_fsx_tainted).
+ *
+ * Return: 0, -ENOENT when it is not allocated, or -errno.
+ */
+int map_fsx_bulkstat(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out);
+/**
+ * map_fsx_inode() - map_fsx_bulkstat for askers that need no link count (type, generation,
+ * health): asked the cheaper way (kio_xfs_stat_one), out->nlink_low16 may be set.
+ * @fs: the target
+ * @ino: the inode
+ * @out: its answer
+ *
+ * Return: 0, -ENOENT when it is not allocated, or -errno.
+ */
+int map_fsx_inode(struct map_target *fs, uint64_t ino, struct kio_xfs_inode *out);
 /**
  * map_fsx_free() - free the private state of a target.
  * @t: the target

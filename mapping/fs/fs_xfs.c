@@ -151,7 +151,7 @@ static int xfs_index_owners(struct map_target *fs, int rt, const struct map_ix_q
 static int xfs_is_dir(struct map_target *fs, uint64_t ino)
 {
 	struct kio_xfs_inode in;
-	int ret = kio_xfs_bulkstat_one(fs->mount_fd, ino, &in);
+	int ret = map_fsx_inode(fs, ino, &in);
 
 	if (ret < 0)
 		return ret;
@@ -199,7 +199,7 @@ static int xfs_name_inodes(struct map_target *fs, struct map_inode_paths *want, 
 
 		if (want[i].nr_paths || map_fsx_tainted(fs, want[i].inode))
 			continue;
-		if (kio_xfs_bulkstat_one(fs->mount_fd, want[i].inode, &in) == 0) {
+		if (map_fsx_bulkstat(fs, want[i].inode, &in) == 0) {
 			want[i].gen = in.gen;
 			want[i].unlinked = in.nlink == 0;
 		}

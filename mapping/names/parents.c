@@ -211,7 +211,7 @@ static int name_inode(struct pp *pp, struct map_inode_paths *w)
 
 	if (map_fsx_tainted(pp->t, w->inode))
 		return 0;			/* its metadata is bad: named by the walk */
-	ret = kio_xfs_bulkstat_one(pp->t->mount_fd, w->inode, &in);
+	ret = map_fsx_bulkstat(pp->t, w->inode, &in);
 	if (ret < 0)
 		return ret == -ENOENT ? 0 : ret;	/* freed since: no path */
 	w->gen = in.gen;

@@ -290,7 +290,7 @@ static void scrub_inode_records(struct map_target *fs, struct map_fsx *x, struct
 
 		if (alloc == 0)
 			continue;		/* free inode record */
-		if (kio_xfs_bulkstat_one(fs->mount_fd, ino, &in) == 0)
+		if (map_fsx_inode(fs, ino, &in) == 0)
 			gen = in.gen;
 		else if (alloc < 0)
 			continue;		/* no inode btree answer: bulkstat decides */
@@ -352,7 +352,7 @@ static void annotate_one(struct map_target *fs, struct map_fsx *x, struct scrub_
 	int attr = !!(o->flags & MAP_OWNF_ATTR_FORK);
 
 	if (inode_owner) {
-		if (kio_xfs_bulkstat_one(fs->mount_fd, o->inode, &in) < 0)
+		if (map_fsx_inode(fs, o->inode, &in) < 0)
 			return;
 		o->gen = in.gen;
 		o->health = MAP_HEALTH_INODE;

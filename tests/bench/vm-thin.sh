@@ -13,8 +13,10 @@
 #   scan    `mediascan scan` of the volume (25% of it provisioned) against its provisioned
 #           bytes (thin_dump) and against the whole pool's data device: goal <= 1.1x
 #           provisioned.
+# MEDIASCAN_ALT=path: an older binary, its map timed in the same boot beside (and its JSON
+# answer compared byte for byte with this one's).
 # Prints a markdown table; not a test. Usage: tests/bench/vm-thin.sh [BUILD_DIR]
-# Environment: FILL_MIB (default 80), ROUNDS (default 3).
+# Environment: FILL_MIB (default 80), ROUNDS (default 3), MEDIASCAN_ALT.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -28,18 +30,22 @@ done
 bin=${MEDIASCAN_BIN:-$(cd "$build" && pwd)/mediascan}
 blkmark=$build/tests/tools/blkmark
 [[ -x $bin && -x $blkmark ]] || { echo "build mediascan and tests/tools/blkmark first" >&2; exit 1; }
+alt=${MEDIASCAN_ALT:-}
+[[ -z $alt || -x $alt ]] || { echo "MEDIASCAN_ALT: $alt is no binary" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vmthinb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export VMTEST_ACCEL_CACHE=$tmp/accel
+altbin=()
+[[ -n $alt ]] && altbin=(--bin "$alt:/usr/bin/mediascan-alt")
 "$root/tests/vm/build-image" "$tmp/initrd" --stack-tools --modules "xfs dm-snapshot" \
 	--autoload "xfs dm-mod dm-thin-pool dm-snapshot" --bin "$bin:/usr/bin/mediascan" \
-	--bin "$blkmark:/usr/bin/blkmark" --bin "$(command -v jq)" \
+	--bin "$blkmark:/usr/bin/blkmark" --bin "$(command -v jq)" "${altbin[@]}" \
 	--bin "$(command -v pdata_tools):/usr/sbin/thin_rmap" \
 	--bin "$(command -v pdata_tools):/usr/sbin/thin_dump" \
 	>/dev/null 2>"$tmp/build.err" || { cat "$tmp/build.err" >&2; exit 1; }
 truncate -s 1200M "$tmp/ns1.img"
 cat >"$tmp/guest.sh" <<EOF
-fill=$fill rounds=$rounds
+fill=$fill rounds=$rounds alt=${alt:+1}
 EOF
 cat >>"$tmp/guest.sh" <<'EOF'
 d=$(for x in /sys/block/nvme*n*; do echo /dev/${x##*/}; done | head -n 1)
@@ -89,6 +95,14 @@ while [ $r -lt $rounds ]; do
 	t0=$(now)
 	mediascan map --kernel-log /tmp/klog --json /tmp/m.json >/dev/null 2>&1
 	t1=$(now)
+	# the older binary on the same pool, before the copy below writes to it (a block
+	# unprovisioned for one and provisioned for the other is a different answer)
+	if [ -n "$alt" ]; then
+		echo 3 >/proc/sys/vm/drop_caches
+		a0=$(now)
+		mediascan-alt map --kernel-log /tmp/klog --json /tmp/a.json >/dev/null 2>&1
+		a1=$(now)
+	fi
 	# thin_rmap refuses a live pool's metadata: a copy of it (taken under a metadata
 	# snapshot, so nothing is freed meanwhile), its time apart
 	q dmsetup message "$tp" 0 reserve_metadata_snap
@@ -118,11 +132,26 @@ while [ $r -lt $rounds ]; do
 	t0=$(now)
 	mediascan map --kernel-log /tmp/klog1 --json /tmp/m1.json >/dev/null 2>&1
 	t1=$(now)
+	if [ -n "$alt" ]; then
+		echo 3 >/proc/sys/vm/drop_caches
+		a2=$(now)
+		mediascan-alt map --kernel-log /tmp/klog1 --json /tmp/a1.json >/dev/null 2>&1
+		a3=$(now)
+	fi
 	echo 3 >/proc/sys/vm/drop_caches
 	t2=$(now)
 	thin_rmap $(echo $regions | cut -d' ' -f1-2) /mnt/vb/meta.bin >/dev/null 2>&1
 	t3=$(now)
 	echo "ONE $t0 $t1 $t2 $t3"
+	if [ -n "$alt" ]; then
+		same=no
+		cmp -s /tmp/m.json /tmp/a.json && cmp -s /tmp/m1.json /tmp/a1.json && same=yes
+		echo "ALT $a0 $a1 $a2 $a3 $same"
+		if [ $same = no ]; then		# what differs, on stderr's side of the table
+			jq -S . /tmp/m.json >/tmp/ms.s; jq -S . /tmp/a.json >/tmp/as.s
+			diff /tmp/ms.s /tmp/as.s | head -n 20 | sed 's/^/ALTDIFF /'
+		fi
+	fi
 	rm -f /tmp/s.json /mnt/vb/meta.bin
 	mediascan scan /mnt/va --no-state -q --progress none --json /tmp/s.json >/dev/null 2>&1
 	echo "SCAN $(jq -c '[.read_bytes, .elapsed_s]' /tmp/s.json)"
@@ -135,12 +164,13 @@ start=$(date -u +%H:%M)
 	--nvme "$tmp/ns1.img" >"$tmp/out" 2>"$tmp/err" || { tail -n 30 "$tmp/out" "$tmp/err" >&2; exit 1; }
 grep -q '^DONE' "$tmp/out" || { tail -n 30 "$tmp/out" >&2; exit 1; }
 grep '^FAIL' "$tmp/out" >&2 || true
+grep '^ALTDIFF' "$tmp/out" >&2 || true
 accel=$(grep -o 'accelerator [a-z]*' "$tmp/err" | head -n 1 | cut -d' ' -f2)
 echo "# vm-thin: LVM thin pool (1000 MiB) on one NVMe namespace, a volume with $fill MiB of files and its snapshot, a second volume; QEMU $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }'), ${accel:-?}; $rounds rounds; $start-$(date -u +%H:%M) UTC; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 python3 - "$tmp/out" <<'PY'
 import json, statistics, sys
-maps, scans, facts, nq, ones = [], [], None, None, []
+maps, scans, facts, nq, ones, alts = [], [], None, None, [], []
 for line in open(sys.argv[1]):
     p = line.split()
     if not p:
@@ -151,6 +181,9 @@ for line in open(sys.argv[1]):
     elif p[0] == "ONE":
         t = [float(x) for x in p[1:5]]
         ones.append((t[1] - t[0], t[3] - t[2]))
+    elif p[0] == "ALT":
+        t = [float(x) for x in p[1:5]]
+        alts.append((t[1] - t[0], t[3] - t[2], p[5]))
     elif p[0] == "SCAN":
         scans.append(json.loads(p[1]))
     elif p[0] == "FACTS":
@@ -171,6 +204,11 @@ print(f"| fixed cost: one sector (start-up, the pool's model; thin_rmap: start-u
       f"{m1:.2f} s | {r1:.2f} s | {m1 / r1:.2f}x |")
 print(f"| per sector past the first ((all - one) / {nq - 1}) | {(m - m1) / (nq - 1) * 1000:.3f} ms | "
       f"{(r - r1) / (nq - 1) * 1000:.3f} ms | {(m - m1) / max(r - r1, 1e-9):.1f}x |")
+if alts:
+    a, a1 = statistics.median(x[0] for x in alts), statistics.median(x[1] for x in alts)
+    same = "identical" if all(x[2] == "yes" for x in alts) else "DIFFERENT"
+    print(f"| the same map by MEDIASCAN_ALT (JSON answers {same} byte for byte): all; one sector; per sector past the first | "
+          f"{a:.2f} s; {a1:.2f} s; {(a - a1) / (nq - 1) * 1000:.3f} ms | - | this binary: {m / a:.2f}x; {(m - m1) / max(a - a1, 1e-9):.2f}x per sector |")
 rb = statistics.median(s[0] for s in scans)
 prov_b = vaprov * bs * 512
 print(f"| scan of the volume: bytes read vs its provisioned bytes | {rb} | {prov_b} | {rb / prov_b:.2f}x |")

@@ -46,6 +46,7 @@ static uint32_t DEV0, DEV1;
 /* Health and scrub queries of damage resolve: this fake XFS answers none of them. */
 int __wrap_kio_xfs_scrub_metadata(int fd, struct xfs_scrub_metadata *sm);
 int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out);
+int __wrap_kio_xfs_stat_one(int fd, uint64_t ino, struct kio_xfs_inode *out);
 int __wrap_kio_xfs_ag_geometry(int fd, uint32_t agno, struct xfs_ag_geometry *ag);
 int __wrap_kio_xfs_geometry_ext(int fd, struct kio_xfs_geom_ext *g);
 
@@ -62,6 +63,12 @@ int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
 	(void)ino;
 	(void)out;
 	return -ENOTTY;
+}
+
+/* The cheaper single-inode stat answers as bulkstat does here. */
+int __wrap_kio_xfs_stat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
+{
+	return __wrap_kio_xfs_bulkstat_one(fd, ino, out);
 }
 
 int __wrap_kio_xfs_ag_geometry(int fd, uint32_t agno, struct xfs_ag_geometry *ag)

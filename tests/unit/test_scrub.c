@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_scrub.c - XFS scrub queries and health (mapping/owners/health.c) over mocked ioctls
- * (kio_xfs_scrub_metadata, kio_xfs_bulkstat_one, kio_xfs_ag_geometry, kio_xfs_geometry_ext
- * wrapped): XFS_IOC_SCRUB_METADATA is probed once per filesystem; each owning object is asked
+ * (kio_xfs_scrub_metadata, kio_xfs_bulkstat_one and kio_xfs_stat_one, kio_xfs_ag_geometry,
+ * kio_xfs_geometry_ext wrapped): XFS_IOC_SCRUB_METADATA is probed once per filesystem; each owning object is asked
  * about with the exact struct xfs_scrub_metadata (sm_type, sm_agno for AG metadata, sm_ino and
  * sm_gen for inodes, sm_flags 0: check, never repair, reserved zero); each outcome flag and
  * errno becomes its verdict; without online scrub nothing is asked and the kernel's health
@@ -37,6 +37,7 @@ static struct {
 
 int __wrap_kio_xfs_scrub_metadata(int fd, struct xfs_scrub_metadata *sm);
 int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out);
+int __wrap_kio_xfs_stat_one(int fd, uint64_t ino, struct kio_xfs_inode *out);
 int __wrap_kio_xfs_ag_geometry(int fd, uint32_t agno, struct xfs_ag_geometry *ag);
 int __wrap_kio_xfs_geometry_ext(int fd, struct kio_xfs_geom_ext *g);
 int __wrap_kio_xfs_inumbers(int fd, uint64_t *next_ino, struct kio_xfs_ichunk *out, unsigned max);
@@ -115,6 +116,12 @@ int __wrap_kio_xfs_bulkstat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
 	if (ino == 129)
 		return -EUCLEAN;			/* its cluster fails the verifier */
 	return 0;
+}
+
+/* The cheaper single-inode stat answers as bulkstat does here. */
+int __wrap_kio_xfs_stat_one(int fd, uint64_t ino, struct kio_xfs_inode *out)
+{
+	return __wrap_kio_xfs_bulkstat_one(fd, ino, out);
 }
 
 /* The inode btree: one chunk from 128, inodes 128, 129 and 131 allocated, 130 free. */

@@ -1,0 +1,134 @@
+/*
+ * report/json_stream.c - a JSON document written with its long top-level arrays streamed
+ * (json_stream.h). json-c builds a whole document as a tree before writing it: a map of
+ * thousands of ranges held every answer's objects at once (and spent as long freeing them as
+ * writing). Here the skeleton (the root with those arrays empty) is serialised once; each
+ * element is serialised alone by json-c and written at its place, its lines indented to the
+ * array's depth, then freed. json-c writes an element's nested lines at its depth by
+ * indentation alone, and a JSON string holds no raw newline, so indenting each line of the
+ * element gives the bytes json-c writes for the whole tree.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "json_stream.h"
+
+/* Write n bytes of p; remember the first failure. */
+static void put(struct report_json_stream *s, const char *p, size_t n)
+{
+	if (!s->err && n && fwrite(p, 1, n, s->f) != n)
+		s->err = -EIO;
+}
+
+int report_json_stream_start(struct report_json_stream *s, FILE *f, json_object *skeleton,
+			     int flags)
+{
+	memset(s, 0, sizeof(*s));
+	if (!(flags & JSON_C_TO_STRING_PRETTY) || !json_object_is_type(skeleton, json_type_object))
+		return -EINVAL;
+	s->f = f;
+	s->flags = flags;
+	s->indent = (flags & JSON_C_TO_STRING_PRETTY_TAB) ? "\t" : "  ";
+	s->rest = json_object_to_json_string_ext(skeleton, flags);
+	return s->rest ? 0 : -ENOMEM;
+}
+
+int report_json_stream_open(struct report_json_stream *s, const char *key)
+{
+	char pat[160];
+	const char *at;
+	int n;
+
+	if (!s->rest)
+		return -EINVAL;
+	/* a top-level key is the only one at one level's indent after a newline (nested keys
+	 * are deeper, strings hold no raw newline); json-c writes an empty array as "[", a
+	 * newline and the closing bracket at the key's indent */
+	n = snprintf(pat, sizeof(pat), "\n%s\"%s\":%s[\n%s]", s->indent, key,
+		     (s->flags & JSON_C_TO_STRING_SPACED) ? " " : "", s->indent);
+	if (n < 0 || (size_t)n >= sizeof(pat))
+		return -ENAMETOOLONG;
+	at = strstr(s->rest, pat);
+	if (!at)
+		return -ENOENT;
+	at += n - strlen(s->indent) - 2;	/* just past the "[" */
+	put(s, s->rest, (size_t)(at - s->rest));
+	s->rest = at;
+	s->open = 1;
+	s->nr = 0;
+	return s->err;
+}
+
+/* Append n bytes of p to the element buffer; 0 or -ENOMEM. */
+static int buf_add(struct report_json_stream *s, const char *p, size_t n)
+{
+	if (s->len + n > s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		char *b;
+
+		while (cap < s->len + n)
+			cap *= 2;
+		b = realloc(s->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		s->buf = b;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	return 0;
+}
+
+int report_json_stream_add(struct report_json_stream *s, json_object *elem)
+{
+	size_t ind = strlen(s->indent);
+	const char *p, *nl;
+	int ret = 0;
+
+	if (!s->open) {
+		json_object_put(elem);
+		return -EINVAL;
+	}
+	/* the array's elements sit two levels deep: "[", then each on its own line; the
+	 * element is assembled, then written at once */
+	p = json_object_to_json_string_ext(elem, s->flags);
+	if (!p)
+		ret = -ENOMEM;
+	s->len = 0;
+	if (ret == 0)
+		ret = s->nr ? buf_add(s, ",\n", 2) : buf_add(s, "\n", 1);
+	while (ret == 0) {
+		nl = strchr(p, '\n');
+		ret = buf_add(s, s->indent, ind);
+		if (ret == 0)
+			ret = buf_add(s, s->indent, ind);
+		if (ret == 0)
+			ret = buf_add(s, p, nl ? (size_t)(nl - p) + 1 : strlen(p));
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	json_object_put(elem);
+	if (ret < 0 && !s->err)
+		s->err = ret;
+	if (ret == 0)
+		put(s, s->buf, s->len);
+	s->nr++;
+	return s->err;
+}
+
+int report_json_stream_end(struct report_json_stream *s)
+{
+	if (s->rest && !s->err) {
+		put(s, s->rest, strlen(s->rest));
+		put(s, "\n", 1);
+	}
+	s->rest = NULL;
+	s->open = 0;
+	free(s->buf);
+	s->buf = NULL;
+	s->cap = 0;
+	return s->err;
+}

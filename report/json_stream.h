@@ -1,0 +1,42 @@
+/*
+ * report/json_stream.h - one JSON document written with its long top-level arrays streamed
+ * (json_stream.c): the rest of the document is a json-c tree, each element of a streamed array
+ * is serialised by json-c, written and freed as it comes. The bytes are those json-c writes for
+ * the whole tree; memory holds one element at a time.
+ */
+#ifndef MEDIASCAN_JSON_STREAM_H
+#define MEDIASCAN_JSON_STREAM_H
+
+#include <stdio.h>
+
+struct json_object;
+
+struct report_json_stream {
+	FILE *f;
+	int flags;			/* JSON_C_TO_STRING_*: PRETTY required */
+	const char *rest;		/* the skeleton's text not yet written */
+	const char *indent;		/* one level: "  " or "\t" */
+	unsigned nr;			/* elements written into the open array */
+	int open;			/* an array is open */
+	int err;			/* first error, -errno */
+	char *buf;			/* one element, indented */
+	size_t len, cap;
+};
+
+/*
+ * Return 0 after starting the document skeleton (root object; its streamed arrays present
+ * and empty, in their place) on f with json-c flags (JSON_C_TO_STRING_PRETTY required), or
+ * -EINVAL. The skeleton must live, unchanged, until report_json_stream_end.
+ */
+int report_json_stream_start(struct report_json_stream *s, FILE *f, struct json_object *skeleton,
+			     int flags);
+/* Return 0 after writing the skeleton up to inside root's empty array key (closing the array
+ * open before), or -errno (-ENOENT: no such empty array after what was written). */
+int report_json_stream_open(struct report_json_stream *s, const char *key);
+/* Return 0 after writing elem as the open array's next element (elem is put, always), or -errno. */
+int report_json_stream_add(struct report_json_stream *s, struct json_object *elem);
+/* Return 0 after writing the rest of the skeleton and a newline (nothing after an error), or
+ * the first error (-errno); frees what s holds. Called once after a successful start. */
+int report_json_stream_end(struct report_json_stream *s);
+
+#endif

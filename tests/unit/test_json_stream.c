@@ -1,0 +1,179 @@
+/*
+ * tests/unit/test_json_stream.c - report/json_stream.c: a document written with its long
+ * top-level arrays streamed one element at a time is byte for byte what json-c writes for the
+ * whole tree (pretty, tab-indented, spaced; elements nested three deep, strings with newlines,
+ * quotes and slashes, empty arrays and objects, thousands of elements), and a missing array or
+ * flags it cannot stream are refused.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "json_stream.h"
+
+/* Element i of array a: nested objects and arrays, awkward strings, empty containers. */
+static json_object *element(char a, unsigned i)
+{
+	json_object *e = json_object_new_object(), *own = json_object_new_array();
+	char s[64];
+
+	snprintf(s, sizeof(s), "%c/%u \"q\"\n\t\\ \x01 é", a, i);
+	json_object_object_add(e, "device", json_object_new_string(s));
+	json_object_object_add(e, "offset", json_object_new_uint64((uint64_t)i * 4096));
+	json_object_object_add(e, "shared", json_object_new_boolean(i & 1));
+	json_object_object_add(e, "ratio", json_object_new_double(i / 3.0));
+	for (unsigned k = 0; k < i % 3; k++) {
+		json_object *o = json_object_new_object(), *p = json_object_new_array();
+
+		json_object_object_add(o, "inode", json_object_new_int64(k + 128));
+		json_object_array_add(p, json_object_new_string("/mnt/a b/c"));
+		json_object_object_add(o, "paths", p);
+		json_object_object_add(o, "sick", json_object_new_array());
+		json_object_object_add(o, "none", NULL);
+		json_object_array_add(own, o);
+	}
+	json_object_object_add(e, "owners", own);
+	json_object_object_add(e, "empty", json_object_new_object());
+	return e;
+}
+
+/* The document with n1 elements in "first" and n2 in "second" (none when skeleton). */
+static json_object *doc(unsigned n1, unsigned n2, int skeleton)
+{
+	json_object *root = json_object_new_object(), *first = json_object_new_array();
+	json_object *second = json_object_new_array(), *mid = json_object_new_array();
+
+	json_object_object_add(root, "schema", json_object_new_string("test/1"));
+	/* a nested key named as a streamed one, and an empty array at the top: not taken */
+	json_object_array_add(mid, json_object_new_object());
+	json_object_object_add(json_object_array_get_idx(mid, 0), "first",
+			       json_object_new_array());
+	json_object_object_add(root, "before", mid);
+	json_object_object_add(root, "empty_top", json_object_new_array());
+	for (unsigned i = 0; !skeleton && i < n1; i++)
+		json_object_array_add(first, element('f', i));
+	json_object_object_add(root, "first", first);
+	json_object_object_add(root, "between", json_object_new_string("x\ny"));
+	for (unsigned i = 0; !skeleton && i < n2; i++)
+		json_object_array_add(second, element('s', i));
+	json_object_object_add(root, "second", second);
+	json_object_object_add(root, "exit_status", json_object_new_int(1));
+	return root;
+}
+
+/* Stream the document with flags into a string (caller frees). */
+static char *streamed(unsigned n1, unsigned n2, int flags)
+{
+	json_object *sk = doc(n1, n2, 1);
+	struct report_json_stream s;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_json_stream_start(&s, f, sk, flags), 0);
+	assert_int_equal(report_json_stream_open(&s, "first"), 0);
+	for (unsigned i = 0; i < n1; i++)
+		assert_int_equal(report_json_stream_add(&s, element('f', i)), 0);
+	assert_int_equal(report_json_stream_open(&s, "second"), 0);
+	for (unsigned i = 0; i < n2; i++)
+		assert_int_equal(report_json_stream_add(&s, element('s', i)), 0);
+	assert_int_equal(report_json_stream_end(&s), 0);
+	fclose(f);
+	json_object_put(sk);
+	return out;
+}
+
+/* The tree's bytes, as json-c writes them (and a newline, as the writers add). */
+static char *whole(unsigned n1, unsigned n2, int flags)
+{
+	json_object *root = doc(n1, n2, 0);
+	const char *s = json_object_to_json_string_ext(root, flags);
+	char *out = malloc(strlen(s) + 2);
+
+	assert_non_null(out);
+	sprintf(out, "%s\n", s);
+	json_object_put(root);
+	return out;
+}
+
+static void same(unsigned n1, unsigned n2, int flags)
+{
+	char *a = whole(n1, n2, flags), *b = streamed(n1, n2, flags);
+
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+}
+
+static void test_identical_pretty(void **state)
+{
+	(void)state;
+	same(0, 0, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	same(1, 0, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	same(0, 1, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	same(7, 5, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	same(3, 2, JSON_C_TO_STRING_PRETTY);
+}
+
+static void test_identical_tab_spaced(void **state)
+{
+	(void)state;
+	same(4, 3, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_PRETTY_TAB);
+	same(4, 3, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	same(0, 2, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		   JSON_C_TO_STRING_PRETTY_TAB | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* A map of thousands of ranges: the size streaming is for. */
+static void test_identical_large(void **state)
+{
+	(void)state;
+	same(5000, 3000, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static void test_refused(void **state)
+{
+	json_object *sk = doc(0, 0, 1), *arr = json_object_new_array();
+	struct report_json_stream s;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	assert_int_equal(report_json_stream_start(&s, f, sk, JSON_C_TO_STRING_PLAIN), -EINVAL);
+	assert_int_equal(report_json_stream_start(&s, f, arr, JSON_C_TO_STRING_PRETTY), -EINVAL);
+	assert_int_equal(report_json_stream_start(&s, f, sk, JSON_C_TO_STRING_PRETTY), 0);
+	/* no such key; a key that is no top-level array; one nested only */
+	assert_int_equal(report_json_stream_open(&s, "absent"), -ENOENT);
+	assert_int_equal(report_json_stream_open(&s, "between"), -ENOENT);
+	/* no array open: the element is freed, refused */
+	assert_int_equal(report_json_stream_add(&s, element('x', 1)), -EINVAL);
+	assert_int_equal(report_json_stream_open(&s, "second"), 0);
+	/* past it: an earlier array cannot be opened again */
+	assert_int_equal(report_json_stream_open(&s, "first"), -ENOENT);
+	assert_int_equal(report_json_stream_end(&s), 0);
+	fclose(f);
+	free(out);
+	json_object_put(sk);
+	json_object_put(arr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identical_pretty),
+		cmocka_unit_test(test_identical_tab_spaced),
+		cmocka_unit_test(test_identical_large),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
