@@ -248,7 +248,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 			r = achieved;		/* down from what the scan really did */
 		else if (f > 1000 && achieved && r > gov_sat_mul(achieved, 2))
 			f = 1000;		/* not using what it has: no higher */
-		if (!r && f < 1000)
+		if (!r)		/* unlimited no more: at gain 0.1 the dip must dip (rule 3) */
 			r = achieved ? achieved : floor;
 		r = gov_muldiv(r, (uint64_t)f, 1000, false);
 		r = r && r < floor ? floor : ceil && (!r || r > ceil) ? ceil : r;
