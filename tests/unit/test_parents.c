@@ -163,6 +163,13 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The target's private state (the inode stats asked once, map_fsx_inode) goes with it. */
+static int teardown(void **state)
+{
+	(void)state;
+	return map_fsx_free(&T);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -274,10 +281,10 @@ static void test_struct_layout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_tree, setup),
-		cmocka_unit_test_setup(test_one_record_per_call, setup),
-		cmocka_unit_test_setup(test_kernel_writes_bufsize, setup),
-		cmocka_unit_test_setup(test_no_parent_pointers_falls_back, setup),
+		cmocka_unit_test_setup_teardown(test_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_record_per_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_writes_bufsize, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_parent_pointers_falls_back, setup, teardown),
 		cmocka_unit_test(test_struct_layout),
 	};
 
