@@ -136,6 +136,11 @@ json_object *report_stack_tree_json(const struct map_stack_node *n)
 		json_object_object_add(t, "volumes", json_object_new_int((int)n->thin_volumes));
 		json_object_object_add(t, "rewalks", json_object_new_int((int)n->thin_rewalks));
 		json_object_object_add(j, "thin_pool", t);
+	} else if (n->thin_why[0] && !strcmp(n->kind, "dm-thin-pool")) {
+		json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "not_read", json_object_new_string(n->thin_why));
+		json_object_object_add(j, "thin_pool", t);
 	}
 	if (n->thin_id >= 0) {
 		json_object *t = json_object_new_object();
@@ -171,6 +176,8 @@ void report_stack_tree_print(FILE *f, const struct map_stack_node *n, unsigned d
 			" KiB provisioned, %" PRIu64 " mapped", n->thin_volumes,
 			n->thin_provisioned, n->thin_data_blocks, n->thin_block_bytes / 1024,
 			n->thin_mappings);
+	else if (n->thin_why[0] && !strcmp(n->kind, "dm-thin-pool"))
+		fprintf(f, "  not read: %s", n->thin_why);
 	if (n->thin_id >= 0)
 		fprintf(f, "  thin id %" PRId64 ", %" PRIu64 " blocks mapped", n->thin_id,
 			n->thin_mapped);

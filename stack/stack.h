@@ -201,6 +201,7 @@ struct map_stack_node {
 	uint64_t thin_block_bytes, thin_data_blocks, thin_provisioned, thin_mappings;
 	unsigned thin_volumes;
 	unsigned thin_rewalks;		/* walks redone because the pool committed meanwhile */
+	char thin_why[256];		/* dm-thin-pool not read: why (THIN_WHY; a walk given up) */
 	int64_t thin_id;		/* -1 when not a thin volume */
 	uint64_t thin_mapped;
 	struct map_stack_node *below;

@@ -25,8 +25,10 @@ static void thin_facts(const char *sysfs, const struct kio_dm_target *r, struct 
 	if (!strcmp(r->type, "thin-pool")) {
 		struct thin_totals t;
 
-		if (map_thin_pool_model(r->params, 1, &m, why, sizeof(why)) < 0)
+		if (map_thin_pool_model(r->params, 1, &m, why, sizeof(why)) < 0) {
+			snprintf(n->thin_why, sizeof(n->thin_why), "%s", why);
 			return;
+		}
 		thin_model_totals(m, &t);
 		n->thin_ok = 1;
 		n->thin_block_bytes = t.data_block_bytes;
