@@ -6,8 +6,9 @@
  *     present from LAT_FEW_IOS requests in one interval (or fewer waiting LAT_WAIT_PCT of it)
  *     until LAT_QUIET_NS without any.
  *  2. None: the rate doubles each interval up to the window's pace, --rate(-max), or unlimited.
- *  3. Present: the rate in force is the controller's times lat_gains_pct: 7 intervals at 1.2,
- *     one dip at 0.1 (a mean of one), never stopping; a new foreground's first dip comes soon.
+ *  3. Present: the rate in force is the controller's (finite: an unlimited one becomes what
+ *     the scan achieved) times lat_gains_pct: 7 intervals at 1.2, one dip at 0.1 (a mean of
+ *     one), never stopping; a new foreground's first dip comes soon.
  *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
