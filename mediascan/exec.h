@@ -308,7 +308,7 @@ int exec_ckpt_due(const struct exec *x, uint64_t now);
 void exec_ckpt_next(struct exec *x, uint64_t from);
 /* Isolation stopped part way at offset of dev, in the range of place seq: read it again. */
 void exec_ckpt_reread(struct exec *x, uint32_t dev, uint64_t offset, uint64_t seq);
-/* Feed the governor fresh disk statistics (every EXEC_SAMPLE_NS). */
+/* Feed the governor fresh disk statistics (every scan_gov_sample_ns). */
 void exec_sample(struct exec *x, uint64_t now);
 /* Return 0 after starting the pace's clocks and the governor (o->gov), or -errno. */
 int exec_pace_start(struct exec *x);

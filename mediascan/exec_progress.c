@@ -10,7 +10,6 @@
 #include "exec.h"
 
 #define EXEC_PROGRESS_NS 500000000ull		/* redraw about twice a second */
-#define EXEC_SAMPLE_NS 250000000ull		/* foreground-load sampling period */
 
 void exec_progress(struct exec *x, int force)
 {
@@ -158,7 +157,7 @@ void exec_sample(struct exec *x, uint64_t now)
 
 	if (!x->pace.have_gov || now < x->pace.next_sample_ns || !x->o->nr_views)
 		return;
-	x->pace.next_sample_ns = now + EXEC_SAMPLE_NS;
+	x->pace.next_sample_ns = now + scan_gov_sample_ns(&x->pace.gov);
 	for (unsigned v = 0; v < x->o->nr_views; v++) {
 		if (kio_diskstat_read(x->o->views[v].name, &st[n]) < 0)
 			return;			/* a view vanished: skip this sample */

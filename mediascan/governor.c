@@ -352,6 +352,11 @@ uint64_t scan_gov_fg_latency_ns(const struct scan_gov *g, uint64_t *with_scan_ns
 	return g->lat.baseline_ns;
 }
 
+uint64_t scan_gov_sample_ns(const struct scan_gov *g)
+{
+	return g->o.latency && !g->lat.fg_now ? SCAN_GOV_SAMPLE_FAST_NS : SCAN_GOV_SAMPLE_NS;
+}
+
 bool scan_gov_probing(const struct scan_gov *g)
 {
 	(void)g;

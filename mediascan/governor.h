@@ -24,6 +24,10 @@
 #define SCAN_GOV_CREDIT_NS 100000000ull		/* most a late caller may catch up: 100 ms */
 #define SCAN_GOV_WINDOW_RECALC_NS 1000000000ull	/* window rate recomputed at most this often */
 #define SCAN_GOV_DONE_NS 1000000000ull		/* achieved rate measured over this long */
+#define SCAN_GOV_SAMPLE_NS 250000000ull		/* the stat counters sampled this often */
+/* ... and this often while pacing by latency knows no foreground: one arriving behind a scan
+ * at full speed is seen sooner (it waits behind every read the scan queued until then) */
+#define SCAN_GOV_SAMPLE_FAST_NS 62500000ull
 
 /* A window that fell behind catches up at most this many times its nominal rate. */
 #define SCAN_GOV_WINDOW_CATCHUP 4
@@ -85,6 +89,7 @@ struct scan_gov_lat {
 	uint64_t acc_own_ios, acc_own_ns;	/* the scan's completed reads and their time */
 	uint64_t base_ns;		/* the scan's read time alone (least sample mean) */
 	uint64_t base_min[SCAN_GOV_LAT_BASE_BUCKETS], base_bucket_ns;
+	uint64_t base_acc_ios, base_acc_ns, base_acc_ns0;	/* a sample mean's reads so far */
 	double alone;			/* foreground's time alone, ns, from the dips (0: none) */
 	double aim;			/* the foreground's wait per request aimed at, ns */
 	unsigned dips;			/* looks at the dip so far */
@@ -175,6 +180,9 @@ uint64_t scan_gov_window_end_ns(const struct scan_gov *g);
  * *with_scan_ns to it with the scan running, at the last decision (0: not known).
  */
 uint64_t scan_gov_fg_latency_ns(const struct scan_gov *g, uint64_t *with_scan_ns);
+
+/* When to sample the stat counters next, after now: SCAN_GOV_SAMPLE_NS, or the fast period. */
+uint64_t scan_gov_sample_ns(const struct scan_gov *g);
 /* Return true while paused for a baseline probe: never (kept for callers). */
 bool scan_gov_probing(const struct scan_gov *g);
 /* Return the rate in force in bytes/s (0: unlimited). */

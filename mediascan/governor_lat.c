@@ -4,7 +4,7 @@
  * while the scan runs, never pausing. Pure arithmetic on governor.c's stat deltas. The rules:
  *  1. Foreground: the view's requests and time less the scan's own, mean L per LAT_DECIDE_NS;
  *     present from LAT_FEW_IOS requests in one interval (or fewer waiting LAT_WAIT_PCT of it)
- *     until LAT_QUIET_NS without any.
+ *     until LAT_QUIET_NS without any; sampled 4x as often while none is (seen sooner).
  *  2. None: the rate doubles each interval up to the window's pace, --rate(-max), or unlimited.
  *  3. Present: the rate in force is the controller's (finite: an unlimited one becomes what
  *     the scan achieved) times lat_gains_pct: 7 intervals at 1.2, one dip at 0.1 (a mean of
@@ -57,18 +57,30 @@ static void gov_lat_acc_reset(struct scan_gov *g, uint64_t now_ns)
 }
 
 /* A foreground in the interval so far (rule 1): a few requests, or fewer that waited long (a
- * reader the scan's queued reads starve: at 8 MiB/s, two of 250 ms in half a second). */
+ * reader the scan's queued reads starve: at 8 MiB/s, two of 250 ms in half a second), long
+ * against a normal sample at least (the fast ones are not more easily fooled). */
 static bool gov_lat_fg_seen(const struct scan_gov_lat *l, uint64_t span_ns)
 {
+	if (span_ns < SCAN_GOV_SAMPLE_NS)
+		span_ns = SCAN_GOV_SAMPLE_NS;
 	return l->acc_fg_ios >= LAT_FEW_IOS ||
 	       (l->acc_fg_ios && l->acc_fg_ns * 100 >= span_ns * LAT_WAIT_PCT);
 }
 
-/* The scan's base read time: the least sample mean in the last buckets (rule 4). */
+/* The scan's base read time: the least mean over SCAN_GOV_SAMPLE_NS in the last buckets (rule
+ * 4); the fast samples add up to one. */
 static void gov_lat_base(struct scan_gov_lat *l, uint64_t now_ns, uint64_t own_ios,
 			 uint64_t own_ns)
 {
-	uint64_t m = own_ns / own_ios;
+	uint64_t m;
+
+	l->base_acc_ios += own_ios;
+	l->base_acc_ns += own_ns;
+	if (now_ns - l->base_acc_ns0 + SCAN_GOV_SAMPLE_FAST_NS / 2 < SCAN_GOV_SAMPLE_NS)
+		return;
+	l->base_acc_ns0 = now_ns;
+	m = l->base_acc_ns / l->base_acc_ios;
+	l->base_acc_ios = l->base_acc_ns = 0;
 
 	if (now_ns >= l->base_bucket_ns + LAT_BASE_NS) {
 		memmove(&l->base_min[1], &l->base_min[0],

@@ -220,7 +220,7 @@ void sim_run(struct sim *s, uint64_t end_ns)
 			sim_try_scan(s);
 			break;
 		case 4:
-			s->next_sample_ns += SIM_SAMPLE_NS;
+			s->next_sample_ns += scan_gov_sample_ns(&s->g);
 			sim_sample(s);
 			if (s->try_ns == UINT64_MAX && s->inflight < s->depth)
 				s->try_ns = s->now;
