@@ -347,7 +347,7 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 	for kind in light busy writer none; do
 		read -r a_mean a_p99 a_iops _ _ a_st _ _ <<<"$(row "$model" "$kind" alone || true)"
 		for mode in $(grep "^R $model $kind " "$raw" | cut -d' ' -f4); do
-			read -r mean p99 io mib rc st first fmax <<<"$(row "$model" "$kind" "$mode")"
+			read -r mean p99 io mib rc st first fmax _ <<<"$(row "$model" "$kind" "$mode")"
 			case $mode in
 			alone) label="alone" ;;
 			alone-again) label="alone again (after the model's runs)" ;;
