@@ -15,6 +15,11 @@
 
 #include "json_stream.h"
 
+int report_json_add(json_object *o, const char *key, json_object *val)
+{
+	return json_object_object_add_ex(o, key, val, JSON_C_OBJECT_ADD_CONSTANT_KEY);
+}
+
 /* Write n bytes of p; remember the first failure. */
 static void put(struct report_json_stream *s, const char *p, size_t n)
 {

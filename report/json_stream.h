@@ -24,6 +24,12 @@ struct report_json_stream {
 };
 
 /*
+ * json_object_object_add for a key that outlives o (a string literal): the key is neither
+ * copied nor freed (an answer of thousands of entries adds each key thousands of times).
+ * Return 0, or -1 as json-c does.
+ */
+int report_json_add(struct json_object *o, const char *key, struct json_object *val);
+/*
  * Return 0 after starting the document skeleton (root object; its streamed arrays present
  * and empty, in their place) on f with json-c flags (JSON_C_TO_STRING_PRETTY required), or
  * -EINVAL. The skeleton must live, unchanged, until report_json_stream_end.
