@@ -45,9 +45,9 @@ static json_object *target_json(const struct tgt *tg, json_object *meta, json_ob
 		report_json_add(d, "path", json_object_new_string(tg->t.devices[i].path));
 		report_json_add(d, "role", json_object_new_string(
 			map_role_name(tg->t.devices[i].role)));
-		report_json_add(d, "logical_block_size", json_object_new_int(
+		report_json_add(d, "logical_block_size", report_json_new_i64(
 			(int)tg->t.devices[i].info.logical_block_size));
-		report_json_add(d, "size", json_object_new_uint64(
+		report_json_add(d, "size", report_json_new_u64(
 			tg->t.devices[i].info.size_bytes));
 		json_object_array_add(devs, d);
 	}
@@ -80,7 +80,7 @@ static void query_stack_json(const struct query *q, json_object *j)
 
 	if (!q->no_owner) {
 		report_json_add(j, "fs_device", json_object_new_string(q->devpath));
-		report_json_add(j, "fs_offset", json_object_new_uint64(q->offset));
+		report_json_add(j, "fs_offset", report_json_new_u64(q->offset));
 	}
 	report_json_add(j, "stack", report_stack_hops_json(q->stk));
 	report_json_add(j, "copies", report_stack_copies_json(q->stk));
@@ -101,14 +101,14 @@ static void query_stack_json(const struct query *q, json_object *j)
 			snprintf(dev, sizeof(dev), "/dev/%s", q->stk->also[i].name);
 			report_json_add(e, "device", json_object_new_string(dev));
 			report_json_add(e, "offset",
-					       json_object_new_uint64(q->stk->also[i].offset));
+					       report_json_new_u64(q->stk->also[i].offset));
 			json_object_array_add(sw, e);
 		}
 		report_json_add(j, "shared_with", sw);
 	}
 	if (q->stk->also_more)		/* volumes past what one answer lists: not named */
 		report_json_add(j, "shared_with_more",
-				       json_object_new_uint64(q->stk->also_more));
+				       report_json_new_u64(q->stk->also_more));
 	if (um)
 		report_json_add(j, "unmappable", um);
 }
@@ -155,9 +155,9 @@ static json_object *query_json(const struct map_run *m, const struct query *q)
 
 	report_json_add(j, "device", json_object_new_string(
 		q->stk ? q->asked_dev : q->devpath));
-	report_json_add(j, "offset", json_object_new_uint64(
+	report_json_add(j, "offset", report_json_new_u64(
 		q->stk ? q->asked_off : q->offset));
-	report_json_add(j, "length", json_object_new_uint64(q->length));
+	report_json_add(j, "length", report_json_new_u64(q->length));
 	if (q->stk)
 		query_stack_json(q, j);
 	report_json_add(j, "error", json_object_new_string(
@@ -169,9 +169,9 @@ static json_object *query_json(const struct map_run *m, const struct query *q)
 	if (q->stale[0])
 		report_json_add(j, "not_mapped", json_object_new_string(q->stale));
 	if (m->from_log) {
-		report_json_add(j, "lines", json_object_new_int((int)q->lines));
+		report_json_add(j, "lines", report_json_new_i64((int)q->lines));
 		report_json_add(j, map_klog_unit_name(q->format),
-				       json_object_new_uint64(q->value));
+				       report_json_new_u64(q->value));
 	}
 	if (q->tgt >= 0) {
 		const struct tgt *tg = &m->tg[q->tgt];
@@ -193,22 +193,22 @@ static json_object *kernel_log_json(const struct map_run *m)
 	json_object *kl = json_object_new_object(), *u = json_object_new_array();
 	json_object *unk = json_object_new_array();
 
-	report_json_add(kl, "lines", json_object_new_int((int)m->lines));
-	report_json_add(kl, "matched", json_object_new_int((int)m->matched));
-	report_json_add(kl, "ranges", json_object_new_int((int)m->nr_q));
-	report_json_add(kl, "ignored", json_object_new_int((int)m->ignored));
-	report_json_add(kl, "not_kernel", json_object_new_int((int)m->not_kernel));
+	report_json_add(kl, "lines", report_json_new_i64((int)m->lines));
+	report_json_add(kl, "matched", report_json_new_i64((int)m->matched));
+	report_json_add(kl, "ranges", report_json_new_i64((int)m->nr_q));
+	report_json_add(kl, "ignored", report_json_new_i64((int)m->ignored));
+	report_json_add(kl, "not_kernel", report_json_new_i64((int)m->not_kernel));
 	report_json_add(kl, "kernel_lines",
-			       json_object_new_int((int)m->kernel_lines));
-	report_json_add(kl, "too_long", json_object_new_int((int)m->too_long));
-	report_json_add(kl, "dropped", json_object_new_int((int)m->dropped));
-	report_json_add(kl, "narrowed", json_object_new_int((int)m->narrowed));
+			       report_json_new_i64((int)m->kernel_lines));
+	report_json_add(kl, "too_long", report_json_new_i64((int)m->too_long));
+	report_json_add(kl, "dropped", report_json_new_i64((int)m->dropped));
+	report_json_add(kl, "narrowed", report_json_new_i64((int)m->narrowed));
 	report_json_add(kl, "request_starts",
-			       json_object_new_int((int)m->request_starts));
-	report_json_add(kl, "vague", json_object_new_int((int)m->nr_vague));
+			       report_json_new_i64((int)m->request_starts));
+	report_json_add(kl, "vague", report_json_new_i64((int)m->nr_vague));
 	report_json_add(kl, "logged_before_device",
-			       json_object_new_int((int)m->nr_stale));
-	report_json_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
+			       report_json_new_i64((int)m->nr_stale));
+	report_json_add(kl, "unusable", report_json_new_i64((int)m->nr_unusable));
 	for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
 		json_object_array_add(u, json_object_new_string(m->unusable[i]));
 	report_json_add(kl, "unusable_lines", u);
@@ -244,7 +244,7 @@ static json_object *answer_skeleton(const struct map_run *m)
 	if (m->from_log)
 		report_json_add(root, "kernel_log", kernel_log_json(m));
 	report_json_add(root, "notes", notes);
-	report_json_add(root, "exit_status", json_object_new_int((int)m->exit_bits));
+	report_json_add(root, "exit_status", report_json_new_i64((int)m->exit_bits));
 	return root;
 }
 

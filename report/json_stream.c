@@ -12,12 +12,62 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 
 #include "json_stream.h"
 
 int report_json_add(json_object *o, const char *key, json_object *val)
 {
 	return json_object_object_add_ex(o, key, val, JSON_C_OBJECT_ADD_CONSTANT_KEY);
+}
+
+/* Write the decimal digits of v (negative when neg) to pb, as json-c's "%" PRId64 would. */
+static int put_digits(struct printbuf *pb, uint64_t v, int neg)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	return printbuf_memappend(pb, p, (int)(buf + sizeof(buf) - p));
+}
+
+static int u64_to_json(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	(void)level;
+	(void)flags;
+	return put_digits(pb, json_object_get_uint64(o), 0);
+}
+
+static int i64_to_json(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	int64_t v = json_object_get_int64(o);
+
+	(void)level;
+	(void)flags;
+	/* the magnitude of INT64_MIN in unsigned arithmetic */
+	return put_digits(pb, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+
+json_object *report_json_new_u64(uint64_t v)
+{
+	json_object *o = json_object_new_uint64(v);
+
+	if (o)
+		json_object_set_serializer(o, u64_to_json, NULL, NULL);
+	return o;
+}
+
+json_object *report_json_new_i64(int64_t v)
+{
+	json_object *o = json_object_new_int64(v);
+
+	if (o)
+		json_object_set_serializer(o, i64_to_json, NULL, NULL);
+	return o;
 }
 
 /* Write n bytes of p; remember the first failure. */

@@ -7,6 +7,7 @@
 #ifndef MEDIASCAN_JSON_STREAM_H
 #define MEDIASCAN_JSON_STREAM_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct json_object;
@@ -29,6 +30,12 @@ struct report_json_stream {
  * Return 0, or -1 as json-c does.
  */
 int report_json_add(struct json_object *o, const char *key, struct json_object *val);
+/*
+ * Return a new json-c integer (json_object_new_uint64, _int64) that writes its digits itself:
+ * json-c formats each integer with snprintf, a tenth of an answer's time. The same bytes.
+ */
+struct json_object *report_json_new_u64(uint64_t v);
+struct json_object *report_json_new_i64(int64_t v);
 /*
  * Return 0 after starting the document skeleton (root object; its streamed arrays present
  * and empty, in their place) on f with json-c flags (JSON_C_TO_STRING_PRETTY required), or

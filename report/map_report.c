@@ -116,12 +116,12 @@ static json_object *scrub_json(const struct map_scrub_result *v, unsigned n)
 		report_json_add(js, "object",
 				       json_object_new_string(map_scrub_type_name(s->type)));
 		if (s->ino)
-			report_json_add(js, "inode", json_object_new_uint64(s->ino));
+			report_json_add(js, "inode", report_json_new_u64(s->ino));
 		else
-			report_json_add(js, "ag", json_object_new_int64(s->agno));
+			report_json_add(js, "ag", report_json_new_i64(s->agno));
 		report_json_add(js, "verdict",
 				       json_object_new_string(map_verdict_name(s->verdict)));
-		report_json_add(js, "flags", json_object_new_int64(s->oflags));
+		report_json_add(js, "flags", report_json_new_i64(s->oflags));
 		if (s->err)
 			report_json_add(js, "error",
 					       json_object_new_string(strerror(-s->err)));
@@ -158,19 +158,19 @@ json_object *report_owner_json(const struct map_damage *d, const struct map_targ
 	report_json_add(j, "type", json_object_new_string(report_owner_kind_name(o)));
 	if (raw)
 		report_json_add(j, "read_from", json_object_new_string(raw));
-	report_json_add(j, "device_offset", json_object_new_uint64(o->dev_offset));
-	report_json_add(j, "length", json_object_new_uint64(o->length));
+	report_json_add(j, "device_offset", report_json_new_u64(o->dev_offset));
+	report_json_add(j, "length", report_json_new_u64(o->length));
 	if (o->part) {
-		report_json_add(j, "partition", json_object_new_int((int)o->part));
+		report_json_add(j, "partition", report_json_new_i64((int)o->part));
 		if (o->kind != MAP_OWN_DEVICE || o->fs_offset != o->dev_offset)
 			report_json_add(j, "partition_offset",
-					       json_object_new_uint64(o->fs_offset));
+					       report_json_new_u64(o->fs_offset));
 	}
 	if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
 		ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 	if (o->kind == MAP_OWN_FILE) {
-		report_json_add(j, "inode", json_object_new_uint64(o->inode));
-		report_json_add(j, "file_offset", json_object_new_uint64(o->file_offset));
+		report_json_add(j, "inode", report_json_new_u64(o->inode));
+		report_json_add(j, "file_offset", report_json_new_u64(o->file_offset));
 		report_json_add(j, "fork", json_object_new_string(
 			o->flags & MAP_OWNF_ATTR_FORK ? "attr" : "data"));
 		report_json_add(j, "unwritten",
@@ -182,18 +182,18 @@ json_object *report_owner_json(const struct map_damage *d, const struct map_targ
 		report_json_add(j, "metadata", json_object_new_string(
 			o->meta_type ? o->meta_type : "unknown"));
 		if (o->ag >= 0)
-			report_json_add(j, "ag", json_object_new_int64(o->ag));
+			report_json_add(j, "ag", report_json_new_i64(o->ag));
 		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
-			report_json_add(j, "inode", json_object_new_uint64(o->inode));
+			report_json_add(j, "inode", report_json_new_u64(o->inode));
 			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* its paths */
 				add_paths(j, ip);
 		}
 		if (o->kind == MAP_OWN_LOG && o->inode)
 			report_json_add(j, "log_offset",
-					       json_object_new_uint64(o->file_offset));
+					       report_json_new_u64(o->file_offset));
 	}
 	if (o->gen || (ip && ip->gen))
-		report_json_add(j, "generation", json_object_new_int64(
+		report_json_add(j, "generation", report_json_new_i64(
 			ip && ip->gen ? ip->gen : o->gen));
 	if (o->note)
 		report_json_add(j, "note", json_object_new_string(o->note));
@@ -209,7 +209,7 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 	const struct map_damage_file *f = &d->files[i];
 	json_object *jf = json_object_new_object(), *rg = json_object_new_array();
 
-	report_json_add(jf, "inode", json_object_new_uint64(f->inode));
+	report_json_add(jf, "inode", report_json_new_u64(f->inode));
 	add_paths(jf, f->paths);
 	if (f->paths && f->paths->is_dir)
 		report_json_add(jf, "directory", json_object_new_boolean(1));
@@ -217,9 +217,9 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 		json_object *o = json_object_new_object();
 
 		report_json_add(o, "offset",
-				       json_object_new_uint64(f->ranges[k].offset));
+				       report_json_new_u64(f->ranges[k].offset));
 		report_json_add(o, "length",
-				       json_object_new_uint64(f->ranges[k].length));
+				       report_json_new_u64(f->ranges[k].length));
 		report_json_add(o, "fork", json_object_new_string(
 			f->ranges[k].attr_fork ? "attr" : "data"));
 		report_json_add(o, "lost",
@@ -233,7 +233,7 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 				       json_object_new_string(f->what_lost));
 	report_json_add(jf, "shared", json_object_new_boolean(f->shared));
 	if (f->part)
-		report_json_add(jf, "partition", json_object_new_int((int)f->part));
+		report_json_add(jf, "partition", report_json_new_i64((int)f->part));
 	if (f->fs_idx) {
 		const struct map_target *fs = map_target_fs((struct map_target *)t, f->fs_idx);
 
@@ -245,7 +245,7 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 		report_json_add(jf, "read_from", json_object_new_string(
 			READ_FROM_RAW));
 	if (f->gen)
-		report_json_add(jf, "generation", json_object_new_int64(f->gen));
+		report_json_add(jf, "generation", report_json_new_i64(f->gen));
 	if (!f->paths || f->paths->nr_paths == 0) {
 		int unlinked = f->paths && f->paths->unlinked;
 
@@ -270,16 +270,16 @@ json_object *report_damaged_meta_json(const struct map_damage *d, const struct m
 	report_json_add(jm, "type", json_object_new_string(m->type));
 	report_json_add(jm, "device",
 			       json_object_new_string(t->devices[m->dev_idx].path));
-	report_json_add(jm, "offset", json_object_new_uint64(m->offset));
-	report_json_add(jm, "length", json_object_new_uint64(m->length));
+	report_json_add(jm, "offset", report_json_new_u64(m->offset));
+	report_json_add(jm, "length", report_json_new_u64(m->length));
 	if (m->ag >= 0)
-		report_json_add(jm, "ag", json_object_new_int64(m->ag));
+		report_json_add(jm, "ag", report_json_new_i64(m->ag));
 	if (m->inode)
-		report_json_add(jm, "inode", json_object_new_uint64(m->inode));
+		report_json_add(jm, "inode", report_json_new_u64(m->inode));
 	if (m->part) {
-		report_json_add(jm, "partition", json_object_new_int((int)m->part));
+		report_json_add(jm, "partition", report_json_new_i64((int)m->part));
 		report_json_add(jm, "partition_offset",
-				       json_object_new_uint64(m->fs_offset));
+				       report_json_new_u64(m->fs_offset));
 	}
 	if (m->first)
 		add_health_json(jm, m->first);
@@ -306,7 +306,7 @@ int report_target_json(json_object *root, const struct map_target *t)
 	else if (t->raw_err[0])
 		report_json_add(root, "unreadable_ext4", json_object_new_string(t->raw_err));
 	if (t->self_part)
-		report_json_add(root, "partition", json_object_new_int((int)t->self_part));
+		report_json_add(root, "partition", report_json_new_i64((int)t->self_part));
 	if (!t->nr_parts)
 		return 0;
 	json_object *a = json_object_new_array();
@@ -316,9 +316,9 @@ int report_target_json(json_object *root, const struct map_target *t)
 		const struct map_part *p = &t->parts[i];
 		json_object *jp = json_object_new_object();
 
-		report_json_add(jp, "number", json_object_new_int((int)p->number));
-		report_json_add(jp, "start", json_object_new_uint64(p->start));
-		report_json_add(jp, "size", json_object_new_uint64(p->size));
+		report_json_add(jp, "number", report_json_new_i64((int)p->number));
+		report_json_add(jp, "start", report_json_new_u64(p->start));
+		report_json_add(jp, "size", report_json_new_u64(p->size));
 		if (p->devpath[0])
 			report_json_add(jp, "device", json_object_new_string(p->devpath));
 		if (p->type[0])
@@ -390,10 +390,10 @@ int report_mapping_json(json_object *root, const struct map_damage *d)
 
 			report_json_add(o, "object", json_object_new_string(pn->object));
 			report_json_add(o, "group", pn->group >= 0 ?
-					       json_object_new_int64(pn->group) : NULL);
+					       report_json_new_i64(pn->group) : NULL);
 			report_json_add(o, "device", json_object_new_string(pn->device));
-			report_json_add(o, "offset", json_object_new_uint64(pn->offset));
-			report_json_add(o, "length", json_object_new_uint64(pn->length));
+			report_json_add(o, "offset", report_json_new_u64(pn->offset));
+			report_json_add(o, "length", report_json_new_u64(pn->length));
 			report_json_add(o, "error", json_object_new_string(
 				strerror(-pn->err)));
 			report_json_add(o, "planned", json_object_new_string("read whole"));
@@ -414,7 +414,7 @@ int report_mapping_json(json_object *root, const struct map_damage *d)
 		report_json_add(root, "plan_notes", a);
 		if (d->plan_notes_dropped)
 			report_json_add(root, "plan_notes_dropped",
-					       json_object_new_int64(d->plan_notes_dropped));
+					       report_json_new_i64(d->plan_notes_dropped));
 	}
 	return 0;
 }

@@ -29,7 +29,7 @@ json_object *report_stack_hops_json(const struct map_stack_up *u)
 
 		report_json_add(h, "device", dev_string(u->hop[i].name));
 		report_json_add(h, "kind", json_object_new_string(u->hop[i].kind));
-		report_json_add(h, "offset", json_object_new_uint64(u->hop[i].offset));
+		report_json_add(h, "offset", report_json_new_u64(u->hop[i].offset));
 		if (u->hop[i].parity)
 			report_json_add(h, "parity", json_object_new_boolean(1));
 		if (u->hop[i].degraded)
@@ -48,11 +48,11 @@ json_object *report_stack_copies_json(const struct map_stack_up *u)
 		json_object *j = json_object_new_object();
 
 		report_json_add(j, "device", dev_string(c->name));
-		report_json_add(j, "offset", json_object_new_uint64(c->offset));
-		report_json_add(j, "length", json_object_new_uint64(c->length));
+		report_json_add(j, "offset", report_json_new_u64(c->offset));
+		report_json_add(j, "length", report_json_new_u64(c->length));
 		report_json_add(j, "role", json_object_new_string(c->role));
 		report_json_add(j, "disk", dev_string(c->disk));
-		report_json_add(j, "disk_offset", json_object_new_uint64(c->disk_offset));
+		report_json_add(j, "disk_offset", report_json_new_u64(c->disk_offset));
 		report_json_add(j, "array", dev_string(c->array));
 		json_object_array_add(a, j);
 	}
@@ -109,17 +109,17 @@ json_object *report_stack_tree_json(const struct map_stack_node *n)
 
 	report_json_add(j, "device", dev_string(n->name));
 	report_json_add(j, "kind", json_object_new_string(n->kind));
-	report_json_add(j, "size", json_object_new_uint64(n->size));
+	report_json_add(j, "size", report_json_new_u64(n->size));
 	if (n->slot >= 0)
-		report_json_add(j, "slot", json_object_new_int(n->slot));
+		report_json_add(j, "slot", report_json_new_i64(n->slot));
 	if (n->is_md) {
 		json_object *md = json_object_new_object();
 
 		report_json_add(md, "level", json_object_new_string(n->level));
-		report_json_add(md, "raid_disks", json_object_new_int((int)n->raid_disks));
-		report_json_add(md, "chunk_size", json_object_new_uint64(n->chunk_bytes));
-		report_json_add(md, "layout", json_object_new_int64(n->layout));
-		report_json_add(md, "degraded", json_object_new_uint64(n->degraded));
+		report_json_add(md, "raid_disks", report_json_new_i64((int)n->raid_disks));
+		report_json_add(md, "chunk_size", report_json_new_u64(n->chunk_bytes));
+		report_json_add(md, "layout", report_json_new_i64(n->layout));
+		report_json_add(md, "degraded", report_json_new_u64(n->degraded));
 		report_json_add(md, "sync_action", json_object_new_string(n->sync_action));
 		if (n->uuid[0])
 			report_json_add(md, "uuid", json_object_new_string(n->uuid));
@@ -128,14 +128,14 @@ json_object *report_stack_tree_json(const struct map_stack_node *n)
 	if (n->thin_ok && !strcmp(n->kind, "dm-thin-pool")) {
 		json_object *t = json_object_new_object();
 
-		report_json_add(t, "data_block_size", json_object_new_uint64(
+		report_json_add(t, "data_block_size", report_json_new_u64(
 			n->thin_block_bytes));
-		report_json_add(t, "data_blocks", json_object_new_uint64(n->thin_data_blocks));
-		report_json_add(t, "provisioned_blocks", json_object_new_uint64(
+		report_json_add(t, "data_blocks", report_json_new_u64(n->thin_data_blocks));
+		report_json_add(t, "provisioned_blocks", report_json_new_u64(
 			n->thin_provisioned));
-		report_json_add(t, "mapped_blocks", json_object_new_uint64(n->thin_mappings));
-		report_json_add(t, "volumes", json_object_new_int((int)n->thin_volumes));
-		report_json_add(t, "rewalks", json_object_new_int((int)n->thin_rewalks));
+		report_json_add(t, "mapped_blocks", report_json_new_u64(n->thin_mappings));
+		report_json_add(t, "volumes", report_json_new_i64((int)n->thin_volumes));
+		report_json_add(t, "rewalks", report_json_new_i64((int)n->thin_rewalks));
 		report_json_add(j, "thin_pool", t);
 	} else if (n->thin_why[0] && !strcmp(n->kind, "dm-thin-pool")) {
 		json_object *t = json_object_new_object();
@@ -146,9 +146,9 @@ json_object *report_stack_tree_json(const struct map_stack_node *n)
 	if (n->thin_id >= 0) {
 		json_object *t = json_object_new_object();
 
-		report_json_add(t, "id", json_object_new_int64(n->thin_id));
+		report_json_add(t, "id", report_json_new_i64(n->thin_id));
 		if (n->thin_ok)
-			report_json_add(t, "mapped_blocks", json_object_new_uint64(
+			report_json_add(t, "mapped_blocks", report_json_new_u64(
 				n->thin_mapped));
 		report_json_add(j, "thin", t);
 	}
@@ -228,9 +228,9 @@ static json_object *shared_json(const struct pass_report *rep, const struct pass
 
 		snprintf(dev, sizeof(dev), "/dev/%s", sh->dev);
 		report_json_add(j, "device", json_object_new_string(dev));
-		report_json_add(j, "offset", json_object_new_uint64(sh->offset));
+		report_json_add(j, "offset", report_json_new_u64(sh->offset));
 		if (sh->top >= 0)
-			report_json_add(j, "fs_offset", json_object_new_uint64(sh->fs_offset));
+			report_json_add(j, "fs_offset", report_json_new_u64(sh->fs_offset));
 		else
 			report_json_add(j, "why", json_object_new_string(sh->why));
 		report_json_add(j, "owners", owners_json(rep, sh->top, sh->own_first,
@@ -254,11 +254,11 @@ json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
 		report_json_add(j, "array", json_object_new_string(dev));
 		report_json_add(j, "array_uuid", json_object_new_string(e->array_uuid));
 	}
-	report_json_add(j, "offset", json_object_new_uint64(e->offset));
-	report_json_add(j, "length", json_object_new_uint64(e->length));
+	report_json_add(j, "offset", report_json_new_u64(e->offset));
+	report_json_add(j, "length", report_json_new_u64(e->length));
 	report_json_add(j, "verdict", json_object_new_string(
 		e->lost ? "damage" : "redundancy-lost"));
-	report_json_add(j, "errno", json_object_new_int(e->err));
+	report_json_add(j, "errno", report_json_new_i64(e->err));
 	if (e->u) {
 		report_json_add(j, "stack", report_stack_hops_json(e->u));
 		report_json_add(j, "copies", report_stack_copies_json(e->u));
@@ -268,14 +268,14 @@ json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
 			report_json_add(j, "unmappable", report_stack_unmappable_json(e->u));
 	}
 	if (e->has_fs)
-		report_json_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
+		report_json_add(j, "fs_offset", report_json_new_u64(e->fs_offset));
 	if (e->repair[0])
 		report_json_add(j, "repair", json_object_new_string(e->repair));
 	report_json_add(j, "owners", owners_json(rep, e->top, e->own_first, e->own_count));
 	if (e->nr_shared)
 		report_json_add(j, "shared_with", shared_json(rep, e));
 	if (e->shared_more)
-		report_json_add(j, "shared_with_more", json_object_new_uint64(e->shared_more));
+		report_json_add(j, "shared_with_more", report_json_new_u64(e->shared_more));
 	return j;
 }
 
@@ -293,9 +293,9 @@ static json_object *member_plan_json(const struct pass_stack *ps)
 		json_object_array_add(tops, json_object_new_string(dev));
 	}
 	report_json_add(j, "tops", tops);
-	report_json_add(j, "planned_bytes", json_object_new_uint64(ps->mr_bytes));
-	report_json_add(j, "ranges", json_object_new_uint64(ps->nr_mr));
-	report_json_add(j, "metadata_bytes", json_object_new_uint64(ps->meta_bytes));
+	report_json_add(j, "planned_bytes", report_json_new_u64(ps->mr_bytes));
+	report_json_add(j, "ranges", report_json_new_u64(ps->nr_mr));
+	report_json_add(j, "metadata_bytes", report_json_new_u64(ps->meta_bytes));
 	for (size_t i = 0; i < ps->nr_meta; i++) {
 		const struct pass_stack_meta *m = &ps->meta[i];
 		json_object *e = json_object_new_object();
@@ -304,8 +304,8 @@ static json_object *member_plan_json(const struct pass_stack *ps)
 		report_json_add(e, "layer", json_object_new_string(dev));
 		report_json_add(e, "kind", json_object_new_string(m->kind));
 		report_json_add(e, "what", json_object_new_string(m->what));
-		report_json_add(e, "offset", json_object_new_uint64(m->offset));
-		report_json_add(e, "length", json_object_new_uint64(m->length));
+		report_json_add(e, "offset", report_json_new_u64(m->offset));
+		report_json_add(e, "length", report_json_new_u64(m->length));
 		json_object_array_add(meta, e);
 	}
 	report_json_add(j, "metadata", meta);
@@ -344,9 +344,9 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 
 		report_json_add(d, "path", json_object_new_string(ps->path[i]));
 		report_json_add(d, "role", json_object_new_string("member"));
-		report_json_add(d, "logical_block_size", json_object_new_int(
+		report_json_add(d, "logical_block_size", report_json_new_i64(
 			(int)ps->devs[i].logical_block_size));
-		report_json_add(d, "size", json_object_new_uint64(ps->devs[i].size_bytes));
+		report_json_add(d, "size", report_json_new_u64(ps->devs[i].size_bytes));
 		json_object_array_add(mem, d);
 	}
 	report_json_add(root, "member_devices", mem);
@@ -360,9 +360,9 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 	if (rep->resumed) {
 		/* found by the runs before the interruption: in the history (mediascan report) */
 		report_json_add(root, "redundancy_lost_earlier",
-				       json_object_new_uint64(ps->nr_rl_earlier));
+				       report_json_new_u64(ps->nr_rl_earlier));
 		report_json_add(root, "lost_earlier",
-				       json_object_new_uint64(ps->nr_lost_earlier));
+				       report_json_new_u64(ps->nr_lost_earlier));
 	}
 	for (size_t i = 0; i < ps->nr_rl; i++)
 		json_object_array_add(a, report_stack_rl_json(rep, i));
