@@ -116,30 +116,55 @@ int report_json_stream_open(struct report_json_stream *s, const char *key)
 	return s->err;
 }
 
-/* Append n bytes of p to the element buffer; 0 or -ENOMEM. */
-static int buf_add(struct report_json_stream *s, const char *p, size_t n)
+/* Room in the element buffer for n more bytes; 0 or -ENOMEM. */
+static int buf_room(struct report_json_stream *s, size_t n)
 {
-	if (s->len + n > s->cap) {
-		size_t cap = s->cap ? s->cap : 4096;
-		char *b;
+	size_t cap = s->cap ? s->cap : 4096;
+	char *b;
 
-		while (cap < s->len + n)
-			cap *= 2;
-		b = realloc(s->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		s->buf = b;
-		s->cap = cap;
+	if (s->len + n <= s->cap)
+		return 0;
+	while (cap < s->len + n)
+		cap *= 2;
+	b = realloc(s->buf, cap);
+	if (!b)
+		return -ENOMEM;
+	s->buf = b;
+	s->cap = cap;
+	return 0;
+}
+
+/* Append text p (n bytes) to the element buffer, each line after two indents; 0 or -ENOMEM. */
+static int buf_indented(struct report_json_stream *s, const char *p, size_t n)
+{
+	size_t ind = strlen(s->indent), lines = 1;
+	const char *end = p + n, *nl;
+	char *o;
+
+	for (const char *q = p; (nl = memchr(q, '\n', (size_t)(end - q))); q = nl + 1)
+		lines++;
+	if (buf_room(s, n + lines * 2 * ind) < 0)
+		return -ENOMEM;
+	o = s->buf + s->len;
+	while (p < end) {
+		size_t k;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		k = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		memcpy(o, s->indent, ind);
+		memcpy(o + ind, s->indent, ind);
+		memcpy(o + 2 * ind, p, k);
+		o += 2 * ind + k;
+		p += k;
 	}
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
+	s->len = (size_t)(o - s->buf);
 	return 0;
 }
 
 int report_json_stream_add(struct report_json_stream *s, json_object *elem)
 {
-	size_t ind = strlen(s->indent);
-	const char *p, *nl;
+	const char *p;
+	size_t n = 0;
 	int ret = 0;
 
 	if (!s->open) {
@@ -148,22 +173,17 @@ int report_json_stream_add(struct report_json_stream *s, json_object *elem)
 	}
 	/* the array's elements sit two levels deep: "[", then each on its own line; the
 	 * element is assembled, then written at once */
-	p = json_object_to_json_string_ext(elem, s->flags);
+	p = json_object_to_json_string_length(elem, s->flags, &n);
 	if (!p)
 		ret = -ENOMEM;
 	s->len = 0;
 	if (ret == 0)
-		ret = s->nr ? buf_add(s, ",\n", 2) : buf_add(s, "\n", 1);
-	while (ret == 0) {
-		nl = strchr(p, '\n');
-		ret = buf_add(s, s->indent, ind);
-		if (ret == 0)
-			ret = buf_add(s, s->indent, ind);
-		if (ret == 0)
-			ret = buf_add(s, p, nl ? (size_t)(nl - p) + 1 : strlen(p));
-		if (!nl)
-			break;
-		p = nl + 1;
+		ret = buf_room(s, 2);
+	if (ret == 0) {
+		if (s->nr)
+			s->buf[s->len++] = ',';
+		s->buf[s->len++] = '\n';
+		ret = buf_indented(s, p, n);
 	}
 	json_object_put(elem);
 	if (ret < 0 && !s->err)
