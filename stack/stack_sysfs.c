@@ -19,10 +19,13 @@
 /* md0, md127 (not md0p1, a partition of one) */
 int map_stack_is_md(const char *n)
 {
-	unsigned u;
-	char c;
-
-	return sscanf(n, "md%u%c", &u, &c) == 1;
+	/* "md" and digits only (no sscanf: a walk asks this of every device it passes) */
+	if (strncmp(n, "md", 2) || !n[2])
+		return 0;
+	for (n += 2; *n; n++)
+		if (*n < '0' || *n > '9')
+			return 0;
+	return 1;
 }
 
 int map_stack_is_dm(const char *n)
