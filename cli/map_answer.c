@@ -136,6 +136,8 @@ static void stacks_json(const struct map_run *m, json_object *root, json_object 
 			report_json_add(root, "stack", report_stack_hops_json(q->stk));
 			stack_done = 1;
 		}
+		if (!q->stk->nr_copies)
+			continue;
 		cj = report_stack_copies_json(q->stk);
 		for (size_t c = 0; c < json_object_array_length(cj); c++)
 			json_object_array_add(copies,
