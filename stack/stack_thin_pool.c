@@ -154,7 +154,7 @@ int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_mo
 				oldest = i;
 		}
 		c = &pools[oldest];
-		snprintf(c->meta_devt, sizeof(c->meta_devt), "%s", pp.meta_devt);
+		stack_copy(c->meta_devt, sizeof(c->meta_devt), pp.meta_devt);
 	}
 	ret = pool_load(c, why, len);
 	if (ret < 0) {
@@ -178,7 +178,7 @@ int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, siz
 		return k;
 	for (int i = 0; i < k; i++)
 		if (!strcmp(rows[i].type, "thin-pool")) {
-			snprintf(params, len, "%s", rows[i].params);
+			stack_copy(params, len, rows[i].params);
 			ret = 0;
 			break;
 		}
