@@ -79,17 +79,17 @@ static void query_stack_json(const struct query *q, json_object *j)
 	json_object *um = report_stack_unmappable_json(q->stk);
 
 	if (!q->no_owner) {
-		report_json_add(j, "fs_device", json_object_new_string(q->devpath));
+		report_json_add(j, "fs_device", report_json_string(q->devpath));
 		report_json_add(j, "fs_offset", report_json_new_u64(q->offset));
 	}
 	report_json_add(j, "stack", report_stack_hops_json(q->stk));
 	report_json_add(j, "copies", report_stack_copies_json(q->stk));
 	if (q->stk->parity)
-		report_json_add(j, "parity", json_object_new_boolean(1));
+		report_json_add(j, "parity", report_json_bool(1));
 	if (q->stk->unused)
 		report_json_add(j, "unused", json_object_new_string(q->stk->bad_reason));
 	if (q->stk->thin_meta)
-		report_json_add(j, "thin_pool_metadata", json_object_new_boolean(1));
+		report_json_add(j, "thin_pool_metadata", report_json_bool(1));
 	if (q->stk->nr_also) {
 		/* a thin block shared with other volumes (snapshots): each is its own entry too */
 		json_object *sw = json_object_new_array();
@@ -155,18 +155,16 @@ static json_object *query_json(const struct map_run *m, const struct query *q)
 	json_object *j = json_object_new_object(), *owners = json_object_new_array();
 	size_t first = 0, count = 0;
 
-	report_json_add(j, "device", json_object_new_string(
-		q->stk ? q->asked_dev : q->devpath));
+	report_json_add(j, "device", report_json_string(q->stk ? q->asked_dev : q->devpath));
 	report_json_add(j, "offset", report_json_new_u64(
 		q->stk ? q->asked_off : q->offset));
 	report_json_add(j, "length", report_json_new_u64(q->length));
 	if (q->stk)
 		query_stack_json(q, j);
-	report_json_add(j, "error", json_object_new_string(
-		m->from_log ? "kernel-log" : "query"));
-	report_json_add(j, "format", json_object_new_string(q->format));
+	report_json_add(j, "error", report_json_string(m->from_log ? "kernel-log" : "query"));
+	report_json_add(j, "format", report_json_string(q->format));
 	if (m->from_log)
-		report_json_add(j, "precision", json_object_new_string(
+		report_json_add(j, "precision", report_json_string(
 			q->vague ? "command" : "block"));
 	if (q->stale[0])
 		report_json_add(j, "not_mapped", json_object_new_string(q->stale));
@@ -178,7 +176,7 @@ static json_object *query_json(const struct map_run *m, const struct query *q)
 	if (q->tgt >= 0) {
 		const struct tgt *tg = &m->tg[q->tgt];
 
-		report_json_add(j, "role", json_object_new_string(
+		report_json_add(j, "role", report_json_string(
 			map_role_name(tg->t.devices[q->dev_idx].role)));
 		map_damage_group(&tg->d, q->group, &first, &count);
 		for (size_t k = 0; k < count; k++)

@@ -70,6 +70,54 @@ json_object *report_json_new_i64(int64_t v)
 	return o;
 }
 
+#define JSON_SHARED 128		/* a power of two */
+
+static json_object *shared_bool[2], *shared_empty;
+static struct {
+	char s[64];
+	json_object *o;			/* NULL: free */
+} shared_str[JSON_SHARED];
+
+json_object *report_json_bool(int b)
+{
+	b = !!b;
+	if (!shared_bool[b])
+		shared_bool[b] = json_object_new_boolean(b);
+	return shared_bool[b] ? json_object_get(shared_bool[b]) : NULL;
+}
+
+json_object *report_json_empty_array(void)
+{
+	if (!shared_empty)
+		shared_empty = json_object_new_array();
+	return shared_empty ? json_object_get(shared_empty) : NULL;
+}
+
+json_object *report_json_string(const char *s)
+{
+	unsigned h = 2166136261u;	/* FNV-1a */
+	size_t n = 0;
+
+	for (const char *p = s; *p && n < sizeof(shared_str[0].s); p++, n++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	if (n >= sizeof(shared_str[0].s))
+		return json_object_new_string(s);
+	for (unsigned k = 0; k < JSON_SHARED; k++, h++) {
+		unsigned i = h & (JSON_SHARED - 1);
+
+		if (!shared_str[i].o) {
+			shared_str[i].o = json_object_new_string(s);
+			if (!shared_str[i].o)
+				return NULL;
+			memcpy(shared_str[i].s, s, n + 1);
+			return json_object_get(shared_str[i].o);
+		}
+		if (!strcmp(shared_str[i].s, s))
+			return json_object_get(shared_str[i].o);
+	}
+	return json_object_new_string(s);	/* all kept: a new one */
+}
+
 /* Write n bytes of p; remember the first failure. */
 static void put(struct report_json_stream *s, const char *p, size_t n)
 {

@@ -37,6 +37,16 @@ int report_json_add(struct json_object *o, const char *key, struct json_object *
 struct json_object *report_json_new_u64(uint64_t v);
 struct json_object *report_json_new_i64(int64_t v);
 /*
+ * Shared leaves: a reference (json_object_get) to one json-c object for a value that answers
+ * repeat thousands of times (a boolean, an empty array, a string of a small set: a kind, a
+ * type, a role, a device), instead of a new object each time. Never to be changed (no array
+ * added to, no string set); the bytes written are the same. _string keeps at most
+ * JSON_SHARED strings (shorter than 64 bytes), then makes new ones.
+ */
+struct json_object *report_json_bool(int b);
+struct json_object *report_json_empty_array(void);
+struct json_object *report_json_string(const char *s);
+/*
  * Return 0 after starting the document skeleton (root object; its streamed arrays present
  * and empty, in their place) on f with json-c flags (JSON_C_TO_STRING_PRETTY required), or
  * -EINVAL. The skeleton must live, unchanged, until report_json_stream_end.

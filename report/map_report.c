@@ -97,10 +97,13 @@ static json_object *names_json(enum map_health_kind kind, uint32_t bits)
 {
 	const char *names[32];
 	unsigned n = map_health_names(kind, bits, names, 32);
-	json_object *a = json_object_new_array();
+	json_object *a;
 
+	if (!n)
+		return report_json_empty_array();
+	a = json_object_new_array();
 	for (unsigned i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_string(names[i]));
+		json_object_array_add(a, report_json_string(names[i]));
 	return a;
 }
 
@@ -136,7 +139,7 @@ static void add_health_json(json_object *j, const struct map_owner *o)
 	if (o->health != MAP_HEALTH_NONE) {
 		json_object *h = json_object_new_object();
 
-		report_json_add(h, "scope", json_object_new_string(
+		report_json_add(h, "scope", report_json_string(
 			o->health == MAP_HEALTH_INODE ? "inode" :
 			o->health == MAP_HEALTH_AG ? "ag" : "filesystem"));
 		report_json_add(h, "sick", names_json(o->health, o->sick));
@@ -155,7 +158,7 @@ json_object *report_owner_json(const struct map_damage *d, const struct map_targ
 	const char *raw = o->kind == MAP_OWN_DEVICE ? NULL :
 			  read_from(map_target_fs((struct map_target *)t, o->fs_idx));
 
-	report_json_add(j, "type", json_object_new_string(report_owner_kind_name(o)));
+	report_json_add(j, "type", report_json_string(report_owner_kind_name(o)));
 	if (raw)
 		report_json_add(j, "read_from", json_object_new_string(raw));
 	report_json_add(j, "device_offset", report_json_new_u64(o->dev_offset));
@@ -171,15 +174,15 @@ json_object *report_owner_json(const struct map_damage *d, const struct map_targ
 	if (o->kind == MAP_OWN_FILE) {
 		report_json_add(j, "inode", report_json_new_u64(o->inode));
 		report_json_add(j, "file_offset", report_json_new_u64(o->file_offset));
-		report_json_add(j, "fork", json_object_new_string(
+		report_json_add(j, "fork", report_json_string(
 			o->flags & MAP_OWNF_ATTR_FORK ? "attr" : "data"));
 		report_json_add(j, "unwritten",
-				       json_object_new_boolean(!!(o->flags & MAP_OWNF_UNWRITTEN)));
+				       report_json_bool(!!(o->flags & MAP_OWNF_UNWRITTEN)));
 		report_json_add(j, "shared",
-				       json_object_new_boolean(!!(o->flags & MAP_OWNF_SHARED)));
+				       report_json_bool(!!(o->flags & MAP_OWNF_SHARED)));
 		add_paths(j, ip);
 	} else {
-		report_json_add(j, "metadata", json_object_new_string(
+		report_json_add(j, "metadata", report_json_string(
 			o->meta_type ? o->meta_type : "unknown"));
 		if (o->ag >= 0)
 			report_json_add(j, "ag", report_json_new_i64(o->ag));
@@ -212,7 +215,7 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 	report_json_add(jf, "inode", report_json_new_u64(f->inode));
 	add_paths(jf, f->paths);
 	if (f->paths && f->paths->is_dir)
-		report_json_add(jf, "directory", json_object_new_boolean(1));
+		report_json_add(jf, "directory", report_json_bool(1));
 	for (size_t k = 0; k < f->nr_ranges; k++) {
 		json_object *o = json_object_new_object();
 
@@ -223,15 +226,15 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 		report_json_add(o, "fork", json_object_new_string(
 			f->ranges[k].attr_fork ? "attr" : "data"));
 		report_json_add(o, "lost",
-				       json_object_new_boolean(f->ranges[k].lost));
+				       report_json_bool(f->ranges[k].lost));
 		json_object_array_add(rg, o);
 	}
 	report_json_add(jf, "ranges", rg);
-	report_json_add(jf, "lost", json_object_new_boolean(f->lost));
+	report_json_add(jf, "lost", report_json_bool(f->lost));
 	if (f->what_lost && f->what_lost[0])	/* its inode or block map is lost */
 		report_json_add(jf, "what_is_lost",
 				       json_object_new_string(f->what_lost));
-	report_json_add(jf, "shared", json_object_new_boolean(f->shared));
+	report_json_add(jf, "shared", report_json_bool(f->shared));
 	if (f->part)
 		report_json_add(jf, "partition", report_json_new_i64((int)f->part));
 	if (f->fs_idx) {
@@ -249,7 +252,7 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 	if (!f->paths || f->paths->nr_paths == 0) {
 		int unlinked = f->paths && f->paths->unlinked;
 
-		report_json_add(jf, "reached", json_object_new_boolean(0));
+		report_json_add(jf, "reached", report_json_bool(0));
 		report_json_add(jf, "note", json_object_new_string(
 			unlinked ? "no directory reaches it: unlinked but still open, or an "
 				   "orphan awaiting cleanup" :

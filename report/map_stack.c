@@ -20,7 +20,7 @@ static json_object *dev_string(const char *name)
 	/* no snprintf: every hop of every answer names its device */
 	memcpy(p + 5, name, n);
 	p[5 + n] = '\0';
-	return json_object_new_string(p);
+	return report_json_string(p);
 }
 
 json_object *report_stack_hops_json(const struct map_stack_up *u)
@@ -31,12 +31,12 @@ json_object *report_stack_hops_json(const struct map_stack_up *u)
 		json_object *h = json_object_new_object();
 
 		report_json_add(h, "device", dev_string(u->hop[i].name));
-		report_json_add(h, "kind", json_object_new_string(u->hop[i].kind));
+		report_json_add(h, "kind", report_json_string(u->hop[i].kind));
 		report_json_add(h, "offset", report_json_new_u64(u->hop[i].offset));
 		if (u->hop[i].parity)
-			report_json_add(h, "parity", json_object_new_boolean(1));
+			report_json_add(h, "parity", report_json_bool(1));
 		if (u->hop[i].degraded)
-			report_json_add(h, "degraded", json_object_new_boolean(1));
+			report_json_add(h, "degraded", report_json_bool(1));
 		json_object_array_add(a, h);
 	}
 	return a;
@@ -44,7 +44,11 @@ json_object *report_stack_hops_json(const struct map_stack_up *u)
 
 json_object *report_stack_copies_json(const struct map_stack_up *u)
 {
-	json_object *a = json_object_new_array();
+	json_object *a;
+
+	if (!u->nr_copies)
+		return report_json_empty_array();
+	a = json_object_new_array();
 
 	for (unsigned i = 0; i < u->nr_copies; i++) {
 		const struct map_stack_copy *c = &u->copy[i];
@@ -266,7 +270,7 @@ json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
 		report_json_add(j, "stack", report_stack_hops_json(e->u));
 		report_json_add(j, "copies", report_stack_copies_json(e->u));
 		if (e->u->parity)
-			report_json_add(j, "parity", json_object_new_boolean(1));
+			report_json_add(j, "parity", report_json_bool(1));
 		if (e->u->unmappable)
 			report_json_add(j, "unmappable", report_stack_unmappable_json(e->u));
 	}
@@ -359,7 +363,7 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 		for (unsigned i = 0; i < ps->nr_leaf; i++)
 			json_object_array_add(devs, json_object_get(json_object_array_get_idx(mem,
 											       i)));
-	report_json_add(root, "member_level", json_object_new_boolean(1));
+	report_json_add(root, "member_level", report_json_bool(1));
 	if (rep->resumed) {
 		/* found by the runs before the interruption: in the history (mediascan report) */
 		report_json_add(root, "redundancy_lost_earlier",
