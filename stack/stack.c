@@ -343,7 +343,7 @@ static int reaches(const char *sysfs, const char *vol, uint64_t off, const char 
  * map the block, -errno (the pool's model cannot be had: map_thin_why() says why).
  */
 static int thin_vol_up(const char *sysfs, const char *vol, const char *below, uint64_t off,
-		       uint64_t *voff, uint64_t *run)
+		       uint64_t *voff, uint64_t *run, const struct thin_model **m)
 {
 	const struct kio_dm_target *rows;
 	uint64_t top, r_run;
@@ -355,7 +355,7 @@ static int thin_vol_up(const char *sysfs, const char *vol, const char *below, ui
 	for (int i = 0; i < n && r == 0; i++) {
 		if (strcmp(rows[i].type, "thin"))
 			continue;
-		r = map_thin_up(sysfs, &rows[i], below, off / 512, &top, &r_run);
+		r = map_thin_up_in(sysfs, &rows[i], below, off / 512, &top, &r_run, m);
 		if (r == 1) {
 			*voff = top * 512 + off % 512;
 			*run = r_run * 512 - off % 512;
@@ -377,6 +377,7 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 			int n, uint64_t *off, const char *prefer, struct map_stack_up *u)
 {
 	char below[32], best[MAP_STACK_NAME] = "";
+	const struct thin_model *m = NULL;	/* the pool's, found once for all its volumes */
 	uint64_t best_off = 0, len = u->length;
 	int found = 0, best_pref = 0;
 
@@ -388,7 +389,7 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 
 		if (!map_stack_is_dm(h[k]))
 			continue;
-		r = thin_vol_up(sysfs, h[k], below, *off, &o, &run);
+		r = thin_vol_up(sysfs, h[k], below, *off, &o, &run, &m);
 		if (r == -EAGAIN) {
 			u->nr_also = 0;
 			u->also_more = 0;

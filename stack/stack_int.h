@@ -101,5 +101,9 @@ int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, 
 		  char *below, size_t len, uint64_t *off);
 int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *below,
 		uint64_t x, uint64_t *top, uint64_t *run);
+/* map_thin_up with the pool's model in *m: found the first time (*m NULL), then reused (the
+ * volumes of one pool asked about one block). */
+int map_thin_up_in(const char *sysfs, const struct kio_dm_target *r, const char *below,
+		   uint64_t x, uint64_t *top, uint64_t *run, const struct thin_model **m);
 
 #endif
