@@ -99,7 +99,7 @@ static void query_stack_json(const struct query *q, json_object *j)
 			json_object *e = json_object_new_object();
 
 			snprintf(dev, sizeof(dev), "/dev/%s", q->stk->also[i].name);
-			report_json_add(e, "device", json_object_new_string(dev));
+			report_json_add(e, "device", report_json_string(dev));
 			report_json_add(e, "offset",
 					       report_json_new_u64(q->stk->also[i].offset));
 			json_object_array_add(sw, e);
