@@ -449,7 +449,6 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 	ret = push_hop(u, cur, map_stack_base_kind(sysfs, cur), off);
 	for (unsigned depth = 0; ret >= 0 && depth < MAP_STACK_MAX_HOPS; depth++) {
 		int n = map_stack_list(sysfs, cur, "holders", NULL, h, room);
-		const char *kind = map_stack_base_kind(sysfs, cur);
 
 		if (n == -E2BIG && room < MAP_STACK_MAX_HOLDERS) {
 			char (*more)[KIO_DISK_NAME_LEN] = realloc(h, KIO_DISK_NAME_LEN *
@@ -481,8 +480,8 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 			char part[MAP_STACK_NAME];
 			uint64_t start, size;
 
-			if (!strcmp(kind, "partition") || part_at(sysfs, cur, off, part, sizeof(part),
-								  &start, &size) < 0)
+			if (!strcmp(map_stack_base_kind(sysfs, cur), "partition") ||
+			    part_at(sysfs, cur, off, part, sizeof(part), &start, &size) < 0)
 				break;		/* the top (a partitioned md array goes on) */
 			if (!map_stack_is_stacked(sysfs, part) && depth == 0)
 				break;		/* a plain partitioned disk: the caller maps it */
