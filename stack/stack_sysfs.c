@@ -223,11 +223,14 @@ static int dm_rows_read(const char *sysfs, const char *name, struct kio_dm_targe
  */
 static struct dm_cached *dm_cached_get(const char *name, int *err)
 {
+	static struct dm_cached *last;		/* a walk asks the same table many times */
 	uint64_t now = mono_ns();
 	struct dm_cached *c = NULL, *old = &dm_cache[0];
 	struct kio_dm_target *r, *keep;
 	int k;
 
+	if (last && last->rows && now - last->at < DM_CACHE_NS && !strcmp(last->name, name))
+		return last;
 	for (unsigned i = 0; i < DM_CACHE; i++) {
 		if (dm_cache[i].rows && !strcmp(dm_cache[i].name, name)) {
 			c = &dm_cache[i];
@@ -237,7 +240,7 @@ static struct dm_cached *dm_cached_get(const char *name, int *err)
 			old = &dm_cache[i];
 	}
 	if (c && now - c->at < DM_CACHE_NS)
-		return c;
+		return last = c;
 	k = dm_rows_read(NULL, name, &r);
 	if (k < 0) {
 		*err = k;
@@ -260,7 +263,7 @@ static struct dm_cached *dm_cached_get(const char *name, int *err)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->n = k;
 	c->at = now;
-	return c;
+	return last = c;
 }
 
 /* A dm device's table rows (free with map_stack_dm_rows_free: wiped). */
