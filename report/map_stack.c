@@ -79,13 +79,35 @@ json_object *report_stack_unmappable_json(const struct map_stack_up *u)
 	return j;
 }
 
+/* Write v in decimal to f, as "%" PRIu64 does. */
+static void put_u64(FILE *f, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
 void report_stack_print(FILE *f, const struct map_stack_up *u)
 {
-	fprintf(f, "      stack:");
-	for (unsigned i = 0; i < u->nr_hops; i++)
-		fprintf(f, "%s /dev/%s (%s%s%s) at %" PRIu64, i ? " ->" : "", u->hop[i].name,
-			u->hop[i].kind, u->hop[i].parity ? ", parity" : "",
-			u->hop[i].degraded ? ", DEGRADED" : "", u->hop[i].offset);
+	fputs("      stack:", f);
+	/* each hop " -> /dev/NAME (KIND[, parity][, DEGRADED]) at OFFSET", without fprintf:
+	 * a map of a thousand sectors prints thousands of hops */
+	for (unsigned i = 0; i < u->nr_hops; i++) {
+		fputs(i ? " -> /dev/" : " /dev/", f);
+		fputs(u->hop[i].name, f);
+		fputs(" (", f);
+		fputs(u->hop[i].kind, f);
+		if (u->hop[i].parity)
+			fputs(", parity", f);
+		if (u->hop[i].degraded)
+			fputs(", DEGRADED", f);
+		fputs(") at ", f);
+		put_u64(f, u->hop[i].offset);
+	}
 	fputc('\n', f);
 	if (u->parity)
 		fprintf(f, "      parity of a stripe: no file owns it; a latent error here fails a "
