@@ -403,6 +403,8 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 		if (run < len)
 			len = run;
 		pref = prefer && !best_pref && reaches(sysfs, h[k], o, prefer);
+		if (prefer)
+			m = NULL;	/* reaches() walked further (other pools' models): ask again */
 		if (!found || pref) {
 			if (found)	/* the one chosen before becomes another owner */
 				add_also(u, best, best_off);
