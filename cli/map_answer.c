@@ -29,33 +29,33 @@ static json_object *target_json(const struct tgt *tg, json_object *meta, json_ob
 {
 	json_object *jt = json_object_new_object(), *devs = json_object_new_array(), *a;
 
-	json_object_object_add(jt, "device", json_object_new_string(tg->devpath));
+	report_json_add(jt, "device", json_object_new_string(tg->devpath));
 	if (!tg->open) {
-		json_object_object_add(jt, "error", json_object_new_string(tg->err));
+		report_json_add(jt, "error", json_object_new_string(tg->err));
 		json_object_put(devs);
 		return jt;
 	}
-	json_object_object_add(jt, "target", json_object_new_string(target_name(tg)));
-	json_object_object_add(jt, "fs_type", json_object_new_string(tg->t.fs_type));
+	report_json_add(jt, "target", json_object_new_string(target_name(tg)));
+	report_json_add(jt, "fs_type", json_object_new_string(tg->t.fs_type));
 	if (tg->t.uuid[0])
-		json_object_object_add(jt, "fs_uuid", json_object_new_string(tg->t.uuid));
+		report_json_add(jt, "fs_uuid", json_object_new_string(tg->t.uuid));
 	for (unsigned i = 0; i < tg->t.nr_devices; i++) {
 		json_object *d = json_object_new_object();
 
-		json_object_object_add(d, "path", json_object_new_string(tg->t.devices[i].path));
-		json_object_object_add(d, "role", json_object_new_string(
+		report_json_add(d, "path", json_object_new_string(tg->t.devices[i].path));
+		report_json_add(d, "role", json_object_new_string(
 			map_role_name(tg->t.devices[i].role)));
-		json_object_object_add(d, "logical_block_size", json_object_new_int(
+		report_json_add(d, "logical_block_size", report_json_new_i64(
 			(int)tg->t.devices[i].info.logical_block_size));
-		json_object_object_add(d, "size", json_object_new_uint64(
+		report_json_add(d, "size", report_json_new_u64(
 			tg->t.devices[i].info.size_bytes));
 		json_object_array_add(devs, d);
 	}
-	json_object_object_add(jt, "devices", devs);
+	report_json_add(jt, "devices", devs);
 	report_target_json(jt, &tg->t);
 	report_mapping_json(jt, &tg->d);
 	if (tg->err[0])
-		json_object_object_add(jt, "error", json_object_new_string(tg->err));
+		report_json_add(jt, "error", json_object_new_string(tg->err));
 	for (size_t i = 0; i < tg->d.nr_meta; i++)
 		json_object_array_add(meta, report_damaged_meta_json(&tg->d, &tg->t, i));
 	json_object_object_get_ex(jt, "notes", &a);
@@ -69,7 +69,7 @@ static json_object *damaged_file_json(const struct tgt *tg, size_t i)
 {
 	json_object *e = report_damaged_file_json(&tg->d, &tg->t, i);
 
-	json_object_object_add(e, "target", json_object_new_string(target_name(tg)));
+	report_json_add(e, "target", json_object_new_string(target_name(tg)));
 	return e;
 }
 
@@ -79,17 +79,17 @@ static void query_stack_json(const struct query *q, json_object *j)
 	json_object *um = report_stack_unmappable_json(q->stk);
 
 	if (!q->no_owner) {
-		json_object_object_add(j, "fs_device", json_object_new_string(q->devpath));
-		json_object_object_add(j, "fs_offset", json_object_new_uint64(q->offset));
+		report_json_add(j, "fs_device", report_json_string(q->devpath));
+		report_json_add(j, "fs_offset", report_json_new_u64(q->offset));
 	}
-	json_object_object_add(j, "stack", report_stack_hops_json(q->stk));
-	json_object_object_add(j, "copies", report_stack_copies_json(q->stk));
+	report_json_add(j, "stack", report_stack_hops_json(q->stk));
+	report_json_add(j, "copies", report_stack_copies_json(q->stk));
 	if (q->stk->parity)
-		json_object_object_add(j, "parity", json_object_new_boolean(1));
+		report_json_add(j, "parity", report_json_bool(1));
 	if (q->stk->unused)
-		json_object_object_add(j, "unused", json_object_new_string(q->stk->bad_reason));
+		report_json_add(j, "unused", json_object_new_string(q->stk->bad_reason));
 	if (q->stk->thin_meta)
-		json_object_object_add(j, "thin_pool_metadata", json_object_new_boolean(1));
+		report_json_add(j, "thin_pool_metadata", report_json_bool(1));
 	if (q->stk->nr_also) {
 		/* a thin block shared with other volumes (snapshots): each is its own entry too */
 		json_object *sw = json_object_new_array();
@@ -99,18 +99,18 @@ static void query_stack_json(const struct query *q, json_object *j)
 			json_object *e = json_object_new_object();
 
 			snprintf(dev, sizeof(dev), "/dev/%s", q->stk->also[i].name);
-			json_object_object_add(e, "device", json_object_new_string(dev));
-			json_object_object_add(e, "offset",
-					       json_object_new_uint64(q->stk->also[i].offset));
+			report_json_add(e, "device", report_json_string(dev));
+			report_json_add(e, "offset",
+					       report_json_new_u64(q->stk->also[i].offset));
 			json_object_array_add(sw, e);
 		}
-		json_object_object_add(j, "shared_with", sw);
+		report_json_add(j, "shared_with", sw);
 	}
 	if (q->stk->also_more)		/* volumes past what one answer lists: not named */
-		json_object_object_add(j, "shared_with_more",
-				       json_object_new_uint64(q->stk->also_more));
+		report_json_add(j, "shared_with_more",
+				       report_json_new_u64(q->stk->also_more));
 	if (um)
-		json_object_object_add(j, "unmappable", um);
+		report_json_add(j, "unmappable", um);
 }
 
 /*
@@ -133,18 +133,20 @@ static void stacks_json(const struct map_run *m, json_object *root, json_object 
 		if (um)
 			json_object_array_add(unmappable, um);
 		if (!stack_done) {
-			json_object_object_add(root, "stack", report_stack_hops_json(q->stk));
+			report_json_add(root, "stack", report_stack_hops_json(q->stk));
 			stack_done = 1;
 		}
+		if (!q->stk->nr_copies)
+			continue;
 		cj = report_stack_copies_json(q->stk);
 		for (size_t c = 0; c < json_object_array_length(cj); c++)
 			json_object_array_add(copies,
 					      json_object_get(json_object_array_get_idx(cj, c)));
 		json_object_put(cj);
 	}
-	json_object_object_add(root, "media_errors", json_object_new_array());
+	report_json_add(root, "media_errors", json_object_new_array());
 	if (!stack_done)
-		json_object_object_add(root, "stack", json_object_new_array());
+		report_json_add(root, "stack", json_object_new_array());
 }
 
 /* Return the JSON of query q of m, as an entry of media_errors[]. */
@@ -153,37 +155,35 @@ static json_object *query_json(const struct map_run *m, const struct query *q)
 	json_object *j = json_object_new_object(), *owners = json_object_new_array();
 	size_t first = 0, count = 0;
 
-	json_object_object_add(j, "device", json_object_new_string(
-		q->stk ? q->asked_dev : q->devpath));
-	json_object_object_add(j, "offset", json_object_new_uint64(
+	report_json_add(j, "device", report_json_string(q->stk ? q->asked_dev : q->devpath));
+	report_json_add(j, "offset", report_json_new_u64(
 		q->stk ? q->asked_off : q->offset));
-	json_object_object_add(j, "length", json_object_new_uint64(q->length));
+	report_json_add(j, "length", report_json_new_u64(q->length));
 	if (q->stk)
 		query_stack_json(q, j);
-	json_object_object_add(j, "error", json_object_new_string(
-		m->from_log ? "kernel-log" : "query"));
-	json_object_object_add(j, "format", json_object_new_string(q->format));
+	report_json_add(j, "error", report_json_string(m->from_log ? "kernel-log" : "query"));
+	report_json_add(j, "format", report_json_string(q->format));
 	if (m->from_log)
-		json_object_object_add(j, "precision", json_object_new_string(
+		report_json_add(j, "precision", report_json_string(
 			q->vague ? "command" : "block"));
 	if (q->stale[0])
-		json_object_object_add(j, "not_mapped", json_object_new_string(q->stale));
+		report_json_add(j, "not_mapped", json_object_new_string(q->stale));
 	if (m->from_log) {
-		json_object_object_add(j, "lines", json_object_new_int((int)q->lines));
-		json_object_object_add(j, map_klog_unit_name(q->format),
-				       json_object_new_uint64(q->value));
+		report_json_add(j, "lines", report_json_new_i64((int)q->lines));
+		report_json_add(j, map_klog_unit_name(q->format),
+				       report_json_new_u64(q->value));
 	}
 	if (q->tgt >= 0) {
 		const struct tgt *tg = &m->tg[q->tgt];
 
-		json_object_object_add(j, "role", json_object_new_string(
+		report_json_add(j, "role", report_json_string(
 			map_role_name(tg->t.devices[q->dev_idx].role)));
 		map_damage_group(&tg->d, q->group, &first, &count);
 		for (size_t k = 0; k < count; k++)
 			json_object_array_add(owners, report_owner_json(&tg->d, &tg->t,
 					      &tg->d.owners[first + k]));
 	}
-	json_object_object_add(j, "owners", owners);
+	report_json_add(j, "owners", owners);
 	return j;
 }
 
@@ -193,28 +193,28 @@ static json_object *kernel_log_json(const struct map_run *m)
 	json_object *kl = json_object_new_object(), *u = json_object_new_array();
 	json_object *unk = json_object_new_array();
 
-	json_object_object_add(kl, "lines", json_object_new_int((int)m->lines));
-	json_object_object_add(kl, "matched", json_object_new_int((int)m->matched));
-	json_object_object_add(kl, "ranges", json_object_new_int((int)m->nr_q));
-	json_object_object_add(kl, "ignored", json_object_new_int((int)m->ignored));
-	json_object_object_add(kl, "not_kernel", json_object_new_int((int)m->not_kernel));
-	json_object_object_add(kl, "kernel_lines",
-			       json_object_new_int((int)m->kernel_lines));
-	json_object_object_add(kl, "too_long", json_object_new_int((int)m->too_long));
-	json_object_object_add(kl, "dropped", json_object_new_int((int)m->dropped));
-	json_object_object_add(kl, "narrowed", json_object_new_int((int)m->narrowed));
-	json_object_object_add(kl, "request_starts",
-			       json_object_new_int((int)m->request_starts));
-	json_object_object_add(kl, "vague", json_object_new_int((int)m->nr_vague));
-	json_object_object_add(kl, "logged_before_device",
-			       json_object_new_int((int)m->nr_stale));
-	json_object_object_add(kl, "unusable", json_object_new_int((int)m->nr_unusable));
+	report_json_add(kl, "lines", report_json_new_i64((int)m->lines));
+	report_json_add(kl, "matched", report_json_new_i64((int)m->matched));
+	report_json_add(kl, "ranges", report_json_new_i64((int)m->nr_q));
+	report_json_add(kl, "ignored", report_json_new_i64((int)m->ignored));
+	report_json_add(kl, "not_kernel", report_json_new_i64((int)m->not_kernel));
+	report_json_add(kl, "kernel_lines",
+			       report_json_new_i64((int)m->kernel_lines));
+	report_json_add(kl, "too_long", report_json_new_i64((int)m->too_long));
+	report_json_add(kl, "dropped", report_json_new_i64((int)m->dropped));
+	report_json_add(kl, "narrowed", report_json_new_i64((int)m->narrowed));
+	report_json_add(kl, "request_starts",
+			       report_json_new_i64((int)m->request_starts));
+	report_json_add(kl, "vague", report_json_new_i64((int)m->nr_vague));
+	report_json_add(kl, "logged_before_device",
+			       report_json_new_i64((int)m->nr_stale));
+	report_json_add(kl, "unusable", report_json_new_i64((int)m->nr_unusable));
 	for (unsigned i = 0; i < m->nr_unusable && i < MAP_SHOW_UNUSABLE; i++)
 		json_object_array_add(u, json_object_new_string(m->unusable[i]));
-	json_object_object_add(kl, "unusable_lines", u);
+	report_json_add(kl, "unusable_lines", u);
 	for (unsigned i = 0; i < m->nr_unknown && i < 16; i++)
 		json_object_array_add(unk, json_object_new_string(m->unknown[i]));
-	json_object_object_add(kl, "unknown_devices", unk);
+	report_json_add(kl, "unknown_devices", unk);
 	return kl;
 }
 
@@ -229,22 +229,22 @@ static json_object *answer_skeleton(const struct map_run *m)
 	json_object *targets = json_object_new_array(), *notes = json_object_new_array();
 	json_object *unmappable = json_object_new_array(), *copies = json_object_new_array();
 
-	json_object_object_add(root, "schema", json_object_new_string("mediascan-map/1"));
-	json_object_object_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
-	json_object_object_add(root, "source", json_object_new_string(
+	report_json_add(root, "schema", json_object_new_string("mediascan-map/1"));
+	report_json_add(root, "version", json_object_new_string(MEDIASCAN_VERSION));
+	report_json_add(root, "source", json_object_new_string(
 		m->from_log ? "kernel-log" : "query"));
 	for (size_t k = 0; k < m->nr_tg; k++)
 		json_object_array_add(targets, target_json(&m->tg[k], meta, notes));
-	json_object_object_add(root, "targets", targets);
+	report_json_add(root, "targets", targets);
 	stacks_json(m, root, unmappable, copies);
-	json_object_object_add(root, "copies", copies);
-	json_object_object_add(root, "unmappable", unmappable);
-	json_object_object_add(root, "damaged_files", json_object_new_array());
-	json_object_object_add(root, "damaged_metadata", meta);
+	report_json_add(root, "copies", copies);
+	report_json_add(root, "unmappable", unmappable);
+	report_json_add(root, "damaged_files", json_object_new_array());
+	report_json_add(root, "damaged_metadata", meta);
 	if (m->from_log)
-		json_object_object_add(root, "kernel_log", kernel_log_json(m));
-	json_object_object_add(root, "notes", notes);
-	json_object_object_add(root, "exit_status", json_object_new_int((int)m->exit_bits));
+		report_json_add(root, "kernel_log", kernel_log_json(m));
+	report_json_add(root, "notes", notes);
+	report_json_add(root, "exit_status", report_json_new_i64((int)m->exit_bits));
 	return root;
 }
 

@@ -110,15 +110,18 @@ static int stack_queries(struct map_run *m)
 {
 	struct query *v = NULL;
 	size_t n = 0, cap = 0;
-	int ret = 0;
+	char name[64];
+	int ret = 0, stacked = 0;
 
 	for (size_t i = 0; i < m->nr_q && ret == 0; i++) {
 		struct query *q = &m->q[i];
-		char name[64];
 		uint64_t off = q->offset, left = q->length;
 
-		if (kernel_name(q->devpath, name, sizeof(name)) < 0 ||
-		    !map_stack_is_stacked(NULL, name)) {
+		/* sorted by device: its name and whether it is stacked asked once a run */
+		if (i == 0 || strcmp(q->devpath, m->q[i - 1].devpath))
+			stacked = kernel_name(q->devpath, name, sizeof(name)) == 0 &&
+				  map_stack_is_stacked(NULL, name);
+		if (!stacked) {
 			ret = push_query(&v, &n, &cap, q);
 			continue;
 		}

@@ -70,7 +70,13 @@ static char *escape_to(const char *s, char *out, size_t len, int json)
 	if (!len)
 		return out;
 	while (*p && w + 5 < len) {
-		size_t n = utf8_seq(p, !json);
+		size_t n;
+
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {	/* printable ASCII: as it is */
+			out[w++] = (char)*p++;
+			continue;
+		}
+		n = utf8_seq(p, !json);
 
 		if (n && *p != '\\' && (json || n > 1 || (*p >= 0x20 && *p != 0x7f))) {
 			memcpy(out + w, p, n);

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "escape.h"
 #include "fs.h"
+#include "json_stream.h"
 #include "map_report.h"
 
 #define READ_FROM_RAW "raw device (not mounted)"
@@ -79,7 +80,7 @@ void report_json_add_paths(json_object *j, const char *key, const char *const *p
 			free(h);
 		}
 	}
-	json_object_object_add(j, key, a);
+	report_json_add(j, key, a);
 	if (hex) {
 		snprintf(key_hex, sizeof(key_hex), "%s_hex", key);
 		json_object_object_add(j, key_hex, hex);
@@ -96,10 +97,13 @@ static json_object *names_json(enum map_health_kind kind, uint32_t bits)
 {
 	const char *names[32];
 	unsigned n = map_health_names(kind, bits, names, 32);
-	json_object *a = json_object_new_array();
+	json_object *a;
 
+	if (!n)
+		return report_json_empty_array();
+	a = json_object_new_array();
 	for (unsigned i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_string(names[i]));
+		json_object_array_add(a, report_json_string(names[i]));
 	return a;
 }
 
@@ -112,17 +116,17 @@ static json_object *scrub_json(const struct map_scrub_result *v, unsigned n)
 		const struct map_scrub_result *s = &v[i];
 		json_object *js = json_object_new_object();
 
-		json_object_object_add(js, "object",
+		report_json_add(js, "object",
 				       json_object_new_string(map_scrub_type_name(s->type)));
 		if (s->ino)
-			json_object_object_add(js, "inode", json_object_new_uint64(s->ino));
+			report_json_add(js, "inode", report_json_new_u64(s->ino));
 		else
-			json_object_object_add(js, "ag", json_object_new_int64(s->agno));
-		json_object_object_add(js, "verdict",
+			report_json_add(js, "ag", report_json_new_i64(s->agno));
+		report_json_add(js, "verdict",
 				       json_object_new_string(map_verdict_name(s->verdict)));
-		json_object_object_add(js, "flags", json_object_new_int64(s->oflags));
+		report_json_add(js, "flags", report_json_new_i64(s->oflags));
 		if (s->err)
-			json_object_object_add(js, "error",
+			report_json_add(js, "error",
 					       json_object_new_string(strerror(-s->err)));
 		json_object_array_add(a, js);
 	}
@@ -135,15 +139,15 @@ static void add_health_json(json_object *j, const struct map_owner *o)
 	if (o->health != MAP_HEALTH_NONE) {
 		json_object *h = json_object_new_object();
 
-		json_object_object_add(h, "scope", json_object_new_string(
+		report_json_add(h, "scope", report_json_string(
 			o->health == MAP_HEALTH_INODE ? "inode" :
 			o->health == MAP_HEALTH_AG ? "ag" : "filesystem"));
-		json_object_object_add(h, "sick", names_json(o->health, o->sick));
-		json_object_object_add(h, "checked", names_json(o->health, o->checked));
-		json_object_object_add(j, "health", h);
+		report_json_add(h, "sick", names_json(o->health, o->sick));
+		report_json_add(h, "checked", names_json(o->health, o->checked));
+		report_json_add(j, "health", h);
 	}
 	if (o->nr_scrub)
-		json_object_object_add(j, "scrub", scrub_json(o->scrub, o->nr_scrub));
+		report_json_add(j, "scrub", scrub_json(o->scrub, o->nr_scrub));
 }
 
 json_object *report_owner_json(const struct map_damage *d, const struct map_target *t,
@@ -154,50 +158,50 @@ json_object *report_owner_json(const struct map_damage *d, const struct map_targ
 	const char *raw = o->kind == MAP_OWN_DEVICE ? NULL :
 			  read_from(map_target_fs((struct map_target *)t, o->fs_idx));
 
-	json_object_object_add(j, "type", json_object_new_string(report_owner_kind_name(o)));
+	report_json_add(j, "type", report_json_string(report_owner_kind_name(o)));
 	if (raw)
-		json_object_object_add(j, "read_from", json_object_new_string(raw));
-	json_object_object_add(j, "device_offset", json_object_new_uint64(o->dev_offset));
-	json_object_object_add(j, "length", json_object_new_uint64(o->length));
+		report_json_add(j, "read_from", json_object_new_string(raw));
+	report_json_add(j, "device_offset", report_json_new_u64(o->dev_offset));
+	report_json_add(j, "length", report_json_new_u64(o->length));
 	if (o->part) {
-		json_object_object_add(j, "partition", json_object_new_int((int)o->part));
+		report_json_add(j, "partition", report_json_new_i64((int)o->part));
 		if (o->kind != MAP_OWN_DEVICE || o->fs_offset != o->dev_offset)
-			json_object_object_add(j, "partition_offset",
-					       json_object_new_uint64(o->fs_offset));
+			report_json_add(j, "partition_offset",
+					       report_json_new_u64(o->fs_offset));
 	}
 	if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
 		ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
 	if (o->kind == MAP_OWN_FILE) {
-		json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
-		json_object_object_add(j, "file_offset", json_object_new_uint64(o->file_offset));
-		json_object_object_add(j, "fork", json_object_new_string(
+		report_json_add(j, "inode", report_json_new_u64(o->inode));
+		report_json_add(j, "file_offset", report_json_new_u64(o->file_offset));
+		report_json_add(j, "fork", report_json_string(
 			o->flags & MAP_OWNF_ATTR_FORK ? "attr" : "data"));
-		json_object_object_add(j, "unwritten",
-				       json_object_new_boolean(!!(o->flags & MAP_OWNF_UNWRITTEN)));
-		json_object_object_add(j, "shared",
-				       json_object_new_boolean(!!(o->flags & MAP_OWNF_SHARED)));
+		report_json_add(j, "unwritten",
+				       report_json_bool(!!(o->flags & MAP_OWNF_UNWRITTEN)));
+		report_json_add(j, "shared",
+				       report_json_bool(!!(o->flags & MAP_OWNF_SHARED)));
 		add_paths(j, ip);
 	} else {
-		json_object_object_add(j, "metadata", json_object_new_string(
+		report_json_add(j, "metadata", report_json_string(
 			o->meta_type ? o->meta_type : "unknown"));
 		if (o->ag >= 0)
-			json_object_object_add(j, "ag", json_object_new_int64(o->ag));
+			report_json_add(j, "ag", report_json_new_i64(o->ag));
 		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
-			json_object_object_add(j, "inode", json_object_new_uint64(o->inode));
+			report_json_add(j, "inode", report_json_new_u64(o->inode));
 			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* its paths */
 				add_paths(j, ip);
 		}
 		if (o->kind == MAP_OWN_LOG && o->inode)
-			json_object_object_add(j, "log_offset",
-					       json_object_new_uint64(o->file_offset));
+			report_json_add(j, "log_offset",
+					       report_json_new_u64(o->file_offset));
 	}
 	if (o->gen || (ip && ip->gen))
-		json_object_object_add(j, "generation", json_object_new_int64(
+		report_json_add(j, "generation", report_json_new_i64(
 			ip && ip->gen ? ip->gen : o->gen));
 	if (o->note)
-		json_object_object_add(j, "note", json_object_new_string(o->note));
+		report_json_add(j, "note", json_object_new_string(o->note));
 	if (o->lost[0])		/* the owner is itself a damaged object */
-		json_object_object_add(j, "what_is_lost", json_object_new_string(o->lost));
+		report_json_add(j, "what_is_lost", json_object_new_string(o->lost));
 	add_health_json(j, o);
 	return j;
 }
@@ -208,48 +212,48 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 	const struct map_damage_file *f = &d->files[i];
 	json_object *jf = json_object_new_object(), *rg = json_object_new_array();
 
-	json_object_object_add(jf, "inode", json_object_new_uint64(f->inode));
+	report_json_add(jf, "inode", report_json_new_u64(f->inode));
 	add_paths(jf, f->paths);
 	if (f->paths && f->paths->is_dir)
-		json_object_object_add(jf, "directory", json_object_new_boolean(1));
+		report_json_add(jf, "directory", report_json_bool(1));
 	for (size_t k = 0; k < f->nr_ranges; k++) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "offset",
-				       json_object_new_uint64(f->ranges[k].offset));
-		json_object_object_add(o, "length",
-				       json_object_new_uint64(f->ranges[k].length));
-		json_object_object_add(o, "fork", json_object_new_string(
+		report_json_add(o, "offset",
+				       report_json_new_u64(f->ranges[k].offset));
+		report_json_add(o, "length",
+				       report_json_new_u64(f->ranges[k].length));
+		report_json_add(o, "fork", json_object_new_string(
 			f->ranges[k].attr_fork ? "attr" : "data"));
-		json_object_object_add(o, "lost",
-				       json_object_new_boolean(f->ranges[k].lost));
+		report_json_add(o, "lost",
+				       report_json_bool(f->ranges[k].lost));
 		json_object_array_add(rg, o);
 	}
-	json_object_object_add(jf, "ranges", rg);
-	json_object_object_add(jf, "lost", json_object_new_boolean(f->lost));
+	report_json_add(jf, "ranges", rg);
+	report_json_add(jf, "lost", report_json_bool(f->lost));
 	if (f->what_lost && f->what_lost[0])	/* its inode or block map is lost */
-		json_object_object_add(jf, "what_is_lost",
+		report_json_add(jf, "what_is_lost",
 				       json_object_new_string(f->what_lost));
-	json_object_object_add(jf, "shared", json_object_new_boolean(f->shared));
+	report_json_add(jf, "shared", report_json_bool(f->shared));
 	if (f->part)
-		json_object_object_add(jf, "partition", json_object_new_int((int)f->part));
+		report_json_add(jf, "partition", report_json_new_i64((int)f->part));
 	if (f->fs_idx) {
 		const struct map_target *fs = map_target_fs((struct map_target *)t, f->fs_idx);
 
 		if (fs && !read_from(fs))
-			json_object_object_add(jf, "mount_point",
+			report_json_add(jf, "mount_point",
 					       json_object_new_string(fs->mount_point));
 	}
 	if (read_from(map_target_fs((struct map_target *)t, f->fs_idx)))
-		json_object_object_add(jf, "read_from", json_object_new_string(
+		report_json_add(jf, "read_from", json_object_new_string(
 			READ_FROM_RAW));
 	if (f->gen)
-		json_object_object_add(jf, "generation", json_object_new_int64(f->gen));
+		report_json_add(jf, "generation", report_json_new_i64(f->gen));
 	if (!f->paths || f->paths->nr_paths == 0) {
 		int unlinked = f->paths && f->paths->unlinked;
 
-		json_object_object_add(jf, "reached", json_object_new_boolean(0));
-		json_object_object_add(jf, "note", json_object_new_string(
+		report_json_add(jf, "reached", report_json_bool(0));
+		report_json_add(jf, "note", json_object_new_string(
 			unlinked ? "no directory reaches it: unlinked but still open, or an "
 				   "orphan awaiting cleanup" :
 			d->unreadable_dirs ? "no path found: a damaged directory may hide it" :
@@ -266,19 +270,19 @@ json_object *report_damaged_meta_json(const struct map_damage *d, const struct m
 	const struct map_damage_meta *m = &d->meta[i];
 	json_object *jm = json_object_new_object();
 
-	json_object_object_add(jm, "type", json_object_new_string(m->type));
-	json_object_object_add(jm, "device",
+	report_json_add(jm, "type", json_object_new_string(m->type));
+	report_json_add(jm, "device",
 			       json_object_new_string(t->devices[m->dev_idx].path));
-	json_object_object_add(jm, "offset", json_object_new_uint64(m->offset));
-	json_object_object_add(jm, "length", json_object_new_uint64(m->length));
+	report_json_add(jm, "offset", report_json_new_u64(m->offset));
+	report_json_add(jm, "length", report_json_new_u64(m->length));
 	if (m->ag >= 0)
-		json_object_object_add(jm, "ag", json_object_new_int64(m->ag));
+		report_json_add(jm, "ag", report_json_new_i64(m->ag));
 	if (m->inode)
-		json_object_object_add(jm, "inode", json_object_new_uint64(m->inode));
+		report_json_add(jm, "inode", report_json_new_u64(m->inode));
 	if (m->part) {
-		json_object_object_add(jm, "partition", json_object_new_int((int)m->part));
-		json_object_object_add(jm, "partition_offset",
-				       json_object_new_uint64(m->fs_offset));
+		report_json_add(jm, "partition", report_json_new_i64((int)m->part));
+		report_json_add(jm, "partition_offset",
+				       report_json_new_u64(m->fs_offset));
 	}
 	if (m->first)
 		add_health_json(jm, m->first);
@@ -291,57 +295,57 @@ int report_damage_json(json_object *root, const struct map_damage *d, const stru
 
 	for (size_t i = 0; i < d->nr_files; i++)
 		json_object_array_add(files, report_damaged_file_json(d, t, i));
-	json_object_object_add(root, "damaged_files", files);
+	report_json_add(root, "damaged_files", files);
 	for (size_t i = 0; i < d->nr_meta; i++)
 		json_object_array_add(meta, report_damaged_meta_json(d, t, i));
-	json_object_object_add(root, "damaged_metadata", meta);
+	report_json_add(root, "damaged_metadata", meta);
 	return 0;
 }
 
 int report_target_json(json_object *root, const struct map_target *t)
 {
 	if (read_from(t))
-		json_object_object_add(root, "read_from", json_object_new_string(READ_FROM_RAW));
+		report_json_add(root, "read_from", json_object_new_string(READ_FROM_RAW));
 	else if (t->raw_err[0])
-		json_object_object_add(root, "unreadable_ext4", json_object_new_string(t->raw_err));
+		report_json_add(root, "unreadable_ext4", json_object_new_string(t->raw_err));
 	if (t->self_part)
-		json_object_object_add(root, "partition", json_object_new_int((int)t->self_part));
+		report_json_add(root, "partition", report_json_new_i64((int)t->self_part));
 	if (!t->nr_parts)
 		return 0;
 	json_object *a = json_object_new_array();
 
-	json_object_object_add(root, "partition_table", json_object_new_string(t->pt_type));
+	report_json_add(root, "partition_table", json_object_new_string(t->pt_type));
 	for (unsigned i = 0; i < t->nr_parts; i++) {
 		const struct map_part *p = &t->parts[i];
 		json_object *jp = json_object_new_object();
 
-		json_object_object_add(jp, "number", json_object_new_int((int)p->number));
-		json_object_object_add(jp, "start", json_object_new_uint64(p->start));
-		json_object_object_add(jp, "size", json_object_new_uint64(p->size));
+		report_json_add(jp, "number", report_json_new_i64((int)p->number));
+		report_json_add(jp, "start", report_json_new_u64(p->start));
+		report_json_add(jp, "size", report_json_new_u64(p->size));
 		if (p->devpath[0])
-			json_object_object_add(jp, "device", json_object_new_string(p->devpath));
+			report_json_add(jp, "device", json_object_new_string(p->devpath));
 		if (p->type[0])
-			json_object_object_add(jp, "type", json_object_new_string(p->type));
+			report_json_add(jp, "type", json_object_new_string(p->type));
 		if (p->name[0])
-			json_object_object_add(jp, "name", json_object_new_string(p->name));
+			report_json_add(jp, "name", json_object_new_string(p->name));
 		if (p->uuid[0])
-			json_object_object_add(jp, "uuid", json_object_new_string(p->uuid));
+			report_json_add(jp, "uuid", json_object_new_string(p->uuid));
 		if (p->fs_type[0])
-			json_object_object_add(jp, "fs_type", json_object_new_string(p->fs_type));
+			report_json_add(jp, "fs_type", json_object_new_string(p->fs_type));
 		if (p->mount_point[0])
-			json_object_object_add(jp, "mount_point",
+			report_json_add(jp, "mount_point",
 					       json_object_new_string(p->mount_point));
-		json_object_object_add(jp, "planned", json_object_new_string(
+		report_json_add(jp, "planned", json_object_new_string(
 			p->fs && !read_from(p->fs) ? "through its filesystem" : "whole"));
 		if (read_from(p->fs))
-			json_object_object_add(jp, "read_from", json_object_new_string(
+			report_json_add(jp, "read_from", json_object_new_string(
 				READ_FROM_RAW));
 		else if (p->raw_err[0])
-			json_object_object_add(jp, "unreadable_ext4",
+			report_json_add(jp, "unreadable_ext4",
 					       json_object_new_string(p->raw_err));
 		json_object_array_add(a, jp);
 	}
-	json_object_object_add(root, "partitions", a);
+	report_json_add(root, "partitions", a);
 	return 0;
 }
 
@@ -351,34 +355,34 @@ int report_mapping_json(json_object *root, const struct map_damage *d)
 	int n = map_damage_notes(d, notes, 12);
 
 	if (d->scrub) {
-		json_object_object_add(root, "scrub", json_object_new_string(
+		report_json_add(root, "scrub", json_object_new_string(
 			d->scrub > 0 ? "available" : "unavailable"));
 		if (d->scrub < 0) {
-			json_object_object_add(root, "scrub_reason", json_object_new_string(
+			report_json_add(root, "scrub_reason", json_object_new_string(
 				map_scrub_why_name(map_scrub_why(d->scrub))));
 			const char *en = strerrorname_np(-d->scrub);
 
-			json_object_object_add(root, "scrub_error",
+			report_json_add(root, "scrub_error",
 					       json_object_new_string(en ? en : "unknown"));
 		}
 	}
 	if (d->fs_health_sick || d->fs_health_checked) {
 		json_object *h = json_object_new_object();
 
-		json_object_object_add(h, "sick", names_json(MAP_HEALTH_FS, d->fs_health_sick));
-		json_object_object_add(h, "checked",
+		report_json_add(h, "sick", names_json(MAP_HEALTH_FS, d->fs_health_sick));
+		report_json_add(h, "checked",
 				       names_json(MAP_HEALTH_FS, d->fs_health_checked));
-		json_object_object_add(root, "fs_health", h);
+		report_json_add(root, "fs_health", h);
 	}
 	if (d->paths_by_parents)
-		json_object_object_add(root, "paths_from", json_object_new_string(
+		report_json_add(root, "paths_from", json_object_new_string(
 			"parent pointers"));
 	if (n > 0) {
 		json_object *a = json_object_new_array();
 
 		for (int i = 0; i < n; i++)
 			json_object_array_add(a, json_object_new_string(notes[i]));
-		json_object_object_add(root, "notes", a);
+		report_json_add(root, "notes", a);
 	}
 	if (d->nr_plan_notes) {		/* parts whose space map failed: read whole */
 		json_object *a = json_object_new_array();
@@ -387,33 +391,33 @@ int report_mapping_json(json_object *root, const struct map_damage *d)
 			const struct map_plan_note *pn = &d->plan_notes[i];
 			json_object *o = json_object_new_object();
 
-			json_object_object_add(o, "object", json_object_new_string(pn->object));
-			json_object_object_add(o, "group", pn->group >= 0 ?
-					       json_object_new_int64(pn->group) : NULL);
-			json_object_object_add(o, "device", json_object_new_string(pn->device));
-			json_object_object_add(o, "offset", json_object_new_uint64(pn->offset));
-			json_object_object_add(o, "length", json_object_new_uint64(pn->length));
-			json_object_object_add(o, "error", json_object_new_string(
+			report_json_add(o, "object", json_object_new_string(pn->object));
+			report_json_add(o, "group", pn->group >= 0 ?
+					       report_json_new_i64(pn->group) : NULL);
+			report_json_add(o, "device", json_object_new_string(pn->device));
+			report_json_add(o, "offset", report_json_new_u64(pn->offset));
+			report_json_add(o, "length", report_json_new_u64(pn->length));
+			report_json_add(o, "error", json_object_new_string(
 				strerror(-pn->err)));
-			json_object_object_add(o, "planned", json_object_new_string("read whole"));
+			report_json_add(o, "planned", json_object_new_string("read whole"));
 			if (pn->health_known) {
 				json_object *h = json_object_new_object();
 
-				json_object_object_add(h, "sick", names_json(MAP_HEALTH_AG,
+				report_json_add(h, "sick", names_json(MAP_HEALTH_AG,
 									     pn->ag_sick));
-				json_object_object_add(h, "checked", names_json(MAP_HEALTH_AG,
+				report_json_add(h, "checked", names_json(MAP_HEALTH_AG,
 									pn->ag_checked));
-				json_object_object_add(o, "health", h);
+				report_json_add(o, "health", h);
 			}
 			if (d->nr_plan_scrub && d->nr_plan_scrub[i])
-				json_object_object_add(o, "scrub", scrub_json(d->plan_scrub[i],
+				report_json_add(o, "scrub", scrub_json(d->plan_scrub[i],
 									      d->nr_plan_scrub[i]));
 			json_object_array_add(a, o);
 		}
-		json_object_object_add(root, "plan_notes", a);
+		report_json_add(root, "plan_notes", a);
 		if (d->plan_notes_dropped)
-			json_object_object_add(root, "plan_notes_dropped",
-					       json_object_new_int64(d->plan_notes_dropped));
+			report_json_add(root, "plan_notes_dropped",
+					       report_json_new_i64(d->plan_notes_dropped));
 	}
 	return 0;
 }

@@ -14,7 +14,8 @@ struct json_object;
 
 /*
  * Add the array key (paths[0..n)) to json-c object j, valid UTF-8 always: a name that is not
- * is written with \xNN, and then key_hex[] holds the exact bytes of every name.
+ * is written with \xNN, and then key_hex[] holds the exact bytes of every name. key outlives j
+ * (a string literal: report_json_add).
  */
 void report_json_add_paths(struct json_object *j, const char *key, const char *const *paths,
 			unsigned n);

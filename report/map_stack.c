@@ -8,15 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_stream.h"
 #include "map_report.h"
 #include "map_stack.h"
 
 static json_object *dev_string(const char *name)
 {
-	char p[96];
+	char p[96] = "/dev/";
+	size_t n = strnlen(name, sizeof(p) - 6);
 
-	snprintf(p, sizeof(p), "/dev/%s", name);
-	return json_object_new_string(p);
+	/* no snprintf: every hop of every answer names its device */
+	memcpy(p + 5, name, n);
+	p[5 + n] = '\0';
+	return report_json_string(p);
 }
 
 json_object *report_stack_hops_json(const struct map_stack_up *u)
@@ -26,13 +30,13 @@ json_object *report_stack_hops_json(const struct map_stack_up *u)
 	for (unsigned i = 0; i < u->nr_hops; i++) {
 		json_object *h = json_object_new_object();
 
-		json_object_object_add(h, "device", dev_string(u->hop[i].name));
-		json_object_object_add(h, "kind", json_object_new_string(u->hop[i].kind));
-		json_object_object_add(h, "offset", json_object_new_uint64(u->hop[i].offset));
+		report_json_add(h, "device", dev_string(u->hop[i].name));
+		report_json_add(h, "kind", report_json_string(u->hop[i].kind));
+		report_json_add(h, "offset", report_json_new_u64(u->hop[i].offset));
 		if (u->hop[i].parity)
-			json_object_object_add(h, "parity", json_object_new_boolean(1));
+			report_json_add(h, "parity", report_json_bool(1));
 		if (u->hop[i].degraded)
-			json_object_object_add(h, "degraded", json_object_new_boolean(1));
+			report_json_add(h, "degraded", report_json_bool(1));
 		json_object_array_add(a, h);
 	}
 	return a;
@@ -40,19 +44,23 @@ json_object *report_stack_hops_json(const struct map_stack_up *u)
 
 json_object *report_stack_copies_json(const struct map_stack_up *u)
 {
-	json_object *a = json_object_new_array();
+	json_object *a;
+
+	if (!u->nr_copies)
+		return report_json_empty_array();
+	a = json_object_new_array();
 
 	for (unsigned i = 0; i < u->nr_copies; i++) {
 		const struct map_stack_copy *c = &u->copy[i];
 		json_object *j = json_object_new_object();
 
-		json_object_object_add(j, "device", dev_string(c->name));
-		json_object_object_add(j, "offset", json_object_new_uint64(c->offset));
-		json_object_object_add(j, "length", json_object_new_uint64(c->length));
-		json_object_object_add(j, "role", json_object_new_string(c->role));
-		json_object_object_add(j, "disk", dev_string(c->disk));
-		json_object_object_add(j, "disk_offset", json_object_new_uint64(c->disk_offset));
-		json_object_object_add(j, "array", dev_string(c->array));
+		report_json_add(j, "device", dev_string(c->name));
+		report_json_add(j, "offset", report_json_new_u64(c->offset));
+		report_json_add(j, "length", report_json_new_u64(c->length));
+		report_json_add(j, "role", json_object_new_string(c->role));
+		report_json_add(j, "disk", dev_string(c->disk));
+		report_json_add(j, "disk_offset", report_json_new_u64(c->disk_offset));
+		report_json_add(j, "array", dev_string(c->array));
 		json_object_array_add(a, j);
 	}
 	return a;
@@ -65,19 +73,41 @@ json_object *report_stack_unmappable_json(const struct map_stack_up *u)
 	if (!u->unmappable)
 		return NULL;
 	j = json_object_new_object();
-	json_object_object_add(j, "device", dev_string(u->bad_name));
-	json_object_object_add(j, "kind", json_object_new_string(u->bad_kind));
-	json_object_object_add(j, "reason", json_object_new_string(u->bad_reason));
+	report_json_add(j, "device", dev_string(u->bad_name));
+	report_json_add(j, "kind", json_object_new_string(u->bad_kind));
+	report_json_add(j, "reason", json_object_new_string(u->bad_reason));
 	return j;
+}
+
+/* Write v in decimal to f, as "%" PRIu64 does. */
+static void put_u64(FILE *f, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
 }
 
 void report_stack_print(FILE *f, const struct map_stack_up *u)
 {
-	fprintf(f, "      stack:");
-	for (unsigned i = 0; i < u->nr_hops; i++)
-		fprintf(f, "%s /dev/%s (%s%s%s) at %" PRIu64, i ? " ->" : "", u->hop[i].name,
-			u->hop[i].kind, u->hop[i].parity ? ", parity" : "",
-			u->hop[i].degraded ? ", DEGRADED" : "", u->hop[i].offset);
+	fputs("      stack:", f);
+	/* each hop " -> /dev/NAME (KIND[, parity][, DEGRADED]) at OFFSET", without fprintf:
+	 * a map of a thousand sectors prints thousands of hops */
+	for (unsigned i = 0; i < u->nr_hops; i++) {
+		fputs(i ? " -> /dev/" : " /dev/", f);
+		fputs(u->hop[i].name, f);
+		fputs(" (", f);
+		fputs(u->hop[i].kind, f);
+		if (u->hop[i].parity)
+			fputs(", parity", f);
+		if (u->hop[i].degraded)
+			fputs(", DEGRADED", f);
+		fputs(") at ", f);
+		put_u64(f, u->hop[i].offset);
+	}
 	fputc('\n', f);
 	if (u->parity)
 		fprintf(f, "      parity of a stripe: no file owns it; a latent error here fails a "
@@ -106,54 +136,54 @@ json_object *report_stack_tree_json(const struct map_stack_node *n)
 {
 	json_object *j = json_object_new_object(), *below = json_object_new_array();
 
-	json_object_object_add(j, "device", dev_string(n->name));
-	json_object_object_add(j, "kind", json_object_new_string(n->kind));
-	json_object_object_add(j, "size", json_object_new_uint64(n->size));
+	report_json_add(j, "device", dev_string(n->name));
+	report_json_add(j, "kind", json_object_new_string(n->kind));
+	report_json_add(j, "size", report_json_new_u64(n->size));
 	if (n->slot >= 0)
-		json_object_object_add(j, "slot", json_object_new_int(n->slot));
+		report_json_add(j, "slot", report_json_new_i64(n->slot));
 	if (n->is_md) {
 		json_object *md = json_object_new_object();
 
-		json_object_object_add(md, "level", json_object_new_string(n->level));
-		json_object_object_add(md, "raid_disks", json_object_new_int((int)n->raid_disks));
-		json_object_object_add(md, "chunk_size", json_object_new_uint64(n->chunk_bytes));
-		json_object_object_add(md, "layout", json_object_new_int64(n->layout));
-		json_object_object_add(md, "degraded", json_object_new_uint64(n->degraded));
-		json_object_object_add(md, "sync_action", json_object_new_string(n->sync_action));
+		report_json_add(md, "level", json_object_new_string(n->level));
+		report_json_add(md, "raid_disks", report_json_new_i64((int)n->raid_disks));
+		report_json_add(md, "chunk_size", report_json_new_u64(n->chunk_bytes));
+		report_json_add(md, "layout", report_json_new_i64(n->layout));
+		report_json_add(md, "degraded", report_json_new_u64(n->degraded));
+		report_json_add(md, "sync_action", json_object_new_string(n->sync_action));
 		if (n->uuid[0])
-			json_object_object_add(md, "uuid", json_object_new_string(n->uuid));
-		json_object_object_add(j, "md", md);
+			report_json_add(md, "uuid", json_object_new_string(n->uuid));
+		report_json_add(j, "md", md);
 	}
 	if (n->thin_ok && !strcmp(n->kind, "dm-thin-pool")) {
 		json_object *t = json_object_new_object();
 
-		json_object_object_add(t, "data_block_size", json_object_new_uint64(
+		report_json_add(t, "data_block_size", report_json_new_u64(
 			n->thin_block_bytes));
-		json_object_object_add(t, "data_blocks", json_object_new_uint64(n->thin_data_blocks));
-		json_object_object_add(t, "provisioned_blocks", json_object_new_uint64(
+		report_json_add(t, "data_blocks", report_json_new_u64(n->thin_data_blocks));
+		report_json_add(t, "provisioned_blocks", report_json_new_u64(
 			n->thin_provisioned));
-		json_object_object_add(t, "mapped_blocks", json_object_new_uint64(n->thin_mappings));
-		json_object_object_add(t, "volumes", json_object_new_int((int)n->thin_volumes));
-		json_object_object_add(t, "rewalks", json_object_new_int((int)n->thin_rewalks));
-		json_object_object_add(j, "thin_pool", t);
+		report_json_add(t, "mapped_blocks", report_json_new_u64(n->thin_mappings));
+		report_json_add(t, "volumes", report_json_new_i64((int)n->thin_volumes));
+		report_json_add(t, "rewalks", report_json_new_i64((int)n->thin_rewalks));
+		report_json_add(j, "thin_pool", t);
 	} else if (n->thin_why[0] && !strcmp(n->kind, "dm-thin-pool")) {
 		json_object *t = json_object_new_object();
 
-		json_object_object_add(t, "not_read", json_object_new_string(n->thin_why));
-		json_object_object_add(j, "thin_pool", t);
+		report_json_add(t, "not_read", json_object_new_string(n->thin_why));
+		report_json_add(j, "thin_pool", t);
 	}
 	if (n->thin_id >= 0) {
 		json_object *t = json_object_new_object();
 
-		json_object_object_add(t, "id", json_object_new_int64(n->thin_id));
+		report_json_add(t, "id", report_json_new_i64(n->thin_id));
 		if (n->thin_ok)
-			json_object_object_add(t, "mapped_blocks", json_object_new_uint64(
+			report_json_add(t, "mapped_blocks", report_json_new_u64(
 				n->thin_mapped));
-		json_object_object_add(j, "thin", t);
+		report_json_add(j, "thin", t);
 	}
 	for (unsigned i = 0; i < n->nr_below; i++)
 		json_object_array_add(below, report_stack_tree_json(&n->below[i]));
-	json_object_object_add(j, "below", below);
+	report_json_add(j, "below", below);
 	return j;
 }
 
@@ -226,13 +256,13 @@ static json_object *shared_json(const struct pass_report *rep, const struct pass
 		json_object *j = json_object_new_object();
 
 		snprintf(dev, sizeof(dev), "/dev/%s", sh->dev);
-		json_object_object_add(j, "device", json_object_new_string(dev));
-		json_object_object_add(j, "offset", json_object_new_uint64(sh->offset));
+		report_json_add(j, "device", json_object_new_string(dev));
+		report_json_add(j, "offset", report_json_new_u64(sh->offset));
 		if (sh->top >= 0)
-			json_object_object_add(j, "fs_offset", json_object_new_uint64(sh->fs_offset));
+			report_json_add(j, "fs_offset", report_json_new_u64(sh->fs_offset));
 		else
-			json_object_object_add(j, "why", json_object_new_string(sh->why));
-		json_object_object_add(j, "owners", owners_json(rep, sh->top, sh->own_first,
+			report_json_add(j, "why", json_object_new_string(sh->why));
+		report_json_add(j, "owners", owners_json(rep, sh->top, sh->own_first,
 								 sh->own_count));
 		json_object_array_add(a, j);
 	}
@@ -246,35 +276,35 @@ json_object *report_stack_rl_json(const struct pass_report *rep, size_t i)
 	json_object *j = json_object_new_object();
 	char dev[MAP_STACK_NAME + 8];
 
-	json_object_object_add(j, "device", json_object_new_string(e->member));
-	json_object_object_add(j, "member_id", json_object_new_string(e->member_id));
+	report_json_add(j, "device", json_object_new_string(e->member));
+	report_json_add(j, "member_id", json_object_new_string(e->member_id));
 	if (e->array[0]) {
 		snprintf(dev, sizeof(dev), "/dev/%s", e->array);
-		json_object_object_add(j, "array", json_object_new_string(dev));
-		json_object_object_add(j, "array_uuid", json_object_new_string(e->array_uuid));
+		report_json_add(j, "array", json_object_new_string(dev));
+		report_json_add(j, "array_uuid", json_object_new_string(e->array_uuid));
 	}
-	json_object_object_add(j, "offset", json_object_new_uint64(e->offset));
-	json_object_object_add(j, "length", json_object_new_uint64(e->length));
-	json_object_object_add(j, "verdict", json_object_new_string(
+	report_json_add(j, "offset", report_json_new_u64(e->offset));
+	report_json_add(j, "length", report_json_new_u64(e->length));
+	report_json_add(j, "verdict", json_object_new_string(
 		e->lost ? "damage" : "redundancy-lost"));
-	json_object_object_add(j, "errno", json_object_new_int(e->err));
+	report_json_add(j, "errno", report_json_new_i64(e->err));
 	if (e->u) {
-		json_object_object_add(j, "stack", report_stack_hops_json(e->u));
-		json_object_object_add(j, "copies", report_stack_copies_json(e->u));
+		report_json_add(j, "stack", report_stack_hops_json(e->u));
+		report_json_add(j, "copies", report_stack_copies_json(e->u));
 		if (e->u->parity)
-			json_object_object_add(j, "parity", json_object_new_boolean(1));
+			report_json_add(j, "parity", report_json_bool(1));
 		if (e->u->unmappable)
-			json_object_object_add(j, "unmappable", report_stack_unmappable_json(e->u));
+			report_json_add(j, "unmappable", report_stack_unmappable_json(e->u));
 	}
 	if (e->has_fs)
-		json_object_object_add(j, "fs_offset", json_object_new_uint64(e->fs_offset));
+		report_json_add(j, "fs_offset", report_json_new_u64(e->fs_offset));
 	if (e->repair[0])
-		json_object_object_add(j, "repair", json_object_new_string(e->repair));
-	json_object_object_add(j, "owners", owners_json(rep, e->top, e->own_first, e->own_count));
+		report_json_add(j, "repair", json_object_new_string(e->repair));
+	report_json_add(j, "owners", owners_json(rep, e->top, e->own_first, e->own_count));
 	if (e->nr_shared)
-		json_object_object_add(j, "shared_with", shared_json(rep, e));
+		report_json_add(j, "shared_with", shared_json(rep, e));
 	if (e->shared_more)
-		json_object_object_add(j, "shared_with_more", json_object_new_uint64(e->shared_more));
+		report_json_add(j, "shared_with_more", report_json_new_u64(e->shared_more));
 	return j;
 }
 
@@ -286,28 +316,28 @@ static json_object *member_plan_json(const struct pass_stack *ps)
 	char dev[MAP_STACK_NAME + 8];
 
 	snprintf(dev, sizeof(dev), "/dev/%s", ps->disk);
-	json_object_object_add(j, "device", json_object_new_string(dev));
+	report_json_add(j, "device", json_object_new_string(dev));
 	for (unsigned i = 0; i < ps->nr_gtop; i++) {
 		snprintf(dev, sizeof(dev), "/dev/%s", ps->gtop[i]);
 		json_object_array_add(tops, json_object_new_string(dev));
 	}
-	json_object_object_add(j, "tops", tops);
-	json_object_object_add(j, "planned_bytes", json_object_new_uint64(ps->mr_bytes));
-	json_object_object_add(j, "ranges", json_object_new_uint64(ps->nr_mr));
-	json_object_object_add(j, "metadata_bytes", json_object_new_uint64(ps->meta_bytes));
+	report_json_add(j, "tops", tops);
+	report_json_add(j, "planned_bytes", report_json_new_u64(ps->mr_bytes));
+	report_json_add(j, "ranges", report_json_new_u64(ps->nr_mr));
+	report_json_add(j, "metadata_bytes", report_json_new_u64(ps->meta_bytes));
 	for (size_t i = 0; i < ps->nr_meta; i++) {
 		const struct pass_stack_meta *m = &ps->meta[i];
 		json_object *e = json_object_new_object();
 
 		snprintf(dev, sizeof(dev), "/dev/%s", m->layer);
-		json_object_object_add(e, "layer", json_object_new_string(dev));
-		json_object_object_add(e, "kind", json_object_new_string(m->kind));
-		json_object_object_add(e, "what", json_object_new_string(m->what));
-		json_object_object_add(e, "offset", json_object_new_uint64(m->offset));
-		json_object_object_add(e, "length", json_object_new_uint64(m->length));
+		report_json_add(e, "layer", json_object_new_string(dev));
+		report_json_add(e, "kind", json_object_new_string(m->kind));
+		report_json_add(e, "what", json_object_new_string(m->what));
+		report_json_add(e, "offset", report_json_new_u64(m->offset));
+		report_json_add(e, "length", report_json_new_u64(m->length));
 		json_object_array_add(meta, e);
 	}
-	json_object_object_add(j, "metadata", meta);
+	report_json_add(j, "metadata", meta);
 	return j;
 }
 
@@ -321,51 +351,51 @@ void report_stack_report_json(json_object *root, const struct pass_report *rep)
 		char dev[96];
 
 		snprintf(dev, sizeof(dev), "/dev/%s", ps->bad_name);
-		json_object_object_add(u, "device", json_object_new_string(dev));
-		json_object_object_add(u, "kind", json_object_new_string(ps->bad_kind));
-		json_object_object_add(u, "reason", json_object_new_string(ps->note));
+		report_json_add(u, "device", json_object_new_string(dev));
+		report_json_add(u, "kind", json_object_new_string(ps->bad_kind));
+		report_json_add(u, "reason", json_object_new_string(ps->note));
 		json_object_array_add(um, u);
-		json_object_object_add(root, "unmappable", um);
+		report_json_add(root, "unmappable", um);
 	}
 	if (ps && ps->member_plan) {
 		/* scan MEMBER_DISK: its errors as the stack above sees them */
-		json_object_object_add(root, "member_plan", member_plan_json(ps));
+		report_json_add(root, "member_plan", member_plan_json(ps));
 		for (size_t i = 0; i < ps->nr_rl; i++)
 			json_object_array_add(a, report_stack_rl_json(rep, i));
 	}
 	if (!ps || !ps->active) {
-		json_object_object_add(root, "redundancy_lost", a);
+		report_json_add(root, "redundancy_lost", a);
 		return;
 	}
 	mem = json_object_new_array();
 	for (unsigned i = 0; i < ps->nr_leaf; i++) {
 		json_object *d = json_object_new_object();
 
-		json_object_object_add(d, "path", json_object_new_string(ps->path[i]));
-		json_object_object_add(d, "role", json_object_new_string("member"));
-		json_object_object_add(d, "logical_block_size", json_object_new_int(
+		report_json_add(d, "path", json_object_new_string(ps->path[i]));
+		report_json_add(d, "role", json_object_new_string("member"));
+		report_json_add(d, "logical_block_size", report_json_new_i64(
 			(int)ps->devs[i].logical_block_size));
-		json_object_object_add(d, "size", json_object_new_uint64(ps->devs[i].size_bytes));
+		report_json_add(d, "size", report_json_new_u64(ps->devs[i].size_bytes));
 		json_object_array_add(mem, d);
 	}
-	json_object_object_add(root, "member_devices", mem);
+	report_json_add(root, "member_devices", mem);
 	/* the contract's place for them: devices[] with role "member", beside the top device */
 	if (json_object_object_get_ex(root, "devices", &devs) && json_object_is_type(devs,
 										  json_type_array))
 		for (unsigned i = 0; i < ps->nr_leaf; i++)
 			json_object_array_add(devs, json_object_get(json_object_array_get_idx(mem,
 											       i)));
-	json_object_object_add(root, "member_level", json_object_new_boolean(1));
+	report_json_add(root, "member_level", report_json_bool(1));
 	if (rep->resumed) {
 		/* found by the runs before the interruption: in the history (mediascan report) */
-		json_object_object_add(root, "redundancy_lost_earlier",
-				       json_object_new_uint64(ps->nr_rl_earlier));
-		json_object_object_add(root, "lost_earlier",
-				       json_object_new_uint64(ps->nr_lost_earlier));
+		report_json_add(root, "redundancy_lost_earlier",
+				       report_json_new_u64(ps->nr_rl_earlier));
+		report_json_add(root, "lost_earlier",
+				       report_json_new_u64(ps->nr_lost_earlier));
 	}
 	for (size_t i = 0; i < ps->nr_rl; i++)
 		json_object_array_add(a, report_stack_rl_json(rep, i));
-	json_object_object_add(root, "redundancy_lost", a);
+	report_json_add(root, "redundancy_lost", a);
 }
 
 /* The owners of a range in its filesystem (see rl_dmg). */

@@ -21,9 +21,9 @@ static void set_bad(struct map_stack_up *u, const char *name, const char *kind,
 		    const char *reason)
 {
 	u->unmappable = 1;
-	snprintf(u->bad_name, sizeof(u->bad_name), "%s", name);
-	snprintf(u->bad_kind, sizeof(u->bad_kind), "%s", kind);
-	snprintf(u->bad_reason, sizeof(u->bad_reason), "%s", reason);
+	stack_copy(u->bad_name, sizeof(u->bad_name), name);
+	stack_copy(u->bad_kind, sizeof(u->bad_kind), kind);
+	stack_copy(u->bad_reason, sizeof(u->bad_reason), reason);
 }
 
 static int push_hop(struct map_stack_up *u, const char *name, const char *kind, uint64_t off)
@@ -34,8 +34,8 @@ static int push_hop(struct map_stack_up *u, const char *name, const char *kind, 
 		return -ELOOP;
 	h = &u->hop[u->nr_hops++];
 	memset(h, 0, sizeof(*h));
-	snprintf(h->name, sizeof(h->name), "%s", name);
-	snprintf(h->kind, sizeof(h->kind), "%s", kind);
+	stack_copy(h->name, sizeof(h->name), name);
+	stack_copy(h->kind, sizeof(h->kind), kind);
 	h->offset = off;
 	return 0;
 }
@@ -86,7 +86,7 @@ static void add_copy(struct map_stack_up *u, const char *sysfs, const char *name
 	if ((map_stack_is_dm(name) || map_stack_is_md(name)) &&
 	    map_stack_down_at(sysfs, name, off / 512, &cnt, MAP_MD_DATA, lf, 4, &nl, &bad, 0) >= 0 &&
 	    nl == 1) {
-		snprintf(leaf, sizeof(leaf), "%s", lf[0].name);
+		stack_copy(leaf, sizeof(leaf), lf[0].name);
 		name = leaf;
 		off = lf[0].offset + off % 512;
 		if (length > cnt * 512 - off % 512)
@@ -94,8 +94,8 @@ static void add_copy(struct map_stack_up *u, const char *sysfs, const char *name
 	}
 	c = &u->copy[u->nr_copies++];
 	memset(c, 0, sizeof(*c));
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	snprintf(c->array, sizeof(c->array), "%s", array);
+	stack_copy(c->name, sizeof(c->name), name);
+	stack_copy(c->array, sizeof(c->array), array);
 	map_stack_disk_of(sysfs, name, c->disk, sizeof(c->disk), &start);
 	c->offset = off;
 	c->disk_offset = off + start;
@@ -298,7 +298,7 @@ static int part_at(const char *sysfs, const char *name, uint64_t off, char *part
 		    map_stack_attr_u64(sysfs, p[i], "size", &z) < 0)
 			continue;
 		if (off >= s * 512 && off < (s + z) * 512) {
-			snprintf(part, len, "%s", p[i]);
+			stack_copy(part, len, p[i]);
 			*start = s * 512;
 			*size = z * 512;
 			ret = 0;
@@ -316,7 +316,7 @@ static void add_also(struct map_stack_up *u, const char *name, uint64_t off)
 		u->also_more++;		/* counted and said: never left out silently */
 		return;
 	}
-	snprintf(u->also[u->nr_also].name, MAP_STACK_NAME, "%s", name);
+	stack_copy(u->also[u->nr_also].name, MAP_STACK_NAME, name);
 	u->also[u->nr_also++].offset = off;
 }
 
@@ -343,7 +343,7 @@ static int reaches(const char *sysfs, const char *vol, uint64_t off, const char 
  * map the block, -errno (the pool's model cannot be had: map_thin_why() says why).
  */
 static int thin_vol_up(const char *sysfs, const char *vol, const char *below, uint64_t off,
-		       uint64_t *voff, uint64_t *run)
+		       uint64_t *voff, uint64_t *run, const struct thin_model **m)
 {
 	const struct kio_dm_target *rows;
 	uint64_t top, r_run;
@@ -355,7 +355,7 @@ static int thin_vol_up(const char *sysfs, const char *vol, const char *below, ui
 	for (int i = 0; i < n && r == 0; i++) {
 		if (strcmp(rows[i].type, "thin"))
 			continue;
-		r = map_thin_up(sysfs, &rows[i], below, off / 512, &top, &r_run);
+		r = map_thin_up_in(sysfs, &rows[i], below, off / 512, &top, &r_run, m);
 		if (r == 1) {
 			*voff = top * 512 + off % 512;
 			*run = r_run * 512 - off % 512;
@@ -377,6 +377,7 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 			int n, uint64_t *off, const char *prefer, struct map_stack_up *u)
 {
 	char below[32], best[MAP_STACK_NAME] = "";
+	const struct thin_model *m = NULL;	/* the pool's, found once for all its volumes */
 	uint64_t best_off = 0, len = u->length;
 	int found = 0, best_pref = 0;
 
@@ -388,7 +389,7 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 
 		if (!map_stack_is_dm(h[k]))
 			continue;
-		r = thin_vol_up(sysfs, h[k], below, *off, &o, &run);
+		r = thin_vol_up(sysfs, h[k], below, *off, &o, &run, &m);
 		if (r == -EAGAIN) {
 			u->nr_also = 0;
 			u->also_more = 0;
@@ -402,10 +403,12 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 		if (run < len)
 			len = run;
 		pref = prefer && !best_pref && reaches(sysfs, h[k], o, prefer);
+		if (prefer)
+			m = NULL;	/* reaches() walked further (other pools' models): ask again */
 		if (!found || pref) {
 			if (found)	/* the one chosen before becomes another owner */
 				add_also(u, best, best_off);
-			snprintf(best, sizeof(best), "%s", h[k]);
+			stack_copy(best, sizeof(best), h[k]);
 			best_off = o;
 			best_pref = pref;
 			found = 1;
@@ -443,12 +446,11 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 	memset(u, 0, sizeof(*u));
 	if (!h)
 		return -ENOMEM;
-	snprintf(cur, sizeof(cur), "%s", name);
+	stack_copy(cur, sizeof(cur), name);
 	u->length = len;
 	ret = push_hop(u, cur, map_stack_base_kind(sysfs, cur), off);
 	for (unsigned depth = 0; ret >= 0 && depth < MAP_STACK_MAX_HOPS; depth++) {
 		int n = map_stack_list(sysfs, cur, "holders", NULL, h, room);
-		const char *kind = map_stack_base_kind(sysfs, cur);
 
 		if (n == -E2BIG && room < MAP_STACK_MAX_HOLDERS) {
 			char (*more)[KIO_DISK_NAME_LEN] = realloc(h, KIO_DISK_NAME_LEN *
@@ -473,22 +475,22 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 			ret = up_thin_pool(sysfs, cur, h, n, &off, prefer, u);
 			if (ret <= 0)
 				break;
-			snprintf(cur, sizeof(cur), "%s", u->hop[u->nr_hops - 1].name);
+			stack_copy(cur, sizeof(cur), u->hop[u->nr_hops - 1].name);
 			continue;
 		}
 		if (n == 0) {
 			char part[MAP_STACK_NAME];
 			uint64_t start, size;
 
-			if (!strcmp(kind, "partition") || part_at(sysfs, cur, off, part, sizeof(part),
-								  &start, &size) < 0)
+			if (!strcmp(map_stack_base_kind(sysfs, cur), "partition") ||
+			    part_at(sysfs, cur, off, part, sizeof(part), &start, &size) < 0)
 				break;		/* the top (a partitioned md array goes on) */
 			if (!map_stack_is_stacked(sysfs, part) && depth == 0)
 				break;		/* a plain partitioned disk: the caller maps it */
 			off -= start;
 			if (u->length > size - off)
 				u->length = size - off;
-			snprintf(cur, sizeof(cur), "%s", part);
+			stack_copy(cur, sizeof(cur), part);
 			ret = push_hop(u, cur, "partition", off);
 			continue;
 		}
@@ -516,7 +518,7 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 		}
 		if (ret <= 0 || u->parity || u->thin_meta)
 			break;
-		snprintf(cur, sizeof(cur), "%s", u->hop[u->nr_hops - 1].name);
+		stack_copy(cur, sizeof(cur), u->hop[u->nr_hops - 1].name);
 	}
 	free(h);
 	return ret < 0 ? ret : 0;

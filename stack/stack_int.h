@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kio.h"
 #include "stack.h"
@@ -24,6 +25,16 @@ struct md_info {
 	char reshape[32];
 	uint64_t degraded;
 };
+
+/* Copy src to dst (len bytes), cut to fit, as snprintf(dst, len, "%s", src) does without its
+ * cost: a walk copies device names at every hop of every range. */
+static inline void stack_copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 /* Return 1 for an md array's name (md0, md127; not md0p1, a partition of one). */
 int map_stack_is_md(const char *n);
@@ -90,5 +101,9 @@ int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, 
 		  char *below, size_t len, uint64_t *off);
 int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *below,
 		uint64_t x, uint64_t *top, uint64_t *run);
+/* map_thin_up with the pool's model in *m: found the first time (*m NULL), then reused (the
+ * volumes of one pool asked about one block). */
+int map_thin_up_in(const char *sysfs, const struct kio_dm_target *r, const char *below,
+		   uint64_t x, uint64_t *top, uint64_t *run, const struct thin_model **m);
 
 #endif

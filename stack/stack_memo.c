@@ -47,6 +47,27 @@ static unsigned hash(const char *s)
 	return h & (MEMO_SLOTS - 1);
 }
 
+/* Write tag and the parts (NULL: none), each after a '|', to key; 0, or -1 when it does not
+ * fit (then not kept). No snprintf: a walk builds thousands of keys. */
+static int make_key(char *key, size_t len, char tag, const char *a, const char *b, const char *c)
+{
+	const char *part[3] = { a, b, c };
+	size_t n = 1;
+
+	key[0] = tag;
+	for (unsigned i = 0; i < 3 && part[i]; i++) {
+		size_t k = strlen(part[i]);
+
+		if (n + 1 + k >= len)
+			return -1;
+		key[n++] = '|';
+		memcpy(key + n, part[i], k);
+		n += k;
+	}
+	key[n] = '\0';
+	return 0;
+}
+
 /* The slot of key: its entry when kept and current, else the free slot to fill (NULL when
  * the key is too long to keep). */
 static struct memo *memo_slot(const char *key, int *hit)
@@ -120,10 +141,8 @@ int map_stack_list(const char *sysfs, const char *name, const char *sub, const c
 	struct memo *m = NULL;
 	int hit = 0, n;
 
-	if (!sysfs) {
-		snprintf(key, sizeof(key), "l|%s|%s|%s", name, sub, prefix ? prefix : "");
+	if (!sysfs && make_key(key, sizeof(key), 'l', name, sub, prefix ? prefix : "") == 0)
 		m = memo_slot(key, &hit);
-	}
 	if (m && hit && m->ret >= 0) {
 		if ((unsigned)m->ret > max)
 			return -E2BIG;
@@ -146,10 +165,8 @@ int map_stack_attr(const char *sysfs, const char *name, const char *attr, char *
 	struct memo *m = NULL;
 	int hit = 0, n;
 
-	if (!sysfs) {
-		snprintf(key, sizeof(key), "a|%s|%s", name, attr);
+	if (!sysfs && make_key(key, sizeof(key), 'a', name, attr, NULL) == 0)
 		m = memo_slot(key, &hit);
-	}
 	if (m && hit && (m->ret < 0 || m->len <= len)) {
 		if (m->ret >= 0)
 			memcpy(buf, m->val, m->len);
@@ -175,8 +192,7 @@ int map_stack_devt_name(const char *devt, char *name, size_t len)
 	struct memo *m;
 	int hit = 0, ret;
 
-	snprintf(key, sizeof(key), "d|%s", devt);
-	m = memo_slot(key, &hit);
+	m = make_key(key, sizeof(key), 'd', devt, NULL, NULL) == 0 ? memo_slot(key, &hit) : NULL;
 	if (m && hit) {
 		if (m->ret < 0)
 			return m->ret;

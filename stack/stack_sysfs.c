@@ -19,10 +19,13 @@
 /* md0, md127 (not md0p1, a partition of one) */
 int map_stack_is_md(const char *n)
 {
-	unsigned u;
-	char c;
-
-	return sscanf(n, "md%u%c", &u, &c) == 1;
+	/* "md" and digits only (no sscanf: a walk asks this of every device it passes) */
+	if (strncmp(n, "md", 2) || !n[2])
+		return 0;
+	for (n += 2; *n; n++)
+		if (*n < '0' || *n > '9')
+			return 0;
+	return 1;
 }
 
 int map_stack_is_dm(const char *n)
@@ -220,11 +223,14 @@ static int dm_rows_read(const char *sysfs, const char *name, struct kio_dm_targe
  */
 static struct dm_cached *dm_cached_get(const char *name, int *err)
 {
+	static struct dm_cached *last;		/* a walk asks the same table many times */
 	uint64_t now = mono_ns();
 	struct dm_cached *c = NULL, *old = &dm_cache[0];
 	struct kio_dm_target *r, *keep;
 	int k;
 
+	if (last && last->rows && now - last->at < DM_CACHE_NS && !strcmp(last->name, name))
+		return last;
 	for (unsigned i = 0; i < DM_CACHE; i++) {
 		if (dm_cache[i].rows && !strcmp(dm_cache[i].name, name)) {
 			c = &dm_cache[i];
@@ -234,7 +240,7 @@ static struct dm_cached *dm_cached_get(const char *name, int *err)
 			old = &dm_cache[i];
 	}
 	if (c && now - c->at < DM_CACHE_NS)
-		return c;
+		return last = c;
 	k = dm_rows_read(NULL, name, &r);
 	if (k < 0) {
 		*err = k;
@@ -257,7 +263,7 @@ static struct dm_cached *dm_cached_get(const char *name, int *err)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->n = k;
 	c->at = now;
-	return c;
+	return last = c;
 }
 
 /* A dm device's table rows (free with map_stack_dm_rows_free: wiped). */

@@ -154,7 +154,7 @@ int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_mo
 				oldest = i;
 		}
 		c = &pools[oldest];
-		snprintf(c->meta_devt, sizeof(c->meta_devt), "%s", pp.meta_devt);
+		stack_copy(c->meta_devt, sizeof(c->meta_devt), pp.meta_devt);
 	}
 	ret = pool_load(c, why, len);
 	if (ret < 0) {
@@ -178,7 +178,7 @@ int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, siz
 		return k;
 	for (int i = 0; i < k; i++)
 		if (!strcmp(rows[i].type, "thin-pool")) {
-			snprintf(params, len, "%s", rows[i].params);
+			stack_copy(params, len, rows[i].params);
 			ret = 0;
 			break;
 		}
@@ -228,9 +228,30 @@ int map_thin_down(const char *sysfs, const struct kio_dm_target *r, uint64_t s, 
 int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *below,
 		uint64_t x, uint64_t *top, uint64_t *run)
 {
-	struct thin_params tp;
-	const struct thin_model *m;
+	const struct thin_model *m = NULL;
+
+	return map_thin_up_in(sysfs, r, below, x, top, run, &m);
+}
+
+/* Set *m to the model of pool_devt's pool, at most a second old; 0 or -errno (why said). */
+static int pool_model_of(const char *sysfs, const char *pool_devt, const char *row,
+			 const struct thin_model **m)
+{
 	char params[1100], why[THIN_WHY];
+
+	if (map_thin_pool_of(sysfs, pool_devt, params, sizeof(params)) < 0) {
+		snprintf(last_why, sizeof(last_why), "the pool %s of thin row '%.100s' has no "
+			 "thin-pool row", pool_devt, row);
+		return -EINVAL;
+	}
+	/* a model at most a second old: the pool's blocks as the scan that found x saw them */
+	return map_thin_pool_model(params, 0, m, why, sizeof(why));
+}
+
+int map_thin_up_in(const char *sysfs, const struct kio_dm_target *r, const char *below,
+		   uint64_t x, uint64_t *top, uint64_t *run, const struct thin_model **m)
+{
+	struct thin_params tp;
 	int ret;
 
 	if (thin_row_parse(r->params, &tp) < 0) {
@@ -240,16 +261,14 @@ int map_thin_up(const char *sysfs, const struct kio_dm_target *r, const char *be
 	}
 	if (strcmp(tp.pool_devt, below))
 		return 0;
-	if (map_thin_pool_of(sysfs, tp.pool_devt, params, sizeof(params)) < 0) {
-		snprintf(last_why, sizeof(last_why), "the pool %s of thin row '%.100s' has no "
-			 "thin-pool row", tp.pool_devt, r->params);
-		return -EINVAL;
+	if (!*m) {
+		ret = pool_model_of(sysfs, tp.pool_devt, r->params, m);
+		if (ret < 0) {
+			*m = NULL;
+			return ret;
+		}
 	}
-	/* a model at most a second old: the pool's blocks as the scan that found x saw them */
-	ret = map_thin_pool_model(params, 0, &m, why, sizeof(why));
-	if (ret < 0)
-		return ret;
-	ret = thin_row_up(m, r->start, r->length, r->params, below, x, top, run);
+	ret = thin_row_up(*m, r->start, r->length, r->params, below, x, top, run);
 	if (ret < 0)
 		snprintf(last_why, sizeof(last_why), "thin row '%.100s' up from %s at %llu: %s",
 			 r->params, below, (unsigned long long)x, strerror(-ret));

@@ -14,14 +14,28 @@
 
 #include "stack_thin_int.h"
 
+/* Skip the decimal digits at s (at least one, at most 10: an unsigned); NULL when none. */
+static const char *digits(const char *s)
+{
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p == s || p - s > 10 ? NULL : p;
+}
+
+/* A "MAJ:MIN" token copied to out. No sscanf: a walk parses a thin row per volume per range. */
 static int devt_token(const char *s, char *out, size_t len)
 {
-	unsigned a, b;
-	char c;
+	const char *p = digits(s);
+	size_t n;
 
-	if (sscanf(s, "%u:%u%c", &a, &b, &c) != 2 || strlen(s) >= len)
+	if (!p || *p != ':' || !(p = digits(p + 1)) || *p)
 		return -EINVAL;
-	strcpy(out, s);
+	n = (size_t)(p - s);
+	if (n >= len)
+		return -EINVAL;
+	memcpy(out, s, n + 1);
 	return 0;
 }
 

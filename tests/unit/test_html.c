@@ -15,6 +15,7 @@
 
 #include "html.h"
 #include "map_report.h"
+#include "map_stack.h"
 
 /* Run fn into a memory stream; return the text (free it). */
 static char *capture_puts(const char *s)
@@ -170,6 +171,36 @@ static void test_map_text_escaped(void **state)
 	report_html_free(&h);
 }
 
+/* The stack's line for people: every hop with its flags, as the format always wrote it. */
+static void test_stack_print(void **state)
+{
+	struct map_stack_up u;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	assert_non_null(f);
+	memset(&u, 0, sizeof(u));
+	u.nr_hops = 3;
+	snprintf(u.hop[0].name, sizeof(u.hop[0].name), "nvme0n1");
+	snprintf(u.hop[0].kind, sizeof(u.hop[0].kind), "disk");
+	u.hop[0].offset = 0;
+	snprintf(u.hop[1].name, sizeof(u.hop[1].name), "md0");
+	snprintf(u.hop[1].kind, sizeof(u.hop[1].kind), "md-raid5");
+	u.hop[1].offset = 18446744073709551615ull;
+	u.hop[1].parity = 1;
+	u.hop[1].degraded = 1;
+	snprintf(u.hop[2].name, sizeof(u.hop[2].name), "dm-4");
+	snprintf(u.hop[2].kind, sizeof(u.hop[2].kind), "dm-thin");
+	u.hop[2].offset = 1048576;
+	report_stack_print(f, &u);
+	fclose(f);
+	assert_string_equal(out, "      stack: /dev/nvme0n1 (disk) at 0 -> /dev/md0 (md-raid5, parity, "
+			    "DEGRADED) at 18446744073709551615 -> /dev/dm-4 (dm-thin) at 1048576\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_put_path_hex),
 		cmocka_unit_test(test_map_cells),
 		cmocka_unit_test(test_map_text_escaped),
+		cmocka_unit_test(test_stack_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

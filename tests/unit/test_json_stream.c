@@ -3,7 +3,8 @@
  * top-level arrays streamed one element at a time is byte for byte what json-c writes for the
  * whole tree (pretty, tab-indented, spaced; elements nested three deep, strings with newlines,
  * quotes and slashes, empty arrays and objects, thousands of elements), and a missing array or
- * flags it cannot stream are refused.
+ * flags it cannot stream are refused; its integers, constant keys and shared leaves write what
+ * json-c's own objects do.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -166,6 +167,76 @@ static void test_refused(void **state)
 	json_object_put(arr);
 }
 
+/* report_json_new_u64/_i64 and report_json_add write the bytes json-c's own would. */
+static void test_integers_keys(void **state)
+{
+	static const uint64_t u[] = { 0, 1, 9, 10, 4096, 1ull << 32, UINT64_MAX - 1, UINT64_MAX };
+	static const int64_t v[] = { 0, -1, 1, -10, 123456789, INT64_MAX, INT64_MIN + 1, INT64_MIN };
+	json_object *a = json_object_new_object(), *b = json_object_new_object();
+	json_object *ua = json_object_new_array(), *ub = json_object_new_array();
+	json_object *va = json_object_new_array(), *vb = json_object_new_array();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		json_object_array_add(ua, report_json_new_u64(u[i]));
+		json_object_array_add(ub, json_object_new_uint64(u[i]));
+	}
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		json_object_array_add(va, report_json_new_i64(v[i]));
+		json_object_array_add(vb, json_object_new_int64(v[i]));
+	}
+	assert_int_equal(report_json_add(a, "u", ua), 0);
+	assert_int_equal(report_json_add(a, "v", va), 0);
+	/* a key added again replaces its value in place, as json-c's add does */
+	assert_int_equal(report_json_add(a, "u", json_object_get(ua)), 0);
+	json_object_object_add(b, "u", ub);
+	json_object_object_add(b, "v", vb);
+	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY),
+			    json_object_to_json_string_ext(b, JSON_C_TO_STRING_PRETTY));
+	json_object_put(a);
+	json_object_put(b);
+}
+
+/* Shared leaves in many trees, each tree put in turn: the same bytes every time. */
+static void test_shared_leaves(void **state)
+{
+	const char *want = NULL;
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		json_object *a = json_object_new_object(), *b = json_object_new_object();
+		char kind[16];
+
+		snprintf(kind, sizeof(kind), "dm-%s", "thin");	/* same content, another buffer */
+		report_json_add(a, "t", report_json_bool(1));
+		report_json_add(a, "f", report_json_bool(0));
+		report_json_add(a, "e", report_json_empty_array());
+		report_json_add(a, "k", report_json_string(kind));
+		report_json_add(a, "k2", report_json_string("dm-thin"));
+		json_object_object_add(b, "t", json_object_new_boolean(1));
+		json_object_object_add(b, "f", json_object_new_boolean(0));
+		json_object_object_add(b, "e", json_object_new_array());
+		json_object_object_add(b, "k", json_object_new_string("dm-thin"));
+		json_object_object_add(b, "k2", json_object_new_string("dm-thin"));
+		want = json_object_to_json_string_ext(b, JSON_C_TO_STRING_PRETTY);
+		assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY),
+				    want);
+		json_object_put(a);
+		json_object_put(b);
+	}
+	/* more strings than are kept, and a long one: new objects, the same bytes */
+	for (unsigned i = 0; i < 300; i++) {
+		char s[80];
+		json_object *o;
+
+		snprintf(s, sizeof(s), "s%u%s", i, i % 7 ? "" :
+			 "-a name longer than the sixty-four bytes a shared string may have");
+		o = report_json_string(s);
+		assert_string_equal(json_object_get_string(o), s);
+		json_object_put(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +244,8 @@ int main(void)
 		cmocka_unit_test(test_identical_tab_spaced),
 		cmocka_unit_test(test_identical_large),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_integers_keys),
+		cmocka_unit_test(test_shared_leaves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,6 +45,13 @@ static void test_params(void **s)
 	assert_int_equal(thin_pool_row_parse("253:1 253:2 128", &p), -EINVAL);
 	assert_int_equal(thin_pool_row_parse("253:1 sdb 128 0", &p), -EINVAL);
 	assert_int_equal(thin_pool_row_parse("253:1 253:2 0 0", &p), -EINVAL);
+	/* a device is MAJ:MIN, digits only */
+	assert_int_equal(thin_pool_row_parse("253: 253:2 128 0", &p), -EINVAL);
+	assert_int_equal(thin_pool_row_parse("253:1x 253:2 128 0", &p), -EINVAL);
+	assert_int_equal(thin_pool_row_parse(":1 253:2 128 0", &p), -EINVAL);
+	assert_int_equal(thin_pool_row_parse("253:1:2 253:2 128 0", &p), -EINVAL);
+	assert_int_equal(thin_pool_row_parse("12345678901:1 253:2 128 0", &p), -EINVAL);
+	assert_int_equal(thin_pool_row_parse("4294967295:1048575 253:2 128 0", &p), 0);
 	assert_int_equal(thin_row_parse("253:4 1", &t), 0);
 	assert_string_equal(t.pool_devt, "253:4");
 	assert_int_equal(t.dev_id, 1);
