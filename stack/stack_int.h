@@ -27,10 +27,14 @@ struct md_info {
 };
 
 /* Copy src to dst (len bytes), cut to fit, as snprintf(dst, len, "%s", src) does without its
- * cost: a walk copies device names at every hop of every range. */
+ * cost: a walk copies device names at every hop of every range. (Not strnlen: GCC's
+ * -Wstringop-overread calls a bound past a shorter literal an error under ASan's build.) */
 static inline void stack_copy(char *dst, size_t len, const char *src)
 {
-	size_t n = strnlen(src, len - 1);
+	size_t n = 0;
+
+	while (n + 1 < len && src[n])
+		n++;
 
 	memcpy(dst, src, n);
 	dst[n] = '\0';
