@@ -95,6 +95,7 @@ struct scan_gov_lat {
 	unsigned dips;			/* looks at the dip so far */
 	bool dip_settled;		/* the dip's first sample is over */
 	double cyc_aim, cyc_lat;	/* the cycle so far: aim and excess, times requests */
+	double pre_ios, pre_lat;	/* before the first dip: requests, their summed time */
 	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */
 	/* the last intervals, idle ones too: the foreground's requests times its time alone, and
 	 * the interval less the wait the scan added to them (how busy it is alone) */

@@ -8,11 +8,11 @@
  *  2. None: the rate doubles each interval up to the window's pace, --rate(-max), or unlimited.
  *  3. Present: the rate in force is the controller's (finite: an unlimited one becomes what
  *     the scan achieved) times lat_gains_pct: 7 intervals at 1.2, one dip at 0.1 (a mean of
- *     one), never stopping; a new foreground's first dip comes soon.
+ *     one), never stopping; a new foreground's first interval is the dip.
  *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
- *     averages the dips.
+ *     averages the dips, the first replaced by the second (it may dip from full speed).
  *  5. L counts at most L0 plus twice the scan's reads' and commands' time per request (the
  *     rest is not ours).
  *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of the
@@ -21,8 +21,9 @@
  *  7. Every LAT_DECIDE_PHASES intervals: e = their excess L - L0 over the gain in force, over
  *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
- *     one interval: 1/8 at once. No credit is banked with a foreground (OpenZFS: fewer scrub
- *     I/Os while others wait); the executor caps reads in flight at twice the BDP (BBR).
+ *     one interval (or before the first dip, by its L0): 1/8 at once. No credit is banked
+ *     with a foreground (OpenZFS: fewer scrub I/Os while others wait); the executor caps
+ *     reads in flight at twice the BDP (BBR).
  * Why the mean, not a p99 or PSI: the stat file gives sums only, and a foreground waiting on
  * each request has its throughput in its mean; PSI is system-wide and counts the scan's waits.
  */
@@ -41,6 +42,7 @@
 #define LAT_DIP_SETTLE_NS 250000000ull	/* the dip's first this long: not its look */
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
+#define LAT_DIP_PHASE (SCAN_GOV_LAT_GAINS - 1)	/* the cycle's dip */
 
 /* The gain cycle, per cent: its time-weighted mean is one (the dip lasts 3/2 as long). */
 static const unsigned lat_gains_pct[SCAN_GOV_LAT_GAINS] = { 120, 120, 120, 120, 120, 120, 120,
@@ -147,14 +149,17 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	struct scan_gov_lat *l = &g->lat;
 	double lat = (double)l->acc_fg_ns / (double)l->acc_fg_ios, s = (double)l->base_ns, x = 0;
 	double alone, cap, waiting;
+	bool dip;
 
 	if (l->acc_own_ios && s > 0)
 		x = (s * (double)l->acc_own_ns - (double)l->acc_own_ios * s * s / 2) /
 		    (double)span_ns;
 	/* At the dip, or a first guess: less the work the scan held in the queue meanwhile. */
 	alone = lat - x > lat / 8 ? lat - x : lat / 8;
-	if (lat_gains_pct[l->phase] == LAT_DIP_PCT) {
-		l->alone = l->dips ? (l->alone + alone) / 2 : alone;
+	dip = lat_gains_pct[l->phase] == LAT_DIP_PCT;
+	if (dip) {
+		/* the first dip came at once, maybe from full speed: the second replaces it */
+		l->alone = l->dips > 1 ? (l->alone + alone) / 2 : alone;
 		l->dips++;
 	} else if (!l->dips) {
 		l->alone = alone;	/* a guess until the first dip */
@@ -169,13 +174,22 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	gov_lat_duty(l, (double)l->acc_fg_ios * l->alone,
 		     (double)span_ns - (double)l->acc_fg_ios * (lat - l->alone));
 	l->aim = gov_lat_aim(g, lat, l->alone, span_ns);
-	if (lat_gains_pct[l->phase] != LAT_DIP_PCT) {	/* the excess at the gain of one */
+	if (!dip && !l->dips) {		/* no time alone known: judged after the first dip */
+		l->pre_ios += (double)l->acc_fg_ios;
+		l->pre_lat += (double)l->acc_fg_ios * lat;
+	} else if (!dip) {		/* the excess at the gain of one */
 		l->cyc_aim += (double)l->acc_fg_ios * l->aim;
 		l->cyc_lat += (double)l->acc_fg_ios * (lat - l->alone) * 100 /
 			      lat_gains_pct[l->phase];
 	}
 	if (lat > l->alone * g->o.lat_target_pct / 100.0)
 		g->nr_backoffs++;
+	if (dip && l->dips == 1 && l->pre_ios > 0) {	/* the first dip: what came before */
+		lat = l->pre_lat / l->pre_ios;
+		l->pre_ios = l->pre_lat = 0;
+		if (lat - l->alone > LAT_FAR * l->aim)
+			return true;
+	}
 	return gov_lat_fg_seen(l, span_ns) && lat - l->alone > LAT_FAR * l->aim;
 }
 
@@ -193,7 +207,7 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 	if (!l->acc_fg_ios)
 		gov_lat_duty(l, 0, (double)span_ns);
 	if (l->acc_fg_ios && gov_lat_look(g, span_ns)) {
-		l->phase = l->dips ? 0 : LAT_DECIDE_PHASES;	/* a first dip soon */
+		l->phase = l->dips ? 0 : LAT_DIP_PHASE;	/* no time alone yet: the dip now */
 		l->cyc_aim = l->cyc_lat = 0;
 		return 125;
 	}
@@ -239,15 +253,17 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		return;
 	if (g->issued_bytes > l->acc_bytes0)
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
+	if (!l->fg_now)		/* a new foreground: its first interval is the dip */
+		l->phase = LAT_DIP_PHASE - 1;
 	l->fg_now = l->last_fg_ns && now_ns - l->last_fg_ns < LAT_QUIET_NS;
 	if (!l->fg_now) {
 		r = gov_lat_idle_bps(g, r, achieved);	/* rule 2 */
 		l->alone = l->cyc_aim = l->cyc_lat = l->cyc_bytes = l->cyc_allow = 0;
+		l->pre_ios = l->pre_lat = 0;
 		l->dips = 0;
 		memset(l->duty_fg, 0, sizeof(l->duty_fg));
 		memset(l->duty_span, 0, sizeof(l->duty_span));
 		l->baseline_ns = l->last_lat_ns = 0;
-		l->phase = LAT_DECIDE_PHASES;
 		l->slowed = false;
 	} else {
 		l->cyc_bytes += (double)(g->issued_bytes - l->acc_bytes0);	/* at gain one: */
