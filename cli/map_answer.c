@@ -307,13 +307,26 @@ void cli_map_print_answer(const struct map_run *m, FILE *f)
 		const struct query *q = &m->q[i];
 		size_t first = 0, count = 0;
 
-		fprintf(f, "%s offset %" PRIu64 " length %" PRIu64, q->stk ? q->asked_dev :
-			q->devpath, q->stk ? q->asked_off : q->offset, q->length);
-		if (m->from_log)
-			fprintf(f, "  (%s %" PRIu64 ", %u line%s%s)", map_klog_unit_name(q->format),
-				q->value, q->lines, q->lines == 1 ? "" : "s", q->vague ?
-				"; the failed command's blocks: the bad one lies somewhere inside" :
-				"");
+		/* "DEV offset N length N  (UNIT N, N line[s][; ...])" without fprintf: one a
+		 * range, thousands in a map */
+		fputs(q->stk ? q->asked_dev : q->devpath, f);
+		fputs(" offset ", f);
+		report_put_u64(f, q->stk ? q->asked_off : q->offset);
+		fputs(" length ", f);
+		report_put_u64(f, q->length);
+		if (m->from_log) {
+			fputs("  (", f);
+			fputs(map_klog_unit_name(q->format), f);
+			fputc(' ', f);
+			report_put_u64(f, q->value);
+			fputs(", ", f);
+			report_put_u64(f, q->lines);
+			fputs(q->lines == 1 ? " line" : " lines", f);
+			if (q->vague)
+				fputs("; the failed command's blocks: the bad one lies somewhere "
+				      "inside", f);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 		if (q->stk)
 			report_stack_print(f, q->stk);

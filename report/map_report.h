@@ -47,6 +47,8 @@ int report_damage_json(struct json_object *root, const struct map_damage *d,
 int report_target_json(struct json_object *root, const struct map_target *t);
 /* Return 0 after adding scrub, fs_health, paths_from and notes[] of d to root. */
 int report_mapping_json(struct json_object *root, const struct map_damage *d);
+/* Write v in decimal to f, as "%" PRIu64 does (no fprintf: a map prints thousands). */
+void report_put_u64(FILE *f, uint64_t v);
 /* Print one owner line (and its health and scrub verdicts) for people. */
 void report_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
 		     const struct map_owner *o);

@@ -105,18 +105,6 @@ json_object *report_stack_unmappable_json(const struct map_stack_up *u)
 	return j;
 }
 
-/* Write v in decimal to f, as "%" PRIu64 does. */
-static void put_u64(FILE *f, uint64_t v)
-{
-	char buf[24], *p = buf + sizeof(buf);
-
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
-}
-
 void report_stack_print(FILE *f, const struct map_stack_up *u)
 {
 	fputs("      stack:", f);
@@ -132,7 +120,7 @@ void report_stack_print(FILE *f, const struct map_stack_up *u)
 		if (u->hop[i].degraded)
 			fputs(", DEGRADED", f);
 		fputs(") at ", f);
-		put_u64(f, u->hop[i].offset);
+		report_put_u64(f, u->hop[i].offset);
 	}
 	fputc('\n', f);
 	if (u->parity)
@@ -145,9 +133,14 @@ void report_stack_print(FILE *f, const struct map_stack_up *u)
 			u->parity || c->role[0] != 'm' ? c->role : "other copy", c->name,
 			c->offset, c->length, c->array);
 	}
-	for (unsigned i = 0; i < u->nr_also; i++)
-		fprintf(f, "      shared with /dev/%s at %" PRIu64 " (a thin volume or snapshot "
-			"mapping the same block)\n", u->also[i].name, u->also[i].offset);
+	for (unsigned i = 0; i < u->nr_also; i++) {
+		/* "shared with /dev/NAME at OFFSET (...)", without fprintf (one a sector) */
+		fputs("      shared with /dev/", f);
+		fputs(u->also[i].name, f);
+		fputs(" at ", f);
+		report_put_u64(f, u->also[i].offset);
+		fputs(" (a thin volume or snapshot mapping the same block)\n", f);
+	}
 	if (u->also_more)
 		fprintf(f, "      and %u more volumes share it: their owners are not named\n",
 			u->also_more);

@@ -3,7 +3,7 @@
  * markup or not UTF-8 stay text), paths come from their exact bytes, and the map's cells
  * aggregate (the worst class wins, the title lists every range with its owner). Beside them,
  * the map's stack for people (its hops, the volumes sharing a thin block) and its hops written
- * field by field (the bytes of json-c's tree).
+ * field by field (the bytes of json-c's tree), and an owner's common line for people.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -242,6 +242,36 @@ static void test_stack_print(void **state)
 	free(out);
 }
 
+/* An owner's common line for people (map prints one a range), as fprintf wrote it. */
+static void test_owner_print(void **state)
+{
+	struct map_owner o;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	assert_non_null(f);
+	memset(&o, 0, sizeof(o));
+	o.kind = MAP_OWN_LOG;
+	o.meta_type = "log";
+	o.ag = 2;
+	report_print_owner(f, NULL, NULL, &o);
+	o.kind = MAP_OWN_METADATA;
+	o.meta_type = "agf";
+	o.ag = -1;
+	o.part = 3;
+	report_print_owner(f, NULL, NULL, &o);
+	o.meta_type = NULL;
+	o.ag = INT64_MAX;
+	o.part = 0;
+	report_print_owner(f, NULL, NULL, &o);
+	fclose(f);
+	assert_string_equal(out, "      log log (AG 2)\n      metadata agf, partition 3\n"
+			    "      metadata  (AG 9223372036854775807)\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_map_cells),
 		cmocka_unit_test(test_map_text_escaped),
 		cmocka_unit_test(test_stack_print),
+		cmocka_unit_test(test_owner_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
