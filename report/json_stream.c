@@ -296,21 +296,24 @@ static void w_indent(struct report_json_stream *s, unsigned depth)
 		s->len = (size_t)(w_indent_at(s, o, depth) - s->buf);
 }
 
+/* What each byte of a string is to w_plain: 0 written as it is, 1 a slash (as it is under
+ * JSON_C_TO_STRING_NOSLASHESCAPE), 2 escaped by json-c (and DEL and non-ASCII, left to it), 3
+ * the end. A table: every key and string of every answer passes here. */
+static const unsigned char w_class[256] = {
+	[0] = 3, [1 ... 0x1f] = 2, ['"'] = 2, ['\\'] = 2, ['/'] = 1, [0x7f ... 0xff] = 2,
+};
+
 /* Return the length of v when json-c writes it between its quotes unchanged (printable ASCII
  * with no quote or backslash, nor a slash unless JSON_C_TO_STRING_NOSLASHESCAPE: the unit
  * test checks each such byte against json-c), else -1. */
 static inline ssize_t w_plain(const struct report_json_stream *s, const char *v)
 {
-	int slash_ok = !!(s->flags & JSON_C_TO_STRING_NOSLASHESCAPE);
+	unsigned char k, slash_ok = (s->flags & JSON_C_TO_STRING_NOSLASHESCAPE) ? 1 : 0;
 	const char *p = v;
 
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\' || (c == '/' && !slash_ok))
-			return -1;
-	}
-	return p - v;
+	while ((k = w_class[(unsigned char)*p]) == 0 || (k == 1 && slash_ok))
+		p++;
+	return k == 3 ? p - v : -1;
 }
 
 /* Append v quoted: plain as it is, any other escaped by json-c itself. */
