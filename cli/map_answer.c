@@ -99,7 +99,7 @@ static void query_stack_write(const struct query *q, struct report_json_stream *
 
 		report_json_w_open(s, "shared_with", 1);
 		for (unsigned i = 0; i < u->nr_also; i++) {
-			snprintf(dev, sizeof(dev), "/dev/%s", u->also[i].name);
+			cli_map_copy_dev(dev, sizeof(dev), u->also[i].name);
 			report_json_w_open(s, NULL, 0);
 			report_json_w_str(s, "device", dev);
 			report_json_w_u64(s, "offset", u->also[i].offset);
