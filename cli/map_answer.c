@@ -23,9 +23,9 @@ static const char *target_name(const struct tgt *tg)
 	return tg->t.mount_point[0] ? tg->t.mount_point : tg->t.arg;
 }
 
-/* Return the JSON of target tg; its damaged metadata and notes go to the arrays (its damaged
- * files are streamed: damaged_file_json). */
-static json_object *target_json(const struct tgt *tg, json_object *meta, json_object *notes)
+/* Return the JSON of target tg; its notes go to the array (its damaged files and metadata are
+ * streamed: damaged_file_json, report_damaged_meta_write). */
+static json_object *target_json(const struct tgt *tg, json_object *notes)
 {
 	json_object *jt = json_object_new_object(), *devs = json_object_new_array(), *a;
 
@@ -56,8 +56,6 @@ static json_object *target_json(const struct tgt *tg, json_object *meta, json_ob
 	report_mapping_json(jt, &tg->d);
 	if (tg->err[0])
 		report_json_add(jt, "error", json_object_new_string(tg->err));
-	for (size_t i = 0; i < tg->d.nr_meta; i++)
-		json_object_array_add(meta, report_damaged_meta_json(&tg->d, &tg->t, i));
 	json_object_object_get_ex(jt, "notes", &a);
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)
 		json_object_array_add(notes, json_object_get(json_object_array_get_idx(a, i)));
@@ -73,44 +71,46 @@ static json_object *damaged_file_json(const struct tgt *tg, size_t i)
 	return e;
 }
 
-/* Add the storage stack of query q to j (its entry of media_errors[]). */
-static void query_stack_json(const struct query *q, json_object *j)
+/* Write the storage stack of query q (fields of its entry of media_errors[]) to s. */
+static void query_stack_write(const struct query *q, struct report_json_stream *s)
 {
-	json_object *um = report_stack_unmappable_json(q->stk);
+	const struct map_stack_up *u = q->stk;
 
 	if (!q->no_owner) {
-		report_json_add(j, "fs_device", report_json_string(q->devpath));
-		report_json_add(j, "fs_offset", report_json_new_u64(q->offset));
+		report_json_w_str(s, "fs_device", q->devpath);
+		report_json_w_u64(s, "fs_offset", q->offset);
 	}
-	report_json_add(j, "stack", report_stack_hops_json(q->stk));
-	report_json_add(j, "copies", report_stack_copies_json(q->stk));
-	if (q->stk->parity)
-		report_json_add(j, "parity", report_json_bool(1));
-	if (q->stk->unused)
-		report_json_add(j, "unused", json_object_new_string(q->stk->bad_reason));
-	if (q->stk->thin_meta)
-		report_json_add(j, "thin_pool_metadata", report_json_bool(1));
-	if (q->stk->nr_also) {
+	report_stack_hops_write(s, "stack", u);
+	if (u->nr_copies) {
+		report_json_w_json(s, "copies", report_stack_copies_json(u));
+	} else {
+		report_json_w_open(s, "copies", 1);
+		report_json_w_close(s);
+	}
+	if (u->parity)
+		report_json_w_bool(s, "parity", 1);
+	if (u->unused)
+		report_json_w_str(s, "unused", u->bad_reason);
+	if (u->thin_meta)
+		report_json_w_bool(s, "thin_pool_metadata", 1);
+	if (u->nr_also) {
 		/* a thin block shared with other volumes (snapshots): each is its own entry too */
-		json_object *sw = json_object_new_array();
 		char dev[MAP_STACK_NAME + 8];
 
-		for (unsigned i = 0; i < q->stk->nr_also; i++) {
-			json_object *e = json_object_new_object();
-
-			snprintf(dev, sizeof(dev), "/dev/%s", q->stk->also[i].name);
-			report_json_add(e, "device", report_json_string(dev));
-			report_json_add(e, "offset",
-					       report_json_new_u64(q->stk->also[i].offset));
-			json_object_array_add(sw, e);
+		report_json_w_open(s, "shared_with", 1);
+		for (unsigned i = 0; i < u->nr_also; i++) {
+			cli_map_copy_dev(dev, sizeof(dev), u->also[i].name);
+			report_json_w_open(s, NULL, 0);
+			report_json_w_str(s, "device", dev);
+			report_json_w_u64(s, "offset", u->also[i].offset);
+			report_json_w_close(s);
 		}
-		report_json_add(j, "shared_with", sw);
+		report_json_w_close(s);
 	}
-	if (q->stk->also_more)		/* volumes past what one answer lists: not named */
-		report_json_add(j, "shared_with_more",
-				       report_json_new_u64(q->stk->also_more));
-	if (um)
-		report_json_add(j, "unmappable", um);
+	if (u->also_more)		/* volumes past what one answer lists: not named */
+		report_json_w_u64(s, "shared_with_more", u->also_more);
+	if (u->unmappable)
+		report_json_w_json(s, "unmappable", report_stack_unmappable_json(u));
 }
 
 /*
@@ -149,42 +149,45 @@ static void stacks_json(const struct map_run *m, json_object *root, json_object 
 		report_json_add(root, "stack", json_object_new_array());
 }
 
-/* Return the JSON of query q of m, as an entry of media_errors[]. */
-static json_object *query_json(const struct map_run *m, const struct query *q)
+/*
+ * Write query q of m as the next entry of media_errors[] (field by field: a thousand-sector
+ * map spent most of its time making, writing and freeing each answer's json-c objects).
+ */
+static int query_write(const struct map_run *m, const struct query *q,
+		       struct report_json_stream *s)
 {
-	json_object *j = json_object_new_object(), *owners = json_object_new_array();
 	size_t first = 0, count = 0;
 
-	report_json_add(j, "device", report_json_string(q->stk ? q->asked_dev : q->devpath));
-	report_json_add(j, "offset", report_json_new_u64(
-		q->stk ? q->asked_off : q->offset));
-	report_json_add(j, "length", report_json_new_u64(q->length));
+	report_json_w_begin(s);
+	report_json_w_str(s, "device", q->stk ? q->asked_dev : q->devpath);
+	report_json_w_u64(s, "offset", q->stk ? q->asked_off : q->offset);
+	report_json_w_u64(s, "length", q->length);
 	if (q->stk)
-		query_stack_json(q, j);
-	report_json_add(j, "error", report_json_string(m->from_log ? "kernel-log" : "query"));
-	report_json_add(j, "format", report_json_string(q->format));
+		query_stack_write(q, s);
+	report_json_w_str(s, "error", m->from_log ? "kernel-log" : "query");
+	report_json_w_str(s, "format", q->format);
 	if (m->from_log)
-		report_json_add(j, "precision", report_json_string(
-			q->vague ? "command" : "block"));
+		report_json_w_str(s, "precision", q->vague ? "command" : "block");
 	if (q->stale[0])
-		report_json_add(j, "not_mapped", json_object_new_string(q->stale));
+		report_json_w_str(s, "not_mapped", q->stale);
 	if (m->from_log) {
-		report_json_add(j, "lines", report_json_new_i64((int)q->lines));
-		report_json_add(j, map_klog_unit_name(q->format),
-				       report_json_new_u64(q->value));
+		report_json_w_i64(s, "lines", (int)q->lines);
+		report_json_w_u64(s, map_klog_unit_name(q->format), q->value);
 	}
 	if (q->tgt >= 0) {
 		const struct tgt *tg = &m->tg[q->tgt];
 
-		report_json_add(j, "role", report_json_string(
-			map_role_name(tg->t.devices[q->dev_idx].role)));
+		report_json_w_str(s, "role", map_role_name(tg->t.devices[q->dev_idx].role));
 		map_damage_group(&tg->d, q->group, &first, &count);
-		for (size_t k = 0; k < count; k++)
-			json_object_array_add(owners, report_owner_json(&tg->d, &tg->t,
-					      &tg->d.owners[first + k]));
 	}
-	report_json_add(j, "owners", owners);
-	return j;
+	report_json_w_open(s, "owners", 1);
+	for (size_t k = 0; k < count; k++) {
+		const struct tgt *tg = &m->tg[q->tgt];
+
+		report_owner_write(s, NULL, &tg->d, &tg->t, &tg->d.owners[first + k]);
+	}
+	report_json_w_close(s);
+	return report_json_w_end(s);
 }
 
 /* Return the kernel_log object of an answer from a kernel log: what its lines gave. */
@@ -219,13 +222,13 @@ static json_object *kernel_log_json(const struct map_run *m)
 }
 
 /*
- * Return the answer of m as JSON (schema mediascan-map/1) without the entries of its two
- * long arrays, media_errors[] and damaged_files[] (present, empty): cli_map_write_json
- * streams them into their place.
+ * Return the answer of m as JSON (schema mediascan-map/1) without the entries of its long
+ * arrays, media_errors[], damaged_files[] and damaged_metadata[] (present, empty):
+ * cli_map_write_json streams them into their place.
  */
 static json_object *answer_skeleton(const struct map_run *m)
 {
-	json_object *root = json_object_new_object(), *meta = json_object_new_array();
+	json_object *root = json_object_new_object();
 	json_object *targets = json_object_new_array(), *notes = json_object_new_array();
 	json_object *unmappable = json_object_new_array(), *copies = json_object_new_array();
 
@@ -234,13 +237,13 @@ static json_object *answer_skeleton(const struct map_run *m)
 	report_json_add(root, "source", json_object_new_string(
 		m->from_log ? "kernel-log" : "query"));
 	for (size_t k = 0; k < m->nr_tg; k++)
-		json_object_array_add(targets, target_json(&m->tg[k], meta, notes));
+		json_object_array_add(targets, target_json(&m->tg[k], notes));
 	report_json_add(root, "targets", targets);
 	stacks_json(m, root, unmappable, copies);
 	report_json_add(root, "copies", copies);
 	report_json_add(root, "unmappable", unmappable);
 	report_json_add(root, "damaged_files", json_object_new_array());
-	report_json_add(root, "damaged_metadata", meta);
+	report_json_add(root, "damaged_metadata", json_object_new_array());
 	if (m->from_log)
 		report_json_add(root, "kernel_log", kernel_log_json(m));
 	report_json_add(root, "notes", notes);
@@ -249,9 +252,9 @@ static json_object *answer_skeleton(const struct map_run *m)
 }
 
 /*
- * Write the answer of m to f: the skeleton, with each entry of media_errors[] and
- * damaged_files[] made, written and freed in turn (a map of thousands of ranges never holds
- * them all as one tree). Return 0 or -errno.
+ * Write the answer of m to f: the skeleton, with each entry of media_errors[], damaged_files[]
+ * and damaged_metadata[] written in turn (a map of thousands of ranges never holds them all
+ * as one tree). Return 0 or -errno.
  */
 static int write_answer(const struct map_run *m, FILE *f)
 {
@@ -264,12 +267,20 @@ static int write_answer(const struct map_run *m, FILE *f)
 		goto out_put;
 	ret = report_json_stream_open(&s, "media_errors");
 	for (size_t i = 0; ret == 0 && i < m->nr_q; i++)
-		ret = report_json_stream_add(&s, query_json(m, &m->q[i]));
+		ret = query_write(m, &m->q[i], &s);
 	if (ret == 0)
 		ret = report_json_stream_open(&s, "damaged_files");
 	for (size_t k = 0; ret == 0 && k < m->nr_tg; k++)
 		for (size_t i = 0; ret == 0 && m->tg[k].open && i < m->tg[k].d.nr_files; i++)
 			ret = report_json_stream_add(&s, damaged_file_json(&m->tg[k], i));
+	if (ret == 0)
+		ret = report_json_stream_open(&s, "damaged_metadata");
+	for (size_t k = 0; ret == 0 && k < m->nr_tg; k++) {
+		for (size_t i = 0; ret == 0 && m->tg[k].open && i < m->tg[k].d.nr_meta; i++) {
+			report_damaged_meta_write(&s, &m->tg[k].d, &m->tg[k].t, i);
+			ret = report_json_w_end(&s);
+		}
+	}
 	if (ret < 0 && !s.err)
 		s.err = ret;			/* nothing more is written */
 	ret = report_json_stream_end(&s);
@@ -296,13 +307,26 @@ void cli_map_print_answer(const struct map_run *m, FILE *f)
 		const struct query *q = &m->q[i];
 		size_t first = 0, count = 0;
 
-		fprintf(f, "%s offset %" PRIu64 " length %" PRIu64, q->stk ? q->asked_dev :
-			q->devpath, q->stk ? q->asked_off : q->offset, q->length);
-		if (m->from_log)
-			fprintf(f, "  (%s %" PRIu64 ", %u line%s%s)", map_klog_unit_name(q->format),
-				q->value, q->lines, q->lines == 1 ? "" : "s", q->vague ?
-				"; the failed command's blocks: the bad one lies somewhere inside" :
-				"");
+		/* "DEV offset N length N  (UNIT N, N line[s][; ...])" without fprintf: one a
+		 * range, thousands in a map */
+		fputs(q->stk ? q->asked_dev : q->devpath, f);
+		fputs(" offset ", f);
+		report_put_u64(f, q->stk ? q->asked_off : q->offset);
+		fputs(" length ", f);
+		report_put_u64(f, q->length);
+		if (m->from_log) {
+			fputs("  (", f);
+			fputs(map_klog_unit_name(q->format), f);
+			fputc(' ', f);
+			report_put_u64(f, q->value);
+			fputs(", ", f);
+			report_put_u64(f, q->lines);
+			fputs(q->lines == 1 ? " line" : " lines", f);
+			if (q->vague)
+				fputs("; the failed command's blocks: the bad one lies somewhere "
+				      "inside", f);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 		if (q->stk)
 			report_stack_print(f, q->stk);

@@ -90,8 +90,8 @@ static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct
 		if (w->unmappable)
 			*exit_bits |= REPORT_EXIT_OPERATIONAL;
 		if (!s.no_owner) {
-			snprintf(s.devpath, sizeof(s.devpath), "/dev/%s",
-				 w->hop[w->nr_hops - 1].name);
+			cli_map_copy_dev(s.devpath, sizeof(s.devpath),
+					 w->hop[w->nr_hops - 1].name);
 			s.offset = w->hop[w->nr_hops - 1].offset;
 		}
 		ret = push_query(v, n, cap, &s);
@@ -146,7 +146,7 @@ static int stack_queries(struct map_run *m)
 			}
 			if (!u->length || u->length > left)
 				u->length = left;
-			snprintf(p.asked_dev, sizeof(p.asked_dev), "%s", q->devpath);
+			cli_map_copy(p.asked_dev, sizeof(p.asked_dev), q->devpath);
 			p.asked_off = off;
 			p.length = u->length;
 			p.stk = u;
@@ -154,8 +154,8 @@ static int stack_queries(struct map_run *m)
 				p.no_owner = 1;
 				p.offset = off;
 			} else {
-				snprintf(p.devpath, sizeof(p.devpath), "/dev/%s",
-					 u->hop[u->nr_hops - 1].name);
+				cli_map_copy_dev(p.devpath, sizeof(p.devpath),
+						 u->hop[u->nr_hops - 1].name);
 				p.offset = u->hop[u->nr_hops - 1].offset;
 			}
 			if (u->unmappable || u->also_more)

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "klog.h"
 #include "map_stack.h"
@@ -89,6 +90,28 @@ struct map_run {
 	} names[64];
 	unsigned nr_names;
 };
+
+/* Copy src to dst (len bytes), cut to fit, as snprintf(dst, len, "%s", src) does without its
+ * cost (every range copies its device names). Not strnlen: see stack_copy (stack_int.h). */
+static inline void cli_map_copy(char *dst, size_t len, const char *src)
+{
+	size_t n = 0;
+
+	if (!len)
+		return;
+	while (n + 1 < len && src[n])
+		n++;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* snprintf(dst, len, "/dev/%s", name), the same way (len > 0). */
+static inline void cli_map_copy_dev(char *dst, size_t len, const char *name)
+{
+	cli_map_copy(dst, len, "/dev/");
+	if (len > 6)
+		cli_map_copy(dst + 5, len - 5, name);
+}
 
 /* Return 0 after adding a query for [off, off+len) of devpath, 1 when dropped (over the
  * bound), or -ENOMEM. */

@@ -187,7 +187,7 @@ static int use_log_line(struct map_run *m, const char *line)
 		if (strcmp(m->names[ni].name, rec.dev) == 0)
 			break;
 	if (ni < m->nr_names) {
-		snprintf(devpath, sizeof(devpath), "%s", m->names[ni].devpath);
+		cli_map_copy(devpath, sizeof(devpath), m->names[ni].devpath);
 	} else {
 		if (map_devpath_of_name(rec.dev, devpath, sizeof(devpath)) < 0)
 			devpath[0] = '\0';
@@ -219,7 +219,7 @@ static int use_log_line(struct map_run *m, const char *line)
 	m->matched++;
 	ret = cli_map_add_query(m, devpath, off, len, rec.format, rec.value);
 	if (ret == 0) {
-		snprintf(m->q[m->nr_q - 1].kname, sizeof(m->q[0].kname), "%s", rec.dev);
+		cli_map_copy(m->q[m->nr_q - 1].kname, sizeof(m->q[0].kname), rec.dev);
 		m->q[m->nr_q - 1].usec = rec.usec;
 		m->q[m->nr_q - 1].cmd_range = rec.unit == MAP_KLOG_LBA && rec.count > 1;
 	}

@@ -33,7 +33,7 @@ int cli_map_add_query(struct map_run *m, const char *devpath, uint64_t off, uint
 	}
 	m->q[m->nr_q] = (struct query){ .offset = off, .length = len, .lines = 1,
 					.format = format, .value = value, .tgt = -1, .usec = -1 };
-	snprintf(m->q[m->nr_q].devpath, sizeof(m->q[m->nr_q].devpath), "%s", devpath);
+	cli_map_copy(m->q[m->nr_q].devpath, sizeof(m->q[m->nr_q].devpath), devpath);
 	m->nr_q++;
 	return 0;
 }

@@ -6,11 +6,13 @@
  * element is serialised alone by json-c and written at its place, its lines indented to the
  * array's depth, then freed. json-c writes an element's nested lines at its depth by
  * indentation alone, and a JSON string holds no raw newline, so indenting each line of the
- * element gives the bytes json-c writes for the whole tree.
+ * element gives the bytes json-c writes for the whole tree. An element may also be written
+ * field by field (report_json_w_*), as json-c's pretty printer lays a tree out: no objects.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <json-c/json.h>
 #include <json-c/printbuf.h>
 
@@ -239,6 +241,286 @@ int report_json_stream_add(struct report_json_stream *s, json_object *elem)
 	if (ret < 0 && !s->err)
 		s->err = ret;
 	if (ret == 0)
+		put(s, s->buf, s->len);
+	s->nr++;
+	return s->err;
+}
+
+/* Room for n more bytes in the element buffer, or NULL (the failure kept in s->err): where
+ * they go. */
+static inline char *w_room(struct report_json_stream *s, size_t n)
+{
+	if (s->err)
+		return NULL;
+	if (s->len + n > s->cap && buf_room(s, n) < 0) {
+		s->err = -ENOMEM;
+		return NULL;
+	}
+	return s->buf + s->len;
+}
+
+/* Append n bytes of p to the element buffer. */
+static void w_put(struct report_json_stream *s, const char *p, size_t n)
+{
+	char *o = w_room(s, n);
+
+	if (o) {
+		memcpy(o, p, n);
+		s->len += n;
+	}
+}
+
+#define W_MAX_DEPTH 31
+static const char w_spaces[2 * W_MAX_DEPTH + 1] =
+	"                                                              ";
+static const char w_tabs[W_MAX_DEPTH + 1] =
+	"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+
+/* Write depth indents at o; return past them. */
+static inline char *w_indent_at(const struct report_json_stream *s, char *o, unsigned depth)
+{
+	if (s->indent[0] == '\t') {
+		memcpy(o, w_tabs, depth);
+		return o + depth;
+	}
+	memcpy(o, w_spaces, 2 * (size_t)depth);
+	return o + 2 * (size_t)depth;
+}
+
+/* Append depth indents. */
+static void w_indent(struct report_json_stream *s, unsigned depth)
+{
+	char *o = w_room(s, 2 * (size_t)depth);
+
+	if (o)
+		s->len = (size_t)(w_indent_at(s, o, depth) - s->buf);
+}
+
+/* What each byte of a string is to w_plain: 0 written as it is, 1 a slash (as it is under
+ * JSON_C_TO_STRING_NOSLASHESCAPE), 2 escaped by json-c (and DEL and non-ASCII, left to it), 3
+ * the end. A table: every key and string of every answer passes here. */
+static const unsigned char w_class[256] = {
+	[0] = 3, [1 ... 0x1f] = 2, ['"'] = 2, ['\\'] = 2, ['/'] = 1, [0x7f ... 0xff] = 2,
+};
+
+/* Return the length of v when json-c writes it between its quotes unchanged (printable ASCII
+ * with no quote or backslash, nor a slash unless JSON_C_TO_STRING_NOSLASHESCAPE: the unit
+ * test checks each such byte against json-c), else -1. */
+static inline ssize_t w_plain(const struct report_json_stream *s, const char *v)
+{
+	unsigned char k, slash_ok = (s->flags & JSON_C_TO_STRING_NOSLASHESCAPE) ? 1 : 0;
+	const char *p = v;
+
+	while ((k = w_class[(unsigned char)*p]) == 0 || (k == 1 && slash_ok))
+		p++;
+	return k == 3 ? p - v : -1;
+}
+
+/* Append v quoted: plain as it is, any other escaped by json-c itself. */
+static void w_string(struct report_json_stream *s, const char *v)
+{
+	ssize_t n = w_plain(s, v);
+	const char *p;
+	json_object *o;
+	char *w;
+
+	if (n >= 0) {
+		w = w_room(s, (size_t)n + 2);
+		if (w) {
+			w[0] = '"';
+			memcpy(w + 1, v, (size_t)n);
+			w[n + 1] = '"';
+			s->len += (size_t)n + 2;
+		}
+		return;
+	}
+	o = json_object_new_string(v);
+	p = o ? json_object_to_json_string_ext(o, s->flags) : NULL;
+	if (p)
+		w_put(s, p, strlen(p));
+	else if (!s->err)
+		s->err = -ENOMEM;
+	json_object_put(o);
+}
+
+/* What comes before a value in the container open: its separator, indent and key (a plain
+ * key written at once; any other through w_string). */
+static void w_key(struct report_json_stream *s, const char *key)
+{
+	uint32_t bit = 1u << s->depth;
+	int had = !!(s->had & bit), arr = !!(s->is_array & bit);
+	ssize_t kn;
+	char *o;
+
+	if (!key)
+		key = "";
+	kn = arr ? 0 : w_plain(s, key);
+	o = w_room(s, 2 + 2 * (size_t)(s->depth + 1) + (kn > 0 ? (size_t)kn : 0) + 4);
+	if (!o)
+		return;
+	s->had |= bit;
+	if (had)
+		*o++ = ',';
+	if (had || !arr)			/* an array's first value follows its "[\n" */
+		*o++ = '\n';
+	o = w_indent_at(s, o, s->depth + 1);
+	if (arr) {
+		s->len = (size_t)(o - s->buf);
+		return;
+	}
+	if (kn < 0) {
+		s->len = (size_t)(o - s->buf);
+		w_string(s, key);
+		o = w_room(s, 2);
+		if (!o)
+			return;
+	} else {
+		*o++ = '"';
+		memcpy(o, key, (size_t)kn);
+		o += kn;
+		*o++ = '"';
+	}
+	*o++ = ':';
+	if (s->flags & JSON_C_TO_STRING_SPACED)
+		*o++ = ' ';
+	s->len = (size_t)(o - s->buf);
+}
+
+void report_json_w_begin(struct report_json_stream *s)
+{
+	s->len = 0;
+	if (!s->open && !s->err)
+		s->err = -EINVAL;
+	if (s->nr)
+		w_put(s, ",", 1);
+	w_put(s, "\n", 1);
+	w_indent(s, 2);
+	w_put(s, "{", 1);
+	s->depth = 2;
+	s->had = 0;
+	s->is_array = 0;
+}
+
+void report_json_w_str(struct report_json_stream *s, const char *key, const char *v)
+{
+	w_key(s, key);
+	w_string(s, v);
+}
+
+/* Append the decimal digits of v (negative when neg), as put_digits. */
+static void w_digits(struct report_json_stream *s, uint64_t v, int neg)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	w_put(s, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+void report_json_w_u64(struct report_json_stream *s, const char *key, uint64_t v)
+{
+	w_key(s, key);
+	w_digits(s, v, 0);
+}
+
+void report_json_w_i64(struct report_json_stream *s, const char *key, int64_t v)
+{
+	w_key(s, key);
+	w_digits(s, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+
+void report_json_w_bool(struct report_json_stream *s, const char *key, int b)
+{
+	w_key(s, key);
+	if (b)
+		w_put(s, "true", 4);
+	else
+		w_put(s, "false", 5);
+}
+
+void report_json_w_open(struct report_json_stream *s, const char *key, int array)
+{
+	uint32_t bit;
+
+	w_key(s, key);
+	if (s->depth + 1 >= W_MAX_DEPTH) {	/* deeper than any answer: refused */
+		s->err = s->err ? s->err : -E2BIG;
+		return;
+	}
+	s->depth++;
+	bit = 1u << s->depth;
+	s->had &= ~bit;
+	if (array) {
+		s->is_array |= bit;
+		w_put(s, "[\n", 2);
+	} else {
+		s->is_array &= ~bit;
+		w_put(s, "{", 1);
+	}
+}
+
+/* Close the container open at s->depth, as json-c ends an object or array. */
+static void w_close(struct report_json_stream *s)
+{
+	uint32_t bit = 1u << s->depth;
+
+	if (s->is_array & bit) {
+		if (s->had & bit)
+			w_put(s, "\n", 1);
+		w_indent(s, s->depth);
+		w_put(s, "]", 1);
+	} else {			/* json-c ends even an empty object on a line of its own */
+		w_put(s, "\n", 1);
+		w_indent(s, s->depth);
+		w_put(s, "}", 1);
+	}
+}
+
+void report_json_w_close(struct report_json_stream *s)
+{
+	if (s->depth <= 2) {			/* the element is closed by _end */
+		s->err = s->err ? s->err : -EINVAL;
+		return;
+	}
+	w_close(s);
+	s->depth--;
+}
+
+void report_json_w_json(struct report_json_stream *s, const char *key, json_object *v)
+{
+	const char *p, *end, *nl;
+	size_t n = 0;
+
+	w_key(s, key);
+	/* json-c writes a value nested at depth d as at depth 0 with d more indents after
+	 * each newline (strings hold no raw newline) */
+	p = v ? json_object_to_json_string_length(v, s->flags, &n) : "null";
+	if (!p) {
+		s->err = s->err ? s->err : -ENOMEM;
+	} else {
+		if (!v)
+			n = 4;
+		for (end = p + n; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+			w_put(s, p, (size_t)(nl - p) + 1);
+			w_indent(s, s->depth + 1);
+		}
+		w_put(s, p, (size_t)(end - p));
+	}
+	json_object_put(v);
+}
+
+int report_json_w_end(struct report_json_stream *s)
+{
+	while (s->depth > 2) {			/* left open: closed, as a tree would be */
+		w_close(s);
+		s->depth--;
+	}
+	w_close(s);
+	if (!s->err)
 		put(s, s->buf, s->len);
 	s->nr++;
 	return s->err;

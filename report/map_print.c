@@ -13,6 +13,17 @@
 #include "escape.h"
 #include "fs.h"
 #include "map_report.h"
+void report_put_u64(FILE *f, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
 /* Health and scrub lines under an owner, for people: only what is news. */
 static void print_health(FILE *f, const struct map_owner *o, const char *indent)
 {
@@ -97,9 +108,16 @@ void report_print_owner(FILE *f, const struct map_damage *d, const struct map_ta
 				t ? report_escape(t->raw_err, esc, sizeof(esc)) : "");
 		break;
 	default:
-		fprintf(f, "      %s %s", report_owner_kind_name(o), o->meta_type ? o->meta_type : "");
-		if (o->ag >= 0)
-			fprintf(f, " (AG %" PRId64 ")", o->ag);
+		/* the common line (a thousand-sector map prints one each) without fprintf */
+		fputs("      ", f);
+		fputs(report_owner_kind_name(o), f);
+		fputc(' ', f);
+		fputs(o->meta_type ? o->meta_type : "", f);
+		if (o->ag >= 0) {
+			fputs(" (AG ", f);
+			report_put_u64(f, (uint64_t)o->ag);
+			fputc(')', f);
+		}
 		if (o->flags & MAP_OWNF_BMBT)
 			fprintf(f, " of inode %" PRIu64, o->inode);
 		if (o->flags & MAP_OWNF_INODE) {	/* the inode itself */
@@ -112,7 +130,8 @@ void report_print_owner(FILE *f, const struct map_damage *d, const struct map_ta
 		else if (o->kind == MAP_OWN_LOG && o->inode)
 			fprintf(f, " (inode %" PRIu64 ", offset %" PRIu64 ")", o->inode,
 				o->file_offset);
-		fprintf(f, "%s\n", part);
+		fputs(part, f);
+		fputc('\n', f);
 	}
 	if (o->lost[0])		/* what is lost with a damaged owner */
 		fprintf(f, "        %s\n", o->lost);

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "escape.h"
 #include "fs.h"
+#include "json_out.h"
 #include "json_stream.h"
 #include "map_report.h"
 
@@ -43,10 +44,15 @@ const char *report_owner_kind_name(const struct map_owner *o)
 	return "unknown";
 }
 
-void report_json_add_paths(json_object *j, const char *key, const char *const *paths, unsigned n)
+/*
+ * Write the array key (paths[0..n)) to o, valid UTF-8 always (report_json_add_paths); key_hex
+ * is key with "_hex" after it.
+ */
+static void out_paths(struct report_json_out *o, const char *key, const char *key_hex,
+		      const char *const *paths, unsigned n)
 {
-	json_object *a = json_object_new_array(), *hex = NULL;
-	char key_hex[64];
+	json_object *hex = NULL;
+	int bad = 0;
 
 	/*
 	 * JSON text is UTF-8, and json-c passes invalid bytes through (Python's json.load then
@@ -54,156 +60,177 @@ void report_json_add_paths(json_object *j, const char *key, const char *const *p
 	 * not is written with each invalid byte as \xNN (backslashes doubled), and the exact
 	 * bytes of every name of the list go in KEY_hex[] (lowercase hex).
 	 */
+	report_json_out_open(o, key, 1);
 	for (unsigned i = 0; i < n; i++) {
 		if (report_utf8_valid(paths[i])) {
-			json_object_array_add(a, json_object_new_string(paths[i]));
+			report_json_out_str(o, NULL, paths[i]);
 			continue;
 		}
 		size_t len = strlen(paths[i]) * 4 + 8;
 		char *buf = malloc(len);
 
-		json_object_array_add(a, json_object_new_string(
-			buf ? report_utf8_repair(paths[i], buf, len) : ""));
+		report_json_out_str(o, NULL, buf ? report_utf8_repair(paths[i], buf, len) : "");
 		free(buf);
-		hex = json_object_new_array();
+		bad = 1;
 	}
-	if (hex) {
-		for (unsigned i = 0; i < n; i++) {
-			size_t len = strlen(paths[i]);
-			char *h = malloc(len * 2 + 1);
+	report_json_out_close(o);
+	if (!bad)
+		return;
+	hex = json_object_new_array();
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = strlen(paths[i]);
+		char *h = malloc(len * 2 + 1);
 
-			for (size_t k = 0; h && k < len; k++)
-				snprintf(h + 2 * k, 3, "%02x", (unsigned char)paths[i][k]);
-			if (h)
-				h[len * 2] = '\0';
-			json_object_array_add(hex, json_object_new_string(h ? h : ""));
-			free(h);
-		}
+		for (size_t k = 0; h && k < len; k++)
+			snprintf(h + 2 * k, 3, "%02x", (unsigned char)paths[i][k]);
+		if (h)
+			h[len * 2] = '\0';
+		json_object_array_add(hex, json_object_new_string(h ? h : ""));
+		free(h);
 	}
-	report_json_add(j, key, a);
-	if (hex) {
-		snprintf(key_hex, sizeof(key_hex), "%s_hex", key);
-		json_object_object_add(j, key_hex, hex);
-	}
+	report_json_out_json_key_copied(o, key_hex, hex);
 }
 
-static void add_paths(json_object *j, const struct map_inode_paths *p)
+void report_json_add_paths(json_object *j, const char *key, const char *const *paths, unsigned n)
 {
-	report_json_add_paths(j, "paths", p ? (const char *const *)p->paths : NULL,
-			   p ? p->nr_paths : 0);
+	struct report_json_out o;
+	char key_hex[64];
+
+	snprintf(key_hex, sizeof(key_hex), "%s_hex", key);
+	report_json_out_tree(&o, j);
+	out_paths(&o, key, key_hex, paths, n);
 }
 
-static json_object *names_json(enum map_health_kind kind, uint32_t bits)
+static void add_paths(struct report_json_out *j, const struct map_inode_paths *p)
+{
+	out_paths(j, "paths", "paths_hex", p ? (const char *const *)p->paths : NULL,
+		  p ? p->nr_paths : 0);
+}
+
+static void names_json(struct report_json_out *j, const char *key, enum map_health_kind kind,
+		       uint32_t bits)
 {
 	const char *names[32];
 	unsigned n = map_health_names(kind, bits, names, 32);
-	json_object *a;
 
-	if (!n)
-		return report_json_empty_array();
-	a = json_object_new_array();
+	if (!n) {
+		report_json_out_empty_array(j, key);
+		return;
+	}
+	report_json_out_open(j, key, 1);
 	for (unsigned i = 0; i < n; i++)
-		json_object_array_add(a, report_json_string(names[i]));
-	return a;
+		report_json_out_str_shared(j, NULL, names[i]);
+	report_json_out_close(j);
 }
 
 /* "scrub": [...] of n scrub results. */
-static json_object *scrub_json(const struct map_scrub_result *v, unsigned n)
+static void scrub_json(struct report_json_out *j, const struct map_scrub_result *v, unsigned n)
 {
-	json_object *a = json_object_new_array();
-
+	report_json_out_open(j, "scrub", 1);
 	for (unsigned i = 0; i < n; i++) {
 		const struct map_scrub_result *s = &v[i];
-		json_object *js = json_object_new_object();
 
-		report_json_add(js, "object",
-				       json_object_new_string(map_scrub_type_name(s->type)));
+		report_json_out_open(j, NULL, 0);
+		report_json_out_str(j, "object", map_scrub_type_name(s->type));
 		if (s->ino)
-			report_json_add(js, "inode", report_json_new_u64(s->ino));
+			report_json_out_u64(j, "inode", s->ino);
 		else
-			report_json_add(js, "ag", report_json_new_i64(s->agno));
-		report_json_add(js, "verdict",
-				       json_object_new_string(map_verdict_name(s->verdict)));
-		report_json_add(js, "flags", report_json_new_i64(s->oflags));
+			report_json_out_i64(j, "ag", s->agno);
+		report_json_out_str(j, "verdict", map_verdict_name(s->verdict));
+		report_json_out_i64(j, "flags", s->oflags);
 		if (s->err)
-			report_json_add(js, "error",
-					       json_object_new_string(strerror(-s->err)));
-		json_object_array_add(a, js);
+			report_json_out_str(j, "error", strerror(-s->err));
+		report_json_out_close(j);
 	}
-	return a;
+	report_json_out_close(j);
 }
 
 /* "health": {"scope", "sick": [...], "checked": [...]} and "scrub": [...] of one owner. */
-static void add_health_json(json_object *j, const struct map_owner *o)
+static void add_health_json(struct report_json_out *j, const struct map_owner *o)
 {
 	if (o->health != MAP_HEALTH_NONE) {
-		json_object *h = json_object_new_object();
-
-		report_json_add(h, "scope", report_json_string(
-			o->health == MAP_HEALTH_INODE ? "inode" :
-			o->health == MAP_HEALTH_AG ? "ag" : "filesystem"));
-		report_json_add(h, "sick", names_json(o->health, o->sick));
-		report_json_add(h, "checked", names_json(o->health, o->checked));
-		report_json_add(j, "health", h);
+		report_json_out_open(j, "health", 0);
+		report_json_out_str_shared(j, "scope", o->health == MAP_HEALTH_INODE ? "inode" :
+					   o->health == MAP_HEALTH_AG ? "ag" : "filesystem");
+		names_json(j, "sick", o->health, o->sick);
+		names_json(j, "checked", o->health, o->checked);
+		report_json_out_close(j);
 	}
 	if (o->nr_scrub)
-		report_json_add(j, "scrub", scrub_json(o->scrub, o->nr_scrub));
+		scrub_json(j, o->scrub, o->nr_scrub);
+}
+
+/* The fields of owner o (in the object open in j). */
+static void owner_fields(struct report_json_out *j, const struct map_damage *d,
+			 const struct map_target *t, const struct map_owner *o)
+{
+	const struct map_inode_paths *ip = NULL;
+	const char *raw = o->kind == MAP_OWN_DEVICE ? NULL :
+			  read_from(map_target_fs((struct map_target *)t, o->fs_idx));
+
+	report_json_out_str_shared(j, "type", report_owner_kind_name(o));
+	if (raw)
+		report_json_out_str(j, "read_from", raw);
+	report_json_out_u64(j, "device_offset", o->dev_offset);
+	report_json_out_u64(j, "length", o->length);
+	if (o->part) {
+		report_json_out_i64(j, "partition", (int)o->part);
+		if (o->kind != MAP_OWN_DEVICE || o->fs_offset != o->dev_offset)
+			report_json_out_u64(j, "partition_offset", o->fs_offset);
+	}
+	if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
+		ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
+	if (o->kind == MAP_OWN_FILE) {
+		report_json_out_u64(j, "inode", o->inode);
+		report_json_out_u64(j, "file_offset", o->file_offset);
+		report_json_out_str_shared(j, "fork", o->flags & MAP_OWNF_ATTR_FORK ? "attr" :
+					   "data");
+		report_json_out_bool(j, "unwritten", !!(o->flags & MAP_OWNF_UNWRITTEN));
+		report_json_out_bool(j, "shared", !!(o->flags & MAP_OWNF_SHARED));
+		add_paths(j, ip);
+	} else {
+		report_json_out_str_shared(j, "metadata", o->meta_type ? o->meta_type :
+					   "unknown");
+		if (o->ag >= 0)
+			report_json_out_i64(j, "ag", o->ag);
+		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
+			report_json_out_u64(j, "inode", o->inode);
+			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* its paths */
+				add_paths(j, ip);
+		}
+		if (o->kind == MAP_OWN_LOG && o->inode)
+			report_json_out_u64(j, "log_offset", o->file_offset);
+	}
+	if (o->gen || (ip && ip->gen))
+		report_json_out_i64(j, "generation", ip && ip->gen ? ip->gen : o->gen);
+	if (o->note)
+		report_json_out_str(j, "note", o->note);
+	if (o->lost[0])		/* the owner is itself a damaged object */
+		report_json_out_str(j, "what_is_lost", o->lost);
+	add_health_json(j, o);
 }
 
 json_object *report_owner_json(const struct map_damage *d, const struct map_target *t,
 			    const struct map_owner *o)
 {
 	json_object *j = json_object_new_object();
-	const struct map_inode_paths *ip = NULL;
-	const char *raw = o->kind == MAP_OWN_DEVICE ? NULL :
-			  read_from(map_target_fs((struct map_target *)t, o->fs_idx));
+	struct report_json_out out;
 
-	report_json_add(j, "type", report_json_string(report_owner_kind_name(o)));
-	if (raw)
-		report_json_add(j, "read_from", json_object_new_string(raw));
-	report_json_add(j, "device_offset", report_json_new_u64(o->dev_offset));
-	report_json_add(j, "length", report_json_new_u64(o->length));
-	if (o->part) {
-		report_json_add(j, "partition", report_json_new_i64((int)o->part));
-		if (o->kind != MAP_OWN_DEVICE || o->fs_offset != o->dev_offset)
-			report_json_add(j, "partition_offset",
-					       report_json_new_u64(o->fs_offset));
-	}
-	if (o->kind == MAP_OWN_FILE || (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE)))
-		ip = map_damage_paths_fs(d, o->fs_idx, o->inode);
-	if (o->kind == MAP_OWN_FILE) {
-		report_json_add(j, "inode", report_json_new_u64(o->inode));
-		report_json_add(j, "file_offset", report_json_new_u64(o->file_offset));
-		report_json_add(j, "fork", report_json_string(
-			o->flags & MAP_OWNF_ATTR_FORK ? "attr" : "data"));
-		report_json_add(j, "unwritten",
-				       report_json_bool(!!(o->flags & MAP_OWNF_UNWRITTEN)));
-		report_json_add(j, "shared",
-				       report_json_bool(!!(o->flags & MAP_OWNF_SHARED)));
-		add_paths(j, ip);
-	} else {
-		report_json_add(j, "metadata", report_json_string(
-			o->meta_type ? o->meta_type : "unknown"));
-		if (o->ag >= 0)
-			report_json_add(j, "ag", report_json_new_i64(o->ag));
-		if ((o->flags & MAP_OWNF_BMBT) || (o->inode && o->kind != MAP_OWN_UNKNOWN)) {
-			report_json_add(j, "inode", report_json_new_u64(o->inode));
-			if (o->flags & (MAP_OWNF_BMBT | MAP_OWNF_INODE))	/* its paths */
-				add_paths(j, ip);
-		}
-		if (o->kind == MAP_OWN_LOG && o->inode)
-			report_json_add(j, "log_offset",
-					       report_json_new_u64(o->file_offset));
-	}
-	if (o->gen || (ip && ip->gen))
-		report_json_add(j, "generation", report_json_new_i64(
-			ip && ip->gen ? ip->gen : o->gen));
-	if (o->note)
-		report_json_add(j, "note", json_object_new_string(o->note));
-	if (o->lost[0])		/* the owner is itself a damaged object */
-		report_json_add(j, "what_is_lost", json_object_new_string(o->lost));
-	add_health_json(j, o);
+	report_json_out_tree(&out, j);
+	owner_fields(&out, d, t, o);
 	return j;
+}
+
+void report_owner_write(struct report_json_stream *s, const char *key,
+			const struct map_damage *d, const struct map_target *t,
+			const struct map_owner *o)
+{
+	struct report_json_out out;
+
+	report_json_out_stream(&out, s);
+	report_json_w_open(s, key, 0);
+	owner_fields(&out, d, t, o);
+	report_json_w_close(s);
 }
 
 json_object *report_damaged_file_json(const struct map_damage *d, const struct map_target *t,
@@ -211,9 +238,11 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 {
 	const struct map_damage_file *f = &d->files[i];
 	json_object *jf = json_object_new_object(), *rg = json_object_new_array();
+	struct report_json_out out;
 
 	report_json_add(jf, "inode", report_json_new_u64(f->inode));
-	add_paths(jf, f->paths);
+	report_json_out_tree(&out, jf);
+	add_paths(&out, f->paths);
 	if (f->paths && f->paths->is_dir)
 		report_json_add(jf, "directory", report_json_bool(1));
 	for (size_t k = 0; k < f->nr_ranges; k++) {
@@ -260,33 +289,51 @@ json_object *report_damaged_file_json(const struct map_damage *d, const struct m
 				"no directory entry reaches it"));
 	}
 	if (f->first)
-		add_health_json(jf, f->first);
+		add_health_json(&out, f->first);
 	return jf;
+}
+
+/* The fields of d's damaged metadata i (in the object open in j). */
+static void meta_fields(struct report_json_out *j, const struct map_damage *d,
+			const struct map_target *t, size_t i)
+{
+	const struct map_damage_meta *m = &d->meta[i];
+
+	report_json_out_str(j, "type", m->type);
+	report_json_out_str(j, "device", t->devices[m->dev_idx].path);
+	report_json_out_u64(j, "offset", m->offset);
+	report_json_out_u64(j, "length", m->length);
+	if (m->ag >= 0)
+		report_json_out_i64(j, "ag", m->ag);
+	if (m->inode)
+		report_json_out_u64(j, "inode", m->inode);
+	if (m->part) {
+		report_json_out_i64(j, "partition", (int)m->part);
+		report_json_out_u64(j, "partition_offset", m->fs_offset);
+	}
+	if (m->first)
+		add_health_json(j, m->first);
 }
 
 json_object *report_damaged_meta_json(const struct map_damage *d, const struct map_target *t,
 				     size_t i)
 {
-	const struct map_damage_meta *m = &d->meta[i];
 	json_object *jm = json_object_new_object();
+	struct report_json_out out;
 
-	report_json_add(jm, "type", json_object_new_string(m->type));
-	report_json_add(jm, "device",
-			       json_object_new_string(t->devices[m->dev_idx].path));
-	report_json_add(jm, "offset", report_json_new_u64(m->offset));
-	report_json_add(jm, "length", report_json_new_u64(m->length));
-	if (m->ag >= 0)
-		report_json_add(jm, "ag", report_json_new_i64(m->ag));
-	if (m->inode)
-		report_json_add(jm, "inode", report_json_new_u64(m->inode));
-	if (m->part) {
-		report_json_add(jm, "partition", report_json_new_i64((int)m->part));
-		report_json_add(jm, "partition_offset",
-				       report_json_new_u64(m->fs_offset));
-	}
-	if (m->first)
-		add_health_json(jm, m->first);
+	report_json_out_tree(&out, jm);
+	meta_fields(&out, d, t, i);
 	return jm;
+}
+
+void report_damaged_meta_write(struct report_json_stream *s, const struct map_damage *d,
+			       const struct map_target *t, size_t i)
+{
+	struct report_json_out out;
+
+	report_json_out_stream(&out, s);
+	report_json_w_begin(s);
+	meta_fields(&out, d, t, i);
 }
 
 int report_damage_json(json_object *root, const struct map_damage *d, const struct map_target *t)
@@ -367,12 +414,13 @@ int report_mapping_json(json_object *root, const struct map_damage *d)
 		}
 	}
 	if (d->fs_health_sick || d->fs_health_checked) {
-		json_object *h = json_object_new_object();
+		struct report_json_out out;
 
-		report_json_add(h, "sick", names_json(MAP_HEALTH_FS, d->fs_health_sick));
-		report_json_add(h, "checked",
-				       names_json(MAP_HEALTH_FS, d->fs_health_checked));
-		report_json_add(root, "fs_health", h);
+		report_json_out_tree(&out, root);
+		report_json_out_open(&out, "fs_health", 0);
+		names_json(&out, "sick", MAP_HEALTH_FS, d->fs_health_sick);
+		names_json(&out, "checked", MAP_HEALTH_FS, d->fs_health_checked);
+		report_json_out_close(&out);
 	}
 	if (d->paths_by_parents)
 		report_json_add(root, "paths_from", json_object_new_string(
@@ -390,6 +438,7 @@ int report_mapping_json(json_object *root, const struct map_damage *d)
 		for (size_t i = 0; i < d->nr_plan_notes; i++) {
 			const struct map_plan_note *pn = &d->plan_notes[i];
 			json_object *o = json_object_new_object();
+			struct report_json_out out;
 
 			report_json_add(o, "object", json_object_new_string(pn->object));
 			report_json_add(o, "group", pn->group >= 0 ?
@@ -400,18 +449,15 @@ int report_mapping_json(json_object *root, const struct map_damage *d)
 			report_json_add(o, "error", json_object_new_string(
 				strerror(-pn->err)));
 			report_json_add(o, "planned", json_object_new_string("read whole"));
+			report_json_out_tree(&out, o);
 			if (pn->health_known) {
-				json_object *h = json_object_new_object();
-
-				report_json_add(h, "sick", names_json(MAP_HEALTH_AG,
-									     pn->ag_sick));
-				report_json_add(h, "checked", names_json(MAP_HEALTH_AG,
-									pn->ag_checked));
-				report_json_add(o, "health", h);
+				report_json_out_open(&out, "health", 0);
+				names_json(&out, "sick", MAP_HEALTH_AG, pn->ag_sick);
+				names_json(&out, "checked", MAP_HEALTH_AG, pn->ag_checked);
+				report_json_out_close(&out);
 			}
 			if (d->nr_plan_scrub && d->nr_plan_scrub[i])
-				report_json_add(o, "scrub", scrub_json(d->plan_scrub[i],
-									      d->nr_plan_scrub[i]));
+				scrub_json(&out, d->plan_scrub[i], d->nr_plan_scrub[i]);
 			json_object_array_add(a, o);
 		}
 		report_json_add(root, "plan_notes", a);

@@ -24,12 +24,22 @@ const char *report_owner_kind_name(const struct map_owner *o);
 /* Return a new json-c object for one owner, as in media_errors[].owners[]. */
 struct json_object *report_owner_json(const struct map_damage *d, const struct map_target *t,
 				   const struct map_owner *o);
+/* Write one owner as report_owner_json does, as field key of what s writes (NULL: the array
+ * open's next element), with no json-c object. */
+struct report_json_stream;
+void report_owner_write(struct report_json_stream *s, const char *key,
+			const struct map_damage *d, const struct map_target *t,
+			const struct map_owner *o);
 /* Return a new json-c object for d's damaged file i, as in damaged_files[]. */
 struct json_object *report_damaged_file_json(const struct map_damage *d,
 					     const struct map_target *t, size_t i);
 /* Return a new json-c object for d's damaged metadata i, as in damaged_metadata[]. */
 struct json_object *report_damaged_meta_json(const struct map_damage *d,
 					     const struct map_target *t, size_t i);
+/* Begin the next element of the array s has open with d's damaged metadata i, as
+ * report_damaged_meta_json writes it (report_json_w_end writes it out). */
+void report_damaged_meta_write(struct report_json_stream *s, const struct map_damage *d,
+			       const struct map_target *t, size_t i);
 /* Return 0 after adding damaged_files[] and damaged_metadata[] of d to root. */
 int report_damage_json(struct json_object *root, const struct map_damage *d,
 		    const struct map_target *t);
@@ -37,6 +47,8 @@ int report_damage_json(struct json_object *root, const struct map_damage *d,
 int report_target_json(struct json_object *root, const struct map_target *t);
 /* Return 0 after adding scrub, fs_health, paths_from and notes[] of d to root. */
 int report_mapping_json(struct json_object *root, const struct map_damage *d);
+/* Write v in decimal to f, as "%" PRIu64 does (no fprintf: a map prints thousands). */
+void report_put_u64(FILE *f, uint64_t v);
 /* Print one owner line (and its health and scrub verdicts) for people. */
 void report_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
 		     const struct map_owner *o);

@@ -42,6 +42,32 @@ json_object *report_stack_hops_json(const struct map_stack_up *u)
 	return a;
 }
 
+void report_stack_hops_write(struct report_json_stream *s, const char *key,
+			     const struct map_stack_up *u)
+{
+	char p[MAP_STACK_NAME + 8] = "/dev/";
+
+	/* report_stack_hops_json's bytes, without an object per hop (a thousand-sector map
+	 * writes thousands of hops); the unit test compares the two */
+	report_json_w_open(s, key, 1);
+	for (unsigned i = 0; i < u->nr_hops; i++) {
+		size_t n = strnlen(u->hop[i].name, sizeof(u->hop[i].name));
+
+		memcpy(p + 5, u->hop[i].name, n);
+		p[5 + n] = '\0';
+		report_json_w_open(s, NULL, 0);
+		report_json_w_str(s, "device", p);
+		report_json_w_str(s, "kind", u->hop[i].kind);
+		report_json_w_u64(s, "offset", u->hop[i].offset);
+		if (u->hop[i].parity)
+			report_json_w_bool(s, "parity", 1);
+		if (u->hop[i].degraded)
+			report_json_w_bool(s, "degraded", 1);
+		report_json_w_close(s);
+	}
+	report_json_w_close(s);
+}
+
 json_object *report_stack_copies_json(const struct map_stack_up *u)
 {
 	json_object *a;
@@ -79,36 +105,58 @@ json_object *report_stack_unmappable_json(const struct map_stack_up *u)
 	return j;
 }
 
-/* Write v in decimal to f, as "%" PRIu64 does. */
-static void put_u64(FILE *f, uint64_t v)
-{
-	char buf[24], *p = buf + sizeof(buf);
+/* A line of the stack for people, assembled in memory and written at once: a map of a
+ * thousand sectors prints thousands of hops, and each fputs costs more than its bytes. Room
+ * for MAP_STACK_MAX_HOPS hops of the longest names and kinds. */
+struct stack_line {
+	char b[MAP_STACK_MAX_HOPS * (MAP_STACK_NAME + 80) + 32];
+	size_t n;
+};
 
+static void line_put(struct stack_line *l, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (k > sizeof(l->b) - l->n)		/* never, by its size: cut, not overrun */
+		k = sizeof(l->b) - l->n;
+	memcpy(l->b + l->n, s, k);
+	l->n += k;
+}
+
+/* Append v in decimal, as "%" PRIu64 does. */
+static void line_u64(struct stack_line *l, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf) - 1;
+
+	*p = '\0';
 	do {
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+	line_put(l, p);
 }
 
 void report_stack_print(FILE *f, const struct map_stack_up *u)
 {
-	fputs("      stack:", f);
-	/* each hop " -> /dev/NAME (KIND[, parity][, DEGRADED]) at OFFSET", without fprintf:
-	 * a map of a thousand sectors prints thousands of hops */
+	struct stack_line l;
+
+	l.n = 0;
+	line_put(&l, "      stack:");
+	/* each hop " -> /dev/NAME (KIND[, parity][, DEGRADED]) at OFFSET" */
 	for (unsigned i = 0; i < u->nr_hops; i++) {
-		fputs(i ? " -> /dev/" : " /dev/", f);
-		fputs(u->hop[i].name, f);
-		fputs(" (", f);
-		fputs(u->hop[i].kind, f);
+		line_put(&l, i ? " -> /dev/" : " /dev/");
+		line_put(&l, u->hop[i].name);
+		line_put(&l, " (");
+		line_put(&l, u->hop[i].kind);
 		if (u->hop[i].parity)
-			fputs(", parity", f);
+			line_put(&l, ", parity");
 		if (u->hop[i].degraded)
-			fputs(", DEGRADED", f);
-		fputs(") at ", f);
-		put_u64(f, u->hop[i].offset);
+			line_put(&l, ", DEGRADED");
+		line_put(&l, ") at ");
+		line_u64(&l, u->hop[i].offset);
 	}
-	fputc('\n', f);
+	line_put(&l, "\n");
+	fwrite(l.b, 1, l.n, f);
 	if (u->parity)
 		fprintf(f, "      parity of a stripe: no file owns it; a latent error here fails a "
 			"rebuild\n");
@@ -119,9 +167,16 @@ void report_stack_print(FILE *f, const struct map_stack_up *u)
 			u->parity || c->role[0] != 'm' ? c->role : "other copy", c->name,
 			c->offset, c->length, c->array);
 	}
-	for (unsigned i = 0; i < u->nr_also; i++)
-		fprintf(f, "      shared with /dev/%s at %" PRIu64 " (a thin volume or snapshot "
-			"mapping the same block)\n", u->also[i].name, u->also[i].offset);
+	for (unsigned i = 0; i < u->nr_also; i++) {
+		/* "shared with /dev/NAME at OFFSET (...)": one a sector */
+		l.n = 0;
+		line_put(&l, "      shared with /dev/");
+		line_put(&l, u->also[i].name);
+		line_put(&l, " at ");
+		line_u64(&l, u->also[i].offset);
+		line_put(&l, " (a thin volume or snapshot mapping the same block)\n");
+		fwrite(l.b, 1, l.n, f);
+	}
 	if (u->also_more)
 		fprintf(f, "      and %u more volumes share it: their owners are not named\n",
 			u->also_more);

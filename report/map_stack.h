@@ -8,11 +8,16 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "json_stream.h"
 #include "pass.h"
 #include "stack.h"
 
 /* Return a new JSON array of u's hops ({device, kind, offset[, parity]}). */
 json_object *report_stack_hops_json(const struct map_stack_up *u);
+/* Write u's hops (as report_stack_hops_json) as field key of what s writes (key NULL: the
+ * array open's next element). */
+void report_stack_hops_write(struct report_json_stream *s, const char *key,
+			     const struct map_stack_up *u);
 /* Return a new JSON array of u's other copies ({device, offset, length, role, disk, ...}). */
 json_object *report_stack_copies_json(const struct map_stack_up *u);
 /* Return a new JSON object naming u's unmappable layer ({device, kind, reason}), or NULL. */

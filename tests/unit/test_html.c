@@ -1,7 +1,9 @@
 /*
  * test_html.c - the HTML report's writer: every string is escaped for HTML (names that are
  * markup or not UTF-8 stay text), paths come from their exact bytes, and the map's cells
- * aggregate (the worst class wins, the title lists every range with its owner).
+ * aggregate (the worst class wins, the title lists every range with its owner). Beside them,
+ * the map's stack for people (its hops, the volumes sharing a thin block) and its hops written
+ * field by field (the bytes of json-c's tree), and an owner's common line for people.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,10 +196,79 @@ static void test_stack_print(void **state)
 	snprintf(u.hop[2].name, sizeof(u.hop[2].name), "dm-4");
 	snprintf(u.hop[2].kind, sizeof(u.hop[2].kind), "dm-thin");
 	u.hop[2].offset = 1048576;
+	struct map_stack_also also[2] = { { .offset = 0 }, { .offset = 18446744073709551615ull } };
+
+	snprintf(also[0].name, sizeof(also[0].name), "dm-6");
+	snprintf(also[1].name, sizeof(also[1].name), "dm-7");
+	u.also = also;
+	u.nr_also = 2;
 	report_stack_print(f, &u);
 	fclose(f);
 	assert_string_equal(out, "      stack: /dev/nvme0n1 (disk) at 0 -> /dev/md0 (md-raid5, parity, "
-			    "DEGRADED) at 18446744073709551615 -> /dev/dm-4 (dm-thin) at 1048576\n");
+			    "DEGRADED) at 18446744073709551615 -> /dev/dm-4 (dm-thin) at 1048576\n"
+			    "      shared with /dev/dm-6 at 0 (a thin volume or snapshot mapping the "
+			    "same block)\n      shared with /dev/dm-7 at 18446744073709551615 (a thin "
+			    "volume or snapshot mapping the same block)\n");
+	free(out);
+	/* the hops written field by field: the bytes of json-c's tree of them */
+	out = NULL;
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	{
+		json_object *sk = json_object_new_object(), *root = json_object_new_object();
+		json_object *arr = json_object_new_array(), *e = json_object_new_object();
+		struct report_json_stream s;
+		const char *w;
+
+		json_object_object_add(sk, "a", json_object_new_array());
+		json_object_object_add(e, "stack", report_stack_hops_json(&u));
+		json_object_array_add(arr, e);
+		json_object_object_add(root, "a", arr);
+		assert_int_equal(report_json_stream_start(&s, f, sk, JSON_C_TO_STRING_PRETTY |
+							  JSON_C_TO_STRING_NOSLASHESCAPE), 0);
+		assert_int_equal(report_json_stream_open(&s, "a"), 0);
+		report_json_w_begin(&s);
+		report_stack_hops_write(&s, "stack", &u);
+		assert_int_equal(report_json_w_end(&s), 0);
+		assert_int_equal(report_json_stream_end(&s), 0);
+		fclose(f);
+		w = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
+		assert_int_equal(strlen(out), strlen(w) + 1);
+		assert_memory_equal(out, w, strlen(w));
+		json_object_put(sk);
+		json_object_put(root);
+	}
+	free(out);
+}
+
+/* An owner's common line for people (map prints one a range), as fprintf wrote it. */
+static void test_owner_print(void **state)
+{
+	struct map_owner o;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	assert_non_null(f);
+	memset(&o, 0, sizeof(o));
+	o.kind = MAP_OWN_LOG;
+	o.meta_type = "log";
+	o.ag = 2;
+	report_print_owner(f, NULL, NULL, &o);
+	o.kind = MAP_OWN_METADATA;
+	o.meta_type = "agf";
+	o.ag = -1;
+	o.part = 3;
+	report_print_owner(f, NULL, NULL, &o);
+	o.meta_type = NULL;
+	o.ag = INT64_MAX;
+	o.part = 0;
+	report_print_owner(f, NULL, NULL, &o);
+	fclose(f);
+	assert_string_equal(out, "      log log (AG 2)\n      metadata agf, partition 3\n"
+			    "      metadata  (AG 9223372036854775807)\n");
 	free(out);
 }
 
@@ -209,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_map_cells),
 		cmocka_unit_test(test_map_text_escaped),
 		cmocka_unit_test(test_stack_print),
+		cmocka_unit_test(test_owner_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

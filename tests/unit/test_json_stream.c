@@ -4,7 +4,8 @@
  * whole tree (pretty, tab-indented, spaced; elements nested three deep, strings with newlines,
  * quotes and slashes, empty arrays and objects, thousands of elements), and a missing array or
  * flags it cannot stream are refused; its integers, constant keys and shared leaves write what
- * json-c's own objects do.
+ * json-c's own objects do; an element written field by field (report_json_w_*) is what json-c
+ * writes for the same tree, and the strings it writes unescaped are those json-c does.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -237,6 +238,151 @@ static void test_shared_leaves(void **state)
 	}
 }
 
+/* Element i written field by field: the fields of element('w', i) plus deeper containers, an
+ * embedded json-c value and plain strings (report_json_w_* has no doubles: "ratio" left out). */
+static void w_element(struct report_json_stream *s, unsigned i)
+{
+	char str[64];
+
+	snprintf(str, sizeof(str), "w/%u \"q\"\n\t\\ \x01 é", i);
+	report_json_w_begin(s);
+	report_json_w_str(s, "device", str);
+	report_json_w_u64(s, "offset", (uint64_t)i * 4096);
+	report_json_w_bool(s, "shared", i & 1);
+	report_json_w_open(s, "owners", 1);
+	for (unsigned k = 0; k < i % 3; k++) {
+		report_json_w_open(s, NULL, 0);
+		report_json_w_i64(s, "inode", (int64_t)k - 1);
+		report_json_w_open(s, "paths", 1);
+		report_json_w_str(s, NULL, "/mnt/a b/c");
+		report_json_w_str(s, NULL, "plain-ascii_~!");
+		report_json_w_close(s);
+		report_json_w_open(s, "sick", 1);
+		report_json_w_close(s);
+		report_json_w_json(s, "none", NULL);
+		report_json_w_json(s, "tree", element('t', k + 1));
+		report_json_w_close(s);
+	}
+	report_json_w_close(s);
+	report_json_w_open(s, "empty", 0);
+	report_json_w_close(s);
+	report_json_w_open(s, "deep", 0);
+	report_json_w_open(s, "a", 1);
+	report_json_w_open(s, NULL, 1);
+	report_json_w_u64(s, NULL, UINT64_MAX);
+	report_json_w_i64(s, NULL, INT64_MIN);
+	report_json_w_json(s, NULL, element('u', 2));
+	/* left open: _end closes them */
+	assert_int_equal(report_json_w_end(s), 0);
+}
+
+/* The same as a json-c tree. */
+static json_object *w_tree(unsigned i)
+{
+	json_object *e = json_object_new_object(), *own = json_object_new_array();
+	json_object *deep = json_object_new_object(), *a = json_object_new_array();
+	json_object *in = json_object_new_array();
+	char str[64];
+
+	snprintf(str, sizeof(str), "w/%u \"q\"\n\t\\ \x01 é", i);
+	json_object_object_add(e, "device", json_object_new_string(str));
+	json_object_object_add(e, "offset", json_object_new_uint64((uint64_t)i * 4096));
+	json_object_object_add(e, "shared", json_object_new_boolean(i & 1));
+	for (unsigned k = 0; k < i % 3; k++) {
+		json_object *o = json_object_new_object(), *p = json_object_new_array();
+
+		json_object_object_add(o, "inode", json_object_new_int64((int64_t)k - 1));
+		json_object_array_add(p, json_object_new_string("/mnt/a b/c"));
+		json_object_array_add(p, json_object_new_string("plain-ascii_~!"));
+		json_object_object_add(o, "paths", p);
+		json_object_object_add(o, "sick", json_object_new_array());
+		json_object_object_add(o, "none", NULL);
+		json_object_object_add(o, "tree", element('t', k + 1));
+		json_object_array_add(own, o);
+	}
+	json_object_object_add(e, "owners", own);
+	json_object_object_add(e, "empty", json_object_new_object());
+	json_object_array_add(in, json_object_new_uint64(UINT64_MAX));
+	json_object_array_add(in, json_object_new_int64(INT64_MIN));
+	json_object_array_add(in, element('u', 2));
+	json_object_array_add(a, in);
+	json_object_object_add(deep, "a", a);
+	json_object_object_add(e, "deep", deep);
+	return e;
+}
+
+/* n elements written field by field into "first" against json-c's tree of them. */
+static void w_same(unsigned n, int flags)
+{
+	json_object *sk = doc(0, 0, 1), *root = doc(0, 0, 1), *first;
+	struct report_json_stream s;
+	char *out = NULL, *want;
+	const char *w;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_json_stream_start(&s, f, sk, flags), 0);
+	assert_int_equal(report_json_stream_open(&s, "first"), 0);
+	for (unsigned i = 0; i < n; i++)
+		w_element(&s, i);
+	assert_int_equal(report_json_stream_open(&s, "second"), 0);
+	/* one written whole by json-c beside: the two kinds mix */
+	assert_int_equal(report_json_stream_add(&s, element('s', 1)), 0);
+	assert_int_equal(report_json_stream_end(&s), 0);
+	fclose(f);
+	json_object_object_get_ex(root, "first", &first);
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(first, w_tree(i));
+	json_object_object_get_ex(root, "second", &first);
+	json_object_array_add(first, element('s', 1));
+	w = json_object_to_json_string_ext(root, flags);
+	want = malloc(strlen(w) + 2);
+	assert_non_null(want);
+	sprintf(want, "%s\n", w);
+	assert_string_equal(out, want);
+	free(want);
+	free(out);
+	json_object_put(sk);
+	json_object_put(root);
+}
+
+static void test_writer(void **state)
+{
+	(void)state;
+	w_same(0, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	w_same(1, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	w_same(7, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	w_same(5, JSON_C_TO_STRING_PRETTY);
+	w_same(4, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_PRETTY_TAB);
+	w_same(4, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	w_same(300, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* The bytes the writer copies unescaped (printable ASCII but quote and backslash; slash only
+ * with NOSLASHESCAPE) are what json-c writes unescaped; every other byte json-c changes. */
+static void test_writer_plain_bytes(void **state)
+{
+	(void)state;
+	for (int c = 1; c < 256; c++) {
+		for (int ns = 0; ns < 2; ns++) {
+			char str[4] = { 'a', (char)c, 'b', 0 }, want[8];
+			json_object *o = json_object_new_string(str);
+			const char *w = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+				(ns ? JSON_C_TO_STRING_NOSLASHESCAPE : 0));
+			int plain = c >= 0x20 && c <= 0x7e && c != '"' && c != '\\' &&
+				    (c != '/' || ns);
+
+			snprintf(want, sizeof(want), "\"%s\"", str);
+			if (plain)
+				assert_string_equal(w, want);
+			else if (c < 0x7f)	/* json-c passes DEL and bytes >= 0x80 through */
+				assert_string_not_equal(w, want);
+			json_object_put(o);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +392,8 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_integers_keys),
 		cmocka_unit_test(test_shared_leaves),
+		cmocka_unit_test(test_writer),
+		cmocka_unit_test(test_writer_plain_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
