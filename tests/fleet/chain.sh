@@ -180,8 +180,15 @@ hook_has() { [ -f "$d/hook.jsonl" ] && jq -se --arg s "$1" '[.[] | select(.alert
 	.alerts[] | select(.labels.alertname == "MediascanDamagedFiles" and .status == $s)] |
 	length > 0' "$d/hook.jsonl"; }
 wait_for "the webhook got MediascanDamagedFiles firing" 60 hook_has firing
+# The metrics are written each second during the pass, so the alert may first fire while the
+# pass has named 3 of the 4 files: the webhook's first notice says some of them and the path,
+# and Prometheus's alert (its annotation evaluated again at each evaluation) then says all 4.
 summary=$(jq -r 'select(.alerts? != null) | .alerts[] | select(.labels.alertname == "MediascanDamagedFiles" and .status == "firing") | .annotations.summary' "$d/hook.jsonl" | head -n 1)
-e2e_check "the alert says 4 files and the path ($summary)" grep -q "^4 files damaged on .*$E2E_MNT" <<<"$summary"
+e2e_check "the webhook's alert says files and the path ($summary)" grep -qE "^[1-4] files damaged on .*$E2E_MNT" <<<"$summary"
+says_4() { curl -sf "http://127.0.0.1:$pp/api/v1/alerts" | jq -r '.data.alerts[] |
+	select(.labels.alertname == "MediascanDamagedFiles" and .state == "firing") |
+	.annotations.summary' | grep -q "^4 files damaged on .*$E2E_MNT"; }
+wait_for "prometheus: the alert says 4 files and the path" 30 says_4
 ms_expect_eq "MediascanMediaErrors does not fire too (files are named)" \
 	"$(curl -sf "http://127.0.0.1:$pp/api/v1/alerts" | jq '[.data.alerts[] | select(.labels.alertname == "MediascanMediaErrors")] | length')" 0
 
