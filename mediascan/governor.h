@@ -97,6 +97,9 @@ struct scan_gov_lat {
 	double cyc_aim, cyc_lat;	/* the cycle so far: aim and excess, times requests */
 	double pre_ios, pre_lat;	/* before the first dip: requests, their summed time */
 	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */
+	uint64_t cliff_bps;		/* the rate in force when last far above (0: none) */
+	unsigned cliff_holds;		/* decisions held below it since */
+	bool busy;			/* the foreground is busy alone (rule 6) */
 	/* the last intervals, idle ones too: the foreground's requests times its time alone, and
 	 * the interval less the wait the scan added to them (how busy it is alone) */
 	double duty_fg[SCAN_GOV_LAT_DUTY], duty_span[SCAN_GOV_LAT_DUTY];

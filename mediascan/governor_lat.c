@@ -24,6 +24,11 @@
  *     one interval (or before the first dip, by its L0): 1/8 at once. No credit is banked
  *     with a foreground (OpenZFS: fewer scrub I/Os while others wait); the executor caps
  *     reads in flight at twice the BDP (BBR).
+ *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
+ *     is kept; a rise after the cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
+ *     gain's top, holds LAT_CLIFF_HOLD decisions, then climbs x1.1 a decision at most until a
+ *     quarter past it (CUBIC's plateau below the last loss: a throttle's queue grows without
+ *     end past its rate, and a climb from the eighth would reach it again in seconds).
  * Why the mean, not a p99 or PSI: the stat file gives sums only, and a foreground waiting on
  * each request has its throughput in its mean; PSI is system-wide and counts the scan's waits.
  */
@@ -43,6 +48,9 @@
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
 #define LAT_DIP_PHASE (SCAN_GOV_LAT_GAINS - 1)	/* the cycle's dip */
+#define LAT_CLIFF_BACK_PCT 80		/* after a cliff, back at once to this share of it */
+#define LAT_CLIFF_HOLD 12u		/* held there this many decisions */
+#define LAT_CLIFF_STEP 1100		/* then up this much a decision at most */
 
 /* The gain cycle, per cent: its time-weighted mean is one (the dip lasts 3/2 as long). */
 static const unsigned lat_gains_pct[SCAN_GOV_LAT_GAINS] = { 120, 120, 120, 120, 120, 120, 120,
@@ -121,7 +129,7 @@ static void gov_lat_duty(struct scan_gov_lat *l, double fg_ns, double span_ns)
 }
 
 /* The scan's aim, ns of wait per request (rule 6), for the mean lat and alone over span_ns. */
-static double gov_lat_aim(const struct scan_gov *g, double lat, double alone, uint64_t span_ns)
+static double gov_lat_aim(struct scan_gov *g, double lat, double alone, uint64_t span_ns)
 {
 	const struct scan_gov_lat *l = &g->lat;
 	double cycle = (double)span_ns / (double)l->acc_fg_ios - (lat - alone), busy, aim;
@@ -135,6 +143,7 @@ static double gov_lat_aim(const struct scan_gov *g, double lat, double alone, ui
 	}
 	busy = span > 0 ? 4 * fg / span - 3 : 1;
 	busy = busy < 0 ? 0 : busy > 1 ? 1 : busy;
+	g->lat.busy = busy > 0;
 	aim = (1 - busy) * alone * (g->o.lat_target_pct - 100) / 100.0 +
 	      busy * (cycle > alone ? cycle : alone) * LAT_BUSY_PCT / 100.0;
 	return aim * LAT_AIM_PCT / 100.0;
@@ -207,6 +216,12 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 	if (!l->acc_fg_ios)
 		gov_lat_duty(l, 0, (double)span_ns);
 	if (l->acc_fg_ios && gov_lat_look(g, span_ns)) {
+		/* a cliff (rule 8): far above at this rate, the time alone known, not busy */
+		if (l->dips && lat_gains_pct[l->phase] != LAT_DIP_PCT && !l->busy &&
+		    l->rate_bps * 2 > l->cliff_bps) {	/* not the last one's queue */
+			l->cliff_bps = l->rate_bps;
+			l->cliff_holds = 0;
+		}
 		l->phase = l->dips ? 0 : LAT_DIP_PHASE;	/* no time alone yet: the dip now */
 		l->cyc_aim = l->cyc_lat = 0;
 		return 125;
@@ -218,6 +233,29 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 	l->cyc_aim = l->cyc_lat = 0;
 	e = e < 1.0 / 3 ? 1500 : 2000 / (1 + e);
 	return e < 250 ? 250 : (int64_t)e;
+}
+
+/*
+ * The rate r moved by f per mille, below the last cliff (rule 8): a rise comes back at once
+ * to LAT_CLIFF_BACK_PCT of it (in force at the gain's top), stays there LAT_CLIFF_HOLD
+ * decisions, then climbs by LAT_CLIFF_STEP at most until a quarter past it (forgotten).
+ */
+static uint64_t gov_lat_cliff(struct scan_gov_lat *l, uint64_t r, int64_t f)
+{
+	uint64_t back = l->cliff_bps * LAT_CLIFF_BACK_PCT / lat_gains_pct[0];
+
+	if (l->cliff_bps && f > 1000) {
+		if (r < back)
+			return back;
+		if (++l->cliff_holds <= LAT_CLIFF_HOLD)
+			return r;
+		if (f > LAT_CLIFF_STEP)
+			f = LAT_CLIFF_STEP;
+	}
+	r = gov_muldiv(r, (uint64_t)f, 1000, false);
+	if (r * lat_gains_pct[0] / 100 > l->cliff_bps * 5 / 4)
+		l->cliff_bps = 0;
+	return r;
 }
 
 /* One sample of pacing by latency: fg_ios requests of fg_ns in total since the last one. */
@@ -261,6 +299,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		l->alone = l->cyc_aim = l->cyc_lat = l->cyc_bytes = l->cyc_allow = 0;
 		l->pre_ios = l->pre_lat = 0;
 		l->dips = 0;
+		l->cliff_bps = 0;
 		memset(l->duty_fg, 0, sizeof(l->duty_fg));
 		memset(l->duty_span, 0, sizeof(l->duty_span));
 		l->baseline_ns = l->last_lat_ns = 0;
@@ -279,7 +318,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 			f = 1000;		/* not using what it has: no higher */
 		if (!r)		/* unlimited no more: at gain 0.1 the dip must dip (rule 3) */
 			r = achieved ? achieved : floor;
-		r = gov_muldiv(r, (uint64_t)f, 1000, false);
+		r = gov_lat_cliff(l, r, f);
 		r = r && r < floor ? floor : ceil && (!r || r > ceil) ? ceil : r;
 		l->slowed = !ceil || r < ceil;
 	}

@@ -31,25 +31,34 @@ uint32_t sim_rand(struct sim *s)
 
 /*
  * The time of a request started now: the disk's latency plus its bytes over the bandwidth,
- * after a wait for the iops throttle when there is one (QEMU's: a leaky bucket of iops_burst
- * requests draining at iops a second; a request waits while the bucket is full, so after an
- * idle spell iops_burst requests go through at the disk's speed).
+ * after a wait for the throttles when there are (QEMU's: an iops one, a leaky bucket of
+ * iops_burst requests draining at iops a second, where a request waits while the bucket is
+ * full, so after an idle spell iops_burst requests go through at the disk's speed; a bytes
+ * one, util/throttle.c without bps-max: a request waits while the level is above a tenth of
+ * a second's bytes, then adds its own, so one 1 MiB read at 8 MiB/s holds the next 25 ms).
  */
 uint64_t sim_svc(struct sim *s, uint32_t bytes)
 {
-	uint64_t wait = 0;
+	double dt = (double)(s->now - s->bucket_ns) / 1e9, wait = 0;
 
+	s->bucket_ns = s->now;
 	if (s->iops) {
-		double drained = (double)(s->now - s->bucket_ns) * (double)s->iops / 1e9;
+		double drained = dt * (double)s->iops;
 
 		s->bucket = s->bucket > drained ? s->bucket - drained : 0;
-		s->bucket_ns = s->now;
 		if (s->bucket + 1 > (double)s->iops_burst)
-			wait = (uint64_t)((s->bucket + 1 - (double)s->iops_burst) * 1e9 /
-					  (double)s->iops);
+			wait = (s->bucket + 1 - (double)s->iops_burst) / (double)s->iops;
 		s->bucket += 1;
 	}
-	return wait + s->lat_ns + (uint64_t)bytes * NS_S / s->bw_bps;
+	if (s->bps) {
+		double drained = dt * (double)s->bps, burst = (double)s->bps / 10, w;
+
+		s->bbucket = s->bbucket > drained ? s->bbucket - drained : 0;
+		w = s->bbucket > burst ? (s->bbucket - burst) / (double)s->bps : 0;
+		wait = w > wait ? w : wait;
+		s->bbucket += bytes;
+	}
+	return (uint64_t)(wait * 1e9) + s->lat_ns + (uint64_t)bytes * NS_S / s->bw_bps;
 }
 
 void sim_submit(struct sim *s, int scan, uint32_t bytes)
@@ -165,17 +174,17 @@ void sim_try_scan(struct sim *s)
 {
 	while (s->inflight < s->depth && (!s->planned || s->issued < s->planned)) {
 		if (s->mode) {
-			uint64_t w = scan_gov_wait_ns(&s->g, s->now, SCAN_BYTES);
+			uint64_t w = scan_gov_wait_ns(&s->g, s->now, s->io);
 
 			if (w) {
 				s->try_ns = s->now + w;
 				return;
 			}
-			scan_gov_account(&s->g, SCAN_BYTES, s->now);
+			scan_gov_account(&s->g, s->io, s->now);
 		}
-		sim_submit(s, 1, SCAN_BYTES);
+		sim_submit(s, 1, s->io);
 		s->inflight++;
-		s->issued += SCAN_BYTES;
+		s->issued += s->io;
 	}
 	s->try_ns = UINT64_MAX;			/* until a completion */
 }
@@ -276,6 +285,8 @@ void sim_init(struct sim *s, const struct model *m, int fg, int mode, uint64_t r
 	s->bw_bps = m->bw_bps;
 	s->iops = m->iops;
 	s->iops_burst = m->iops_burst;
+	s->bps = m->bps;
+	s->io = m->scan_io ? m->scan_io : SCAN_BYTES;
 	sim_set_fg(s, m);
 	s->fg_on = fg;
 	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) :

@@ -39,6 +39,8 @@ struct sim {
 	uint64_t iops, iops_burst;	/* an iops throttle (0: none) */
 	double bucket;			/* its level, requests, at bucket_ns */
 	uint64_t bucket_ns;
+	uint64_t bps;			/* a bytes throttle (0: none), its burst bps / 10 */
+	double bbucket;			/* its level, bytes, at bucket_ns */
 	struct sim_req q[SIM_QMAX];
 	unsigned q_head, q_len;		/* q[q_head] is in service when busy */
 	int busy;
@@ -65,6 +67,7 @@ struct sim {
 	uint64_t scan_bytes, scan_bytes_meas;
 	uint64_t planned;		/* stop issuing after this (0: never) */
 	uint64_t issued;
+	uint32_t io;			/* its read size */
 	/* kernel counters and the scan's own */
 	uint64_t k_ios, k_sectors, k_ticks_ns, k_wios, k_wsectors, k_wticks_ns;
 	struct scan_gov_own own;
@@ -90,6 +93,8 @@ struct model {
 	uint64_t burst_gap_ns;
 	int write;
 	uint64_t iops, iops_burst;	/* the disk's iops throttle (0: none) */
+	uint64_t bps;			/* its bytes throttle (0: none) */
+	uint32_t scan_io;		/* the scan's read size (0: SCAN_BYTES) */
 };
 
 /* The rotating disk (light and busy foreground) and the SSD-like disk. */

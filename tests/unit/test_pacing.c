@@ -87,10 +87,11 @@ static void test_no_fg_window(void **state)
 }
 
 /*
- * The foreground's mean latency within 1.25x its latency alone, and (rate_goal) the scan at
- * >= 0.8x the best fixed rate that keeps it there (a bisection of fixed rates up to hi_bps).
+ * The foreground's mean latency within 1.25x its latency alone, and the scan at >= rate_goal
+ * (0.8: the goal; 0: none) times the best fixed rate that keeps it there (a bisection of fixed
+ * rates up to hi_bps).
  */
-static void check_target_and_rate(const struct model *m, double hi_bps, int rate_goal)
+static void check_target_and_rate(const struct model *m, double hi_bps, double rate_goal)
 {
 	double alone = sim_fg_mean(m, -1, 0, 20 * NS_S, 0, NULL), target = alone * 1.25;
 	double lo = 0, hi = hi_bps, best, lat, bps, fixed_bps = 0;
@@ -112,8 +113,7 @@ static void check_target_and_rate(const struct model *m, double hi_bps, int rate
 		      m->name, alone / 1e6, target / 1e6, best / 1e6, fixed_bps / 1e6,
 		      lat / 1e6, lat / alone, bps / 1e6, bps / fixed_bps);
 	assert_true(lat <= target);
-	if (rate_goal)
-		assert_true(bps >= 0.8 * fixed_bps);
+	assert_true(bps >= rate_goal * fixed_bps);
 }
 
 /*
@@ -130,7 +130,7 @@ static void test_fg_target_and_rate(void **state)
 		sim_seed = seeds[k];
 		print_message("seed %u\n", (unsigned)sim_seed);
 		for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-			check_target_and_rate(&models[i], 200e6, 1);
+			check_target_and_rate(&models[i], 200e6, 0.8);
 	}
 	sim_seed = 0;
 }
@@ -261,6 +261,34 @@ static void test_fg_throttled_burst(void **state)
 }
 
 /*
+ * The VM bench's disk (tests/bench/vm-pacing.sh): an NVMe namespace behind QEMU's throttle of
+ * 8 MiB/s and 150 IOPS (the scan's reads 512 KiB, the namespace's limit), its light reader at
+ * about 40 reads a second taking 0.8 ms (TCG's). Below the throttle's rate the reader hardly
+ * waits; past it the queue grows without end (a cliff, not a slope). On 6cf6770's rules the
+ * rate climbed to it, one interval read far above, the rate fell to an eighth and climbed
+ * again: a sawtooth, here the reader at 1.38x and the scan at 0.38x the best fixed rate (in
+ * the VM's 30 s runs the scan read 0.65-0.70x). Rule 8 holds the rate below the last cliff:
+ * the reader within its target, the scan at 0.65-0.69x on seeds 1-12. Not the 0.8x goal: the
+ * best fixed rate here is the cliff itself (8.2 of 8.4 MB/s), and the gain cycle's top (1.2x
+ * the mean) must stay under it, so the mean is at most 0.83x of it; 0.6x is asserted.
+ */
+static const struct model vm_model = {
+	"NVMe behind 8 MiB/s and 150 IOPS, light fg", 800 * NS_US, 1000000000, 25 * NS_MS,
+	0, 0, 0, 0, 150, 15, 8 * MiB, 512 * 1024
+};
+
+static void test_fg_throttle_cliff(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+		sim_seed = seeds[k];
+		print_message("seed %u\n", (unsigned)sim_seed);
+		check_target_and_rate(&vm_model, 8 * MiB, 0.6);
+	}
+	sim_seed = 0;
+}
+
+/*
  * A slow disk (QEMU's throttle in tests/bench/vm-pacing.sh: 8 MiB/s, so each 1 MiB read of the
  * scan holds the queue 125 ms) and a light reader (about 40 a second) arriving while the scan
  * reads flat out. Behind the scan's queued reads it got two requests through in half a second,
@@ -370,9 +398,9 @@ static void test_fg_bursty_writer(void **state)
 
 	(void)state;
 	assert_non_null(s);
-	check_target_and_rate(&writer_model, 1000e6, 1);
-	check_target_and_rate(&writer_hdd_model, 200e6, 1);
-	check_target_and_rate(&writer_hdd_long_model, 200e6, 1);
+	check_target_and_rate(&writer_model, 1000e6, 0.8);
+	check_target_and_rate(&writer_hdd_model, 200e6, 0.8);
+	check_target_and_rate(&writer_hdd_long_model, 200e6, 0.8);
 	sim_init(s, &writer_model, 1, 2, 0, 0, 0);
 	sim_run(s, 60 * NS_S);
 	for (int t = 0; t < 60; t++)
@@ -392,7 +420,7 @@ static void test_fg_verify_commands(void **state)
 	(void)state;
 	sim_passthrough = 1;
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		check_target_and_rate(&models[i], 200e6, 1);
+		check_target_and_rate(&models[i], 200e6, 0.8);
 	sim_passthrough = 0;
 }
 
@@ -658,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_fg_changes_by_itself),
 		cmocka_unit_test(test_fg_throttled_burst),
 		cmocka_unit_test(test_fg_arrives_behind_slow_reads),
+		cmocka_unit_test(test_fg_throttle_cliff),
 	};
 
 	if (getenv("PACING_ONLY"))
