@@ -42,7 +42,7 @@
 #define LAT_WAIT_PCT 50			/* or fewer that waited this share of it */
 #define LAT_BASE_NS 30000000000ull	/* the scan's base read time: minima of buckets this long */
 #define LAT_AIM_PCT 95			/* aim at this share of the excess the target allows */
-#define LAT_BUSY_PCT 4			/* a busy foreground: the scan adds this share of its cycle */
+#define LAT_BUSY_PCT 2			/* a busy foreground: the scan adds this share of its cycle */
 #define LAT_DIP_PCT 10			/* the gain of the cycle's dip */
 #define LAT_DIP_SETTLE_NS 250000000ull	/* the dip's first this long: not its look */
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
