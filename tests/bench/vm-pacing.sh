@@ -41,7 +41,8 @@
 # 1 MiB the scan reads stalls the namespace ~25 ms at 8 MiB/s; the paced scan's floor is
 # --rate-min (1M).
 # Usage: tests/bench/vm-pacing.sh [BUILD_DIR]   (or MEDIASCAN_BIN=path/to/mediascan)
-# Environment: DUR (seconds per run, default 10), NS_MIB (512), FILL_PCT (25), THROTTLE
+# Environment: DUR (seconds per run, default 30: in 10 s runs the climb after the arrival
+# is most of the run; one model takes ~11 min), NS_MIB (512), FILL_PCT (25), THROTTLE
 # (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), ARRIVAL_S (2),
 # SWEEP_PLAIN ("0.125 0.25 0.5 1 2 4", MiB/s), SWEEP_MD ("0.25 0.5 1 2 4 8"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
 # WR_FILE_MIB (32), MODELS ("plain md"), MEDIASCAN_ALT (another binary: its pacing rows right
@@ -57,7 +58,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
-dur=${DUR:-10}
+dur=${DUR:-30}
 ns_mib=${NS_MIB:-512}
 fill_pct=${FILL_PCT:-25}
 throttle=${THROTTLE:-total}
