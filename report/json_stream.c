@@ -17,6 +17,7 @@
 #include <json-c/printbuf.h>
 
 #include "json_stream.h"
+#include "units.h"
 
 int report_json_add(json_object *o, const char *key, json_object *val)
 {
@@ -28,14 +29,8 @@ int report_json_add(json_object *o, const char *key, json_object *val)
  * through snprintf, a tenth of a thousand-sector map's instructions (callgrind, map-many.sh). */
 static int put_digits(struct printbuf *pb, uint64_t v, int neg)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[REPORT_DIGITS], *p = report_digits(buf + sizeof(buf), v, neg);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		*--p = '-';
 	return printbuf_memappend(pb, p, (int)(buf + sizeof(buf) - p));
 }
 
@@ -410,14 +405,8 @@ void report_json_w_str(struct report_json_stream *s, const char *key, const char
 /* Append the decimal digits of v (negative when neg), as put_digits. */
 static void w_digits(struct report_json_stream *s, uint64_t v, int neg)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[REPORT_DIGITS], *p = report_digits(buf + sizeof(buf), v, neg);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		*--p = '-';
 	w_put(s, p, (size_t)(buf + sizeof(buf) - p));
 }
 

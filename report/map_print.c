@@ -13,14 +13,11 @@
 #include "escape.h"
 #include "fs.h"
 #include "map_report.h"
+#include "units.h"
 void report_put_u64(FILE *f, uint64_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[REPORT_DIGITS], *p = report_digits(buf + sizeof(buf), v, 0);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
 }
 

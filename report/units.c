@@ -101,6 +101,19 @@ int report_parse_duration(const char *s, double *seconds)
 	return 0;
 }
 
+char *report_digits(char *end, uint64_t v, int neg)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	return p;
+}
+
 char *report_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

@@ -261,6 +261,34 @@ static void test_since(void **state)
 	assert_int_equal(report_parse_since("2026-01-02 03:04:00", &t) == 0 && t > 0, 1);
 }
 
+/* report_digits: the bytes snprintf's %" PRIu64 " writes (with '-' for a negative), right
+ * before end, nothing written past the sign. */
+static void digits_ok(uint64_t v, int neg, const char *want)
+{
+	char buf[REPORT_DIGITS + 2], *p;
+
+	memset(buf, '#', sizeof(buf));
+	p = report_digits(buf + 1 + REPORT_DIGITS, v, neg);
+	assert_int_equal(buf + 1 + REPORT_DIGITS - p, strlen(want));
+	assert_memory_equal(p, want, strlen(want));
+	assert_int_equal(buf[0], '#');
+	assert_int_equal(buf[1 + REPORT_DIGITS], '#');
+}
+
+static void test_digits(void **state)
+{
+	(void)state;
+	digits_ok(0, 0, "0");
+	digits_ok(7, 0, "7");
+	digits_ok(10, 0, "10");
+	digits_ok(4096, 0, "4096");
+	digits_ok(UINT64_MAX, 0, "18446744073709551615");
+	digits_ok(1, 1, "-1");
+	digits_ok(0 - (uint64_t)INT64_MIN, 1, "-9223372036854775808");
+	/* the widest: every byte of REPORT_DIGITS */
+	digits_ok(UINT64_MAX, 1, "-18446744073709551615");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_size_bad),
 		cmocka_unit_test(test_duration_ok),
 		cmocka_unit_test(test_duration_bad),
+		cmocka_unit_test(test_digits),
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_fmt_duration),
 		cmocka_unit_test(test_since),
