@@ -58,8 +58,10 @@ static int parse_mountinfo_line(char *line, struct kio_mount *m)
 		fields[n++] = tok;
 	if (n < 5 || sscanf(fields[2], "%u:%u", &maj, &min) != 2)
 		return -EINVAL;
-	memset(m, 0, sizeof(*m));
+	/* each field set, not the whole 12 KiB cleared: a line costs a few hundred bytes */
 	m->devt = makedev(maj, min);
+	m->source[0] = '\0';
+	m->super_opts[0] = '\0';
 	snprintf(m->mount_point, sizeof(m->mount_point), "%s", fields[4]);
 	unescape_octal(m->mount_point);
 	save = NULL;
