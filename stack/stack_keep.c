@@ -4,8 +4,10 @@
  * go up through the same partition, rows and volumes, each layer's offset moving with the
  * sector. A range within what the last walk's layers promise (u->same) is answered from it,
  * every offset moved by the distance, without a walk: the answer map_stack_up gives. It is
- * kept a second at most, as the sysfs answers and dm tables the walk read (stack_memo.c,
- * stack_sysfs.c), and only while the thin pools' models are the ones it used.
+ * kept a second at most, as the sysfs answers and dm tables a walk reads are (stack_memo.c,
+ * stack_sysfs.c; so what it says of sysfs is at most two seconds old where a walk's is at most
+ * one), and only while the thin pools' models are the ones it used (a model is never older
+ * than its limit).
  */
 #include <errno.h>
 #include <stdlib.h>
