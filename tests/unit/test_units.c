@@ -3,7 +3,9 @@
  * they are printed back.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -275,6 +277,15 @@ static void digits_ok(uint64_t v, int neg, const char *want)
 	assert_int_equal(buf[1 + REPORT_DIGITS], '#');
 }
 
+/* report_digits of v: the bytes of "%" PRIu64 */
+static void digits_like_printf(uint64_t v)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	digits_ok(v, 0, want);
+}
+
 static void test_digits(void **state)
 {
 	(void)state;
@@ -287,6 +298,12 @@ static void test_digits(void **state)
 	digits_ok(0 - (uint64_t)INT64_MIN, 1, "-9223372036854775808");
 	/* the widest: every byte of REPORT_DIGITS */
 	digits_ok(UINT64_MAX, 1, "-18446744073709551615");
+	/* every value below 10^4, and each power of ten past it with its neighbours */
+	for (uint64_t v = 0; v < 10000; v++)
+		digits_like_printf(v);
+	for (uint64_t p = 10000; p; p = p <= UINT64_MAX / 10 ? p * 10 : 0)
+		for (uint64_t w = p - 1; w <= p + 1; w++)
+			digits_like_printf(w);
 }
 
 int main(void)
