@@ -86,9 +86,11 @@ static void test_changes(void **s)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		if (mount("t2", dir, "tmpfs", 0, "size=1m") < 0)
-			_exit(2);
-		_exit(kio_mount_find(dir, m) == 0 && !strcmp(m->source, "t2") ? 0 : 1);
+		int ok = mount("t2", dir, "tmpfs", 0, "size=1m") == 0 &&
+			 kio_mount_find(dir, m) == 0 && !strcmp(m->source, "t2");
+
+		free(m);
+		_exit(ok ? 0 : 1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
