@@ -113,7 +113,7 @@ int main(void)
 	/* before the first ask: the kept file is then of this namespace */
 	snprintf(dir, sizeof(dir), "/tmp/mediascan-mnt-XXXXXX");
 	if (mkdtemp(dir) && unshare(CLONE_NEWNS) == 0 &&
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0)
 		own_ns = 1;
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	rmdir(dir);
