@@ -62,7 +62,8 @@ static int push_query(struct query **v, size_t *n, size_t *cap, const struct que
  * up from it to its own top, for the same asked range (its owners are the block's owners too).
  */
 static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct query *p,
-			  const struct map_stack_up *u, unsigned *exit_bits)
+			  const struct map_stack_up *u, unsigned *exit_bits,
+			  struct map_stack_keep *keep)
 {
 	int ret = 0;
 
@@ -72,7 +73,8 @@ static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct
 
 		if (!w)
 			return -ENOMEM;
-		int r = map_stack_up(NULL, u->also[i].name, u->also[i].offset, u->length, w);
+		int r = map_stack_up_kept(keep, NULL, u->also[i].name, u->also[i].offset,
+					  u->length, w);
 
 		if (r < 0 || !w->nr_hops) {
 			/* this volume's owners cannot be named: said, never left out */
@@ -104,15 +106,19 @@ static int shared_queries(struct query **v, size_t *n, size_t *cap, const struct
 /*
  * Queries on devices under md or dm (a member disk, its partition, an md array under LVM):
  * each mapped up the stack to the device the filesystem sits on, piece by piece (a range may
- * cross chunks), with the other copies kept for the answer.
+ * cross chunks), with the other copies kept for the answer. Sorted, neighbours go up the same
+ * way: a walk is kept for the next (map_stack_up_kept), the volumes sharing a block too.
  */
 static int stack_queries(struct map_run *m)
 {
+	struct map_stack_keep *keep = calloc(2, sizeof(*keep));
 	struct query *v = NULL;
 	size_t n = 0, cap = 0;
 	char name[64];
 	int ret = 0, stacked = 0;
 
+	if (!keep)
+		return -ENOMEM;
 	for (size_t i = 0; i < m->nr_q && ret == 0; i++) {
 		struct query *q = &m->q[i];
 		uint64_t off = q->offset, left = q->length;
@@ -133,7 +139,7 @@ static int stack_queries(struct map_run *m)
 				ret = -ENOMEM;
 				break;
 			}
-			ret = map_stack_up(NULL, name, off, left, u);
+			ret = map_stack_up_kept(&keep[0], NULL, name, off, left, u);
 			if (ret < 0) {
 				snprintf(u->bad_name, sizeof(u->bad_name), "%s", name);
 				snprintf(u->bad_kind, sizeof(u->bad_kind), "unknown");
@@ -164,11 +170,15 @@ static int stack_queries(struct map_run *m)
 			if (ret < 0)
 				map_stack_up_free(u);
 			else
-				ret = shared_queries(&v, &n, &cap, &p, u, &m->exit_bits);
+				ret = shared_queries(&v, &n, &cap, &p, u, &m->exit_bits,
+						     &keep[1]);
 			off += u->length;
 			left -= u->length;
 		}
 	}
+	map_stack_keep_release(&keep[0]);
+	map_stack_keep_release(&keep[1]);
+	free(keep);
 	if (ret < 0) {
 		for (size_t i = 0; i < n; i++)
 			if (v[i].stk && (i >= m->nr_q || v[i].stk != m->q[i].stk))

@@ -1,7 +1,9 @@
 /*
  * report/journal.c - structured events for the systemd journal (sd_journal_sendv): a MESSAGE_ID
  * per event type, PRIORITY, and the fields DEVICE, OFFSET, LENGTH, PATH. Without a running
- * journald the MESSAGE goes to stderr as one plain line.
+ * journald (or libsystemd) the MESSAGE goes to stderr as one plain line. libsystemd is opened
+ * at the first event, not linked: a command that sends none (map, probe) never loads it and
+ * the six libraries it brings.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +20,24 @@
 #include "journal.h"
 
 #if HAVE_LIBSYSTEMD
+#include <dlfcn.h>
 #include <systemd/sd-journal.h>
+
+/* sd_journal_sendv from libsystemd.so.0, looked up once; NULL when it cannot be had. */
+static __typeof__(&sd_journal_sendv) journal_sendv(void)
+{
+	static __typeof__(&sd_journal_sendv) fn;
+	static int tried;
+
+	if (!tried) {
+		void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+
+		tried = 1;
+		if (h)
+			*(void **)&fn = dlsym(h, "sd_journal_sendv");
+	}
+	return fn;
+}
 #endif
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -129,7 +148,7 @@ int report_journal_available(void)
 
 	if (force && strcmp(force, "stderr") == 0)
 		return 0;
-	return access(JOURNAL_SOCKET, W_OK) == 0;
+	return access(JOURNAL_SOCKET, W_OK) == 0 && journal_sendv();
 #else
 	return 0;
 #endif
@@ -150,7 +169,7 @@ int report_journal_send(const struct report_event *ev)
 			iov[i].iov_base = f.v[i];
 			iov[i].iov_len = strlen(f.v[i]);
 		}
-		ret = sd_journal_sendv(iov, (int)f.nr);
+		ret = journal_sendv()(iov, (int)f.nr);
 		if (ret >= 0) {
 			report_journal_fields_free(&f);
 			return 0;

@@ -17,6 +17,7 @@
 #include <json-c/printbuf.h>
 
 #include "json_stream.h"
+#include "units.h"
 
 int report_json_add(json_object *o, const char *key, json_object *val)
 {
@@ -28,14 +29,8 @@ int report_json_add(json_object *o, const char *key, json_object *val)
  * through snprintf, a tenth of a thousand-sector map's instructions (callgrind, map-many.sh). */
 static int put_digits(struct printbuf *pb, uint64_t v, int neg)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[REPORT_DIGITS], *p = report_digits(buf + sizeof(buf), v, neg);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		*--p = '-';
 	return printbuf_memappend(pb, p, (int)(buf + sizeof(buf) - p));
 }
 
@@ -271,6 +266,7 @@ static void w_put(struct report_json_stream *s, const char *p, size_t n)
 }
 
 #define W_MAX_DEPTH 31
+#define W_SHORT 16			/* an indent or key this short is copied at once */
 static const char w_spaces[2 * W_MAX_DEPTH + 1] =
 	"                                                              ";
 static const char w_tabs[W_MAX_DEPTH + 1] =
@@ -349,13 +345,16 @@ static void w_key(struct report_json_stream *s, const char *key)
 {
 	uint32_t bit = 1u << s->depth;
 	int had = !!(s->had & bit), arr = !!(s->is_array & bit);
-	ssize_t kn;
-	char *o;
+	unsigned char slash_ok = (s->flags & JSON_C_TO_STRING_NOSLASHESCAPE) ? 1 : 0, k;
+	size_t ind = s->indent[0] == '\t' ? s->depth + 1 : 2 * (size_t)(s->depth + 1);
+	const char *p;
+	char *o, *q;
 
 	if (!key)
 		key = "";
-	kn = arr ? 0 : w_plain(s, key);
-	o = w_room(s, 2 + 2 * (size_t)(s->depth + 1) + (kn > 0 ? (size_t)kn : 0) + 4);
+	/* the indent copied 16 bytes at once and a short key while it is checked: room for
+	 * both past what is written (a key's bytes are told plain by w_plain's table) */
+	o = w_room(s, 2 + (ind > W_SHORT ? ind : W_SHORT) + W_SHORT + 4);
 	if (!o)
 		return;
 	s->had |= bit;
@@ -363,22 +362,38 @@ static void w_key(struct report_json_stream *s, const char *key)
 		*o++ = ',';
 	if (had || !arr)			/* an array's first value follows its "[\n" */
 		*o++ = '\n';
-	o = w_indent_at(s, o, s->depth + 1);
+	if (ind <= W_SHORT)
+		memcpy(o, s->indent[0] == '\t' ? w_tabs : w_spaces, W_SHORT);
+	else
+		memcpy(o, s->indent[0] == '\t' ? w_tabs : w_spaces, ind);
+	o += ind;
 	if (arr) {
 		s->len = (size_t)(o - s->buf);
 		return;
 	}
-	if (kn < 0) {
-		s->len = (size_t)(o - s->buf);
-		w_string(s, key);
+	q = o + 1;
+	for (p = key; p < key + W_SHORT - 2 &&
+	     ((k = w_class[(unsigned char)*p]) == 0 || (k == 1 && slash_ok)); p++)
+		*q++ = *p;
+	if (*p == '\0') {			/* plain and short: copied */
+		*o = '"';
+		o = q;
+		*o++ = '"';
+	} else {
+		ssize_t kn = w_plain(s, key);
+
+		if (kn < 0) {
+			s->len = (size_t)(o - s->buf);
+			w_string(s, key);
+		} else {
+			s->len = (size_t)(o - s->buf);
+			w_put(s, "\"", 1);
+			w_put(s, key, (size_t)kn);
+			w_put(s, "\"", 1);
+		}
 		o = w_room(s, 2);
 		if (!o)
 			return;
-	} else {
-		*o++ = '"';
-		memcpy(o, key, (size_t)kn);
-		o += kn;
-		*o++ = '"';
 	}
 	*o++ = ':';
 	if (s->flags & JSON_C_TO_STRING_SPACED)
@@ -410,14 +425,8 @@ void report_json_w_str(struct report_json_stream *s, const char *key, const char
 /* Append the decimal digits of v (negative when neg), as put_digits. */
 static void w_digits(struct report_json_stream *s, uint64_t v, int neg)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[REPORT_DIGITS], *p = report_digits(buf + sizeof(buf), v, neg);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		*--p = '-';
 	w_put(s, p, (size_t)(buf + sizeof(buf) - p));
 }
 

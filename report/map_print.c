@@ -13,14 +13,11 @@
 #include "escape.h"
 #include "fs.h"
 #include "map_report.h"
+#include "units.h"
 void report_put_u64(FILE *f, uint64_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[REPORT_DIGITS], *p = report_digits(buf + sizeof(buf), v, 0);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
 }
 
@@ -218,6 +215,40 @@ void report_print_damage(FILE *f, const struct map_damage *d, const struct map_t
 	report_print_owners(f, d, t, 0);
 }
 
+/* s, then spaces to width (printf's "%-*s") */
+static void put_padded(FILE *f, const char *s, size_t n, size_t width)
+{
+	static const char spaces[] = "            ";
+
+	fwrite(s, 1, n, f);
+	while (n < width) {
+		size_t k = width - n < sizeof(spaces) - 1 ? width - n : sizeof(spaces) - 1;
+
+		fwrite(spaces, 1, k, f);
+		n += k;
+	}
+}
+
+void report_print_meta_start(FILE *f, const struct map_damage_meta *m, const char *path)
+{
+	const char *type = m->type ? m->type : "(null)";	/* glibc's %s of NULL */
+	char buf[REPORT_DIGITS], *p;
+
+	fputs("  ", f);
+	put_padded(f, type, strlen(type), 12);
+	if (m->ag >= 0) {
+		fputs(" AG ", f);
+		p = report_digits(buf + sizeof(buf), (uint64_t)m->ag, 0);
+		put_padded(f, p, (size_t)(buf + sizeof(buf) - p), 3);
+	}
+	fputs("  ", f);
+	fputs(path, f);
+	fputs(" offset ", f);
+	report_put_u64(f, m->offset);
+	fputs(" length ", f);
+	report_put_u64(f, m->length);
+}
+
 void report_print_owners(FILE *f, const struct map_damage *d, const struct map_target *t,
 		      int lookup)
 {
@@ -260,11 +291,7 @@ void report_print_owners(FILE *f, const struct map_damage *d, const struct map_t
 		for (size_t i = 0; i < d->nr_meta; i++) {
 			const struct map_damage_meta *m = &d->meta[i];
 
-			fprintf(f, "  %-12s", m->type);
-			if (m->ag >= 0)
-				fprintf(f, " AG %-3" PRId64, m->ag);
-			fprintf(f, "  %s offset %" PRIu64 " length %" PRIu64,
-				t->devices[m->dev_idx].path, m->offset, m->length);
+			report_print_meta_start(f, m, t->devices[m->dev_idx].path);
 			if (m->part)
 				fprintf(f, "  (partition %u offset %" PRIu64 ")", m->part,
 					m->fs_offset);

@@ -50,6 +50,10 @@ int report_mapping_json(struct json_object *root, const struct map_damage *d);
 /* Write v in decimal to f, as "%" PRIu64 does (no fprintf: a map prints thousands). */
 void report_put_u64(FILE *f, uint64_t v);
 /* Print one owner line (and its health and scrub verdicts) for people. */
+/* A damaged metadata entry's line for people up to its partition and inode, unterminated:
+ * "  %-12s", " AG %-3" PRId64 " when it has an AG, "  %s offset %" PRIu64 " length %" PRIu64
+ * with path, written without fprintf (a map's summary lists hundreds). */
+void report_print_meta_start(FILE *f, const struct map_damage_meta *m, const char *path);
 void report_print_owner(FILE *f, const struct map_damage *d, const struct map_target *t,
 		     const struct map_owner *o);
 /* Print the damaged files and damaged metadata sections. */

@@ -101,6 +101,35 @@ int report_parse_duration(const char *s, double *seconds)
 	return 0;
 }
 
+char *report_digits(char *end, uint64_t v, int neg)
+{
+	/* two digits a division: an answer's offsets have nine or ten */
+	static const char pairs[201] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char *p = end;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	if (neg)
+		*--p = '-';
+	return p;
+}
+
 char *report_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

@@ -15,6 +15,12 @@ int report_parse_duration(const char *s, double *seconds);
 /* Return 0 and unix seconds for "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]", "@SECONDS", or a
  * duration ago ("7d"); -EINVAL otherwise. */
 int report_parse_since(const char *s, int64_t *out);
+/* Bytes for report_digits' text: 20 digits and a sign. */
+#define REPORT_DIGITS 21
+/* Write the decimal digits of v ('-' before them when neg) to the REPORT_DIGITS bytes before
+ * end, unterminated: return where they start (JSON, human answers and json-c's integers share
+ * this loop; no printf per number). */
+char *report_digits(char *end, uint64_t v, int neg);
 /* Return buf after writing bytes as "1.5 MiB". */
 char *report_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 /* Return buf after writing seconds as "1:02:03" or "2:03". */

@@ -103,6 +103,15 @@ static void add_copy(struct map_stack_up *u, const char *sysfs, const char *name
 	c->role = map_md_role_name(role);
 }
 
+/* *same (a walk's u->same) cut to run sectors (UINT64_MAX: all) from byte inb of the first. */
+static void same_clip(uint64_t *same, uint64_t run, uint64_t inb)
+{
+	uint64_t b = run >= UINT64_MAX / 512 ? UINT64_MAX : run * 512 > inb ? run * 512 - inb : 0;
+
+	if (*same > b)
+		*same = b;
+}
+
 /* Up one md layer: cur (member of md) at byte *off. */
 static int up_md(const char *sysfs, const char *md, const char *cur, uint64_t *off,
 		 uint64_t *len, struct map_stack_up *u)
@@ -116,6 +125,7 @@ static int up_md(const char *sysfs, const char *md, const char *cur, uint64_t *o
 	unsigned nd;
 	int ret = map_stack_md_read(sysfs, md, &mi, &why);
 
+	u->same = 0;			/* its copies are the range's: never kept */
 	if (ret < 0)
 		return ret;
 	snprintf(kind, sizeof(kind), "md-%s", mi.level);
@@ -224,6 +234,8 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 			r = map_dm_row_up(rows[i].type, rows[i].start, rows[i].length,
 					  rows[i].params, below, *off / 512, &top, &run, legs,
 					  sizeof(legs) / sizeof(legs[0]), &nl);
+		if (r <= 0)		/* not used by this row so far (an error: no promise) */
+			same_clip(&u->same, r < 0 ? 0 : run, inb);
 		if (r < 0 && (!strcmp(rows[i].type, "thin") || !strcmp(rows[i].type, "thin-pool"))) {
 			/* the pool's metadata could not be read consistently: no owner guessed */
 			set_bad(u, dm, map_dm_kind(rows[i].type), map_thin_why());
@@ -245,6 +257,10 @@ static int up_dm(const char *sysfs, const char *dm, const char *cur, uint64_t *o
 		found = 1;
 		if (*len > run * 512 - inb)
 			*len = run * 512 - inb;
+		if (!strcmp(rows[i].type, "thin") || r != 1)
+			u->same = 0;
+		else
+			same_clip(&u->same, run, inb);
 		push_hop(u, dm, map_dm_kind(rows[i].type), top * 512 + inb);
 		for (unsigned k = 0; k < nl; k++) {
 			unsigned ma, mi;
@@ -281,22 +297,30 @@ out:
 	return ret;
 }
 
-/* The partition of whole disk name holding byte off (and its start), or -ENOENT. */
+/* The partition of whole disk name holding byte off (and its start), or -ENOENT and *gap the
+ * bytes from off to the next partition's start (UINT64_MAX: none after it). */
 static int part_at(const char *sysfs, const char *name, uint64_t off, char *part, size_t len,
-		   uint64_t *start, uint64_t *size)
+		   uint64_t *start, uint64_t *size, uint64_t *gap)
 {
 	char (*p)[KIO_DISK_NAME_LEN] = malloc(KIO_DISK_NAME_LEN * 256);
 	int n, ret = -ENOENT;
 
+	*gap = UINT64_MAX;
 	if (!p)
 		return -ENOMEM;
 	n = map_stack_list(sysfs, name, ".", name, p, 256);
+	if (n < 0)
+		*gap = 0;
 	for (int i = 0; i < n; i++) {
 		uint64_t s, z;
 
 		if (map_stack_attr_u64(sysfs, p[i], "start", &s) < 0 ||
-		    map_stack_attr_u64(sysfs, p[i], "size", &z) < 0)
+		    map_stack_attr_u64(sysfs, p[i], "size", &z) < 0) {
+			*gap = 0;	/* one not read: where it starts is not known */
 			continue;
+		}
+		if (s * 512 > off && s * 512 - off < *gap)
+			*gap = s * 512 - off;
 		if (off >= s * 512 && off < (s + z) * 512) {
 			stack_copy(part, len, p[i]);
 			*start = s * 512;
@@ -340,10 +364,11 @@ static int reaches(const char *sysfs, const char *vol, uint64_t off, const char 
 /*
  * Where thin volume vol maps byte off of its pool (devt below, "MAJ:MIN"): 1 and *voff,
  * *run (bytes from off in one piece), 0 when vol is not a volume of this pool or does not
- * map the block, -errno (the pool's model cannot be had: map_thin_why() says why).
+ * map the block, -errno (the pool's model cannot be had: map_thin_why() says why). *same is
+ * cut to the bytes from off over which that answer keeps its shape.
  */
 static int thin_vol_up(const char *sysfs, const char *vol, const char *below, uint64_t off,
-		       uint64_t *voff, uint64_t *run, const struct thin_model **m)
+		       uint64_t *voff, uint64_t *run, const struct thin_model **m, uint64_t *same)
 {
 	const struct kio_dm_target *rows;
 	uint64_t top, r_run;
@@ -356,6 +381,8 @@ static int thin_vol_up(const char *sysfs, const char *vol, const char *below, ui
 		if (strcmp(rows[i].type, "thin"))
 			continue;
 		r = map_thin_up_in(sysfs, &rows[i], below, off / 512, &top, &r_run, m);
+		if (r >= 0)
+			same_clip(same, r_run, off % 512);
 		if (r == 1) {
 			*voff = top * 512 + off % 512;
 			*run = r_run * 512 - off % 512;
@@ -389,7 +416,7 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 
 		if (!map_stack_is_dm(h[k]))
 			continue;
-		r = thin_vol_up(sysfs, h[k], below, *off, &o, &run, &m);
+		r = thin_vol_up(sysfs, h[k], below, *off, &o, &run, &m, &u->same);
 		if (r == -EAGAIN) {
 			u->nr_also = 0;
 			u->also_more = 0;
@@ -403,8 +430,10 @@ static int up_thin_pool(const char *sysfs, const char *pool, char (*h)[KIO_DISK_
 		if (run < len)
 			len = run;
 		pref = prefer && !best_pref && reaches(sysfs, h[k], o, prefer);
-		if (prefer)
+		if (prefer) {
 			m = NULL;	/* reaches() walked further (other pools' models): ask again */
+			u->same = 0;	/* and the choice rests on those walks: never kept */
+		}
 		if (!found || pref) {
 			if (found)	/* the one chosen before becomes another owner */
 				add_also(u, best, best_off);
@@ -448,6 +477,7 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 		return -ENOMEM;
 	stack_copy(cur, sizeof(cur), name);
 	u->length = len;
+	u->same = UINT64_MAX;		/* cut by every layer on the way */
 	ret = push_hop(u, cur, map_stack_base_kind(sysfs, cur), off);
 	for (unsigned depth = 0; ret >= 0 && depth < MAP_STACK_MAX_HOPS; depth++) {
 		int n = map_stack_list(sysfs, cur, "holders", NULL, h, room);
@@ -480,11 +510,17 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 		}
 		if (n == 0) {
 			char part[MAP_STACK_NAME];
-			uint64_t start, size;
+			uint64_t start, size, gap;
 
-			if (!strcmp(map_stack_base_kind(sysfs, cur), "partition") ||
-			    part_at(sysfs, cur, off, part, sizeof(part), &start, &size) < 0)
+			if (!strcmp(map_stack_base_kind(sysfs, cur), "partition"))
+				break;		/* the top */
+			if (part_at(sysfs, cur, off, part, sizeof(part), &start, &size, &gap) < 0) {
+				if (u->same > gap)
+					u->same = gap;
 				break;		/* the top (a partitioned md array goes on) */
+			}
+			if (u->same > start + size - off)
+				u->same = start + size - off;
 			if (!map_stack_is_stacked(sysfs, part) && depth == 0)
 				break;		/* a plain partitioned disk: the caller maps it */
 			off -= start;
@@ -521,6 +557,9 @@ int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t
 		stack_copy(cur, sizeof(cur), u->hop[u->nr_hops - 1].name);
 	}
 	free(h);
+	if (ret < 0 || u->unmappable || u->unused || u->parity || u->thin_meta || u->nr_copies ||
+	    u->also_more)
+		u->same = 0;			/* only a mapped range is kept */
 	return ret < 0 ? ret : 0;
 }
 

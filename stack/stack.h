@@ -61,6 +61,11 @@ struct map_stack_up {
 	struct map_stack_also *also;	/* nr_also, at most MAP_STACK_MAX_ALSO */
 	unsigned nr_also;
 	unsigned also_more;		/* more volumes share it than also[] holds: counted, said */
+	/* bytes from the range's start over which every layer's choice holds (the same
+	 * partition, row, volumes; each layer's offset moving with it): a walk kept for the next
+	 * ranges (map_stack_up_kept). 0 when no layer promises it (md, copies, anything
+	 * unmapped); may be shorter than length (another volume's block starts sooner). */
+	uint64_t same;
 	char bad_name[MAP_STACK_NAME];
 	char bad_kind[24];
 	char bad_reason[200];
@@ -86,6 +91,22 @@ void map_stack_up_free(struct map_stack_up *u);
  */
 int map_stack_up_via(const char *sysfs, const char *name, uint64_t off, uint64_t len,
 		     const char *prefer, struct map_stack_up *u);
+/*
+ * stack_keep.c: a walk kept for the ranges after it (zero it before the first use; release it
+ * after the last). map_stack_up_kept gives what map_stack_up(sysfs, name, off, len, u) gives;
+ * a range within what the last walk of name promises (its u->same), a second old at most and
+ * with the thin pools' models it used, is answered from that walk without walking.
+ */
+struct map_stack_keep {
+	char name[MAP_STACK_NAME];
+	uint64_t off;			/* the kept walk's range start, bytes */
+	uint64_t at;			/* when it was walked (CLOCK_MONOTONIC_COARSE ns) */
+	uint64_t gen;			/* the thin pools' models' generation then */
+	struct map_stack_up u;		/* the walk; u.same 0: none kept */
+};
+int map_stack_up_kept(struct map_stack_keep *k, const char *sysfs, const char *name,
+		      uint64_t off, uint64_t len, struct map_stack_up *u);
+void map_stack_keep_release(struct map_stack_keep *k);
 /*
  * stack_ident.c: return 0 and the identity the history keeps a member under (its whole disk's
  * WWN/serial, ":partN" for a partition) of block device name in out, or -ENOENT when the disk
@@ -148,8 +169,8 @@ int map_stack_is_stacked(const char *sysfs, const char *name);
  * dm rows mapped up (pure): return 1 and the sector on the dm device (*top) that sector x of
  * the device below (devt text "MAJ:MIN") holds in row (type, start, length, params), with
  * *run sectors contiguous (2: the sector is parity of a dm-raid stripe); 0 when the row does
- * not use that device range; -EINVAL when its
- * params cannot be parsed. copies (max_copies) get the other legs of mirrors (devt text and
+ * not use that device range (*run: sectors from x it surely stays so, UINT64_MAX all, 0 when
+ * not known); -EINVAL when its params cannot be parsed. copies (max_copies) get the other legs of mirrors (devt text and
  * sector), *nr_copies how many.
  */
 struct map_dm_leg {

@@ -115,8 +115,10 @@ static int row_offset(uint64_t start, uint64_t length, const char *dev, const ch
 
 	if (!dev || num(offs, &off) < 0)
 		return -EINVAL;
-	if (strcmp(dev, below) || x < off || x - off >= length)
+	if (strcmp(dev, below) || x < off || x - off >= length) {
+		*run = !strcmp(dev, below) && x < off ? off - x : UINT64_MAX;
 		return 0;
+	}
 	*top = start + (x - off);
 	*run = length - (x - off);
 	return 1;
@@ -328,6 +330,7 @@ int map_dm_row_up(const char *type, uint64_t start, uint64_t length, const char 
 	int n = tokens(params, buf, sizeof(buf), tok, DM_MAX_TOK);
 
 	*nr_copies = 0;
+	*run = 0;			/* 0 returned: no promise past x unless said */
 	if (n < 0)
 		return n;
 	if (!strcmp(type, "linear") || !strcmp(type, "flakey") || !strcmp(type, "delay"))
@@ -359,12 +362,15 @@ int map_dm_row_up(const char *type, uint64_t start, uint64_t length, const char 
 	if (!strcmp(type, "multipath")) {
 		for (int i = 0; i < n; i++)
 			if (is_devt(tok[i]) && !strcmp(tok[i], below)) {
-				if (x < start || x - start >= length)
+				if (x < start || x - start >= length) {
+					*run = x < start ? start - x : UINT64_MAX;
 					return 0;
+				}
 				*top = x;
 				*run = start + length - x;
 				return 1;
 			}
+		*run = UINT64_MAX;	/* below is none of its paths */
 		return 0;
 	}
 	if (!strcmp(type, "raid"))

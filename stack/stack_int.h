@@ -95,9 +95,15 @@ int map_stack_dm_below(const struct kio_dm_target *r, uint64_t s, uint64_t *cnt,
  * the thin-pool row's params of pool device pool_devt ("MAJ:MIN"); a thin row r's sector s
  * down: 1 with below and *off (sectors) on the pool's data device (or external origin), 0
  * for an unprovisioned block, *cnt clipped either way; a thin row r up from its pool device
- * below at sector x: 1 with *top and *run, 0 when the volume does not map x. -errno.
+ * below at sector x: 1 with *top and *run, 0 when the volume does not map x (*run: the sectors
+ * from x it stays so, as thin_row_up). -errno.
  */
 struct thin_model;
+/* The models' generation (bumped at every load or recheck), and 1 while none was loaded or
+ * checked since gen and each would still be given as it is (younger than its age limit): a
+ * walk made with them would be made the same (stack_keep.c). */
+uint64_t map_thin_models_gen(void);
+int map_thin_models_fresh(uint64_t gen);
 int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_model **m,
 			char *why, size_t len);
 int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, size_t len);

@@ -209,7 +209,8 @@ int thin_row_down(const struct thin_model *m, uint64_t start, uint64_t length,
  * A thin row read upward from the pool device below ("MAJ:MIN"; its sectors are the data
  * device's): return 1 and the volume's sector *top that sector x holds, *run sectors
  * contiguous; 0 when this volume does not map x (another volume or snapshot may: each thin
- * row is asked, as for every dm row) or below is not its pool; -EINVAL.
+ * row is asked, as for every dm row) or below is not its pool, *run then the sectors from x
+ * it stays so (UINT64_MAX: all); -EINVAL.
  */
 int thin_row_up(const struct thin_model *m, uint64_t start, uint64_t length, const char *params,
 		const char *below, uint64_t x, uint64_t *top, uint64_t *run);

@@ -103,6 +103,10 @@ const struct thin_run *thin_dev_run_from(const struct thin_dev *d, uint64_t vblo
 /* Return 1 and in o the whole run of device dev_id that holds data block dblock, 0 if none. */
 int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
 			struct thin_owner *o);
+/* Return 1 and in o the run of device dev_id that holds data block dblock, else the first
+ * after it; 0 if none. */
+int thin_model_owner_from(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
+			  struct thin_owner *o);
 /* qsort order of owner runs: by data block, then dev id, then virtual block. */
 int thin_owner_cmp(const void *x, const void *y);
 

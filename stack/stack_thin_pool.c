@@ -35,6 +35,9 @@ static struct pool_cache {
 	uint64_t at;			/* CLOCK_MONOTONIC_COARSE ns of the load */
 	int used;
 } pools[POOLS];
+/* bumped whenever a model is checked against its superblock or loaded (a walk kept beside
+ * its models: map_thin_models_fresh) */
+static uint64_t models_gen;
 
 static uint64_t now_ns(void)
 {
@@ -137,6 +140,7 @@ int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_mo
 		*m = &c->m;
 		return 0;
 	}
+	models_gen++;
 	if (c && pool_same(c)) {
 		c->at = now_ns();
 		*m = &c->m;
@@ -163,6 +167,24 @@ int map_thin_pool_model(const char *pool_params, int fresh, const struct thin_mo
 	}
 	*m = &c->m;
 	return 0;
+}
+
+uint64_t map_thin_models_gen(void)
+{
+	return models_gen;
+}
+
+int map_thin_models_fresh(uint64_t gen)
+{
+	uint64_t now;
+
+	if (gen != models_gen)
+		return 0;
+	now = now_ns();
+	for (unsigned i = 0; i < POOLS; i++)
+		if (pools[i].used && now - pools[i].at >= MODEL_MAX_AGE_NS)
+			return 0;
+	return 1;
 }
 
 int map_thin_pool_of(const char *sysfs, const char *pool_devt, char *params, size_t len)
@@ -259,8 +281,10 @@ int map_thin_up_in(const char *sysfs, const struct kio_dm_target *r, const char 
 			 r->params);
 		return -EINVAL;
 	}
-	if (strcmp(tp.pool_devt, below))
+	if (strcmp(tp.pool_devt, below)) {
+		*run = UINT64_MAX;		/* another pool's volume: nowhere */
 		return 0;
+	}
 	if (!*m) {
 		ret = pool_model_of(sysfs, tp.pool_devt, r->params, m);
 		if (ret < 0) {

@@ -165,6 +165,21 @@ const struct thin_run *thin_dev_run_from(const struct thin_dev *d, uint64_t vblo
 	return lo < d->nr_runs ? &d->runs[lo] : NULL;
 }
 
+int thin_model_owner_from(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
+			  struct thin_owner *o)
+{
+	const struct thin_dev *d = thin_model_dev(m, dev_id);
+	size_t i;
+
+	if (!d)
+		return 0;
+	i = first_after(m, d, dblock);
+	if (i == d->rev_first + d->nr_runs)
+		return 0;
+	*o = m->rev[i];
+	return 1;
+}
+
 int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
 			struct thin_owner *o)
 {

@@ -106,8 +106,10 @@ int thin_pool_row_up(uint64_t start, uint64_t length, const char *params, const 
 		return -EINVAL;
 	if (!strcmp(below, p.meta_devt))
 		return 2;
-	if (strcmp(below, p.data_devt) || x < start || x - start >= length)
+	if (strcmp(below, p.data_devt) || x < start || x - start >= length) {
+		*run = !strcmp(below, p.data_devt) && x < start ? start - x : UINT64_MAX;
 		return 0;
+	}
 	*top = x;
 	*run = start + length - x;
 	return 1;
@@ -155,15 +157,22 @@ int thin_row_up(const struct thin_model *m, uint64_t start, uint64_t length, con
 
 	if (thin_row_parse(params, &t) < 0 || dbs == 0)
 		return -EINVAL;
+	*run = UINT64_MAX;
 	if (strcmp(below, t.pool_devt))
 		return 0;
 	db = x / dbs;
 	off = x % dbs;
-	if (!thin_model_owner_of(m, t.dev_id, db, &o))
+	if (!thin_model_owner_from(m, t.dev_id, db, &o))
 		return 0;
+	if (o.dblock > db) {		/* unmapped up to the device's next run */
+		*run = (o.dblock - db) * dbs - off;
+		return 0;
+	}
 	vsec = (o.vblock + (db - o.dblock)) * dbs + off;
-	if (vsec >= length)
+	if (vsec >= length) {		/* past the row: so to the run's end */
+		*run = (o.dblock + o.len - db) * dbs - off;
 		return 0;
+	}
 	*top = start + vsec;
 	*run = (o.dblock + o.len - db) * dbs - off;
 	if (*run > length - vsec)

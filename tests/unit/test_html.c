@@ -5,6 +5,7 @@
  * the map's stack for people (its hops, the volumes sharing a thin block) and its hops written
  * field by field (the bytes of json-c's tree), and an owner's common line for people.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -272,6 +273,52 @@ static void test_owner_print(void **state)
 	free(out);
 }
 
+/* A damaged metadata line's start for people: the bytes fprintf wrote with the formats the
+ * summary used ("  %-12s", " AG %-3" PRId64, "  %s offset %" PRIu64 " length %" PRIu64). */
+static void test_meta_line(void **state)
+{
+	static const struct {
+		const char *type;
+		int64_t ag;
+		uint64_t offset, length;
+	} cases[] = {
+		{ "log", 2, 167837696, 512 },
+		{ "fs-headers", 0, 0, 512 },
+		{ "superblock-and-more", -1, UINT64_MAX, 4096 },	/* wider than 12, no AG */
+		{ "inodes", 12345, 1, 0 },				/* an AG wider than 3 */
+		{ "", 99, 10, 10 },
+		{ "agf", INT64_MAX, 4096, 4096 },
+	};
+	char *out = NULL, *want = NULL;
+	size_t len = 0, wlen = 0;
+	FILE *f = open_memstream(&out, &len), *w = open_memstream(&want, &wlen);
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(w);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct map_damage_meta m;
+
+		memset(&m, 0, sizeof(m));
+		m.type = cases[i].type;
+		m.ag = cases[i].ag;
+		m.offset = cases[i].offset;
+		m.length = cases[i].length;
+		report_print_meta_start(f, &m, "/dev/dm-4");
+		fputc('\n', f);
+		fprintf(w, "  %-12s", m.type);
+		if (m.ag >= 0)
+			fprintf(w, " AG %-3" PRId64, m.ag);
+		fprintf(w, "  %s offset %" PRIu64 " length %" PRIu64 "\n", "/dev/dm-4", m.offset,
+			m.length);
+	}
+	fclose(f);
+	fclose(w);
+	assert_string_equal(out, want);
+	free(out);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_map_text_escaped),
 		cmocka_unit_test(test_stack_print),
 		cmocka_unit_test(test_owner_print),
+		cmocka_unit_test(test_meta_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

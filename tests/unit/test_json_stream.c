@@ -238,6 +238,13 @@ static void test_shared_leaves(void **state)
 	}
 }
 
+/* Keys of every length around the writer's short copy, a slash, bytes json-c escapes. */
+static const char *const w_keys[] = {
+	"", "k", "thirteen_char", "fourteen_chars", "fifteen_chars__", "sixteen_chars___",
+	"a_much_longer_key_name_than_any", "slash/key", "a_long_key/with_a_slash", "esc\"key",
+	"tab\tkey_that_is_long",
+};
+
 /* Element i written field by field: the fields of element('w', i) plus deeper containers, an
  * embedded json-c value and plain strings (report_json_w_* has no doubles: "ratio" left out). */
 static void w_element(struct report_json_stream *s, unsigned i)
@@ -264,6 +271,14 @@ static void w_element(struct report_json_stream *s, unsigned i)
 		report_json_w_close(s);
 	}
 	report_json_w_close(s);
+	/* keys around the writer's short copy (14 bytes), a slash, escapes; an indent past 16 */
+	for (unsigned k = 0; k < sizeof(w_keys) / sizeof(w_keys[0]); k++)
+		report_json_w_u64(s, w_keys[k], k);
+	for (unsigned k = 0; k < 10; k++)
+		report_json_w_open(s, "nest", 0);
+	report_json_w_str(s, "a_much_longer_key_name", "v");
+	for (unsigned k = 0; k < 10; k++)
+		report_json_w_close(s);
 	report_json_w_open(s, "empty", 0);
 	report_json_w_close(s);
 	report_json_w_open(s, "deep", 0);
@@ -301,6 +316,20 @@ static json_object *w_tree(unsigned i)
 		json_object_array_add(own, o);
 	}
 	json_object_object_add(e, "owners", own);
+	for (unsigned k = 0; k < sizeof(w_keys) / sizeof(w_keys[0]); k++)
+		json_object_object_add(e, w_keys[k], json_object_new_uint64(k));
+	{
+		json_object *n = json_object_new_object(), *top = n;
+
+		for (unsigned k = 1; k < 10; k++) {
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(n, "nest", m);
+			n = m;
+		}
+		json_object_object_add(n, "a_much_longer_key_name", json_object_new_string("v"));
+		json_object_object_add(e, "nest", top);
+	}
 	json_object_object_add(e, "empty", json_object_new_object());
 	json_object_array_add(in, json_object_new_uint64(UINT64_MAX));
 	json_object_array_add(in, json_object_new_int64(INT64_MIN));

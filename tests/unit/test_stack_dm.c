@@ -33,8 +33,13 @@ static void test_linear_crypt_multipath(void **s)
 	assert_int_equal(up("linear", 8192, 4096, "9:0 2048", "9:0", 2048 + 100, &top, &run), 1);
 	assert_int_equal(top, 8192 + 100);
 	assert_int_equal(run, 4096 - 100);
+	/* not used: up to where the row starts, or never (another device, past its end) */
 	assert_int_equal(up("linear", 8192, 4096, "9:0 2048", "9:0", 2000, &top, &run), 0);
+	assert_int_equal(run, 48);
 	assert_int_equal(up("linear", 8192, 4096, "9:0 2048", "8:16", 3000, &top, &run), 0);
+	assert_int_equal(run, UINT64_MAX);
+	assert_int_equal(up("linear", 8192, 4096, "9:0 2048", "9:0", 2048 + 4096, &top, &run), 0);
+	assert_int_equal(run, UINT64_MAX);
 	/* LUKS2: data at 32768 sectors (16 MiB) of 259:1; the key field is "-" here */
 	assert_int_equal(up("crypt", 0, 100000, "aes-xts-plain64 - 0 259:1 32768", "259:1",
 			    32768 + 5, &top, &run), 1);
@@ -42,6 +47,9 @@ static void test_linear_crypt_multipath(void **s)
 	assert_int_equal(up("multipath", 0, 1000, "0 0 1 1 service-time 0 2 1 8:16 1 8:32 1",
 			    "8:32", 777, &top, &run), 1);
 	assert_int_equal(top, 777);
+	assert_int_equal(up("multipath", 0, 1000, "0 0 1 1 service-time 0 2 1 8:16 1 8:32 1",
+			    "8:48", 777, &top, &run), 0);
+	assert_int_equal(run, UINT64_MAX);
 	assert_int_equal(up("thin", 0, 1000, "", "8:16", 1, &top, &run), -EOPNOTSUPP);
 }
 
@@ -58,6 +66,7 @@ static void test_striped(void **s)
 	assert_int_equal(top, 7 * 128 + 5);
 	assert_int_equal(run, 123);
 	assert_int_equal(up("striped", 0, 3 * 4096, p, "8:32", 2048 + 4096, &top, &run), 0);
+	assert_int_equal(run, 0);		/* how far it stays unused: not said */
 }
 
 static void test_dm_raid(void **s)

@@ -135,12 +135,21 @@ static void test_up(void **s)
 	assert_int_equal(top, 100 * DBS);
 	assert_int_equal(run, DBS);
 	assert_int_equal(thin_row_up(&m, 0, len, POOL " 2", POOL, 50 * DBS, &top, &run), 0);
+	assert_int_equal(run, DBS);		/* not mapped up to its own block 51 */
 	assert_int_equal(thin_row_up(&m, 0, len, POOL " 2", POOL, 51 * DBS + 9, &top, &run), 1);
 	assert_int_equal(top, 100 * DBS + 9);
-	/* unprovisioned, another pool, a mapping past the row's end */
+	/* unprovisioned, another pool, a mapping past the row's end; each with how far it
+	 * stays so (to the next block the device maps, all, the end of that run) */
 	assert_int_equal(thin_row_up(&m, 0, len, POOL " 1", POOL, 20 * DBS, &top, &run), 0);
+	assert_int_equal(run, 30 * DBS);
+	assert_int_equal(thin_row_up(&m, 0, len, POOL " 1", POOL, 20 * DBS + 7, &top, &run), 0);
+	assert_int_equal(run, 30 * DBS - 7);
+	assert_int_equal(thin_row_up(&m, 0, len, POOL " 1", POOL, 63 * DBS, &top, &run), 0);
+	assert_int_equal(run, UINT64_MAX);
 	assert_int_equal(thin_row_up(&m, 0, len, POOL " 1", "253:9", 5 * DBS, &top, &run), 0);
+	assert_int_equal(run, UINT64_MAX);
 	assert_int_equal(thin_row_up(&m, 0, 150 * DBS, POOL " 1", POOL, 60 * DBS, &top, &run), 0);
+	assert_int_equal(run, 3 * DBS);
 	thin_model_free(&m);
 }
 

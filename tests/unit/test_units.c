@@ -3,7 +3,9 @@
  * they are printed back.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -261,6 +263,49 @@ static void test_since(void **state)
 	assert_int_equal(report_parse_since("2026-01-02 03:04:00", &t) == 0 && t > 0, 1);
 }
 
+/* report_digits: the bytes snprintf's %" PRIu64 " writes (with '-' for a negative), right
+ * before end, nothing written past the sign. */
+static void digits_ok(uint64_t v, int neg, const char *want)
+{
+	char buf[REPORT_DIGITS + 2], *p;
+
+	memset(buf, '#', sizeof(buf));
+	p = report_digits(buf + 1 + REPORT_DIGITS, v, neg);
+	assert_int_equal(buf + 1 + REPORT_DIGITS - p, strlen(want));
+	assert_memory_equal(p, want, strlen(want));
+	assert_int_equal(buf[0], '#');
+	assert_int_equal(buf[1 + REPORT_DIGITS], '#');
+}
+
+/* report_digits of v: the bytes of "%" PRIu64 */
+static void digits_like_printf(uint64_t v)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	digits_ok(v, 0, want);
+}
+
+static void test_digits(void **state)
+{
+	(void)state;
+	digits_ok(0, 0, "0");
+	digits_ok(7, 0, "7");
+	digits_ok(10, 0, "10");
+	digits_ok(4096, 0, "4096");
+	digits_ok(UINT64_MAX, 0, "18446744073709551615");
+	digits_ok(1, 1, "-1");
+	digits_ok(0 - (uint64_t)INT64_MIN, 1, "-9223372036854775808");
+	/* the widest: every byte of REPORT_DIGITS */
+	digits_ok(UINT64_MAX, 1, "-18446744073709551615");
+	/* every value below 10^4, and each power of ten past it with its neighbours */
+	for (uint64_t v = 0; v < 10000; v++)
+		digits_like_printf(v);
+	for (uint64_t p = 10000; p; p = p <= UINT64_MAX / 10 ? p * 10 : 0)
+		for (uint64_t w = p - 1; w <= p + 1; w++)
+			digits_like_printf(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_size_bad),
 		cmocka_unit_test(test_duration_ok),
 		cmocka_unit_test(test_duration_bad),
+		cmocka_unit_test(test_digits),
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_fmt_duration),
 		cmocka_unit_test(test_since),
