@@ -271,6 +271,8 @@ struct kio_mount {
  * (then that value), or -errno when mountinfo cannot be read.
  */
 int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg);
+/* Close the open mountinfo and drop its text (a pass's teardown: it leaves nothing open). */
+void kio_mount_forget(void);
 /* Return as kio_mount_each, for the mountinfo lines of f (the fuzz harness feeds its own). */
 int kio_mount_each_stream(FILE *f, int (*fn)(const struct kio_mount *m, void *arg), void *arg);
 /* Return 0 and fill m for the mount whose mount point is exactly path, -ENOENT if none. */

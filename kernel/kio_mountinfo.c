@@ -176,6 +176,18 @@ out:
 	return copy;
 }
 
+void kio_mount_forget(void)
+{
+	pthread_mutex_lock(&mi_lock);
+	if (mi_fd >= 0)
+		close(mi_fd);
+	mi_fd = -1;
+	free(mi_text);
+	mi_text = NULL;
+	mi_len = mi_cap = 0;
+	pthread_mutex_unlock(&mi_lock);
+}
+
 int kio_mount_each(int (*fn)(const struct kio_mount *m, void *arg), void *arg)
 {
 	size_t len = 0;

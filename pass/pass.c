@@ -425,6 +425,7 @@ static void pass_teardown(struct pass *p)
 	pass_unlock(&p->lk);
 	if (p->t_open)
 		map_target_close(&p->t);
+	kio_mount_forget();		/* the mount table's open file, kept between asks */
 }
 
 int pass_run(const struct pass_opts *a, const struct pass_hooks *h)

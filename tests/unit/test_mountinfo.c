@@ -3,7 +3,8 @@
  * mounts as a fresh read of /proc/self/mountinfo, asked again and again; in a mount namespace
  * of its own (root only, else skipped), a tmpfs mounted and unmounted is seen at the next
  * ask, also when a forked child asked meanwhile (the change flag of the open file they share
- * must not be taken by the child).
+ * must not be taken by the child); after kio_mount_forget (a pass's teardown) no descriptor
+ * is left open, and the next ask reads again.
  */
 #include <errno.h>
 #include <sched.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -102,11 +104,45 @@ static void test_changes(void **s)
 	free(m);
 }
 
+/* The descriptors this process has open. */
+static int nr_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void test_forget(void **s)
+{
+	struct list *a = calloc(1, sizeof(*a));
+	int before;
+
+	(void)s;
+	assert_non_null(a);
+	kio_mount_forget();
+	before = nr_fds();
+	assert_int_equal(kio_mount_each(add, a), 0);
+	assert_int_equal(nr_fds(), before + 1);		/* kept open between asks */
+	kio_mount_forget();
+	assert_int_equal(nr_fds(), before);
+	a->n = 0;
+	assert_int_equal(kio_mount_each(add, a), 0);	/* read again */
+	assert_true(a->n > 0);
+	kio_mount_forget();
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_file),
 		cmocka_unit_test(test_changes),
+		cmocka_unit_test(test_forget),
 	};
 	int ret;
 
