@@ -15,9 +15,9 @@
  *     averages the dips, the first replaced by the second (it may dip from full speed).
  *  5. L counts at most L0 plus twice the scan's reads' and commands' time per request (the
  *     rest is not ours).
- *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy over 3/4 of the
+ *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy 7/10 to 4/5 of the
  *     last SCAN_GOV_LAT_DUTY intervals alone (idle ones too: a burst is not a busy user) gets
- *     LAT_BUSY_PCT of its cycle (it keeps >= 95% of its throughput).
+ *     up to LAT_BUSY_PCT of its cycle (it keeps >= 95% of its throughput).
  *  7. Every LAT_DECIDE_PHASES intervals: e = their excess L - L0 over the gain in force, over
  *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
@@ -43,6 +43,8 @@
 #define LAT_BASE_NS 30000000000ull	/* the scan's base read time: minima of buckets this long */
 #define LAT_AIM_PCT 95			/* aim at this share of the excess the target allows */
 #define LAT_BUSY_PCT 2			/* a busy foreground: the scan adds this share of its cycle */
+#define LAT_BUSY_FROM_PCT 70.0		/* a foreground waiting this share of the time: busy from */
+#define LAT_BUSY_FULL_PCT 80.0		/* fully busy from (a user's own time between requests) */
 #define LAT_DIP_PCT 10			/* the gain of the cycle's dip */
 #define LAT_DIP_SETTLE_NS 250000000ull	/* the dip's first this long: not its look */
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
@@ -135,13 +137,14 @@ static double gov_lat_aim(struct scan_gov *g, double lat, double alone, uint64_t
 	double cycle = (double)span_ns / (double)l->acc_fg_ios - (lat - alone), busy, aim;
 	double fg = 0, span = 0;
 
-	/* Alone it waits on the disk this share of the last intervals; above 3/4, the aim
-	 * narrows. */
+	/* Alone it waits on the disk this share of the last intervals; from LAT_BUSY_FROM_PCT
+	 * the aim narrows, to the busy user's at LAT_BUSY_FULL_PCT. */
 	for (unsigned i = 0; i < SCAN_GOV_LAT_DUTY; i++) {
 		fg += l->duty_fg[i];
 		span += l->duty_span[i];
 	}
-	busy = span > 0 ? 4 * fg / span - 3 : 1;
+	busy = span > 0 ? (100 * fg / span - LAT_BUSY_FROM_PCT) /
+			  (LAT_BUSY_FULL_PCT - LAT_BUSY_FROM_PCT) : 1;
 	busy = busy < 0 ? 0 : busy > 1 ? 1 : busy;
 	g->lat.busy = busy > 0;
 	aim = (1 - busy) * alone * (g->o.lat_target_pct - 100) / 100.0 +
