@@ -44,7 +44,8 @@
 # Environment: DUR (seconds per run, default 30: in 10 s runs the climb after the arrival
 # is most of the run; one model takes ~11 min), NS_MIB (512), FILL_PCT (25), THROTTLE
 # (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), ARRIVAL_S (2),
-# SWEEP_PLAIN ("0.125 0.25 0.5 1 2 4", MiB/s), SWEEP_MD ("0.25 0.5 1 2 4 8"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
+# SWEEP_PLAIN ("0.25 0.5 1 2 4 6 7", MiB/s; past 4M, where the reader read 0.86x), SWEEP_MD
+# ("0.25 0.5 1 2 4 8 12"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
 # WR_FILE_MIB (32), MODELS ("plain md"), MEDIASCAN_ALT (another binary: its pacing rows right
 # after ours, e.g. the old controller 3e2ff51 built apart), ALT_LABEL (its name in the
 # tables, default its path), RAW_OUT (keep the guest's raw lines there), VMPACING_RAW=FILE
@@ -66,8 +67,8 @@ throttle_mib=${THROTTLE_MIB:-8}
 iops=${IOPS:-150}
 fg_iops=${FG_IOPS:-40}
 arrival_s=${ARRIVAL_S:-2}
-sweep_plain=${SWEEP_PLAIN:-"0.125 0.25 0.5 1 2 4"}
-sweep_md=${SWEEP_MD:-"0.25 0.5 1 2 4 8"}
+sweep_plain=${SWEEP_PLAIN:-"0.25 0.5 1 2 4 6 7"}
+sweep_md=${SWEEP_MD:-"0.25 0.5 1 2 4 8 12"}
 wr_burst=${WR_BURST_MIB:-2}
 wr_idle_ms=${WR_IDLE_MS:-1000}
 wr_file_mib=${WR_FILE_MIB:-32}
