@@ -183,14 +183,10 @@ int thin_model_owner_from(const struct thin_model *m, uint32_t dev_id, uint64_t 
 int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
 			struct thin_owner *o)
 {
-	const struct thin_dev *d = thin_model_dev(m, dev_id);
-	size_t i;
+	struct thin_owner r;
 
-	if (!d)
+	if (!thin_model_owner_from(m, dev_id, dblock, &r) || r.dblock > dblock)
 		return 0;
-	i = first_after(m, d, dblock);
-	if (i == d->rev_first + d->nr_runs || m->rev[i].dblock > dblock)
-		return 0;
-	*o = m->rev[i];
+	*o = r;
 	return 1;
 }

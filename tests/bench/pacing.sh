@@ -10,7 +10,8 @@
 #   busy:     4 KiB random reads at queue depth 1, back to back (the disk never idle: the goal
 #             is the foreground's throughput, >= 0.95x alone; no sweep, no fixed row)
 #   writer:   bursts of 32 MiB of sequential 1 MiB writes, then 1 s of nothing
-# Modes: unthrottled (no option), fixed (--rate R --pacing off, R the best fixed rate from a
+# Modes: unthrottled (no option; with no foreground only unless UNTHROTTLED_ALL=1: beside
+# one it shows only the harm pacing avoids), fixed (--rate R --pacing off, R the best fixed rate from a
 # sweep: the highest that keeps the foreground's mean latency within 1.25x alone), backoff
 # (--rate 4G --pacing backoff: the old presence-based backoff, to --rate-min 1M), pacing
 # (--pacing latency, no cap; the default with --window). Each run is DUR (12) seconds of
@@ -154,7 +155,8 @@ for m in $MODELS; do
 			for mode in $modes; do
 				RUN_MS=
 				case "$mode" in
-				unthrottled) args=() ;;
+				unthrottled) [ "$kind" = none ] || [ -n "${UNTHROTTLED_ALL:-}" ] || continue
+					args=() ;;
 				fixed) [ -n "$best" ] || continue; args=(--rate "${best}M" --pacing off) ;;
 				backoff) args=(--rate 4G --rate-min 1M --pacing backoff) ;;
 				pacing) args=(--pacing latency) ;;
