@@ -16,12 +16,15 @@
 # MEDIASCAN_ALT=path: an older binary, its map timed in the same boot beside (and its JSON
 # answer compared byte for byte with this one's).
 # Prints a markdown table; not a test. Usage: tests/bench/vm-thin.sh [BUILD_DIR]
-# Environment: FILL_MIB (default 80), ROUNDS (default 3), MEDIASCAN_ALT.
+# Environment: FILL_MIB (default 80), POOL_MIB (the pool's size, default 1000; at least
+# FILL_MIB + 200: a larger pool has more mappings for both tools to walk), ROUNDS (default 3),
+# MEDIASCAN_ALT.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 fill=${FILL_MIB:-80}
+pool=${POOL_MIB:-1000}
 rounds=${ROUNDS:-3}
 PATH=/usr/sbin:/sbin:$PATH
 for t in qemu-system-x86_64 jq pdata_tools; do
@@ -43,15 +46,15 @@ altbin=()
 	--bin "$(command -v pdata_tools):/usr/sbin/thin_rmap" \
 	--bin "$(command -v pdata_tools):/usr/sbin/thin_dump" \
 	>/dev/null 2>"$tmp/build.err" || { cat "$tmp/build.err" >&2; exit 1; }
-truncate -s 1200M "$tmp/ns1.img"
+truncate -s $((pool + 200))M "$tmp/ns1.img"
 cat >"$tmp/guest.sh" <<EOF
-fill=$fill rounds=$rounds alt=${alt:+1}
+fill=$fill rounds=$rounds alt=${alt:+1} pool=$pool
 EOF
 cat >>"$tmp/guest.sh" <<'EOF'
 d=$(for x in /sys/block/nvme*n*; do echo /dev/${x##*/}; done | head -n 1)
 q() { "$@" >/dev/null 2>&1 || echo "FAIL $*"; }
 q pvcreate -q $d; q vgcreate -q vgt $d
-q lvcreate -q -y -L 1000M -T vgt/pool
+q lvcreate -q -y -L ${pool}M -T vgt/pool
 q lvcreate -q -y -V $((fill * 4))M -T vgt/pool -n va
 q lvcreate -q -y -V 320M -T vgt/pool -n vb
 q mkfs.xfs -q -f -K /dev/vgt/va; mkdir -p /mnt/va; q mount /dev/vgt/va /mnt/va
@@ -166,7 +169,7 @@ grep -q '^DONE' "$tmp/out" || { tail -n 30 "$tmp/out" >&2; exit 1; }
 grep '^FAIL' "$tmp/out" >&2 || true
 grep '^ALTDIFF' "$tmp/out" >&2 || true
 accel=$(grep -o 'accelerator [a-z]*' "$tmp/err" | head -n 1 | cut -d' ' -f2)
-echo "# vm-thin: LVM thin pool (1000 MiB) on one NVMe namespace, a volume with $fill MiB of files and its snapshot, a second volume; QEMU $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }'), ${accel:-?}; $rounds rounds; $start-$(date -u +%H:%M) UTC; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# vm-thin: LVM thin pool ($pool MiB) on one NVMe namespace, a volume with $fill MiB of files and its snapshot, a second volume; QEMU $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }'), ${accel:-?}; $rounds rounds; $start-$(date -u +%H:%M) UTC; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 python3 - "$tmp/out" <<'PY'
 import json, statistics, sys
