@@ -100,9 +100,6 @@ int thin_btree_walk(struct thin_walk *w, uint64_t root);
 void thin_walk_free(struct thin_walk *w);
 /* Return the first run of d that ends after virtual block vblock, or NULL. */
 const struct thin_run *thin_dev_run_from(const struct thin_dev *d, uint64_t vblock);
-/* Return 1 and in o the whole run of device dev_id that holds data block dblock, 0 if none. */
-int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
-			struct thin_owner *o);
 /* Return 1 and in o the run of device dev_id that holds data block dblock, else the first
  * after it; 0 if none. */
 int thin_model_owner_from(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,

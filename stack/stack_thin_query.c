@@ -180,13 +180,3 @@ int thin_model_owner_from(const struct thin_model *m, uint32_t dev_id, uint64_t 
 	return 1;
 }
 
-int thin_model_owner_of(const struct thin_model *m, uint32_t dev_id, uint64_t dblock,
-			struct thin_owner *o)
-{
-	struct thin_owner r;
-
-	if (!thin_model_owner_from(m, dev_id, dblock, &r) || r.dblock > dblock)
-		return 0;
-	*o = r;
-	return 1;
-}
