@@ -46,7 +46,9 @@
 # (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), ARRIVAL_S (2),
 # SWEEP_PLAIN ("0.25 0.5 1 2 4 6 7", MiB/s; past 4M, where the reader read 0.86x), SWEEP_MD
 # ("0.25 0.5 1 2 4 8 12"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
-# WR_FILE_MIB (32), MODELS ("plain md"), MEDIASCAN_ALT (another binary: its pacing rows right
+# WR_FILE_MIB (32), MODELS ("plain md"), KINDS ("light busy writer none": the foregrounds
+# run), PACING_LOG (1: each paced run's `--progress log` lines, one a second, as "X ... log:"
+# lines of RAW_OUT: the controller's rate and its view of the foreground), MEDIASCAN_ALT (another binary: its pacing rows right
 # after ours, e.g. the old controller 3e2ff51 built apart), ALT_LABEL (its name in the
 # tables, default its path), RAW_OUT (keep the guest's raw lines there), VMPACING_RAW=FILE
 # (no VM: print the tables from a RAW_OUT kept earlier). Needs qemu-system-x86_64, fio and jq
@@ -73,6 +75,8 @@ wr_burst=${WR_BURST_MIB:-2}
 wr_idle_ms=${WR_IDLE_MS:-1000}
 wr_file_mib=${WR_FILE_MIB:-32}
 models=${MODELS:-"plain md"}
+kinds=${KINDS:-"light busy writer none"}
+pacing_log=${PACING_LOG:-0}
 alt=${MEDIASCAN_ALT:-}
 alt_label=${ALT_LABEL:-$alt}
 case $throttle in total|read) ;; *) echo "THROTTLE: total or read" >&2; exit 1 ;; esac
@@ -128,6 +132,8 @@ wr_burst=$wr_burst
 wr_idle_us=$((wr_idle_ms * 1000))
 wr_file_mib=$wr_file_mib
 models="$models"
+kinds="$kinds"
+plog=$pacing_log
 sweep_plain="$sweep_plain"
 sweep_md="$sweep_md"
 alt=$([[ -n $alt ]] && echo 1 || echo 0)
@@ -187,6 +193,7 @@ rd_sec() {	# sectors read from the members so far (the stat files' third field)
 	echo $s
 }
 mdsync=/sys/block/md0/md
+want() { case " $kinds " in *" $1 "*) return 0 ;; esac; return 1; }
 # run KIND MODE WHO [ARGS...]: one run; WHO: - (no scanner), cur, alt (mediascan-alt), check
 # (md's check). Prints "R model kind mode fg_mean_us fg_p99_us fg_iops scan_mibs rc".
 run() {
@@ -199,6 +206,7 @@ run() {
 	cur|alt)
 		b=mediascan; [ "$who" = alt ] && b=mediascan-alt
 		md_s=$((dur + 2)); [ "$kind" = none ] && md_s=$dur
+		case $plog$mode in 1pacing*) set -- "$@" --progress log ;; esac
 		$b scan "$mnt" --state-dir /var/tmp/ms-$who --progress none -q --max-duration ${md_s}s \
 			--json /tmp/s.json "$@" >/dev/null 2>/tmp/s.err &
 		sp=$!
@@ -225,7 +233,8 @@ run() {
 	cur|alt)
 		mib=$(jq -r '(.scanned_bytes / .elapsed_s / 1048576 * 100 | floor) / 100' /tmp/s.json 2>/dev/null || echo -)
 		echo "X $model $kind $mode $(jq -c '{scanned_mib: (.scanned_bytes / 1048576 | floor), planned_mib: (.planned_bytes / 1048576 | floor), elapsed_s, backoffs, backoff_s, pacing}' /tmp/s.json 2>/dev/null | tr -d ' ')"
-		[ -s /tmp/s.err ] && sed "s/^/X $model $kind $mode stderr: /" /tmp/s.err | head -n 3 ;;
+		grep -v '^progress ' /tmp/s.err | sed "s/^/X $model $kind $mode stderr: /" | head -n 3
+		grep '^progress ' /tmp/s.err | sed "s/^/X $model $kind $mode log: /" ;;
 	check)
 		action=$(cat $mdsync/sync_action)
 		echo idle >$mdsync/sync_action
@@ -258,23 +267,31 @@ for model in $models; do
 		echo "X $model warm-up $w $(jq -c '[.devices[]? | {method, trust}]' /tmp/w.json 2>/dev/null | tr -d ' ')"
 	done
 	echo "INFO $model start $(date -u +%H:%M:%S)"
-	run light alone -
-	for r in $sweep; do run light fixed:$r cur --rate ${r}M --pacing off; done
-	run light pacing cur --pacing latency
-	[ "$alt" = 1 ] && run light pacing-alt alt --pacing latency
-	[ "$model" = md ] && run light md-check check
-	run busy alone -
-	run busy pacing cur --pacing latency
-	[ "$alt" = 1 ] && run busy pacing-alt alt --pacing latency
-	[ "$model" = md ] && run busy md-check check
-	run writer alone -
-	run writer pacing cur --pacing latency
-	[ "$alt" = 1 ] && run writer pacing-alt alt --pacing latency
-	run none pacing cur --pacing latency
-	[ "$alt" = 1 ] && run none pacing-alt alt --pacing latency
-	run none unthrottled cur --pacing off
-	[ "$model" = md ] && run none md-check check
-	run light alone-again -
+	if want light; then
+		run light alone -
+		for r in $sweep; do run light fixed:$r cur --rate ${r}M --pacing off; done
+		run light pacing cur --pacing latency
+		[ "$alt" = 1 ] && run light pacing-alt alt --pacing latency
+		[ "$model" = md ] && run light md-check check
+	fi
+	if want busy; then
+		run busy alone -
+		run busy pacing cur --pacing latency
+		[ "$alt" = 1 ] && run busy pacing-alt alt --pacing latency
+		[ "$model" = md ] && run busy md-check check
+	fi
+	if want writer; then
+		run writer alone -
+		run writer pacing cur --pacing latency
+		[ "$alt" = 1 ] && run writer pacing-alt alt --pacing latency
+	fi
+	if want none; then
+		run none pacing cur --pacing latency
+		[ "$alt" = 1 ] && run none pacing-alt alt --pacing latency
+		run none unthrottled cur --pacing off
+		[ "$model" = md ] && run none md-check check
+	fi
+	want light && run light alone-again -
 	echo "INFO $model end $(date -u +%H:%M:%S)"
 	umount "$mnt"
 done
