@@ -99,6 +99,8 @@ struct scan_gov_lat {
 	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */
 	uint64_t cliff_bps;		/* the rate in force when last far above (0: none) */
 	unsigned cliff_holds;		/* decisions held below it since */
+	bool cliff_first;		/* it is pre_bps, the foreground far above it */
+	uint64_t pre_bps;		/* what the scan read as the foreground came */
 	bool busy;			/* the foreground is busy alone (rule 6) */
 	/* the last intervals, idle ones too: the foreground's requests times its time alone, and
 	 * the interval less the wait the scan added to them (how busy it is alone) */

@@ -28,7 +28,9 @@
  *     is kept; a rise after the cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
  *     gain's top, holds LAT_CLIFF_HOLD decisions, then climbs x1.1 a decision at most until a
  *     quarter past it (CUBIC's plateau below the last loss: a throttle's queue grows without
- *     end past its rate, and a climb from the eighth would reach it again in seconds).
+ *     end past its rate, and a climb from the eighth would reach it again in seconds). A new
+ *     foreground far above what the scan read as it came makes that rate a cliff too, climbed
+ *     to at rule 7's pace, not jumped to (nothing yielded to then, nothing known of it).
  * Why the mean, not a p99 or PSI: the stat file gives sums only, and a foreground waiting on
  * each request has its throughput in its mean; PSI is system-wide and counts the scan's waits.
  */
@@ -224,6 +226,11 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 		    l->rate_bps * 2 > l->cliff_bps) {	/* not the last one's queue */
 			l->cliff_bps = l->rate_bps;
 			l->cliff_holds = 0;
+			l->cliff_first = false;
+		} else if (l->dips == 1 && lat_gains_pct[l->phase] == LAT_DIP_PCT && l->pre_bps) {
+			l->cliff_bps = l->pre_bps;	/* its arrival's: climbed to */
+			l->cliff_holds = 0;
+			l->cliff_first = true;
 		}
 		l->phase = l->dips ? 0 : LAT_DIP_PHASE;	/* no time alone yet: the dip now */
 		l->cyc_aim = l->cyc_lat = 0;
@@ -248,8 +255,10 @@ static uint64_t gov_lat_cliff(struct scan_gov_lat *l, uint64_t r, int64_t f)
 	uint64_t back = l->cliff_bps * LAT_CLIFF_BACK_PCT / lat_gains_pct[0];
 
 	if (l->cliff_bps && f > 1000) {
-		if (r < back)
-			return back;
+		if (r < back) {	/* the arrival's is climbed to, not jumped to */
+			r = l->cliff_first ? gov_muldiv(r, (uint64_t)f, 1000, false) : back;
+			return r < back ? r : back;
+		}
 		if (++l->cliff_holds <= LAT_CLIFF_HOLD)
 			return r;
 		if (f > LAT_CLIFF_STEP)
@@ -294,8 +303,10 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		return;
 	if (g->issued_bytes > l->acc_bytes0)
 		achieved = gov_muldiv(g->issued_bytes - l->acc_bytes0, NS_PER_S, span, false);
-	if (!l->fg_now)		/* a new foreground: its first interval is the dip */
+	if (!l->fg_now) {	/* a new foreground: its first interval is the dip */
 		l->phase = LAT_DIP_PHASE - 1;
+		l->pre_bps = g->done_bps;	/* what the scan read as it came (0: not known) */
+	}
 	l->fg_now = l->last_fg_ns && now_ns - l->last_fg_ns < LAT_QUIET_NS;
 	if (!l->fg_now) {
 		r = gov_lat_idle_bps(g, r, achieved);	/* rule 2 */

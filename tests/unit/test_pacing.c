@@ -289,6 +289,54 @@ static void test_fg_throttle_cliff(void **state)
 }
 
 /*
+ * The climb after a foreground's arrival on the VM bench's disk (its 30 s runs: a light
+ * reader 2 s after a scan reading flat out at the throttle's rate): the first look cuts the
+ * scan to an eighth, and the climb back must not cross the rate the reader came to. On
+ * 415196b's rules the climb (x 1.5 a decision) ran past the throttle's rate ~10 s after the
+ * arrival, and the reader's mean from 2 s after it read 1.42-1.45x alone on seeds 3, 4, 5, 6,
+ * 11 of 1-12 (1.03-1.05x on the rest): the arrival is a cliff (rule 8), climbed to, not
+ * jumped to. Asserted: the reader within its target, the scan back at half its rate before
+ * by the 8th second (7 on both rules).
+ */
+static void test_fg_arrival_climb(void **state)
+{
+	double alone = sim_fg_mean(&vm_model, -1, 0, 20 * NS_S, 2 * NS_S, NULL);
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+		struct sim *s = calloc(1, sizeof(*s));
+		double full, scan = 0;
+		uint64_t ios = 0, ns = 0;
+		int back = -1;
+
+		assert_non_null(s);
+		sim_seed = seeds[k];
+		sim_init(s, &vm_model, 1, 2, 0, 0, 0);
+		s->fg_on_from = 2 * NS_S;
+		sim_run(s, 30 * NS_S);
+		full = (double)s->sec_bytes[1];
+		for (int t = 2; t < 30; t++) {
+			if (back < 0 && t > 2 && (double)s->sec_bytes[t] >= full / 2)
+				back = t - 2;
+			scan += (double)s->sec_bytes[t] / 28;
+			if (t >= 4) {
+				ios += s->fg_sec_ios[t];
+				ns += s->fg_sec_ns[t];
+			}
+		}
+		print_message("seed %u, %s: arriving at 2 s against %.1f MB/s: the scan back at "
+			      "half of it in second %d after, %.1f MB/s over the 28 s; the reader "
+			      "from 2 s after %.2fx alone\n", (unsigned)seeds[k], vm_model.name,
+			      full / 1e6, back, scan / 1e6,
+			      ios ? (double)ns / (double)ios / alone : 0);
+		assert_true(back >= 0 && back <= 8);
+		assert_true(ios && (double)ns / (double)ios <= 1.25 * alone);
+		free(s);
+	}
+	sim_seed = 0;
+}
+
+/*
  * A slow disk (QEMU's throttle in tests/bench/vm-pacing.sh: 8 MiB/s, so each 1 MiB read of the
  * scan holds the queue 125 ms) and a light reader (about 40 a second) arriving while the scan
  * reads flat out. Behind the scan's queued reads it got two requests through in half a second,
@@ -697,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_fg_throttled_burst),
 		cmocka_unit_test(test_fg_arrives_behind_slow_reads),
 		cmocka_unit_test(test_fg_throttle_cliff),
+		cmocka_unit_test(test_fg_arrival_climb),
 	};
 
 	if (getenv("PACING_ONLY"))
