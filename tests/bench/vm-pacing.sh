@@ -26,9 +26,10 @@
 #   writer: alone; pacing; MEDIASCAN_ALT's pacing
 #   none:   pacing; MEDIASCAN_ALT's pacing; --pacing off (unthrottled); md only: md's check
 #   light:  alone again (the drift over the model's runs)
-# Page cache dropped before each run. Scan MiB/s: scanned_bytes / elapsed_s of the scan's JSON
-# (md: both copies); md's check: what both members read over the foreground's run less the
-# foreground's own bytes (their stat files). The best fixed rate: the highest rate of the
+# Before each run: the page cache dropped, the XFS frozen and thawed (its metadata written
+# back). Scan MiB/s: scanned_bytes / elapsed_s of the scan's JSON (md: both copies); md's
+# check: what both members read over the foreground's run less the foreground's own bytes
+# (their stat files). The best fixed rate: the highest rate of the
 # sweep whose foreground mean is within 1.25x alone (both after ARRIVAL_S). Each foreground
 # request's time is in fio's log: the mean after its first ARRIVAL_S seconds (the steady
 # state) and before them (its arrival against a scan already reading, mean and max) are shown
@@ -141,7 +142,10 @@ EOF
 	cat >>"$tmp/guest.sh" <<'EOF'
 ns() { for d in /sys/block/nvme*n*; do [ "$(cat "$d/nsid")" = "$1" ] && echo "/dev/${d##*/}"; done; }
 now() { cut -d' ' -f1 /proc/uptime; }
-drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+# drop: the page cache, and XFS's metadata written back in place (a freeze pushes the AIL
+# and covers the log): after the writer's runs the log's background pushes landed in the
+# next run with no foreground, as a user's requests (2 of 88 ms in the throttle's queue)
+drop() { sync; xfs_io -x -c freeze -c thaw "$mnt" 2>/dev/null; echo 3 >/proc/sys/vm/drop_caches; }
 usedb() { echo $(( $(stat -f -c '(%b - %f) * %S' "$mnt") )); }
 # xfs_fill: XFS (rmapbt) on $dev at $mnt, blkmark files to fill_pct percent, the writer's file
 xfs_fill() {
