@@ -221,10 +221,10 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 	if (!l->acc_fg_ios)
 		gov_lat_duty(l, 0, (double)span_ns);
 	if (l->acc_fg_ios && gov_lat_look(g, span_ns)) {
-		/* a cliff (rule 8): far above at this rate, the time alone known, not busy */
+		/* a cliff (rule 8): far above at this rate, the time alone known, not busy, and
+		 * not the last one's queue (an arrival's is replaced at any rate) */
 		if (l->dips && lat_gains_pct[l->phase] != LAT_DIP_PCT && !l->busy &&
-		    (l->cliff_first || l->rate_bps * 2 > l->cliff_bps)) {	/* not the last
-										 * one's queue */
+		    (l->cliff_first || l->rate_bps * 2 > l->cliff_bps)) {
 			l->cliff_bps = l->rate_bps;
 			l->cliff_holds = 0;
 			l->cliff_first = false;
