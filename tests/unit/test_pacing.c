@@ -292,7 +292,7 @@ static void test_fg_throttle_cliff(void **state)
  * The climb after a foreground's arrival on the VM bench's disk (its 30 s runs: a light
  * reader 2 s after a scan reading flat out at the throttle's rate): the first look cuts the
  * scan to an eighth, and the climb back must not cross the rate the reader came to. On
- * 415196b's rules the climb (x 1.5 a decision) ran past the throttle's rate ~10 s after the
+ * d68a90e's rules the climb (x 1.5 a decision) ran past the throttle's rate ~10 s after the
  * arrival, and the reader's mean from 2 s after it read 1.42-1.45x alone on seeds 3, 4, 5, 6,
  * 11 of 1-12 (1.03-1.05x on the rest): the arrival is a cliff (rule 8), climbed to, not
  * jumped to. Asserted: the reader within its target, the scan back at half its rate before
