@@ -148,6 +148,22 @@ t_end=$(date +%s%N)
 cat "$tmp/guest.out"
 cat "$tmp/run.err" >&2
 
+# The boot watchdog: a guest that has not begun its payload in VMTEST_BEGIN_TIMEOUT seconds
+# hung while booting; run kills it, boots once more (kernel messages on) and then gives up
+# with 99. One second is shorter than any boot to its payload here (~5 s under TCG).
+echo 'echo watchdog-payload-ran' >"$tmp/hang.sh"
+hrc=0
+VMTEST_BEGIN_TIMEOUT=1 "$here/run" --initrd "$tmp/initrd" --script "$tmp/hang.sh" \
+	--timeout 60 >"$tmp/hang.out" 2>"$tmp/hang.err" || hrc=$?
+if [[ $hrc -eq 99 ]] && grep -q 'booting once more' "$tmp/hang.err" &&
+	grep -q 'did not reach its payload within 1s' "$tmp/hang.err" &&
+	! grep -q watchdog-payload-ran "$tmp/hang.out"; then
+	echo "ok   boot watchdog: a boot short of its payload killed, booted once more, exit 99"
+else
+	echo "FAIL boot watchdog: exit $hrc, stderr: $(grep -v '^\[' "$tmp/hang.err" | head -n 3 | tr '\n' ' ')"
+	[[ $rc -ne 0 ]] || rc=1
+fi
+
 sum_after=$(sha256sum "$tmp"/ns*.img)
 if [[ $sum_before != "$sum_after" ]]; then
 	echo "FAIL: the NVMe images changed"
