@@ -8,7 +8,8 @@
  *  2. None: the rate doubles each interval up to the window's pace, --rate(-max), or unlimited.
  *  3. Present: the rate in force is the controller's (finite: an unlimited one becomes what
  *     the scan achieved) times lat_gains_pct: 7 intervals at 1.2, one dip at 0.1 (a mean of
- *     one), never stopping; a new foreground's first interval is the dip.
+ *     one; fewer dips below a cliff, rule 8), never stopping; a new foreground's first
+ *     interval is the dip.
  *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
@@ -26,11 +27,14 @@
  *     reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
  *     is kept; a rise after the cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
- *     gain's top, holds LAT_CLIFF_HOLD decisions, then climbs x1.1 a decision at most until a
- *     quarter past it (CUBIC's plateau below the last loss: a throttle's queue grows without
- *     end past its rate, and a climb from the eighth would reach it again in seconds). A new
- *     foreground far above what the scan read as it came makes that rate a cliff too, climbed
- *     to at rule 7's pace, not jumped to (nothing yielded to then, nothing known of it).
+ *     gain's top, holds LAT_CLIFF_HOLD decisions (~2 min), then climbs x1.1 a decision at most
+ *     until a quarter past it (CUBIC's plateau below the last loss: a throttle's queue grows
+ *     without end past its rate, and each probe past it is a far interval for the user). A
+ *     new foreground far above what the scan read as it came makes that rate a cliff too,
+ *     climbed to at rule 7's pace, not jumped to (nothing yielded to then, nothing known of
+ *     it). Held below it (the last decision would have risen), the cycle dips one time in
+ *     LAT_DIP_EVERY (no slope below a cliff to learn); a time alone LAT_CLIFF_FORGET from the
+ *     cliff's is another foreground's: the cliff is forgotten.
  * Why the mean, not a p99 or PSI: the stat file gives sums only, and a foreground waiting on
  * each request has its throughput in its mean; PSI is system-wide and counts the scan's waits.
  */
@@ -53,8 +57,10 @@
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
 #define LAT_DIP_PHASE (SCAN_GOV_LAT_GAINS - 1)	/* the cycle's dip */
 #define LAT_CLIFF_BACK_PCT 80		/* after a cliff, back at once to this share of it */
-#define LAT_CLIFF_HOLD 12u		/* held there this many decisions */
+#define LAT_CLIFF_HOLD 60u		/* held there this many decisions (about two minutes) */
 #define LAT_CLIFF_STEP 1100		/* then up this much a decision at most */
+#define LAT_CLIFF_FORGET 1.5		/* a time alone this far from the cliff's forgets it */
+#define LAT_DIP_EVERY 4u		/* held below a cliff: one cycle in this many dips */
 
 /* The gain cycle, per cent: its time-weighted mean is one (the dip lasts 3/2 as long). */
 static const unsigned lat_gains_pct[SCAN_GOV_LAT_GAINS] = { 120, 120, 120, 120, 120, 120, 120,
@@ -175,6 +181,10 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 		/* the first dip came at once, maybe from full speed: the second replaces it */
 		l->alone = l->dips > 1 ? (l->alone + alone) / 2 : alone;
 		l->dips++;
+		/* a cliff is its foreground's: one whose time alone moved is another (rule 8) */
+		if (l->cliff_bps && (l->alone > l->cliff_alone * LAT_CLIFF_FORGET ||
+				     l->alone * LAT_CLIFF_FORGET < l->cliff_alone))
+			l->cliff_bps = 0;
 	} else if (!l->dips) {
 		l->alone = alone;	/* a guess until the first dip */
 	}
@@ -228,16 +238,22 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 			l->cliff_bps = l->rate_bps;
 			l->cliff_holds = 0;
 			l->cliff_first = false;
+			l->cliff_alone = l->alone;
 		} else if (l->dips == 1 && lat_gains_pct[l->phase] == LAT_DIP_PCT && l->pre_bps) {
 			l->cliff_bps = l->pre_bps;	/* its arrival's: climbed to */
 			l->cliff_holds = 0;
 			l->cliff_first = true;
+			l->cliff_alone = l->alone;
 		}
 		l->phase = l->dips ? 0 : LAT_DIP_PHASE;	/* no time alone yet: the dip now */
 		l->cyc_aim = l->cyc_lat = 0;
 		return 125;
 	}
 	l->phase = (l->phase + 1) % SCAN_GOV_LAT_GAINS;
+	/* held below a cliff: nothing to learn at the dip but in one cycle of a few (rule 8) */
+	if (l->phase == LAT_DIP_PHASE && l->cliff_bps && l->held &&
+	    ++l->cycles % LAT_DIP_EVERY)
+		l->phase = 0;
 	if (l->phase % LAT_DECIDE_PHASES || !(l->cyc_aim > 0))
 		return 1000;
 	e = l->cyc_lat / l->cyc_aim;
@@ -255,6 +271,8 @@ static uint64_t gov_lat_cliff(struct scan_gov_lat *l, uint64_t r, int64_t f)
 {
 	uint64_t back = l->cliff_bps * LAT_CLIFF_BACK_PCT / lat_gains_pct[0];
 
+	if (f != 1000)
+		l->held = l->cliff_bps && f > 1000 && r >= back;
 	if (l->cliff_bps && f > 1000) {
 		if (r < back) {	/* the arrival's is climbed to, not jumped to */
 			r = l->cliff_first ? gov_muldiv(r, (uint64_t)f, 1000, false) : back;
@@ -313,7 +331,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		r = gov_lat_idle_bps(g, r, achieved);	/* rule 2 */
 		l->alone = l->cyc_aim = l->cyc_lat = l->cyc_bytes = l->cyc_allow = 0;
 		l->pre_ios = l->pre_lat = 0;
-		l->dips = 0;
+		l->dips = l->cycles = 0;
 		l->cliff_bps = 0;
 		memset(l->duty_fg, 0, sizeof(l->duty_fg));
 		memset(l->duty_span, 0, sizeof(l->duty_span));

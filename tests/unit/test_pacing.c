@@ -267,10 +267,12 @@ static void test_fg_throttled_burst(void **state)
  * waits; past it the queue grows without end (a cliff, not a slope). On 6cf6770's rules the
  * rate climbed to it, one interval read far above, the rate fell to an eighth and climbed
  * again: a sawtooth, here the reader at 1.38x and the scan at 0.38x the best fixed rate (in
- * the VM's 30 s runs the scan read 0.65-0.70x). Rule 8 holds the rate below the last cliff:
- * the reader within its target, the scan at 0.65-0.69x on seeds 1-12. Not the 0.8x goal: the
- * best fixed rate here is the cliff itself (8.2 of 8.4 MB/s), and the gain cycle's top (1.2x
- * the mean) must stay under it, so the mean is at most 0.83x of it; 0.6x is asserted.
+ * the VM's 30 s runs the scan read 0.65-0.70x). Rule 8 holds the rate below the last cliff.
+ * On ed38b18's rules (the gain's top at 80% of the cliff, a dip every cycle, a climb past it
+ * after 12 decisions) the scan read 0.65-0.69x on seeds 1-12: the best fixed rate here is the
+ * cliff itself (8.2 of 8.4 MB/s), and a dip every cycle left the mean at 0.82x of the top.
+ * Below a cliff the dip comes one cycle in four and the hold lasts ~2 minutes: 0.81-0.86x,
+ * the reader 1.02-1.13x alone. The goal, 0.8x, is asserted.
  */
 static const struct model vm_model = {
 	"NVMe behind 8 MiB/s and 150 IOPS, light fg", 800 * NS_US, 1000000000, 25 * NS_MS,
@@ -283,7 +285,7 @@ static void test_fg_throttle_cliff(void **state)
 	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
 		sim_seed = seeds[k];
 		print_message("seed %u\n", (unsigned)sim_seed);
-		check_target_and_rate(&vm_model, 8 * MiB, 0.6);
+		check_target_and_rate(&vm_model, 8 * MiB, 0.8);
 	}
 	sim_seed = 0;
 }
@@ -389,21 +391,26 @@ static const struct model big_reads_model = {
  * that got slower and was not relearnt cuts the scan towards the floor; one that got faster
  * lets the scan run over its new target. From 20 s after the change: the foreground within
  * the target of its new time alone, the scan at >= 0.8x what pacing reads under the new
- * foreground from the start.
+ * foreground from the start. Seed 9 too: there a far look marked a cliff under the 4 KiB
+ * reads, and the scan held below it under the 64 KiB ones read 0.74x (a cliff is its
+ * foreground's: a time alone 1.5x from the cliff's forgets it, rule 8).
  */
 static void test_fg_changes_by_itself(void **state)
 {
 	const struct model *pairs[2][2] = { { &models[2], &big_reads_model },
 					    { &big_reads_model, &models[2] } };
+	static const uint32_t seeds_here[] = { 12345, 9 };
 
 	(void)state;
-	for (int k = 0; k < 2; k++) {
-		const struct model *a = pairs[k][0], *b = pairs[k][1];
+	for (int k = 0; k < 4; k++) {
+		const struct model *a = pairs[k % 2][0], *b = pairs[k % 2][1];
 		struct sim *s = calloc(1, sizeof(*s));
-		double alone = sim_fg_mean(b, -1, 0, 20 * NS_S, 2 * NS_S, NULL), fresh_bps;
+		double alone, fresh_bps;
 		uint64_t ios = 0, ns = 0, bytes = 0;
 
 		assert_non_null(s);
+		sim_seed = seeds_here[k / 2];
+		alone = sim_fg_mean(b, -1, 0, 20 * NS_S, 2 * NS_S, NULL);
 		sim_fg_mean(b, 2, 0, 60 * NS_S, 20 * NS_S, &fresh_bps);
 		sim_init(s, a, 1, 2, 0, 0, 0);
 		sim_run(s, 60 * NS_S);
@@ -414,14 +421,16 @@ static void test_fg_changes_by_itself(void **state)
 			ns += s->fg_sec_ns[t];
 			bytes += s->sec_bytes[t];
 		}
-		print_message("%s, then %s: fg %.2fx its new time alone, scan %.1f MB/s (%.2fx "
-			      "of pacing it from the start)\n", a->name, b->name,
+		print_message("seed %u, %s, then %s: fg %.2fx its new time alone, scan %.1f MB/s "
+			      "(%.2fx of pacing it from the start)\n", (unsigned)sim_seed,
+			      a->name, b->name,
 			      (double)ns / (double)ios / alone, bytes / 40e6,
 			      bytes / 40.0 / fresh_bps);
 		assert_true((double)ns / (double)ios <= alone * 1.25);
 		assert_true(bytes / 40.0 >= 0.8 * fresh_bps);
 		free(s);
 	}
+	sim_seed = 0;
 }
 
 /*
