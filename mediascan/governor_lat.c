@@ -180,11 +180,14 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	if (dip) {
 		/* the first dip came at once, maybe from full speed: the second replaces it */
 		l->alone = l->dips > 1 ? (l->alone + alone) / 2 : alone;
-		l->dips++;
-		/* a cliff is its foreground's: one whose time alone moved is another (rule 8) */
-		if (l->cliff_bps && (l->alone > l->cliff_alone * LAT_CLIFF_FORGET ||
-				     l->alone * LAT_CLIFF_FORGET < l->cliff_alone))
+		/* a cliff is its foreground's: one whose time alone moved is another (rule 8);
+		 * the second dip's replaces the first's, which the arrival's queue may have held */
+		if (l->dips == 1)
+			l->cliff_alone = l->alone;
+		else if (l->cliff_bps && (l->alone > l->cliff_alone * LAT_CLIFF_FORGET ||
+					  l->alone * LAT_CLIFF_FORGET < l->cliff_alone))
 			l->cliff_bps = 0;
+		l->dips++;
 	} else if (!l->dips) {
 		l->alone = alone;	/* a guess until the first dip */
 	}
