@@ -404,6 +404,10 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 	# the goals, ours and the other binary's
 	goals() {	# MODE: "cell|met" per goal, one a line
 		local m=$1 a x mean io mib unth st a_st
+		ran() { [[ " $kinds " == *" $1 "* ]]; }	# a kind KINDS left out: its goals not run
+		if ! ran light; then
+			echo "light not run (KINDS)|-"; echo "light not run (KINDS)|-"
+		else
 		read -r a _ _ _ _ a_st _ <<<"$(row "$model" light alone)"
 		read -r mean _ _ mib _ st _ <<<"$(row "$model" light "$m")"
 		x=$(ratio "$st" "$a_st")
@@ -414,14 +418,27 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 		else
 			echo "$mib MiB/s; no fixed rate of the sweep within target|not judged"
 		fi
+		fi
+		if ! ran busy; then
+			echo "busy not run (KINDS)|-"
+		else
 		read -r _ _ a _ _ _ _ _ a_si <<<"$(row "$model" busy alone)"
 		read -r _ _ io mib _ _ _ _ si <<<"$(row "$model" busy "$m")"
 		x=$(ratio "$si" "$a_si")
 		echo "${x}x IOPS at $mib MiB/s (the whole run $(ratio "$io" "$a")x)|$(yn ge "$x" 0.95)"
+		fi
+		if ! ran writer; then
+			echo "writer not run (KINDS)|-"
+		else
 		read -r a _ _ _ _ a_st _ <<<"$(row "$model" writer alone)"
 		read -r mean _ _ mib _ st _ <<<"$(row "$model" writer "$m")"
 		x=$(ratio "$st" "$a_st")
 		echo "${x}x at $mib MiB/s (the whole run $(ratio "$mean" "$a")x)|$(yn le "$x" 1.25)"
+		fi
+		if ! ran none; then
+			echo "none not run (KINDS)|-"
+			return
+		fi
 		read -r _ _ _ unth _ <<<"$(row "$model" none unthrottled)"
 		read -r _ _ _ mib _ <<<"$(row "$model" none "$m")"
 		x=$(ratio "$mib" "$unth")
