@@ -105,6 +105,7 @@ struct scan_gov_lat {
 	bool cliff_first;		/* it is pre_bps, the foreground far above it */
 	uint64_t pre_bps;		/* what the scan read as the foreground came */
 	bool busy;			/* the foreground is busy alone (rule 6) */
+	unsigned far_floor;		/* far looks at the floor since the last dip (rule 7) */
 	/* the last intervals, idle ones too: the foreground's requests times its time alone, and
 	 * the interval less the wait the scan added to them (how busy it is alone) */
 	double duty_fg[SCAN_GOV_LAT_DUTY], duty_span[SCAN_GOV_LAT_DUTY];

@@ -22,7 +22,8 @@
  *  7. Every LAT_DECIDE_PHASES intervals: e = their excess L - L0 over the gain in force, over
  *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
- *     one interval (or before the first dip, by its L0): 1/8 at once. No credit is banked
+ *     one interval (or before the first dip, by its L0): 1/8 at once; the fourth such at the
+ *     floor since the last dip: the dip at once (L0 is wrong, not the scan's doing). No credit is banked
  *     with a foreground (OpenZFS: fewer scrub I/Os while others wait); the executor caps
  *     reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
@@ -188,6 +189,7 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 					  l->alone * LAT_CLIFF_FORGET < l->cliff_alone))
 			l->cliff_bps = 0;
 		l->dips++;
+		l->far_floor = 0;
 	} else if (!l->dips) {
 		l->alone = alone;	/* a guess until the first dip */
 	}
@@ -248,7 +250,11 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 			l->cliff_first = true;
 			l->cliff_alone = l->alone;
 		}
-		l->phase = l->dips ? 0 : LAT_DIP_PHASE;	/* no time alone yet: the dip now */
+		/* no time alone yet, or far above it at the floor LAT_DECIDE_PHASES times since
+		 * the last dip (not the scan's doing: the time alone is wrong): the dip now */
+		if (l->ctl_bps <= gov_floor_bps(g))
+			l->far_floor++;
+		l->phase = l->dips && l->far_floor < LAT_DECIDE_PHASES ? 0 : LAT_DIP_PHASE;
 		l->cyc_aim = l->cyc_lat = 0;
 		return 125;
 	}
@@ -334,7 +340,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		r = gov_lat_idle_bps(g, r, achieved);	/* rule 2 */
 		l->alone = l->cyc_aim = l->cyc_lat = l->cyc_bytes = l->cyc_allow = 0;
 		l->pre_ios = l->pre_lat = 0;
-		l->dips = l->cycles = 0;
+		l->dips = l->cycles = l->far_floor = 0;
 		l->cliff_bps = 0;
 		memset(l->duty_fg, 0, sizeof(l->duty_fg));
 		memset(l->duty_span, 0, sizeof(l->duty_span));

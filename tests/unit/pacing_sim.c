@@ -129,6 +129,13 @@ void sim_complete(struct sim *s)
 			else
 				s->k_ticks_ns += s->noise_now_ns;
 		}
+		if (s->hiccup_every && sim_rand(s) % s->hiccup_every == 0) {
+			lat += s->hiccup_ns;
+			if (r.write)
+				s->k_wticks_ns += s->hiccup_ns;
+			else
+				s->k_ticks_ns += s->hiccup_ns;
+		}
 		if (s->now >= s->meas_from_ns) {
 			s->fg_ios++;
 			s->fg_sum_ns += lat;
@@ -287,6 +294,8 @@ void sim_init(struct sim *s, const struct model *m, int fg, int mode, uint64_t r
 	s->iops_burst = m->iops_burst;
 	s->bps = m->bps;
 	s->io = m->scan_io ? m->scan_io : SCAN_BYTES;
+	s->hiccup_every = m->hiccup_every;
+	s->hiccup_ns = m->hiccup_ns;
 	sim_set_fg(s, m);
 	s->fg_on = fg;
 	s->rng = getenv("PACING_SEED") ? (uint32_t)atoi(getenv("PACING_SEED")) :

@@ -80,6 +80,10 @@ struct sim {
 	 * [0, 2 * fg_noise_ns] that does not occupy the disk (the driver's CPU, not the media).
 	 */
 	uint64_t fg_noise_ns, noise_now_ns, noise_until_ns;
+	/* a host's hiccups (a VM's vCPU not run): one fg request in hiccup_every takes
+	 * hiccup_ns more, off the disk */
+	unsigned hiccup_every;
+	uint64_t hiccup_ns;
 	uint64_t fg_sec_ios[256], fg_sec_ns[256];	/* the foreground's per second */
 	/* the scan's rate per second, for the phase tests */
 	uint64_t sec_bytes[256];
@@ -95,6 +99,8 @@ struct model {
 	uint64_t iops, iops_burst;	/* the disk's iops throttle (0: none) */
 	uint64_t bps;			/* its bytes throttle (0: none) */
 	uint32_t scan_io;		/* the scan's read size (0: SCAN_BYTES) */
+	unsigned hiccup_every;		/* host hiccups (struct sim), 0: none */
+	uint64_t hiccup_ns;
 };
 
 /* The rotating disk (light and busy foreground) and the SSD-like disk. */

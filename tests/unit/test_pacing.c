@@ -647,6 +647,37 @@ static void test_fg_noise_not_ours(void **state)
 }
 
 /*
+ * A fast one-queue disk (400 MB/s, 0.25 ms) and a light reader (~40 a second), as the VM
+ * bench's md RAID1, with a host's hiccups: one request in 1000 takes 5 ms more (a VM's vCPU
+ * not run), off the disk. A half second holds ~20 requests, so a hiccup, or a few of them
+ * meeting the scan's 1 MiB reads, reads far above the time alone whatever the rate. On
+ * 2ec3751's rules the arrival's first dip (the full-speed scan's reads still queued) put the time
+ * alone at 0.117 ms (0.26 true); every look then read far above it, each far look restarted
+ * the cycle before its dip, and the time alone was never measured again: the scan sat at its
+ * floor for the run (seed 5: 1.3 MB/s, 0.10x the best fixed rate). Now the fourth far look at
+ * the floor since the last dip is the dip (rule 7): seed 5 0.65x. Asserted: the reader within
+ * its target, the scan not held at its floor (>= 0.2x the best fixed rate; the floor, 1 MiB/s,
+ * is 0.05-0.08x of it). The issue's 0.8x is NOT met on this model: 0.30-0.88x on seeds 1-12
+ * (0.35x on the default seed), the reader 1.10-1.22x: a look of 20 requests far above by
+ * chance cuts the scan to an eighth and may mark a cliff held for two minutes.
+ */
+static const struct model hiccup_model = {
+	"fast disk, light fg, host hiccups", 250 * NS_US, 400000000, 25 * NS_MS,
+	0, 0, 0, 0, 0, 0, 0, 0, 1000, 5 * NS_MS
+};
+
+static void test_fg_host_hiccups(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+		sim_seed = seeds[k];
+		print_message("seed %u\n", (unsigned)sim_seed);
+		check_target_and_rate(&hiccup_model, 400e6, 0.2);
+	}
+	sim_seed = 0;
+}
+
+/*
  * How fast a foreground arriving against a full-speed scan is protected (the bench's
  * detection took 4 to 5 s): per model, the seconds after its arrival until its mean latency
  * over a second is within the target of its latency alone, and its mean over the first
@@ -751,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_window_late_then_in_time),
 		cmocka_unit_test(test_window_late_slow_disk),
 		cmocka_unit_test(test_fg_noise_not_ours),
+		cmocka_unit_test(test_fg_host_hiccups),
 		cmocka_unit_test(test_fg_arrival),
 		cmocka_unit_test(test_fg_target_and_rate),
 		cmocka_unit_test(test_fg_bursty_writer),
