@@ -23,9 +23,9 @@
  *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
  *     one interval (or before the first dip, by its L0): 1/8 at once; the fourth such at the
- *     floor since the last dip: the dip at once (L0 is wrong, not the scan's doing). No credit is banked
- *     with a foreground (OpenZFS: fewer scrub I/Os while others wait); the executor caps
- *     reads in flight at twice the BDP (BBR).
+ *     floor since the last dip: the dip at once (L0 is wrong, not the scan's doing). No
+ *     credit is banked with a foreground (OpenZFS: fewer scrub I/Os while others wait); the
+ *     executor caps reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
  *     is kept; a rise after the cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
  *     gain's top, holds LAT_CLIFF_HOLD decisions (~2 min), then climbs x1.1 a decision at most
@@ -252,7 +252,7 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 		}
 		/* no time alone yet, or far above it at the floor LAT_DECIDE_PHASES times since
 		 * the last dip (not the scan's doing: the time alone is wrong): the dip now */
-		if (l->ctl_bps <= gov_floor_bps(g))
+		if (l->ctl_bps && l->ctl_bps <= gov_floor_bps(g))
 			l->far_floor++;
 		l->phase = l->dips && l->far_floor < LAT_DECIDE_PHASES ? 0 : LAT_DIP_PHASE;
 		l->cyc_aim = l->cyc_lat = 0;

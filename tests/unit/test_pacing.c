@@ -15,10 +15,10 @@
  * stays within the target (1.25x alone) and the scan reads at >= 0.8x the best fixed --rate
  * that keeps it there, found by a sweep here (for the steady readers on four seeds of their
  * think times); a busy foreground (back to back) keeps >= 0.95x its throughput; a bursty
- * writer within the target at >= 0.8x the best fixed rate; the scan never pauses; it slows when a foreground
- * comes and speeds up when it goes; and the presence backoff's time counts a backoff still
- * running. The simulated scan keeps at most SCAN_DEPTH_LAT reads in flight when paced by
- * latency, as the executor does.
+ * writer within the target at >= 0.8x the best fixed rate; the scan never pauses; it slows
+ * when a foreground comes and speeds up when it goes; and the presence backoff's time counts a
+ * backoff still running. The simulated scan keeps at most SCAN_DEPTH_LAT reads in flight when
+ * paced by latency, as the executor does.
  */
 #include <errno.h>
 #include <setjmp.h>
