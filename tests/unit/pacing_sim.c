@@ -78,6 +78,16 @@ void sim_submit(struct sim *s, int scan, uint32_t bytes)
 	}
 }
 
+/* Time a foreground request waits off the disk (CPU, a host's hiccup): the kernel counts it. */
+static uint64_t sim_off_disk(struct sim *s, int write, uint64_t ns)
+{
+	if (write)
+		s->k_wticks_ns += ns;
+	else
+		s->k_ticks_ns += ns;
+	return ns;
+}
+
 void sim_complete(struct sim *s)
 {
 	struct sim_req r = s->q[s->q_head];
@@ -123,19 +133,10 @@ void sim_complete(struct sim *s)
 				s->noise_now_ns = sim_rand(s) % (2 * s->fg_noise_ns + 1);
 				s->noise_until_ns = s->now + SIM_SAMPLE_NS;
 			}
-			lat += s->noise_now_ns;
-			if (r.write)
-				s->k_wticks_ns += s->noise_now_ns;
-			else
-				s->k_ticks_ns += s->noise_now_ns;
+			lat += sim_off_disk(s, r.write, s->noise_now_ns);
 		}
-		if (s->hiccup_every && sim_rand(s) % s->hiccup_every == 0) {
-			lat += s->hiccup_ns;
-			if (r.write)
-				s->k_wticks_ns += s->hiccup_ns;
-			else
-				s->k_ticks_ns += s->hiccup_ns;
-		}
+		if (s->hiccup_every && sim_rand(s) % s->hiccup_every == 0)
+			lat += sim_off_disk(s, r.write, s->hiccup_ns);
 		if (s->now >= s->meas_from_ns) {
 			s->fg_ios++;
 			s->fg_sum_ns += lat;

@@ -122,17 +122,23 @@ static void check_target_and_rate(const struct model *m, double hi_bps, double r
  */
 static const uint32_t seeds[] = { 12345, 3, 5, 6 };
 
+/* check_target_and_rate on model m for each seed. */
+static void check_on_seeds(const struct model *m, double hi_bps, double rate_goal)
+{
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+		sim_seed = seeds[k];
+		print_message("seed %u\n", (unsigned)sim_seed);
+		check_target_and_rate(m, hi_bps, rate_goal);
+	}
+	sim_seed = 0;
+}
+
 /* With a steady foreground, on each disk, for each seed. */
 static void test_fg_target_and_rate(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
-		sim_seed = seeds[k];
-		print_message("seed %u\n", (unsigned)sim_seed);
-		for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-			check_target_and_rate(&models[i], 200e6, 0.8);
-	}
-	sim_seed = 0;
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		check_on_seeds(&models[i], 200e6, 0.8);
 }
 
 /*
@@ -282,12 +288,7 @@ static const struct model vm_model = {
 static void test_fg_throttle_cliff(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
-		sim_seed = seeds[k];
-		print_message("seed %u\n", (unsigned)sim_seed);
-		check_target_and_rate(&vm_model, 8 * MiB, 0.8);
-	}
-	sim_seed = 0;
+	check_on_seeds(&vm_model, 8 * MiB, 0.8);
 }
 
 /*
@@ -669,12 +670,7 @@ static const struct model hiccup_model = {
 static void test_fg_host_hiccups(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
-		sim_seed = seeds[k];
-		print_message("seed %u\n", (unsigned)sim_seed);
-		check_target_and_rate(&hiccup_model, 400e6, 0.2);
-	}
-	sim_seed = 0;
+	check_on_seeds(&hiccup_model, 400e6, 0.2);
 }
 
 /*
