@@ -94,6 +94,7 @@ struct scan_gov_lat {
 	double aim;			/* the foreground's wait per request aimed at, ns */
 	unsigned dips;			/* looks at the dip so far */
 	bool dip_settled;		/* the dip's first sample is over */
+	uint64_t odd_ios, odd_ns;	/* the dip's look: its sample of the highest mean */
 	double cyc_aim, cyc_lat;	/* the cycle so far: aim and excess, times requests */
 	double pre_ios, pre_lat;	/* before the first dip: requests, their summed time */
 	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */
@@ -101,6 +102,7 @@ struct scan_gov_lat {
 	unsigned cliff_holds;		/* decisions held below it since */
 	double cliff_alone;		/* the foreground's time alone then, ns */
 	bool held;			/* the last decision rose into it and was held */
+	bool far_cut;			/* the last move down was a far look's, not the slope's */
 	unsigned cycles;		/* gain cycles held below it (every LAT_DIP_EVERY-th dips) */
 	bool cliff_first;		/* it is pre_bps, the foreground far above it */
 	uint64_t pre_bps;		/* what the scan read as the foreground came */

@@ -13,7 +13,9 @@
  *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
- *     averages the dips, the first replaced by the second (it may dip from full speed).
+ *     averages the dips, the first replaced by the second (it may dip from full speed); from
+ *     the second, a sample of at most half the look's requests LAT_DIP_ODD times the rest's
+ *     mean is left out (a host's hiccup).
  *  5. L counts at most L0 plus twice the scan's reads' and commands' time per request (the
  *     rest is not ours).
  *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy 7/10 to 4/5 of the
@@ -22,13 +24,15 @@
  *  7. Every LAT_DECIDE_PHASES intervals: e = their excess L - L0 over the gain in force, over
  *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
- *     one interval (or before the first dip, by its L0): 1/8 at once; the fourth such at the
- *     floor since the last dip: the dip at once (L0 is wrong, not the scan's doing). No
- *     credit is banked with a foreground (OpenZFS: fewer scrub I/Os while others wait); the
- *     executor caps reads in flight at twice the BDP (BBR).
+ *     one interval (or before the first dip, by its L0), and by more than LAT_FAR_READS of S
+ *     in all (fewer are a light foreground's chance meetings with the scan's reads): 1/8 at
+ *     once; the fourth such at the floor since the last dip: the dip at once (L0 is wrong,
+ *     not the scan's doing). No credit is banked with a foreground (OpenZFS: fewer scrub
+ *     I/Os while others wait); the executor caps reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
- *     is kept; a rise after the cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
- *     gain's top, holds LAT_CLIFF_HOLD decisions (~2 min), then climbs x1.1 a decision at most
+ *     is kept; a rise after that far cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
+ *     gain's top (after the slope's own cut, at rule 7's pace: the slope is the better
+ *     judge), holds LAT_CLIFF_HOLD decisions (~2 min), then climbs x1.1 a decision at most
  *     until a quarter past it (CUBIC's plateau below the last loss: a throttle's queue grows
  *     without end past its rate, and each probe past it is a far interval for the user). A
  *     new foreground far above what the scan read as it came makes that rate a cliff too,
@@ -56,6 +60,8 @@
 #define LAT_DIP_SETTLE_NS 250000000ull	/* the dip's first this long: not its look */
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
+#define LAT_FAR_READS 2			/* and by more than this many of the scan's reads in all */
+#define LAT_DIP_ODD 2			/* a dip's sample this far above the rest: a hiccup */
 #define LAT_DIP_PHASE (SCAN_GOV_LAT_GAINS - 1)	/* the cycle's dip */
 #define LAT_CLIFF_BACK_PCT 80		/* after a cliff, back at once to this share of it */
 #define LAT_CLIFF_HOLD 60u		/* held there this many decisions (about two minutes) */
@@ -169,15 +175,21 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 {
 	struct scan_gov_lat *l = &g->lat;
 	double lat = (double)l->acc_fg_ns / (double)l->acc_fg_ios, s = (double)l->base_ns, x = 0;
+	uint64_t rest_ios = l->acc_fg_ios - l->odd_ios, rest_ns = l->acc_fg_ns - l->odd_ns;
 	double alone, cap, waiting;
-	bool dip;
+	bool dip = lat_gains_pct[l->phase] == LAT_DIP_PCT;
 
+	/* A dip's sample with at most half its requests, LAT_DIP_ODD times the rest's mean: a
+	 * host's hiccup (a vCPU not run), not the time alone; left out from the second dip (the
+	 * first may hold the arrival's queue, which rule 8 reads). */
+	if (dip && l->dips && l->odd_ios && rest_ios >= l->odd_ios && rest_ios >= LAT_FEW_IOS &&
+	    (double)l->odd_ns * (double)rest_ios > LAT_DIP_ODD * (double)rest_ns * (double)l->odd_ios)
+		lat = (double)rest_ns / (double)rest_ios;
 	if (l->acc_own_ios && s > 0)
 		x = (s * (double)l->acc_own_ns - (double)l->acc_own_ios * s * s / 2) /
 		    (double)span_ns;
 	/* At the dip, or a first guess: less the work the scan held in the queue meanwhile. */
 	alone = lat - x > lat / 8 ? lat - x : lat / 8;
-	dip = lat_gains_pct[l->phase] == LAT_DIP_PCT;
 	if (dip) {
 		/* the first dip came at once, maybe from full speed: the second replaces it */
 		l->alone = l->dips > 1 ? (l->alone + alone) / 2 : alone;
@@ -219,7 +231,10 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 		if (lat - l->alone > LAT_FAR * l->aim)
 			return true;
 	}
-	return gov_lat_fg_seen(l, span_ns) && lat - l->alone > LAT_FAR * l->aim;
+	/* far: and by more than LAT_FAR_READS of the scan's reads in all (a light foreground's
+	 * few requests meeting one or two of them is chance, and a cut costs an eighth) */
+	return gov_lat_fg_seen(l, span_ns) && lat - l->alone > LAT_FAR * l->aim &&
+	       (!l->dips || (lat - l->alone) * (double)l->acc_fg_ios > LAT_FAR_READS * s);
 }
 
 /*
@@ -282,9 +297,15 @@ static uint64_t gov_lat_cliff(struct scan_gov_lat *l, uint64_t r, int64_t f)
 
 	if (f != 1000)
 		l->held = l->cliff_bps && f > 1000 && r >= back;
+	if (f < 1000)
+		l->far_cut = f == 125;
 	if (l->cliff_bps && f > 1000) {
-		if (r < back) {	/* the arrival's is climbed to, not jumped to */
-			r = l->cliff_first ? gov_muldiv(r, (uint64_t)f, 1000, false) : back;
+		/* back at once after a far look's cut only: the arrival's cliff, and a rate the
+		 * slope itself brought down, are climbed to, not jumped to */
+		if (r < back) {
+			r = l->cliff_first || !l->far_cut ? gov_muldiv(r, (uint64_t)f, 1000, false)
+							 : back;
+			l->far_cut = false;
 			return r < back ? r : back;
 		}
 		if (++l->cliff_holds <= LAT_CLIFF_HOLD)
@@ -313,6 +334,10 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		gov_lat_base(l, now_ns, own_ios, own_ns);
 	l->acc_fg_ios += fg_ios;
 	l->acc_fg_ns += fg_ns;
+	if (l->dip_settled && fg_ios && fg_ns * l->odd_ios >= l->odd_ns * fg_ios) {
+		l->odd_ios = fg_ios;		/* the look's sample of the highest mean */
+		l->odd_ns = fg_ns;
+	}
 	l->acc_own_ios += own_ios;
 	l->acc_own_ns += own_ns;
 	span = now_ns - l->acc_start_ns;
@@ -322,6 +347,7 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	if (l->fg_now && lat_gains_pct[l->phase] == LAT_DIP_PCT && !l->dip_settled &&
 	    span >= LAT_DIP_SETTLE_NS) {
 		l->dip_settled = true;
+		l->odd_ios = l->odd_ns = 0;
 		gov_lat_acc_reset(g, now_ns);
 		return;
 	}

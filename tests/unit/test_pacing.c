@@ -656,11 +656,14 @@ static void test_fg_noise_not_ours(void **state)
  * alone at 0.117 ms (0.26 true); every look then read far above it, each far look restarted
  * the cycle before its dip, and the time alone was never measured again: the scan sat at its
  * floor for the run (seed 5: 1.3 MB/s, 0.10x the best fixed rate). Now the fourth far look at
- * the floor since the last dip is the dip (rule 7): seed 5 0.65x. Asserted: the reader within
- * its target, the scan not held at its floor (>= 0.2x the best fixed rate; the floor, 1 MiB/s,
- * is 0.05-0.08x of it). The issue's 0.8x is NOT met on this model: 0.30-0.88x on seeds 1-12
- * (0.35x on the default seed), the reader 1.10-1.22x: a look of 20 requests far above by
- * chance cuts the scan to an eighth and may mark a cliff held for two minutes.
+ * the floor since the last dip is the dip (rule 7): seed 5 0.65x. On 3674b3a each chance far
+ * look marked a cliff at the rate then, and the next rise jumped back to 80% of it whatever
+ * the slope had said since: a ratchet, 80 -> 64 -> 51 -> ... -> 7 MB/s (seed 1), 0.30-0.88x on
+ * seeds 1-12, 0.35x on 12345. Since then a far look needs more than two of the scan's reads
+ * of wait in all, the jump back follows only a far look's cut, and a dip's sample with a
+ * hiccup is left out: 0.46-1.03x, the reader 1.13-1.24x. Asserted: the reader within its
+ * target, the scan >= 0.4x the best fixed rate (the floor, 1 MiB/s, is 0.05-0.08x of it). The
+ * issue's 0.8x is NOT met on every seed: a look of 20 requests is a noisy judge.
  */
 static const struct model hiccup_model = {
 	"fast disk, light fg, host hiccups", 250 * NS_US, 400000000, 25 * NS_MS,
@@ -670,7 +673,7 @@ static const struct model hiccup_model = {
 static void test_fg_host_hiccups(void **state)
 {
 	(void)state;
-	check_on_seeds(&hiccup_model, 400e6, 0.2);
+	check_on_seeds(&hiccup_model, 400e6, 0.4);
 }
 
 /*
