@@ -94,7 +94,8 @@ struct scan_gov_lat {
 	double aim;			/* the foreground's wait per request aimed at, ns */
 	unsigned dips;			/* looks at the dip so far */
 	bool dip_settled;		/* the dip's first sample is over */
-	uint64_t odd_ios, odd_ns;	/* the dip's look: its sample of the highest mean */
+	double alone_dips[3];		/* the last dips' times alone (rule 4) */
+	unsigned alone_n;		/* how many, since the second dip */
 	double cyc_aim, cyc_lat;	/* the cycle so far: aim and excess, times requests */
 	double pre_ios, pre_lat;	/* before the first dip: requests, their summed time */
 	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */

@@ -13,9 +13,9 @@
  *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
- *     averages the dips, the first replaced by the second (it may dip from full speed); from
- *     the second, a sample of at most half the look's requests LAT_DIP_ODD times the rest's
- *     mean is left out (a host's hiccup).
+ *     is the median of the last three dips (a host's hiccup or one unlucky look moves none),
+ *     the first replaced by the second (it may dip from full speed); two in a row
+ *     LAT_ALONE_MOVED from it are a changed foreground: the median starts over from them.
  *  5. L counts at most L0 plus twice the scan's reads' and commands' time per request (the
  *     rest is not ours).
  *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy 7/10 to 4/5 of the
@@ -26,8 +26,8 @@
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
  *     one interval (or before the first dip, by its L0), and by more than LAT_FAR_READS of S
  *     in all (fewer are a light foreground's chance meetings with the scan's reads): 1/8 at
- *     once; the fourth such at the floor since the last dip: the dip at once (L0 is wrong,
- *     not the scan's doing). No credit is banked with a foreground (OpenZFS: fewer scrub
+ *     once; the fourth far at the floor (by L alone) since the last dip: the dip at once (L0
+ *     is wrong, not the scan's doing). No credit is banked with a foreground (OpenZFS: fewer scrub
  *     I/Os while others wait); the executor caps reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
  *     is kept; a rise after that far cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
@@ -61,7 +61,7 @@
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
 #define LAT_FAR_READS 2			/* and by more than this many of the scan's reads in all */
-#define LAT_DIP_ODD 2			/* a dip's sample this far above the rest: a hiccup */
+#define LAT_ALONE_MOVED 1.4		/* two dips this far from the time alone: it moved */
 #define LAT_DIP_PHASE (SCAN_GOV_LAT_GAINS - 1)	/* the cycle's dip */
 #define LAT_CLIFF_BACK_PCT 80		/* after a cliff, back at once to this share of it */
 #define LAT_CLIFF_HOLD 60u		/* held there this many decisions (about two minutes) */
@@ -167,6 +167,30 @@ static double gov_lat_aim(struct scan_gov *g, double lat, double alone, uint64_t
 	return aim * LAT_AIM_PCT / 100.0;
 }
 
+/* The time alone after a dip that read a (rule 4): the median of the last three, the first
+ * dip's replaced by the second's (the first may come at full speed); two in a row
+ * LAT_ALONE_MOVED from it start it over. */
+static double gov_lat_alone(struct scan_gov_lat *l, double a)
+{
+	double *h = l->alone_dips, last, x, y, z;
+
+	if (l->dips <= 1)
+		l->alone_n = 0;
+	if (l->alone_n >= 2) {
+		last = h[(l->alone_n - 1) % 3];
+		if ((a > l->alone * LAT_ALONE_MOVED && last > l->alone * LAT_ALONE_MOVED) ||
+		    (a * LAT_ALONE_MOVED < l->alone && last * LAT_ALONE_MOVED < l->alone)) {
+			h[0] = last;
+			l->alone_n = 1;
+		}
+	}
+	h[l->alone_n++ % 3] = a;
+	if (l->alone_n < 3)
+		return l->alone_n == 1 ? a : (h[0] + h[1]) / 2;
+	x = h[0], y = h[1], z = h[2];
+	return x > y ? (y > z ? y : x > z ? z : x) : (x > z ? x : y > z ? z : y);
+}
+
 /*
  * A look at the foreground over an interval of span_ns with its requests (rules 1, 4, 5): its
  * mean time into the cycle's, its time alone from the dip. Return true when far above the aim.
@@ -175,24 +199,16 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 {
 	struct scan_gov_lat *l = &g->lat;
 	double lat = (double)l->acc_fg_ns / (double)l->acc_fg_ios, s = (double)l->base_ns, x = 0;
-	uint64_t rest_ios = l->acc_fg_ios - l->odd_ios, rest_ns = l->acc_fg_ns - l->odd_ns;
 	double alone, cap, waiting;
 	bool dip = lat_gains_pct[l->phase] == LAT_DIP_PCT;
 
-	/* A dip's sample with at most half its requests, LAT_DIP_ODD times the rest's mean: a
-	 * host's hiccup (a vCPU not run), not the time alone; left out from the second dip (the
-	 * first may hold the arrival's queue, which rule 8 reads). */
-	if (dip && l->dips && l->odd_ios && rest_ios >= l->odd_ios && rest_ios >= LAT_FEW_IOS &&
-	    (double)l->odd_ns * (double)rest_ios > LAT_DIP_ODD * (double)rest_ns * (double)l->odd_ios)
-		lat = (double)rest_ns / (double)rest_ios;
 	if (l->acc_own_ios && s > 0)
 		x = (s * (double)l->acc_own_ns - (double)l->acc_own_ios * s * s / 2) /
 		    (double)span_ns;
 	/* At the dip, or a first guess: less the work the scan held in the queue meanwhile. */
 	alone = lat - x > lat / 8 ? lat - x : lat / 8;
 	if (dip) {
-		/* the first dip came at once, maybe from full speed: the second replaces it */
-		l->alone = l->dips > 1 ? (l->alone + alone) / 2 : alone;
+		l->alone = gov_lat_alone(l, alone);
 		/* a cliff is its foreground's: one whose time alone moved is another (rule 8);
 		 * the second dip's replaces the first's, which the arrival's queue may have held */
 		if (l->dips == 1)
@@ -234,7 +250,8 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	/* far: and by more than LAT_FAR_READS of the scan's reads in all (a light foreground's
 	 * few requests meeting one or two of them is chance, and a cut costs an eighth) */
 	return gov_lat_fg_seen(l, span_ns) && lat - l->alone > LAT_FAR * l->aim &&
-	       (!l->dips || (lat - l->alone) * (double)l->acc_fg_ios > LAT_FAR_READS * s);
+	       (!l->dips || (lat - l->alone) * (double)l->acc_fg_ios > LAT_FAR_READS * s ||
+		(l->ctl_bps && l->ctl_bps <= gov_floor_bps(g)));
 }
 
 /*
@@ -334,10 +351,6 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 		gov_lat_base(l, now_ns, own_ios, own_ns);
 	l->acc_fg_ios += fg_ios;
 	l->acc_fg_ns += fg_ns;
-	if (l->dip_settled && fg_ios && fg_ns * l->odd_ios >= l->odd_ns * fg_ios) {
-		l->odd_ios = fg_ios;		/* the look's sample of the highest mean */
-		l->odd_ns = fg_ns;
-	}
 	l->acc_own_ios += own_ios;
 	l->acc_own_ns += own_ns;
 	span = now_ns - l->acc_start_ns;
@@ -347,7 +360,6 @@ void gov_lat_sample(struct scan_gov *g, uint64_t now_ns, uint64_t interval_ns,
 	if (l->fg_now && lat_gains_pct[l->phase] == LAT_DIP_PCT && !l->dip_settled &&
 	    span >= LAT_DIP_SETTLE_NS) {
 		l->dip_settled = true;
-		l->odd_ios = l->odd_ns = 0;
 		gov_lat_acc_reset(g, now_ns);
 		return;
 	}
