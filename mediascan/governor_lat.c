@@ -61,6 +61,7 @@
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
 #define LAT_FAR_READS 2			/* and by more than this many of the scan's reads in all */
+#define LAT_FAR_CUT 125			/* then the rate x this per mille (an eighth) */
 #define LAT_ALONE_MOVED 1.4		/* two dips this far from the time alone: it moved */
 #define LAT_DIP_PHASE (SCAN_GOV_LAT_GAINS - 1)	/* the cycle's dip */
 #define LAT_CLIFF_BACK_PCT 80		/* after a cliff, back at once to this share of it */
@@ -289,7 +290,7 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 			l->far_floor++;
 		l->phase = l->dips && l->far_floor < LAT_DECIDE_PHASES ? 0 : LAT_DIP_PHASE;
 		l->cyc_aim = l->cyc_lat = 0;
-		return 125;
+		return LAT_FAR_CUT;
 	}
 	l->phase = (l->phase + 1) % SCAN_GOV_LAT_GAINS;
 	/* held below a cliff: nothing to learn at the dip but in one cycle of a few (rule 8) */
@@ -316,7 +317,7 @@ static uint64_t gov_lat_cliff(struct scan_gov_lat *l, uint64_t r, int64_t f)
 	if (f != 1000)
 		l->held = l->cliff_bps && f > 1000 && r >= back;
 	if (f < 1000)
-		l->far_cut = f == 125;
+		l->far_cut = f == LAT_FAR_CUT;
 	if (l->cliff_bps && f > 1000) {
 		/* back at once after a far look's cut only: the arrival's cliff, and a rate the
 		 * slope itself brought down, are climbed to, not jumped to */
