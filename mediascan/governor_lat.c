@@ -26,8 +26,8 @@
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
  *     one interval (or before the first dip, by its L0), and by more than LAT_FAR_READS of S
  *     in all (fewer are a light foreground's chance meetings with the scan's reads): 1/8 at
- *     once; the fourth far at the floor (by L alone) since the last dip: the dip at once (L0
- *     is wrong, not the scan's doing). No credit is banked with a foreground (OpenZFS: fewer
+ *     once; the fourth far at the floor since the last dip: the dip at once (L0 is wrong,
+ *     not the scan's doing; a look not far lets the cycle reach its dip). No credit is banked with a foreground (OpenZFS: fewer
  *     scrub I/Os while others wait); the executor caps reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
  *     is kept; a rise after that far cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
@@ -249,11 +249,9 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 			return true;
 	}
 	/* far: and by more than LAT_FAR_READS of the scan's reads in all (a light foreground's
-	 * few requests meeting one or two of them is chance, and a cut costs an eighth); at the
-	 * floor by L alone (its few reads cannot add that much, and rule 7 counts these) */
+	 * few requests meeting one or two of them is chance, and a cut costs an eighth) */
 	return gov_lat_fg_seen(l, span_ns) && lat - l->alone > LAT_FAR * l->aim &&
-	       (!l->dips || (lat - l->alone) * (double)l->acc_fg_ios > LAT_FAR_READS * s ||
-		(l->ctl_bps && l->ctl_bps <= gov_floor_bps(g)));
+	       (!l->dips || (lat - l->alone) * (double)l->acc_fg_ios > LAT_FAR_READS * s);
 }
 
 /*
