@@ -27,8 +27,9 @@
  *     one interval (or before the first dip, by its L0), and by more than LAT_FAR_READS of S
  *     in all (fewer are a light foreground's chance meetings with the scan's reads): 1/8 at
  *     once; the fourth far at the floor since the last dip: the dip at once (L0 is wrong,
- *     not the scan's doing; a look not far lets the cycle reach its dip). No credit is banked with a foreground (OpenZFS: fewer
- *     scrub I/Os while others wait); the executor caps reads in flight at twice the BDP (BBR).
+ *     not the scan's doing; a look not far lets the cycle reach its dip). No credit is banked
+ *     with a foreground (OpenZFS: fewer scrub I/Os while others wait); the executor caps
+ *     reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
  *     is kept; a rise after that far cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
  *     gain's top (after the slope's own cut, at rule 7's pace: the slope is the better
