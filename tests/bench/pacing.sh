@@ -11,8 +11,9 @@
 #             is the foreground's throughput, >= 0.95x alone; no sweep, no fixed row)
 #   writer:   bursts of 32 MiB of sequential 1 MiB writes, then 1 s of nothing (its time
 #             alone on this host is bimodal, 11.9 or 15.7 ms a write from run to run, the
-#             kernel's view 11.5-11.8 both times: the fault disk writes the image after the
-#             model's turn, off its queue; so its fixed-rate sweep read 0.82-1.02x up to 25M in
+#             kernel's view 11.5-11.8 both times; the fault disk writes the image after the
+#             model's turn, off its queue, where the host's own write time can enter; so its
+#             fixed-rate sweep read 0.82-1.02x up to 25M in
 #             some runs and 1.16-1.35x from 12M in others: its best fixed rate is not firm)
 # Modes: unthrottled (no option; with no foreground only unless UNTHROTTLED_ALL=1: beside
 # one it shows only the harm pacing avoids), fixed (--rate R --pacing off, R the best fixed rate from a
