@@ -13,8 +13,8 @@
 #             alone on this host is bimodal, 11.9 or 15.7 ms a write from run to run, the
 #             kernel's view 11.5-11.8 both times; the fault disk writes the image after the
 #             model's turn, off its queue, where the host's own write time can enter; so its
-#             fixed-rate sweep read 0.82-1.02x up to 25M in
-#             some runs and 1.16-1.35x from 12M in others: its best fixed rate is not firm)
+#             fixed-rate sweep read 0.82-1.02x up to 25M in some runs and 1.16-1.35x from
+#             12M in others: its best fixed rate is not firm)
 # Modes: unthrottled (no option; with no foreground only unless UNTHROTTLED_ALL=1: beside
 # one it shows only the harm pacing avoids), fixed (--rate R --pacing off, R the best fixed rate from a
 # sweep: the highest that keeps the foreground's mean latency within 1.25x alone, the rates
