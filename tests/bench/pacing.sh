@@ -5,8 +5,13 @@
 #
 # Disk models: hdd (4 ms + 150 MB/s), ssd (100 us + 1 GB/s). Foregrounds (fio, psync, direct):
 #   none
-#   randread: 4 KiB random reads at queue depth 1, paced at FG_IOPS_HDD (50) / FG_IOPS_SSD
-#             (1000) a second (a database's steady reads)
+#   randread: 4 KiB random reads at queue depth 1, FG_IOPS_HDD (50) / FG_IOPS_SSD (1000) a
+#             second (a database's steady reads), their arrivals a Poisson process
+#             (FG_PROCESS=poisson; linear spaces them evenly, and evenly spaced reads beside
+#             a fixed rate's evenly spaced ones fall into step: on the hdd model 10M, 15M
+#             and 20M read 1.11x, 1.10x and 1.12x, 25M 1.52x, and 20M's two runs after
+#             1.07x and 1.27x; with Poisson arrivals 5M to 20M read 1.07x, 1.13x, 1.21x,
+#             1.26x, and 15M's two runs after 1.19x and 1.19x)
 #   busy:     4 KiB random reads at queue depth 1, back to back (the disk never idle: the goal
 #             is the foreground's throughput, >= 0.95x alone; no sweep, no fixed row)
 #   writer:   bursts of 32 MiB of sequential 1 MiB writes, then 1 s of nothing (its time
@@ -30,8 +35,8 @@
 # the writer writes to it. Needs root, FUSE, fio. Environment: DUR, MODELS ("hdd ssd"),
 # FGS ("none randread busy writer"), MODES ("unthrottled fixed backoff pacing"), SWEEP_HDD,
 # SWEEP_SSD (fixed rates tried, MiB/s, ascending; SWEEP_HDD="" skips the sweep), FG_IOPS_HDD,
-# FG_IOPS_SSD, FAULTDISK, MEDIASCAN_ALT (another binary: its pacing row beside ours, run
-# right after it, for a before/after on the same load), REPS (1: each mode's run, with the
+# FG_IOPS_SSD, FG_PROCESS, FAULTDISK, MEDIASCAN_ALT (another binary: its pacing row beside
+# ours, run right after it, for a before/after on the same load), REPS (1: each mode's run, with the
 # foreground's time alone measured again before each round, this many times; then each mode's
 # median, with the fg mean ratio's and the throughput ratio's lowest and highest: single runs
 # on this host's two shared cores moved 10-20%, the ssd busy row 0.55x-0.97x), SWEEP_REPS (1:
@@ -51,6 +56,7 @@ SWEEP_HDD=${SWEEP_HDD-"5 10 20 40"}
 SWEEP_SSD=${SWEEP_SSD-"25 50 100 200"}
 FG_IOPS_HDD=${FG_IOPS_HDD:-50}
 FG_IOPS_SSD=${FG_IOPS_SSD:-1000}
+FG_PROCESS=${FG_PROCESS:-poisson}
 FAULTDISK=${FAULTDISK:-$BENCH_ROOT/build/tests/faultdisk/faultdisk}
 [ -x "$FAULTDISK" ] || { echo "faultdisk not built: $FAULTDISK" >&2; exit 1; }
 command -v fusermount3 >/dev/null || { echo "missing fusermount3" >&2; exit 1; }
@@ -73,8 +79,8 @@ fg() {
 	case "$kind" in
 	randread)
 		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=randread \
-			--bs=4k --rate_iops="$iops" --time_based --runtime="$secs" \
-			--output-format=json --output="$out" >/dev/null 2>&1 ;;
+			--bs=4k --rate_iops="$iops" --rate_process="$FG_PROCESS" --time_based \
+			--runtime="$secs" --output-format=json --output="$out" >/dev/null 2>&1 ;;
 	busy)
 		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=randread \
 			--bs=4k --time_based --runtime="$secs" \

@@ -8,7 +8,9 @@
 # share the disk) or of reads only (THROTTLE=read), so the disk, not TCG's
 # CPU, is the limit. Each XFS filled to FILL_PCT with `blkmark write` files, plus the writer's
 # file (WR_FILE_MIB, written once before the runs). Foregrounds (fio, psync, O_DIRECT, QD 1):
-#   light   4 KiB random reads at FG_IOPS a second on the raw device (read-only);
+#   light   4 KiB random reads at FG_IOPS a second on the raw device (read-only), their
+#           arrivals a Poisson process (FG_PROCESS=poisson; linear: evenly spaced, which
+#           can fall into step with a fixed rate's evenly spaced reads: see pacing.sh);
 #   busy    4 KiB random reads back to back on the raw device (read-only);
 #   writer  bursts of WR_BURST_MIB 1 MiB sequential writes to the writer's file, then
 #           WR_IDLE_MS of nothing (tests/bench/pacing.sh's writer, its 32 MiB burst scaled
@@ -44,7 +46,8 @@
 # Usage: tests/bench/vm-pacing.sh [BUILD_DIR]   (or MEDIASCAN_BIN=path/to/mediascan)
 # Environment: DUR (seconds per run, default 30: in 10 s runs the climb after the arrival
 # is most of the run; one model takes ~11 min), NS_MIB (512), FILL_PCT (25), THROTTLE
-# (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), ARRIVAL_S (2),
+# (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), FG_PROCESS
+# (poisson), ARRIVAL_S (2),
 # SWEEP_PLAIN ("0.25 0.5 1 2 4 6 7", MiB/s; past 4M, where the reader read 0.86x), SWEEP_MD
 # ("0.25 0.5 1 2 4 8 12"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
 # WR_FILE_MIB (32), MODELS ("plain md"), KINDS ("light busy writer none": the foregrounds
@@ -69,6 +72,7 @@ throttle=${THROTTLE:-total}
 throttle_mib=${THROTTLE_MIB:-8}
 iops=${IOPS:-150}
 fg_iops=${FG_IOPS:-40}
+fg_process=${FG_PROCESS:-poisson}
 arrival_s=${ARRIVAL_S:-2}
 sweep_plain=${SWEEP_PLAIN:-"0.25 0.5 1 2 4 6 7"}
 sweep_md=${SWEEP_MD:-"0.25 0.5 1 2 4 8 12"}
@@ -128,6 +132,7 @@ else
 dur=$dur
 fill_pct=$fill_pct
 fg_iops=$fg_iops
+fg_process=$fg_process
 arrival_s=$arrival_s
 wr_burst=$wr_burst
 wr_idle_us=$((wr_idle_ms * 1000))
@@ -169,7 +174,7 @@ fgrun() {	# KIND: the foreground for dur seconds, fio's JSON in /tmp/fg.json, ea
 	lg="--write_lat_log=/tmp/fgl --log_avg_msec=0"
 	case $1 in
 	light|busy)
-		r=; [ "$1" = light ] && r=--rate_iops=$fg_iops
+		r=; [ "$1" = light ] && r="--rate_iops=$fg_iops --rate_process=$fg_process"
 		fio --name=fg --filename="$dev" --ioengine=psync --direct=1 --rw=randread --bs=4k $r $lg \
 			--time_based --runtime=$dur --readonly --output-format=json \
 			--output=/tmp/fg.json >/dev/null 2>&1 ;;
@@ -322,7 +327,7 @@ EOF
 		echo "H load $load"
 		echo "H bin $bin (tree at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 		echo "H alt ${alt_label:--}"
-		echo "H conf DUR=$dur NS_MIB=$ns_mib FILL_PCT=$fill_pct THROTTLE=$throttle THROTTLE_MIB=$throttle_mib IOPS=$iops FG_IOPS=$fg_iops ARRIVAL_S=$arrival_s WR_BURST_MIB=$wr_burst WR_IDLE_MS=$wr_idle_ms"
+		echo "H conf DUR=$dur NS_MIB=$ns_mib FILL_PCT=$fill_pct THROTTLE=$throttle THROTTLE_MIB=$throttle_mib IOPS=$iops FG_IOPS=$fg_iops FG_PROCESS=$fg_process ARRIVAL_S=$arrival_s WR_BURST_MIB=$wr_burst WR_IDLE_MS=$wr_idle_ms"
 		grep -E '^(R|X|INFO) ' "$tmp/out"
 	} >"$tmp/raw"
 	[[ -z ${RAW_OUT:-} ]] || cp "$tmp/raw" "$RAW_OUT"
@@ -333,10 +338,11 @@ raw=$tmp/raw
 arrival=$arrival_s
 h() { sed -n "s/^H $1 //p" "$raw" | head -n 1; }
 conf=$(h conf)
+case $conf in *FG_PROCESS=*) ;; *) fg_process=linear ;; esac	# kept before it was a knob
 for kv in $conf; do
 	case $kv in
 	DUR=*) dur=${kv#*=} ;; ARRIVAL_S=*) arrival=${kv#*=} ;; THROTTLE=*) throttle=${kv#*=} ;; THROTTLE_MIB=*) throttle_mib=${kv#*=} ;;
-	IOPS=*) iops=${kv#*=} ;; FG_IOPS=*) fg_iops=${kv#*=} ;; NS_MIB=*) ns_mib=${kv#*=} ;;
+	IOPS=*) iops=${kv#*=} ;; FG_IOPS=*) fg_iops=${kv#*=} ;; FG_PROCESS=*) fg_process=${kv#*=} ;; NS_MIB=*) ns_mib=${kv#*=} ;;
 	WR_BURST_MIB=*) wr_burst=${kv#*=} ;; WR_IDLE_MS=*) wr_idle_ms=${kv#*=} ;;
 	esac
 done
@@ -351,7 +357,7 @@ echo "# vm-pacing: $(h start)-$(h end) UTC; QEMU $(h qemu), $(h accel), 2 vCPUs;
 echo "# $(h conf)"
 echo "# mediascan $(h bin)${alt_label:+; MEDIASCAN_ALT $alt_label}"
 echo "# throttle per namespace: $throttle_mib MiB/s and $iops IOPS of $([[ $throttle = total ]] && echo "reads and writes together" || echo reads)"
-echo "# foregrounds: light \`fio --rw=randread --bs=4k --rate_iops=$fg_iops --direct=1 --ioengine=psync\` on the raw device;" \
+echo "# foregrounds: light \`fio --rw=randread --bs=4k --rate_iops=$fg_iops --rate_process=$fg_process --direct=1 --ioengine=psync\` on the raw device;" \
 	"busy the same without --rate_iops; writer \`fio --rw=write --bs=1M --thinktime=$((wr_idle_ms * 1000)) --thinktime_blocks=$wr_burst --direct=1\` on a file of the XFS"
 for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 	info=$(grep "^INFO $model fs_bytes " "$raw" | head -n 1)
