@@ -25,11 +25,11 @@
  *     their aim (the dip not counted); rate x 2 / (1 + e), x 1.5 at most, 1/4 at least, from
  *     what they achieved at the gain of one, never up while under half used. LAT_FAR above in
  *     one interval (or before the first dip, by its L0), and by more than LAT_FAR_READS of S
- *     in all (fewer are a light foreground's chance meetings with the scan's reads): 1/8 at
- *     once; the fourth far at the floor since the last dip: the dip at once (L0 is wrong,
- *     not the scan's doing; a look not far lets the cycle reach its dip). No credit is banked
- *     with a foreground (OpenZFS: fewer scrub I/Os while others wait); the executor caps
- *     reads in flight at twice the BDP (BBR).
+ *     in all (fewer are a light foreground's chance meetings with the scan's reads): the same
+ *     move at once by that interval's e, 1/8 at least; the fourth far at the floor since the
+ *     last dip: the dip at once (L0 is wrong, not the scan's doing; a look not far lets the
+ *     cycle reach its dip). No credit is banked with a foreground (OpenZFS: fewer scrub I/Os
+ *     while others wait); the executor caps reads in flight at twice the BDP (BBR).
  *  8. A cliff (far above, a light foreground, its time alone known): the rate in force then
  *     is kept; a rise after that far cut comes back at once to LAT_CLIFF_BACK_PCT of it at the
  *     gain's top (after the slope's own cut, at rule 7's pace: the slope is the better
@@ -62,7 +62,7 @@
 #define LAT_DECIDE_PHASES 4		/* the rate moves each this many intervals */
 #define LAT_FAR 4			/* an interval this far above the aim: cut at once */
 #define LAT_FAR_READS 2			/* and by more than this many of the scan's reads in all */
-#define LAT_FAR_CUT 125			/* then the rate x this per mille (an eighth) */
+#define LAT_FAR_CUT 125			/* then x 2 / (1 + e), at least this per mille */
 #define LAT_ALONE_MOVED 1.4		/* two dips this far from the time alone: it moved */
 #define LAT_DIP_PHASE (SCAN_GOV_LAT_GAINS - 1)	/* the cycle's dip */
 #define LAT_CLIFF_BACK_PCT 80		/* after a cliff, back at once to this share of it */
@@ -193,11 +193,18 @@ static double gov_lat_alone(struct scan_gov_lat *l, double a)
 	return x > y ? (y > z ? y : x > z ? z : x) : (x > z ? x : y > z ? z : y);
 }
 
+/* The excess ex over the aim when far above it (rule 7), else 0. */
+static double gov_lat_far(const struct scan_gov_lat *l, double ex)
+{
+	return ex > LAT_FAR * l->aim ? ex / l->aim : 0;
+}
+
 /*
  * A look at the foreground over an interval of span_ns with its requests (rules 1, 4, 5): its
- * mean time into the cycle's, its time alone from the dip. Return true when far above the aim.
+ * mean time into the cycle's, its time alone from the dip. Return its excess over the aim
+ * when far above it, else 0.
  */
-static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
+static double gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 {
 	struct scan_gov_lat *l = &g->lat;
 	double lat = (double)l->acc_fg_ns / (double)l->acc_fg_ios, s = (double)l->base_ns, x = 0;
@@ -246,29 +253,33 @@ static bool gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	if (dip && l->dips == 1 && l->pre_ios > 0) {	/* the first dip: what came before */
 		lat = l->pre_lat / l->pre_ios;
 		l->pre_ios = l->pre_lat = 0;
-		if (lat - l->alone > LAT_FAR * l->aim)
-			return true;
+		if (gov_lat_far(l, lat - l->alone) > 0)
+			return gov_lat_far(l, lat - l->alone);	/* its arrival's */
 	}
 	/* far: and by more than LAT_FAR_READS of the scan's reads in all (a light foreground's
-	 * few requests meeting one or two of them is chance, and a cut costs an eighth) */
-	return gov_lat_fg_seen(l, span_ns) && lat - l->alone > LAT_FAR * l->aim &&
-	       (!l->dips || (lat - l->alone) * (double)l->acc_fg_ios > LAT_FAR_READS * s);
+	 * few requests meeting one or two of them is chance, and a cut costs up to an eighth) */
+	if (!gov_lat_fg_seen(l, span_ns) ||
+	    (l->dips && (lat - l->alone) * (double)l->acc_fg_ios <= LAT_FAR_READS * s))
+		return 0;
+	return gov_lat_far(l, lat - l->alone);
 }
 
 /*
  * One decision interval with a foreground: the factor the rate moves by, per mille (rule 7):
  * every LAT_DECIDE_PHASES intervals by their excess against their aim (about halfway in log
- * terms), to an eighth at once when far above.
+ * terms), at once by one interval's when far above it (to an eighth at most).
  */
 static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 {
 	struct scan_gov_lat *l = &g->lat;
-	double e;
+	double e = 0;
 
 	l->dip_settled = false;
 	if (!l->acc_fg_ios)
 		gov_lat_duty(l, 0, (double)span_ns);
-	if (l->acc_fg_ios && gov_lat_look(g, span_ns)) {
+	else
+		e = gov_lat_look(g, span_ns);
+	if (e > 0) {
 		/* a cliff (rule 8): far above at this rate, the time alone known, not busy, and
 		 * not the last one's queue (an arrival's is replaced at any rate) */
 		if (l->dips && lat_gains_pct[l->phase] != LAT_DIP_PCT && !l->busy &&
@@ -289,7 +300,9 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 			l->far_floor++;
 		l->phase = l->dips && l->far_floor < LAT_DECIDE_PHASES ? 0 : LAT_DIP_PHASE;
 		l->cyc_aim = l->cyc_lat = 0;
-		return LAT_FAR_CUT;
+		l->far_cut = true;
+		e = 2000 / (1 + e);		/* the slope's move, at once */
+		return e < LAT_FAR_CUT ? LAT_FAR_CUT : (int64_t)e;
 	}
 	l->phase = (l->phase + 1) % SCAN_GOV_LAT_GAINS;
 	/* held below a cliff: nothing to learn at the dip but in one cycle of a few (rule 8) */
@@ -301,6 +314,8 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 	e = l->cyc_lat / l->cyc_aim;
 	l->cyc_aim = l->cyc_lat = 0;
 	e = e < 1.0 / 3 ? 1500 : 2000 / (1 + e);
+	if (e < 1000)
+		l->far_cut = false;	/* the slope's own cut: climbed back at its pace (rule 8) */
 	return e < 250 ? 250 : (int64_t)e;
 }
 
@@ -315,8 +330,6 @@ static uint64_t gov_lat_cliff(struct scan_gov_lat *l, uint64_t r, int64_t f)
 
 	if (f != 1000)
 		l->held = l->cliff_bps && f > 1000 && r >= back;
-	if (f < 1000)
-		l->far_cut = f == LAT_FAR_CUT;
 	if (l->cliff_bps && f > 1000) {
 		/* back at once after a far look's cut only: the arrival's cliff, and a rate the
 		 * slope itself brought down, are climbed to, not jumped to */

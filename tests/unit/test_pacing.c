@@ -472,7 +472,9 @@ static void test_fg_bursty_writer(void **state)
 	(void)state;
 	assert_non_null(s);
 	check_target_and_rate(&writer_model, 1000e6, 0.8);
-	check_target_and_rate(&writer_hdd_model, 200e6, 0.8);
+	/* its arrival, judged at the first dip, is far above by 8.1x the aim: cut to an eighth
+	 * whatever the margin (f1cd03a's rule 7) the scan read 0.93x; by it (x0.22), 0.99x */
+	check_target_and_rate(&writer_hdd_model, 200e6, 0.95);
 	check_target_and_rate(&writer_hdd_long_model, 200e6, 0.8);
 	sim_init(s, &writer_model, 1, 2, 0, 0, 0);
 	sim_run(s, 60 * NS_S);
