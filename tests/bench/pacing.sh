@@ -20,27 +20,26 @@
 #             model's turn, off its queue, where the host's own write time can enter; so its
 #             fixed-rate sweep read 0.82-1.02x up to 25M in some runs and 1.16-1.35x from
 #             12M in others: its best fixed rate is not firm)
-# Modes: unthrottled (no option; with no foreground only unless UNTHROTTLED_ALL=1: beside
-# one it shows only the harm pacing avoids), fixed (--rate R --pacing off, R the best fixed rate from a
-# sweep: the highest that keeps the foreground's mean latency within 1.25x alone, the rates
-# tried in ascending order up to the first over it), backoff
-# (--rate 4G --pacing backoff: the old presence-based backoff, to --rate-min 1M), pacing
-# (--pacing latency, no cap; the default with --window). Each run is DUR (12) seconds of
-# scan, the foreground running from 1 s to DUR-1 s:
+# Modes: unthrottled (no option; with no foreground only unless UNTHROTTLED_ALL=1: beside one it
+# shows only the harm pacing avoids), fixed (--rate R --pacing off, R the best fixed rate from a
+# sweep: the highest that keeps the foreground's mean latency within 1.25x alone, the rates tried in
+# ascending order up to the first over it), backoff (--rate 4G --pacing backoff: the old
+# presence-based backoff, to --rate-min 1M), pacing (--pacing latency, no cap; the default with
+# --window). Each run is DUR (12) seconds of scan, the foreground running from 1 s to DUR-1 s:
 #   mediascan scan DEV --no-state -q --progress log --max-duration DURs --json OUT [mode options]
-# Reported: the foreground's mean and p99 completion latency and its throughput relative to
-# running alone, and the scan's MiB/s over the run and over its second half (from the scan's
-# `--progress log` lines: the first half holds a foreground's arrival against the full-speed
-# scan and the climb after it). The scratch image is ours (sparse, under BENCH_DIR):
-# the writer writes to it. Needs root, FUSE, fio. Environment: DUR, MODELS ("hdd ssd"),
-# FGS ("none randread busy writer"), MODES ("unthrottled fixed backoff pacing"), SWEEP_HDD,
-# SWEEP_SSD (fixed rates tried, MiB/s, ascending; SWEEP_HDD="" skips the sweep), FG_IOPS_HDD,
-# FG_IOPS_SSD, FG_PROCESS, FAULTDISK, MEDIASCAN_ALT (another binary: its pacing row beside
-# ours, run right after it, for a before/after on the same load), REPS (1: each mode's run, with the
-# foreground's time alone measured again before each round, this many times; then each mode's
-# median, with the fg mean ratio's and the throughput ratio's lowest and highest: single runs
-# on this host's two shared cores moved 10-20%, the ssd busy row 0.55x-0.97x), SWEEP_REPS (1:
-# each sweep rate run this many times against the same time alone, its median judged).
+# Reported: the foreground's mean and p99 completion latency and its throughput relative to running
+# alone, and the scan's MiB/s over the run and over its second half (from the scan's `--progress
+# log` lines: the first half holds a foreground's arrival against the full-speed scan and the climb
+# after it). The scratch image is ours (sparse, under BENCH_DIR): the writer writes to it. Needs
+# root, FUSE, fio. Environment: DUR, MODELS ("hdd ssd"), FGS ("none randread busy writer"), MODES
+# ("unthrottled fixed backoff pacing"), SWEEP_HDD, SWEEP_SSD (fixed rates tried, MiB/s, ascending;
+# SWEEP_HDD="" skips the sweep), FG_IOPS_HDD, FG_IOPS_SSD, FG_PROCESS, FAULTDISK, MEDIASCAN_ALT
+# (another binary: its pacing row beside ours, run right after it, for a before/after on the same
+# load), REPS (1: each mode's run, with the foreground's time alone measured again before each
+# round, this many times; then each mode's median, with the fg mean ratio's and the throughput
+# ratio's lowest and highest: single runs on this host's two shared cores moved 10-20%, the ssd busy
+# row 0.55x-0.97x), SWEEP_REPS (1: each sweep rate run this many times against the same time alone,
+# its median judged).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 bench_init

@@ -47,13 +47,12 @@
 # Environment: DUR (seconds per run, default 30: in 10 s runs the climb after the arrival
 # is most of the run; one model takes ~11 min), NS_MIB (512), FILL_PCT (25), THROTTLE
 # (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), FG_PROCESS
-# (poisson), ARRIVAL_S (2),
-# SWEEP_PLAIN ("0.25 0.5 1 2 4 6 7", MiB/s; past 4M, where the reader read 0.86x), SWEEP_MD
-# ("0.25 0.5 1 2 4 8 12"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
+# (poisson), ARRIVAL_S (2), SWEEP_PLAIN ("0.25 0.5 1 2 4 6 7", MiB/s; past 4M, where the
+# reader read 0.86x), SWEEP_MD ("0.25 0.5 1 2 4 8 12"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
 # WR_FILE_MIB (32), MODELS ("plain md"), KINDS ("light busy writer none": the foregrounds
 # run), PACING_LOG (1: each paced run's `--progress log` lines, one a second, as "X ... log:"
-# lines of RAW_OUT: the controller's rate and its view of the foreground), MEDIASCAN_ALT (another binary: its pacing rows right
-# after ours, e.g. the old controller 3e2ff51 built apart), ALT_LABEL (its name in the
+# lines of RAW_OUT: the controller's rate and its view of the foreground), MEDIASCAN_ALT
+# (another binary: its pacing rows right after ours, e.g. the old controller 3e2ff51 built apart), ALT_LABEL (its name in the
 # tables, default its path), RAW_OUT (keep the guest's raw lines there), VMPACING_RAW=FILE
 # (no VM: print the tables from a RAW_OUT kept earlier). Needs qemu-system-x86_64, fio and jq
 # on the host (copied into the guest). One VM at a time on a shared host: it says at the
