@@ -44,16 +44,17 @@
 # 1 MiB the scan reads stalls the namespace ~25 ms at 8 MiB/s; the paced scan's floor is
 # --rate-min (1M).
 # Usage: tests/bench/vm-pacing.sh [BUILD_DIR]   (or MEDIASCAN_BIN=path/to/mediascan)
-# Environment: DUR (seconds per run, default 30: in 10 s runs the climb after the arrival
-# is most of the run; one model takes ~11 min), NS_MIB (512), FILL_PCT (25), THROTTLE
-# (total|read, default total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), FG_PROCESS
-# (poisson), ARRIVAL_S (2), SWEEP_PLAIN ("0.25 0.5 1 2 4 6 7", MiB/s; past 4M, where the
-# reader read 0.86x), SWEEP_MD ("0.25 0.5 1 2 4 8 12"), WR_BURST_MIB (2), WR_IDLE_MS (1000),
-# WR_FILE_MIB (32), MODELS ("plain md"), KINDS ("light busy writer none": the foregrounds
-# run), PACING_LOG (1: each paced run's `--progress log` lines, one a second, as "X ... log:"
-# lines of RAW_OUT: the controller's rate and its view of the foreground), MEDIASCAN_ALT
-# (another binary: its pacing rows right after ours, e.g. the old controller 3e2ff51 built apart), ALT_LABEL (its name in the
-# tables, default its path), RAW_OUT (keep the guest's raw lines there), VMPACING_RAW=FILE
+# Environment: DUR (seconds per run, default 30: in 10 s runs the climb after the arrival is most of
+# the run; one model takes ~11 min), NS_MIB (512), FILL_PCT (25), THROTTLE (total|read, default
+# total), THROTTLE_MIB (8), IOPS (150), FG_IOPS (40), FG_PROCESS (poisson), ARRIVAL_S (2),
+# SWEEP_PLAIN ("0.25 0.5 1 2 4 6 7", MiB/s; past 4M, where the reader read 0.86x), SWEEP_MD ("0.25
+# 0.5 1 2 4 8 12 16": md's check reads ~16), WR_BURST_MIB (2), WR_IDLE_MS (1000), WR_FILE_MIB (32),
+# MODELS ("plain md"), KINDS ("light busy writer none": the foregrounds run), PACING_LOG (1: each
+# paced run's `--progress log` lines, one a second, as "X ... log:" lines of RAW_OUT: the
+# controller's rate and its view of the foreground; the paced runs' second half, shown beside their
+# rate, is taken from them always), MEDIASCAN_ALT (another binary: its pacing rows right after ours,
+# e.g. the old controller 3e2ff51 built apart), ALT_LABEL (its name in the tables, default its
+# path), RAW_OUT (keep the guest's raw lines there), VMPACING_RAW=FILE
 # (no VM: print the tables from a RAW_OUT kept earlier). Needs qemu-system-x86_64, fio and jq
 # on the host (copied into the guest). One VM at a time on a shared host: it says at the
 # start and in the header how many other QEMU processes ran (sampled every 30 s, with the
@@ -74,7 +75,7 @@ fg_iops=${FG_IOPS:-40}
 fg_process=${FG_PROCESS:-poisson}
 arrival_s=${ARRIVAL_S:-2}
 sweep_plain=${SWEEP_PLAIN:-"0.25 0.5 1 2 4 6 7"}
-sweep_md=${SWEEP_MD:-"0.25 0.5 1 2 4 8 12"}
+sweep_md=${SWEEP_MD:-"0.25 0.5 1 2 4 8 12 16"}
 wr_burst=${WR_BURST_MIB:-2}
 wr_idle_ms=${WR_IDLE_MS:-1000}
 wr_file_mib=${WR_FILE_MIB:-32}
@@ -203,7 +204,8 @@ rd_sec() {	# sectors read from the members so far (the stat files' third field)
 mdsync=/sys/block/md0/md
 want() { case " $kinds " in *" $1 "*) return 0 ;; esac; return 1; }
 # run KIND MODE WHO [ARGS...]: one run; WHO: - (no scanner), cur, alt (mediascan-alt), check
-# (md's check). Prints "R model kind mode fg_mean_us fg_p99_us fg_iops scan_mibs rc".
+# (md's check). Prints "R model kind mode fg_mean_us fg_p99_us fg_iops scan_mibs rc" and the
+# fg's steady mean, first mean and max, steady IOPS, and a paced scan's second-half MiB/s.
 run() {
 	kind=$1 mode=$2 who=$3
 	shift 3
@@ -214,7 +216,7 @@ run() {
 	cur|alt)
 		b=mediascan; [ "$who" = alt ] && b=mediascan-alt
 		md_s=$((dur + 2)); [ "$kind" = none ] && md_s=$dur
-		case $plog$mode in 1pacing*) set -- "$@" --progress log ;; esac
+		case $mode in pacing*) set -- "$@" --progress log ;; esac	# its second half
 		$b scan "$mnt" --state-dir /var/tmp/ms-$who --progress none -q --max-duration ${md_s}s \
 			--json /tmp/s.json "$@" >/dev/null 2>/tmp/s.err &
 		sp=$!
@@ -224,7 +226,7 @@ run() {
 		sleep 1 ;;
 	esac
 	t0=$(now); r0=$(rd_sec)
-	rc=-; mib=-
+	rc=-; mib=-; half=-
 	if [ "$kind" = none ]; then
 		if [ -n "$sp" ]; then rc=0; wait $sp || rc=$?; sp=; else sleep $dur; fi
 	else
@@ -242,7 +244,14 @@ run() {
 		mib=$(jq -r '(.scanned_bytes / .elapsed_s / 1048576 * 100 | floor) / 100' /tmp/s.json 2>/dev/null || echo -)
 		echo "X $model $kind $mode $(jq -c '{scanned_mib: (.scanned_bytes / 1048576 | floor), planned_mib: (.planned_bytes / 1048576 | floor), elapsed_s, backoffs, backoff_s, pacing}' /tmp/s.json 2>/dev/null | tr -d ' ')"
 		grep -v '^progress ' /tmp/s.err | sed "s/^/X $model $kind $mode stderr: /" | head -n 3
-		grep '^progress ' /tmp/s.err | sed "s/^/X $model $kind $mode log: /" ;;
+		# the second half: from the first progress line at DUR/2 on (pacing.sh's way)
+		half=$(awk -v h="$dur" '$1 == "progress" {
+				for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+				if (t0 == "" && v["t"] >= h / 2) { t0 = v["t"]; b0 = v["scanned"] }
+				t1 = v["t"]; b1 = v["scanned"] }
+			END { if (t0 != "" && t1 > t0) printf "%.2f", (b1 - b0) / (t1 - t0) / 1048576
+			      else print "-" }' /tmp/s.err)
+		[ "$plog" != 1 ] || grep '^progress ' /tmp/s.err | sed "s/^/X $model $kind $mode log: /" ;;
 	check)
 		action=$(cat $mdsync/sync_action)
 		echo idle >$mdsync/sync_action
@@ -251,7 +260,7 @@ run() {
 			'BEGIN { printf "%.2f", ((b - a) * 512 - f) / 1048576 / (t1 - t0) }')
 		echo "X $model $kind $mode action=$action sync_completed=$(cat $mdsync/sync_completed | tr -d ' ') speed_limit_min=$(cat /proc/sys/dev/raid/speed_limit_min) speed_limit_max=$(cat /proc/sys/dev/raid/speed_limit_max)" ;;
 	esac
-	echo "R $model $kind $mode $fmean $fp99 $fio_iops $mib $rc $fsteady $ffirst $ffmax $fsiops"
+	echo "R $model $kind $mode $fmean $fp99 $fio_iops $mib $rc $fsteady $ffirst $ffmax $fsiops $half"
 }
 p=$(ns 1); m2=$(ns 2); m3=$(ns 3)
 for model in $models; do
@@ -346,6 +355,7 @@ for kv in $conf; do
 	esac
 done
 alt_label=$(h alt)
+kinds=$(grep '^R ' "$raw" | cut -d' ' -f3 | awk '!s[$0]++' | tr '\n' ' ')	# those run
 [[ $alt_label = - ]] && alt_label=
 row() { grep "^R $1 $2 $3 " "$raw" | tail -n 1 | cut -d' ' -f5-; }	# MODEL KIND MODE
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -375,7 +385,7 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 	for kind in light busy writer none; do
 		read -r a_mean a_p99 a_iops _ _ a_st _ _ <<<"$(row "$model" "$kind" alone || true)"
 		for mode in $(grep "^R $model $kind " "$raw" | cut -d' ' -f4); do
-			read -r mean p99 io mib rc st first fmax _ <<<"$(row "$model" "$kind" "$mode")"
+			read -r mean p99 io mib rc st first fmax _ half _ <<<"$(row "$model" "$kind" "$mode")"
 			case $mode in
 			alone) label="alone" ;;
 			alone-again) label="alone again (after the model's runs)" ;;
@@ -386,6 +396,7 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 			md-check) label="md check (\`echo check > /sys/block/md0/md/sync_action\`)" ;;
 			*) label=$mode ;;
 			esac
+			[[ ${half:--} = - ]] || mib="$mib (second half $half)"
 			if [[ $mode = fixed:* ]] && le "$st" "$(awk -v a="$a_st" 'BEGIN { print 1.25 * a }')"; then
 				best=${mode#fixed:} best_mib=$mib
 			fi
@@ -401,7 +412,8 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 	done
 	echo
 	if [[ -n $best ]]; then
-		echo "Best fixed rate within 1.25x (light): --rate ${best}M, $best_mib MiB/s read."
+		top=$(grep "^R $model light fixed:" "$raw" | tail -n 1 | cut -d' ' -f4)
+		echo "Best fixed rate within 1.25x (light): --rate ${best}M, $best_mib MiB/s read$([[ fixed:$best != "$top" ]] || echo " (the sweep's top: the best may be higher)")."
 	else
 		echo "Best fixed rate within 1.25x (light): none of the sweep (below its lowest rate)."
 	fi
@@ -414,12 +426,13 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 			echo "light not run (KINDS)|-"; echo "light not run (KINDS)|-"
 		else
 		read -r a _ _ _ _ a_st _ <<<"$(row "$model" light alone)"
-		read -r mean _ _ mib _ st _ <<<"$(row "$model" light "$m")"
+		read -r mean _ _ mib _ st _ _ _ half _ <<<"$(row "$model" light "$m")"
 		x=$(ratio "$st" "$a_st")
 		echo "${x}x (the whole run $(ratio "$mean" "$a")x)|$(yn le "$x" 1.25)"
 		if [[ -n $best ]]; then
 			x=$(ratio "$mib" "$best_mib")
-			echo "$mib of $best_mib MiB/s (${x}x)|$(yn ge "$x" 0.8)"
+			[[ ${half:--} = - ]] && half= || half="; second half $half, $(ratio "$half" "$best_mib")x"
+			echo "$mib of $best_mib MiB/s (${x}x$half)|$(yn ge "$x" 0.8)"
 		else
 			echo "$mib MiB/s; no fixed rate of the sweep within target|not judged"
 		fi
