@@ -101,7 +101,6 @@ struct scan_gov_lat {
 	double cyc_bytes, cyc_allow;	/* the gain cycle so far: bytes issued, bytes allowed */
 	uint64_t cliff_bps;		/* the rate in force when last far above (0: none) */
 	unsigned cliff_holds;		/* decisions held below it since */
-	double cliff_alone;		/* the foreground's time alone then, ns */
 	bool held;			/* the last decision rose into it and was held */
 	bool far_cut;			/* the last move down was a far look's, not the slope's */
 	unsigned cycles;		/* gain cycles held below it (every LAT_DIP_EVERY-th dips) */

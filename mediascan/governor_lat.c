@@ -13,9 +13,10 @@
  *  4. Base L0 (LEDBAT's base delay, no pause): L over the dip's look (after its first 0.25 s,
  *     until it saw the foreground), less the scan's queued work x = sum of S (latency - S/2)
  *     over its reads and drive-side commands (governor.c), S their least sample mean; L0
- *     is the median of the last three dips (a host's hiccup or one unlucky look moves none),
- *     the first replaced by the second (it may dip from full speed); two in a row
- *     LAT_ALONE_MOVED from it are a changed foreground: the median starts over from them.
+ *     is the mean of the last three dips (L is a mean: the median of looks a host's hiccups
+ *     skew reads below their mean, and every L above it), the first replaced by the second
+ *     (it may dip from full speed); two in a row LAT_ALONE_MOVED from it are a changed
+ *     foreground: the mean starts over from them.
  *  5. L counts at most L0 plus twice the scan's reads' and commands' time per request (the
  *     rest is not ours).
  *  6. Aim: LAT_AIM_PCT of the excess the target allows; a foreground busy 7/10 to 4/5 of the
@@ -39,8 +40,8 @@
  *     new foreground far above what the scan read as it came makes that rate a cliff too,
  *     climbed to at rule 7's pace, not jumped to (nothing yielded to then, nothing known of
  *     it). Held below it (the last decision would have risen), the cycle dips one time in
- *     LAT_DIP_EVERY (no slope below a cliff to learn); a time alone LAT_CLIFF_FORGET from the
- *     cliff's is another foreground's: the cliff is forgotten.
+ *     LAT_DIP_EVERY (no slope below a cliff to learn). Only the climb forgets a cliff (a time
+ *     alone from three looks moves by chance, and a forgotten cliff is crossed again).
  * Why the mean, not a p99 or PSI: the stat file gives sums only, and a foreground waiting on
  * each request has its throughput in its mean; PSI is system-wide and counts the scan's waits.
  */
@@ -68,7 +69,6 @@
 #define LAT_CLIFF_BACK_PCT 80		/* after a cliff, back at once to this share of it */
 #define LAT_CLIFF_HOLD 60u		/* held there this many decisions (about two minutes) */
 #define LAT_CLIFF_STEP 1100		/* then up this much a decision at most */
-#define LAT_CLIFF_FORGET 1.5		/* a time alone this far from the cliff's forgets it */
 #define LAT_DIP_EVERY 4u		/* held below a cliff: one cycle in this many dips */
 
 /* The gain cycle, per cent: its time-weighted mean is one (the dip lasts 3/2 as long). */
@@ -169,12 +169,12 @@ static double gov_lat_aim(struct scan_gov *g, double lat, double alone, uint64_t
 	return aim * LAT_AIM_PCT / 100.0;
 }
 
-/* The time alone after a dip that read a (rule 4): the median of the last three, the first
+/* The time alone after a dip that read a (rule 4): the mean of the last three, the first
  * dip's replaced by the second's (the first may come at full speed); two in a row
  * LAT_ALONE_MOVED from it start it over. */
 static double gov_lat_alone(struct scan_gov_lat *l, double a)
 {
-	double *h = l->alone_dips, last, x, y, z;
+	double *h = l->alone_dips, last;
 
 	if (l->dips <= 1)
 		l->alone_n = 0;
@@ -189,8 +189,7 @@ static double gov_lat_alone(struct scan_gov_lat *l, double a)
 	h[l->alone_n++ % 3] = a;
 	if (l->alone_n < 3)
 		return l->alone_n == 1 ? a : (h[0] + h[1]) / 2;
-	x = h[0], y = h[1], z = h[2];
-	return x > y ? (y > z ? y : x > z ? z : x) : (x > z ? x : y > z ? z : y);
+	return (h[0] + h[1] + h[2]) / 3;
 }
 
 /* The excess ex over the aim when far above it (rule 7), else 0. */
@@ -218,13 +217,6 @@ static double gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	alone = lat - x > lat / 8 ? lat - x : lat / 8;
 	if (dip) {
 		l->alone = gov_lat_alone(l, alone);
-		/* a cliff is its foreground's: one whose time alone moved is another (rule 8);
-		 * the second dip's replaces the first's, which the arrival's queue may have held */
-		if (l->dips == 1)
-			l->cliff_alone = l->alone;
-		else if (l->cliff_bps && (l->alone > l->cliff_alone * LAT_CLIFF_FORGET ||
-					  l->alone * LAT_CLIFF_FORGET < l->cliff_alone))
-			l->cliff_bps = 0;
 		l->dips++;
 		l->far_floor = 0;
 	} else if (!l->dips) {
@@ -287,12 +279,10 @@ static int64_t gov_lat_decide(struct scan_gov *g, uint64_t span_ns)
 			l->cliff_bps = l->rate_bps;
 			l->cliff_holds = 0;
 			l->cliff_first = false;
-			l->cliff_alone = l->alone;
 		} else if (l->dips == 1 && lat_gains_pct[l->phase] == LAT_DIP_PCT && l->pre_bps) {
 			l->cliff_bps = l->pre_bps;	/* its arrival's: climbed to */
 			l->cliff_holds = 0;
 			l->cliff_first = true;
-			l->cliff_alone = l->alone;
 		}
 		/* no time alone yet, or far above it at the floor LAT_DECIDE_PHASES times since
 		 * the last dip (not the scan's doing: the time alone is wrong): the dip now */

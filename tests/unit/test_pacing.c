@@ -87,11 +87,11 @@ static void test_no_fg_window(void **state)
 }
 
 /*
- * The foreground's mean latency within 1.25x its latency alone, and the scan at >= rate_goal
- * (0.8: the goal; 0: none) times the best fixed rate that keeps it there (a bisection of fixed
- * rates up to hi_bps).
+ * The foreground's mean latency within lat_x times its latency alone, and the scan at >=
+ * rate_goal (0.8: the goal; 0: none) times the best fixed rate that keeps it within 1.25x (a
+ * bisection of fixed rates up to hi_bps).
  */
-static void check_target_and_rate(const struct model *m, double hi_bps, double rate_goal)
+static void check_within(const struct model *m, double hi_bps, double lat_x, double rate_goal)
 {
 	double alone = sim_fg_mean(m, -1, 0, 20 * NS_S, 0, NULL), target = alone * 1.25;
 	double lo = 0, hi = hi_bps, best, lat, bps, fixed_bps = 0;
@@ -112,8 +112,13 @@ static void check_target_and_rate(const struct model *m, double hi_bps, double r
 		      "(reads %.1f); paced: fg %.3f ms (%.2fx), scan %.1f MB/s (%.2fx)\n",
 		      m->name, alone / 1e6, target / 1e6, best / 1e6, fixed_bps / 1e6,
 		      lat / 1e6, lat / alone, bps / 1e6, bps / fixed_bps);
-	assert_true(lat <= target);
+	assert_true(lat <= alone * lat_x);
 	assert_true(bps >= rate_goal * fixed_bps);
+}
+
+static void check_target_and_rate(const struct model *m, double hi_bps, double rate_goal)
+{
+	check_within(m, hi_bps, 1.25, rate_goal);
 }
 
 /*
@@ -299,6 +304,38 @@ static void test_fg_throttle_cliff(void **state)
 }
 
 /*
+ * The same disk with TCG's noise, as the VM's log reads its reader (the kernel's view): ~0.45
+ * ms alone, and a half second's mean anywhere from 0.29 to 0.93 ms with the scan at 2.3 MB/s,
+ * a third of the rate that kept it within target. Here 0.3 ms plus 3 ms more on one request
+ * in 40, off the disk: ~0.375 ms alone, a look's mean +-0.1 ms, about the aim. A look that
+ * reads far above by chance marks a cliff (rule 8) far below the throttle, and the scan is
+ * held under it for the hold's two minutes: 0.31x on seed 7 (in the VM's plain run: a far look
+ * at 2.92 MB/s, e 4.1, then 2.33 MB/s for the rest). On ed22456's rules a dip's time alone
+ * moved 1.5x by chance (0.458 -> 0.276 ms on seed 12) forgot the cliff, the climb crossed the
+ * throttle, and the reader read 1.92x alone (1.80x on seed 11; four seeds of 12 over 1.4x).
+ * Only the climb forgets a cliff now, and the time alone is the mean of three dips: the reader
+ * 1.01-1.37x, the scan 0.31-0.86x (median 0.66x) on seeds 1-12. The issue's goals are NOT met
+ * on this model; asserted: the reader within 1.4x, the scan >= 0.3x the best fixed rate.
+ */
+static const struct model vm_tcg_model = {
+	"NVMe behind 8 MiB/s and 150 IOPS, light fg, TCG's noise", 300 * NS_US, 1000000000,
+	25 * NS_MS, 0, 0, 0, 0, 150, 15, 8 * MiB, 512 * 1024, 40, 3 * NS_MS
+};
+
+static void test_fg_throttle_cliff_tcg(void **state)
+{
+	static const uint32_t more[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+	(void)state;
+	for (size_t k = 0; k < NSEEDS(more); k++) {
+		sim_seed = more[k];
+		print_message("seed %u\n", (unsigned)sim_seed);
+		check_within(&vm_tcg_model, 8 * MiB, 1.4, 0.3);
+	}
+	sim_seed = 0;
+}
+
+/*
  * The climb after a foreground's arrival on the VM bench's disk (its 30 s runs: a light
  * reader 2 s after a scan reading flat out at the throttle's rate): the first look cuts the
  * scan to an eighth, and the climb back must not cross the rate the reader came to. On
@@ -311,7 +348,7 @@ static void test_fg_throttle_cliff(void **state)
  * (4.9 ms against 0.8), and on f8b7a96's rules the second dip's, replacing it, moved the time
  * alone past 1.5x of the arrival cliff's: the cliff was forgotten and the climb crossed the
  * throttle at 15 s (the reader 1.44x on seed 3; the VM's plain run on f8b7a96 did the same,
- * its first dip 2.19 ms against 0.42). The second dip now sets the cliff's time alone.
+ * its first dip 2.19 ms against 0.42). Only the climb forgets a cliff now (rule 8).
  */
 static void test_fg_arrival_climb(void **state)
 {
@@ -670,9 +707,11 @@ static void test_fg_noise_not_ours(void **state)
  * the slope had said since: a ratchet, 80 -> 64 -> 51 -> ... -> 7 MB/s (seed 1), 0.30-0.88x on
  * seeds 1-12, 0.35x on 12345. Since then a far look needs more than two of the scan's reads
  * of wait in all, the jump back follows only a far look's cut, and the time alone is the
- * median of three dips: 0.53-1.03x, the reader 1.13-1.23x. Asserted: the reader within its
- * target, the scan >= 0.4x the best fixed rate (the floor, 1 MiB/s, is 0.05-0.08x of it). The
- * issue's 0.8x is NOT met on every seed: a look of 20 requests is a noisy judge.
+ * median of three dips: 0.53-1.03x, the reader 1.13-1.23x. The mean of three since (L is a
+ * mean, and the median of looks a hiccup skews reads below theirs): 0.52-1.07x, median 0.76x
+ * (ed22456: 0.45-1.17x, 0.68x), the reader 1.12-1.24x. Asserted: the reader within its target,
+ * the scan >= 0.5x the best fixed rate (the floor, 1 MiB/s, is 0.05-0.08x of it; 0.4x before).
+ * The issue's 0.8x is NOT met on every seed: a look of 20 requests is a noisy judge.
  */
 static const struct model hiccup_model = {
 	"fast disk, light fg, host hiccups", 250 * NS_US, 400000000, 25 * NS_MS,
@@ -681,13 +720,13 @@ static const struct model hiccup_model = {
 
 static void test_fg_host_hiccups(void **state)
 {
-	/* seeds 1-12 too: each of rules 4, 7 and 8's changes fails on one of them when undone
-	 * (the median of dips on seed 4, the far look's total wait on 7 and 8, the jump back on
-	 * all) */
+	/* seeds 1-12 too: each of 09ce5ee's and 91c00ee's changes to rules 4, 7 and 8 failed on
+	 * one of them when undone (the median of dips on seed 4, the far look's total wait on 7
+	 * and 8, the jump back on all) */
 	static const uint32_t more[] = { 12345, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 
 	(void)state;
-	check_seeds(&hiccup_model, 400e6, 0.4, more, NSEEDS(more));
+	check_seeds(&hiccup_model, 400e6, 0.5, more, NSEEDS(more));
 }
 
 /*
@@ -808,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_fg_arrives_behind_slow_reads),
 		cmocka_unit_test(test_fg_throttle_cliff),
 		cmocka_unit_test(test_fg_arrival_climb),
+		cmocka_unit_test(test_fg_throttle_cliff_tcg),
 	};
 
 	if (getenv("PACING_ONLY"))
