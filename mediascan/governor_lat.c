@@ -207,7 +207,7 @@ static double gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 {
 	struct scan_gov_lat *l = &g->lat;
 	double lat = (double)l->acc_fg_ns / (double)l->acc_fg_ios, s = (double)l->base_ns, x = 0;
-	double alone, cap, waiting;
+	double alone, cap, waiting, far;
 	bool dip = lat_gains_pct[l->phase] == LAT_DIP_PCT;
 
 	if (l->acc_own_ios && s > 0)
@@ -245,8 +245,9 @@ static double gov_lat_look(struct scan_gov *g, uint64_t span_ns)
 	if (dip && l->dips == 1 && l->pre_ios > 0) {	/* the first dip: what came before */
 		lat = l->pre_lat / l->pre_ios;
 		l->pre_ios = l->pre_lat = 0;
-		if (gov_lat_far(l, lat - l->alone) > 0)
-			return gov_lat_far(l, lat - l->alone);	/* its arrival's */
+		far = gov_lat_far(l, lat - l->alone);
+		if (far > 0)
+			return far;	/* its arrival's */
 	}
 	/* far: and by more than LAT_FAR_READS of the scan's reads in all (a light foreground's
 	 * few requests meeting one or two of them is chance, and a cut costs up to an eighth) */
