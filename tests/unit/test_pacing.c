@@ -312,9 +312,9 @@ static void test_fg_throttle_cliff(void **state)
  * held under it for the hold's two minutes: 0.31x on seed 7 (in the VM's plain run: a far look
  * at 2.92 MB/s, e 4.1, then 2.33 MB/s for the rest). On ed22456's rules a dip's time alone
  * moved 1.5x by chance (0.458 -> 0.276 ms on seed 12) forgot the cliff, the climb crossed the
- * throttle, and the reader read 1.92x alone (1.80x on seed 11; four seeds of 12 over 1.4x).
+ * throttle, and the reader read 1.92x alone (1.80x on seed 11; seven seeds of 12 over 1.25x).
  * Only the climb forgets a cliff now, and the time alone is the mean of three dips: the reader
- * 1.01-1.37x, the scan 0.31-0.86x (median 0.66x) on seeds 1-12. The issue's goals are NOT met
+ * 1.01-1.37x (three seeds over 1.25x), the scan 0.31-0.86x (median 0.72x) on seeds 1-12. The issue's goals are NOT met
  * on this model; asserted: the reader within 1.4x, the scan >= 0.3x the best fixed rate.
  */
 static const struct model vm_tcg_model = {
