@@ -16,6 +16,18 @@ need_root() {
 	fi
 }
 
+# second_half_mibs DUR FILE: a scan's MiB/s over the second half of a DUR s run, from its
+# `--progress log` lines in FILE (the first line at DUR/2 on, to the last); "-" without them.
+# Self-contained: vm-pacing.sh copies it into its guest script (declare -f).
+second_half_mibs() {
+	awk -v h="$1" '$1 == "progress" {
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			if (t0 == "" && v["t"] >= h / 2) { t0 = v["t"]; b0 = v["scanned"] }
+			t1 = v["t"]; b1 = v["scanned"] }
+		END { if (t0 != "" && t1 > t0) printf "%.2f\n", (b1 - b0) / (t1 - t0) / 1048576
+		      else print "-" }' "$2"
+}
+
 bench_deps() {
 	"$BENCH_ROOT/scripts/deps" >/dev/null
 	local t

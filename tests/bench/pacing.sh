@@ -124,12 +124,7 @@ run() {
 		"$js" >&2 || true
 	printf '%s ' "$(jq -r '.scanned_bytes / .elapsed_s / 1048576' "$js")"
 	if [ "$kind" != none ]; then printf '%s ' "$(fg_stats "$fgo")"; else printf -- '- - - '; fi
-	# the second half: bytes scanned from the first progress line at DUR/2 on, over its time
-	awk -v h="$DUR" '$1 == "progress" {
-			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-			if (t0 == "" && v["t"] >= h / 2) { t0 = v["t"]; b0 = v["scanned"] }
-			t1 = v["t"]; b1 = v["scanned"] }
-		END { if (t0 != "" && t1 > t0) print (b1 - b0) / (t1 - t0) / 1048576; else print "-" }' "$lg"
+	second_half_mibs "$DUR" "$lg"
 }
 
 bench_header "pacing: scan vs foreground on the fault disk's one-queue model, $DUR s runs"

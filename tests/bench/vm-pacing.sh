@@ -64,6 +64,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"	# second_half_mibs, copied into the guest
 build=${1:-$root/build}
 dur=${DUR:-30}
 ns_mib=${NS_MIB:-512}
@@ -144,6 +145,7 @@ sweep_plain="$sweep_plain"
 sweep_md="$sweep_md"
 alt=$([[ -n $alt ]] && echo 1 || echo 0)
 EOF
+	declare -f second_half_mibs >>"$tmp/guest.sh"
 	cat >>"$tmp/guest.sh" <<'EOF'
 ns() { for d in /sys/block/nvme*n*; do [ "$(cat "$d/nsid")" = "$1" ] && echo "/dev/${d##*/}"; done; }
 now() { cut -d' ' -f1 /proc/uptime; }
@@ -244,13 +246,7 @@ run() {
 		mib=$(jq -r '(.scanned_bytes / .elapsed_s / 1048576 * 100 | floor) / 100' /tmp/s.json 2>/dev/null || echo -)
 		echo "X $model $kind $mode $(jq -c '{scanned_mib: (.scanned_bytes / 1048576 | floor), planned_mib: (.planned_bytes / 1048576 | floor), elapsed_s, backoffs, backoff_s, pacing}' /tmp/s.json 2>/dev/null | tr -d ' ')"
 		grep -v '^progress ' /tmp/s.err | sed "s/^/X $model $kind $mode stderr: /" | head -n 3
-		# the second half: from the first progress line at DUR/2 on (pacing.sh's way)
-		half=$(awk -v h="$dur" '$1 == "progress" {
-				for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-				if (t0 == "" && v["t"] >= h / 2) { t0 = v["t"]; b0 = v["scanned"] }
-				t1 = v["t"]; b1 = v["scanned"] }
-			END { if (t0 != "" && t1 > t0) printf "%.2f", (b1 - b0) / (t1 - t0) / 1048576
-			      else print "-" }' /tmp/s.err)
+		half=$(second_half_mibs "$dur" /tmp/s.err)	# tests/bench/lib.sh's
 		[ "$plog" != 1 ] || grep '^progress ' /tmp/s.err | sed "s/^/X $model $kind $mode log: /" ;;
 	check)
 		action=$(cat $mdsync/sync_action)
@@ -396,10 +392,10 @@ for model in $(grep '^R ' "$raw" | cut -d' ' -f2 | awk '!s[$0]++'); do
 			md-check) label="md check (\`echo check > /sys/block/md0/md/sync_action\`)" ;;
 			*) label=$mode ;;
 			esac
-			[[ ${half:--} = - ]] || mib="$mib (second half $half)"
 			if [[ $mode = fixed:* ]] && le "$st" "$(awk -v a="$a_st" 'BEGIN { print 1.25 * a }')"; then
 				best=${mode#fixed:} best_mib=$mib
 			fi
+			[[ ${half:--} = - ]] || mib="$mib (second half $half)"
 			[[ $rc = - || $rc = 0 || $rc = 4 ]] || label="$label (exit $rc)"
 			if [[ $kind = none ]]; then
 				echo "| none | $label | - | - | - | - | - | $mib |"
